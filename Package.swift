@@ -1,0 +1,79 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Debian's libmupdf-dev ships static archives only, and SwiftPM does not read
+// `Libs.private` from mupdf.pc, so MuPDF's private dependencies are linked explicitly.
+let mupdfPrivateLibraries = [
+    "mupdf", "mupdf-third", "mujs", "gumbo", "openjp2", "jbig2dec", "jpeg",
+    "harfbuzz", "freetype", "z", "m",
+]
+
+let package = Package(
+    name: "Galley",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "galley", targets: ["galley"]),
+        .library(name: "GalleyPipeline", targets: ["GalleyPipeline"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
+    ],
+    targets: [
+        // MARK: System libraries (Debian -dev packages)
+        .systemLibrary(
+            name: "CMuPDF", pkgConfig: "mupdf",
+            providers: [.apt(["libmupdf-dev", "libmujs-dev", "libgumbo-dev", "libopenjp2-7-dev",
+                              "libjbig2dec0-dev", "libjpeg-dev"])]),
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
+        .systemLibrary(name: "CHarfBuzz", pkgConfig: "harfbuzz", providers: [.apt(["libharfbuzz-dev"])]),
+
+        // MARK: C shims: the only code that calls MuPDF and libpng (both report errors by longjmp)
+        .target(
+            name: "CGalleyMuPDF",
+            dependencies: ["CMuPDF"],
+            linkerSettings: mupdfPrivateLibraries.map { .linkedLibrary($0) }),
+        .target(
+            name: "CGalleyPNG",
+            dependencies: ["CPNG"],
+            linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z")]),
+
+        // MARK: Libraries
+        .target(name: "GalleyRaster", dependencies: ["CGalleyPNG"]),
+        .target(
+            name: "GalleyPDF",
+            dependencies: ["CGalleyMuPDF", "GalleyRaster"]),
+        .target(
+            name: "GalleyPipeline",
+            dependencies: [
+                "GalleyPDF", "GalleyRaster",
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
+
+        // MARK: Command line
+        .executableTarget(
+            name: "galley",
+            dependencies: [
+                "GalleyPipeline",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+
+        // MARK: Tests
+        .target(
+            name: "GalleyTestSupport",
+            dependencies: ["GalleyRaster"],
+            path: "Tests/GalleyTestSupport"),
+        .testTarget(name: "GalleyRasterTests", dependencies: ["GalleyRaster", "GalleyTestSupport"]),
+        .testTarget(name: "GalleyPDFTests", dependencies: ["GalleyPDF", "GalleyRaster", "GalleyTestSupport"]),
+        .testTarget(
+            name: "GalleyPipelineTests",
+            dependencies: ["GalleyPipeline", "GalleyRaster", "GalleyTestSupport"]),
+        .testTarget(name: "GalleyCLITests", dependencies: ["GalleyRaster", "GalleyTestSupport"]),
+    ]
+)

@@ -1,0 +1,88 @@
+#ifndef CGALLEY_MUPDF_H
+#define CGALLEY_MUPDF_H
+
+// The only code in Galley that calls MuPDF.
+//
+// Why a shim: MuPDF reports errors with setjmp/longjmp (fz_try/fz_catch). A longjmp that
+// crosses Swift frames is undefined behaviour, so every MuPDF call that can throw runs
+// inside fz_try here, and failures come back as a status (0 ok, -1 failed) plus a
+// gm_error holding MuPDF's error code and message. fz_new_context is a macro, which
+// Swift cannot call either. The header deliberately does not include <mupdf/fitz.h>,
+// so Swift sees only these functions and opaque handles.
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct fz_context fz_context;
+typedef struct fz_document fz_document;
+typedef struct fz_display_list fz_display_list;
+
+/// MuPDF's error code (FZ_ERROR_*) and message for a failed call.
+typedef struct gm_error {
+    int code;
+    char message[512];
+} gm_error;
+
+enum {
+    GM_ERROR_NONE = 0,
+    GM_ERROR_MEMORY = 1,
+    GM_ERROR_GENERIC = 2,
+    GM_ERROR_SYNTAX = 3,
+    GM_ERROR_TRYLATER = 5,
+    GM_ERROR_ABORT = 6,
+};
+
+/// A base context with locks (so cloned contexts may be used on several threads at once).
+typedef struct gm_engine gm_engine;
+
+/// A render in progress; `abort` may be set from another thread to stop it.
+typedef struct gm_cookie gm_cookie;
+
+/// A page's bounds in points after CropBox and /Rotate, plus its /Rotate value.
+typedef struct gm_page_info {
+    float x0, y0, x1, y1;
+    int rotation;
+} gm_page_info;
+
+const char *gm_mupdf_version(void);
+
+gm_engine *gm_engine_new(size_t store_bytes, gm_error *error);
+void gm_engine_free(gm_engine *engine);
+/// A new context sharing the engine's store and locks. Call from one thread at a time.
+fz_context *gm_engine_clone_context(gm_engine *engine, gm_error *error);
+void gm_context_free(fz_context *ctx);
+
+int gm_open_document(fz_context *ctx, const char *path, fz_document **out, gm_error *error);
+void gm_document_free(fz_context *ctx, fz_document *doc);
+int gm_document_needs_password(fz_context *ctx, fz_document *doc, int *needs, gm_error *error);
+int gm_document_authenticate(fz_context *ctx, fz_document *doc, const char *password, int *ok, gm_error *error);
+int gm_document_count_pages(fz_context *ctx, fz_document *doc, int *count, gm_error *error);
+/// Whether MuPDF had to rebuild the cross-reference table (damaged or truncated file).
+int gm_document_was_repaired(fz_context *ctx, fz_document *doc);
+/// Writes the metadata value (UTF-8, NUL-terminated) into buf; returns -1 when absent.
+int gm_document_metadata(fz_context *ctx, fz_document *doc, const char *key, char *buf, int size);
+
+/// Loads page `number` (0-based), records it as a display list and reports its bounds.
+int gm_page_record(fz_context *ctx, fz_document *doc, int number, fz_display_list **out,
+                   gm_page_info *info, gm_error *error);
+void gm_display_list_free(fz_context *ctx, fz_display_list *list);
+
+gm_cookie *gm_cookie_new(void);
+void gm_cookie_free(gm_cookie *cookie);
+void gm_cookie_abort(gm_cookie *cookie);
+
+/// Draws the display list scaled by `zoom` into an RGB buffer covering the device-space
+/// pixel rectangle (x, y, width, height), whose rows are width * 3 bytes apart. The buffer
+/// is filled with white first.
+int gm_render_rgb(fz_context *ctx, fz_display_list *list, float zoom,
+                  int x, int y, int width, int height, unsigned char *samples,
+                  gm_cookie *cookie, gm_error *error);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,2 @@
+// libpng is only ever called from the CGalleyPNG shim (its errors are longjmps).
+#include <png.h>

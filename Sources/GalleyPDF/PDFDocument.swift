@@ -1,0 +1,160 @@
+import CGalleyMuPDF
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An open PDF, used by one thread for its whole life.
+///
+/// It owns a cloned MuPDF context, so a worker keeps the document open while it records page
+/// after page (reopening per page would reparse the file each time). It is deliberately not
+/// `Sendable`: the pages it records are what crosses threads.
+public final class PDFDocument {
+    public let engine: MuPDFEngine
+    public let path: String
+    /// The number of pages.
+    public let pageCount: Int
+    /// Whether MuPDF had to rebuild the file's cross-reference table to open it.
+    public let wasRepaired: Bool
+    /// Whether the document is encrypted (whether or not it needed a password).
+    public let isEncrypted: Bool
+
+    private let context: OpaquePointer
+    private let document: OpaquePointer
+
+    /// Opens `path`, authenticating with `password` when the document needs one.
+    public init(path: String, password: String?, engine: MuPDFEngine) throws(PDFError) {
+        guard access(path, R_OK) == 0 else {
+            throw PDFError(.unreadable, "cannot read the file: \(String(cString: strerror(errno)))", function: "access")
+        }
+        var error = gm_error()
+        guard let context = engine.cloneContext(&error) else {
+            throw PDFError(.outOfMemory, error.text, function: "fz_clone_context")
+        }
+        var document: OpaquePointer?
+        do {
+            try mupdfCall("fz_open_document", code: .corrupt) { gm_open_document(context, path, &document, $0) }
+        } catch {
+            gm_context_free(context)
+            throw PDFDocument.classifyOpenFailure(error, path: path)
+        }
+        guard let document else {
+            gm_context_free(context)
+            throw PDFError(.corrupt, "MuPDF returned no document", function: "fz_open_document")
+        }
+        self.engine = engine
+        self.path = path
+        self.context = context
+        self.document = document
+        // From here on `deinit` releases the handles if initialization throws.
+        var encryption = [CChar](repeating: 0, count: 128)
+        let length = gm_document_metadata(context, document, "encryption", &encryption, Int32(encryption.count))
+        let encryptionName = length > 0 ? String(cStringBuffer: encryption) : "None"
+        self.isEncrypted = encryptionName != "None"
+        self.wasRepaired = gm_document_was_repaired(context, document) != 0
+
+        var needs: Int32 = 0
+        try mupdfCall("fz_needs_password", code: .corrupt) { gm_document_needs_password(context, document, &needs, $0) }
+        if needs != 0 {
+            guard let password else {
+                throw PDFError(.passwordRequired,
+                               "the document is encrypted (\(encryptionName)) and no password is configured for it",
+                               function: "fz_needs_password")
+            }
+            var ok: Int32 = 0
+            try mupdfCall("fz_authenticate_password", code: .corrupt) {
+                gm_document_authenticate(context, document, password, &ok, $0)
+            }
+            guard ok != 0 else {
+                throw PDFError(.wrongPassword, "the configured password does not open this \(encryptionName) document",
+                               function: "fz_authenticate_password")
+            }
+        }
+        var count: Int32 = 0
+        try mupdfCall("fz_count_pages", code: .corrupt) { gm_document_count_pages(context, document, &count, $0) }
+        guard count > 0 else {
+            let why = gm_document_was_repaired(context, document) != 0
+                ? "MuPDF repaired the damaged file and found no pages: it is probably truncated"
+                : "the document has no pages"
+            throw PDFError(.noPages, why, function: "fz_count_pages")
+        }
+        // A file cut short often "repairs" into a few pages without any error, silently losing
+        // the rest: a repaired file without its end-of-file marker is reported as truncated.
+        if wasRepaired && !PDFDocument.hasEndMarker(path: path) {
+            throw PDFError(.truncated,
+                           "the file ends without its %%EOF marker: it is truncated (MuPDF could rebuild \(count) page(s), others may be lost)",
+                           function: "pdf_repair_xref")
+        }
+        self.pageCount = Int(count)
+    }
+
+    deinit {
+        gm_document_free(context, document)
+        gm_context_free(context)
+    }
+
+    /// A metadata value such as `info:Title`, or nil when absent or empty.
+    public func metadata(_ key: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: 1024)
+        guard gm_document_metadata(context, document, key, &buffer, Int32(buffer.count)) > 1 else { return nil }
+        let value = String(cStringBuffer: buffer)
+        return value.isEmpty ? nil : value
+    }
+
+    /// Loads page `index` (0-based) and records it as a display list that any thread may draw.
+    public func recordPage(_ index: Int) throws(PDFError) -> PDFPage {
+        precondition(index >= 0 && index < pageCount, "page \(index) outside 0..<\(pageCount)")
+        var list: OpaquePointer?
+        var info = gm_page_info()
+        try mupdfCall("fz_load_page", code: .corrupt) {
+            gm_page_record(context, document, Int32(index), &list, &info, $0)
+        }
+        guard let list else {
+            throw PDFError(.corrupt, "MuPDF recorded no display list for page \(index + 1)", function: "fz_new_display_list_from_page")
+        }
+        return PDFPage(engine: engine, list: list, info: info)
+    }
+
+    /// A failure to open, classified by looking at the file's first bytes.
+    private static func classifyOpenFailure(_ error: PDFError, path: String) -> PDFError {
+        guard error.code == .corrupt else { return error }
+        var info = stat()
+        if stat(path, &info) == 0 && info.st_size == 0 {
+            return PDFError(.notPDF, "the file is empty (0 bytes)", function: error.function)
+        }
+        if !hasPDFHeader(path: path) {
+            return PDFError(.notPDF, "the file is not a PDF (no %PDF header); MuPDF said: \(error.message)",
+                            function: error.function)
+        }
+        return error
+    }
+
+    /// Whether `%PDF-` occurs in the first KiB, where readers accept the header.
+    static func hasPDFHeader(path: String) -> Bool {
+        contains(Array("%PDF-".utf8), inFirst: true, path: path)
+    }
+
+    /// Whether `%%EOF` occurs in the last KiB (writers may append a little after it).
+    static func hasEndMarker(path: String) -> Bool {
+        contains(Array("%%EOF".utf8), inFirst: false, path: path)
+    }
+
+    private static func contains(_ signature: [UInt8], inFirst: Bool, path: String) -> Bool {
+        guard let file = fopen(path, "rb") else { return false }
+        defer { fclose(file) }
+        let window = 1024
+        if !inFirst { fseeko(file, 0, SEEK_END); fseeko(file, max(0, ftello(file) - off_t(window)), SEEK_SET) }
+        var bytes = [UInt8](repeating: 0, count: window)
+        let count = fread(&bytes, 1, bytes.count, file)
+        guard count >= signature.count else { return false }
+        return (0...(count - signature.count)).contains { start in
+            bytes[start..<(start + signature.count)].elementsEqual(signature)
+        }
+    }
+}
+
+extension String {
+    /// The NUL-terminated UTF-8 string at the start of a C buffer.
+    init(cStringBuffer buffer: [CChar]) {
+        self.init(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

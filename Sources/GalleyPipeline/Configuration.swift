@@ -1,0 +1,82 @@
+import Foundation
+import GalleyRaster
+
+/// Everything a run needs to know, with a documented default for every setting.
+///
+/// Loaded from `pipeline.yml` by `Configuration.load(yaml:baseDirectory:)` (see
+/// `Configuration+YAML.swift` for the keys); command-line options then override fields.
+public struct Configuration: Sendable, Equatable {
+    /// Folders, files or glob patterns to read documents from. Default: the current folder.
+    public var inputs: [String] = ["."]
+    /// Where page images, thumbnails and the manifest go. Default: `out`.
+    public var output: String = "out"
+    /// Page image resolution in pixels per inch (page pixels = points × dpi / 72). Default: 150.
+    public var dpi: Double = 150
+    /// Thumbnail boxes in pixels: each thumbnail fits inside a box × box square. Default: 128, 256.
+    public var thumbnailBoxes: [Int] = [128, 256]
+    /// Concurrent operations per stage.
+    public var workers = Workers()
+    /// Pages recorded but not yet fully written; bounds memory whatever the corpus size.
+    /// Default: 4 per core.
+    public var maxPagesInFlight: Int = 4 * ProcessInfo.processInfo.activeProcessorCount
+    /// PNG compression preset. Default: `balanced`.
+    public var png: PNGCompression = .default
+    /// Passwords for encrypted documents, by file name, relative path or glob pattern.
+    public var passwords: [PasswordRule] = []
+    /// Folder that relative paths in the configuration are resolved against.
+    public var baseDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+
+    /// Concurrent operations per stage; each defaults to the number of cores.
+    public struct Workers: Sendable, Equatable {
+        public var open: Int = ProcessInfo.processInfo.activeProcessorCount
+        public var render: Int = ProcessInfo.processInfo.activeProcessorCount
+        public var thumbnails: Int = ProcessInfo.processInfo.activeProcessorCount
+        public var encode: Int = ProcessInfo.processInfo.activeProcessorCount
+        public init() {}
+
+        /// The same width for every stage (`--jobs N`).
+        public init(all count: Int) {
+            open = count
+            render = count
+            thumbnails = count
+            encode = count
+        }
+    }
+
+    /// A password for the documents whose path matches `pattern`.
+    public struct PasswordRule: Sendable, Equatable {
+        public var pattern: String
+        public var password: String
+        public init(pattern: String, password: String) {
+            self.pattern = pattern
+            self.password = password
+        }
+    }
+
+    public init() {}
+
+    /// Limits shared by the YAML loader and the command line.
+    public static let dpiRange: ClosedRange<Double> = 1...2400
+    public static let thumbnailBoxRange: ClosedRange<Int> = 8...4096
+    public static let workerRange: ClosedRange<Int> = 1...256
+    public static let pagesInFlightRange: ClosedRange<Int> = 1...4096
+
+    /// The output folder as an absolute URL.
+    public var outputURL: URL { resolve(output) }
+
+    /// A configured path made absolute against `baseDirectory`.
+    public func resolve(_ path: String) -> URL {
+        let expanded = (path as NSString).expandingTildeInPath
+        if expanded.hasPrefix("/") { return URL(fileURLWithPath: expanded).standardizedFileURL }
+        return baseDirectory.appendingPathComponent(expanded).standardizedFileURL
+    }
+
+    /// The password for a document, by the first rule whose pattern matches its relative path
+    /// or its file name.
+    public func password(forRelativePath path: String) -> String? {
+        let name = (path as NSString).lastPathComponent
+        return passwords.first { rule in
+            fnmatch(rule.pattern, path, 0) == 0 || fnmatch(rule.pattern, name, 0) == 0
+        }?.password
+    }
+}

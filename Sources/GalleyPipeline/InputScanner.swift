@@ -1,0 +1,100 @@
+import Foundation
+
+/// The scan stage: expands the configured inputs into an ordered list of documents.
+///
+/// Order is by input entry, then by relative path in byte order, so names and the manifest do
+/// not depend on the order the file system lists folders in.
+public struct InputScanner: Sendable {
+    public var configuration: Configuration
+
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+    }
+
+    /// File extensions read as each kind (lower case).
+    static let extensions: [String: SourceDocument.Kind] = ["pdf": .pdf]
+
+    /// The documents under every input. Throws when an input does not exist.
+    public func scan() throws(ConfigurationError) -> (documents: [SourceDocument], warnings: [String]) {
+        var found: [(input: String, root: URL, file: URL)] = []
+        var warnings: [String] = []
+        var seen = Set<String>()
+        let output = configuration.outputURL.path
+        for input in configuration.inputs {
+            let matches: [URL]
+            if input.contains(where: { "*?[".contains($0) }) {
+                matches = glob(configuration.resolve(input).path)
+                if matches.isEmpty { warnings.append("input '\(input)' matches no files") }
+            } else {
+                let url = configuration.resolve(input)
+                guard FileManager.default.fileExists(atPath: url.path) else {
+                    throw ConfigurationError(file: "inputs", key: input,
+                                             message: "no such file or folder (\(url.path)); fix the path in pipeline.yml or --input")
+                }
+                matches = [url]
+            }
+            for match in matches {
+                var isFolder: ObjCBool = false
+                _ = FileManager.default.fileExists(atPath: match.path, isDirectory: &isFolder)
+                let root = isFolder.boolValue ? match : match.deletingLastPathComponent()
+                let files = isFolder.boolValue ? walk(match, skipping: output) : [match]
+                for file in files where seen.insert(file.path).inserted {
+                    found.append((input, root, file))
+                }
+            }
+        }
+        var namer = DocumentNamer()
+        var documents: [SourceDocument] = []
+        let ordered = found.enumerated().sorted { a, b in
+            let ia = configuration.inputs.firstIndex(of: a.element.input) ?? 0
+            let ib = configuration.inputs.firstIndex(of: b.element.input) ?? 0
+            if ia != ib { return ia < ib }
+            let ra = relative(a.element.file, to: a.element.root), rb = relative(b.element.file, to: b.element.root)
+            if ra != rb { return Array(ra.utf8).lexicographicallyPrecedes(Array(rb.utf8)) }
+            return a.offset < b.offset
+        }
+        for (_, entry) in ordered {
+            guard let kind = Self.extensions[entry.file.pathExtension.lowercased()] else { continue }
+            let relativePath = relative(entry.file, to: entry.root)
+            documents.append(SourceDocument(url: entry.file, input: entry.input, relativePath: relativePath,
+                                            kind: kind, name: namer.name(forRelativePath: relativePath)))
+        }
+        return (documents, warnings)
+    }
+
+    /// Every regular file below `folder`, skipping hidden entries and the output folder.
+    private func walk(_ folder: URL, skipping output: String) -> [URL] {
+        guard let enumerator = FileManager.default.enumerator(
+            at: folder, includingPropertiesForKeys: [.isRegularFileKey, .isDirectoryKey],
+            options: [.skipsHiddenFiles, .skipsPackageDescendants]) else { return [] }
+        var files: [URL] = []
+        for case let url as URL in enumerator {
+            let path = url.standardizedFileURL.path
+            if path == output || path.hasPrefix(output + "/") {
+                enumerator.skipDescendants()
+                continue
+            }
+            let values = try? url.resourceValues(forKeys: [.isRegularFileKey])
+            if values?.isRegularFile == true, Self.extensions[url.pathExtension.lowercased()] != nil {
+                files.append(url.standardizedFileURL)
+            }
+        }
+        return files
+    }
+
+    private func relative(_ file: URL, to root: URL) -> String {
+        let rootPath = root.standardizedFileURL.path
+        let path = file.standardizedFileURL.path
+        if path.hasPrefix(rootPath + "/") { return String(path.dropFirst(rootPath.count + 1)) }
+        return file.lastPathComponent
+    }
+
+    private func glob(_ pattern: String) -> [URL] {
+        var result = glob_t()
+        defer { globfree(&result) }
+        guard Glibc.glob(pattern, 0, nil, &result) == 0 else { return [] }
+        return (0..<Int(result.gl_pathc)).compactMap { i in
+            result.gl_pathv[i].map { URL(fileURLWithPath: String(cString: $0)).standardizedFileURL }
+        }
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+
+/// `manifest.json`: what a run produced, described by `schemas/manifest.schema.json`.
+///
+/// Keys are written sorted and in snake case; documents and pages are in scan order. Two runs
+/// over the same input and settings give the same bytes everywhere except in `run`.
+public struct Manifest: Codable, Sendable, Equatable {
+    public var schemaVersion = 1
+    public var settings: Settings
+    public var totals: Totals
+    public var documents: [Document]
+    /// Facts about this run (timings, versions, workers): the only part that differs between
+    /// two runs of the same input.
+    public var run: Run
+
+    public struct Settings: Codable, Sendable, Equatable {
+        public var dpi: Double
+        public var thumbnails: [Int]
+        public var png: String
+    }
+
+    public struct Totals: Codable, Sendable, Equatable {
+        public var documents: Int
+        public var ok: Int
+        public var failed: Int
+        public var unchanged: Int
+        public var pages: Int
+    }
+
+    public struct Run: Codable, Sendable, Equatable {
+        public var galleyVersion: String
+        public var mupdfVersion: String
+        public var startedAt: String
+        public var durationSeconds: Double
+        public var workers: Workers
+        public var maxPagesInFlight: Int
+    }
+
+    public struct Workers: Codable, Sendable, Equatable {
+        public var open: Int
+        public var render: Int
+        public var thumbnails: Int
+        public var encode: Int
+    }
+
+    public enum Status: String, Codable, Sendable {
+        case ok, failed, unchanged
+    }
+
+    public struct Document: Codable, Sendable, Equatable {
+        /// The document's folder under the output folder.
+        public var name: String
+        /// The input entry it was found through, as configured.
+        public var input: String
+        /// Its path relative to that input.
+        public var source: String
+        public var kind: String
+        /// SHA-256 of the source file; absent when it could not be read.
+        public var sha256: String?
+        public var bytes: Int?
+        public var status: Status
+        public var error: Failure?
+        public var warnings: [String]
+        /// Pages in the document, when it could be opened.
+        public var pageCount: Int?
+        /// Pages whose image and thumbnails were all written.
+        public var pages: [Page]
+    }
+
+    public struct Failure: Codable, Sendable, Equatable, Error, CustomStringConvertible {
+        /// A stable code to match on: `corrupt`, `not-pdf`, `password-required`,
+        /// `wrong-password`, `no-pages`, `truncated`, `unreadable`, `render-failed`,
+        /// `encode-failed`, `write-failed`, `out-of-memory`.
+        public var code: String
+        public var message: String
+        /// The page (1-based) the failure happened on, when it concerns one page.
+        public var page: Int?
+
+        public var description: String {
+            page.map { "\(code): page \($0): \(message)" } ?? "\(code): \(message)"
+        }
+    }
+
+    public struct Page: Codable, Sendable, Equatable {
+        public var number: Int
+        public var widthPt: Double
+        public var heightPt: Double
+        public var rotation: Int
+        public var image: Image
+        public var thumbnails: [Thumbnail]
+    }
+
+    public struct Image: Codable, Sendable, Equatable {
+        /// Relative to the output folder.
+        public var path: String
+        public var width: Int
+        public var height: Int
+        public var sha256: String
+        public var bytes: Int
+    }
+
+    public struct Thumbnail: Codable, Sendable, Equatable {
+        public var box: Int
+        public var path: String
+        public var width: Int
+        public var height: Int
+        public var sha256: String
+        public var bytes: Int
+    }
+
+    /// The manifest as JSON: sorted keys, snake case, two-space indentation, trailing newline.
+    public func encoded() throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        return Array(try encoder.encode(self)) + [0x0A]
+    }
+
+    /// Reads a manifest written by `encoded()`.
+    public static func decode(_ data: Data) throws -> Manifest {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        return try decoder.decode(Manifest.self, from: data)
+    }
+}

@@ -1,0 +1,321 @@
+import Foundation
+import GalleyPDF
+import GalleyRaster
+import Logging
+
+/// How a run ended.
+public struct RunSummary: Sendable {
+    public enum Outcome: Sendable {
+        /// Every document succeeded.
+        case succeeded
+        /// One or more documents failed; the others completed.
+        case someFailed
+        /// The run was cancelled; no manifest was written.
+        case interrupted
+    }
+
+    public var outcome: Outcome
+    /// The manifest written (absent when interrupted).
+    public var manifest: Manifest?
+    public var outputFolder: URL
+    public var duration: Double
+    public var warnings: [String]
+}
+
+/// The batch pipeline: scan → open → render page / render thumbnails → encode → record.
+///
+/// Every stage after scan is a Foundation `OperationQueue` whose width comes from the
+/// configuration; a unit of work is a document (open) or a page (render, thumbnails, encode,
+/// record). Pages in flight are bounded by `max_pages_in_flight`.
+public final class Pipeline: Sendable {
+    public static let version = "0.1.0"
+
+    /// Pages with more pixels than this are drawn and encoded in horizontal bands, so a huge
+    /// page costs a band of memory, not the whole bitmap.
+    public static let bandPixelLimit = 16 << 20
+
+    public let configuration: Configuration
+    private let logger: Logger
+
+    public init(configuration: Configuration, logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// Runs the pipeline to the end, or until `cancellation` fires.
+    ///
+    /// - Throws: `ConfigurationError` when an input is missing, `OutputError` when the output
+    ///   folder cannot be prepared. Failing documents do not throw: they are in the manifest.
+    public func run(cancellation: Cancellation = Cancellation(),
+                    onEvent: @escaping @Sendable (PipelineEvent) -> Void = { _ in }) throws -> RunSummary {
+        let started = Date()
+        let (documents, warnings) = try InputScanner(configuration: configuration).scan()
+        for warning in warnings { logger.warning("\(warning)") }
+        let store = OutputStore(root: configuration.outputURL)
+        try store.prepare()
+        defer { store.cleanUp() }
+
+        let engine = try MuPDFEngine()
+        let slots = PageSlots(capacity: configuration.maxPagesInFlight)
+        let recorder = RunRecorder(documents: documents, thumbnailBoxes: configuration.thumbnailBoxes.count,
+                                   slots: slots, onEvent: onEvent)
+        let stages = Stages(configuration: configuration, documents: documents, engine: engine, store: store,
+                            slots: slots, recorder: recorder, cancellation: cancellation, logger: logger)
+        logger.info("scanned \(documents.count) document(s) from \(configuration.inputs.joined(separator: ", "))")
+        stages.start()
+        stages.waitUntilFinished()
+        let duration = Date().timeIntervalSince(started)
+        if cancellation.isCancelled {
+            return RunSummary(outcome: .interrupted, manifest: nil, outputFolder: store.root, duration: duration, warnings: warnings)
+        }
+
+        let manifestDocuments = recorder.manifestDocuments()
+        removeStaleOutputs(of: manifestDocuments, in: store.root)
+        let failed = manifestDocuments.filter { $0.status == .failed }.count
+        let manifest = Manifest(
+            settings: .init(dpi: configuration.dpi, thumbnails: configuration.thumbnailBoxes, png: configuration.png.rawValue),
+            totals: .init(documents: manifestDocuments.count, ok: manifestDocuments.count - failed, failed: failed,
+                          unchanged: 0, pages: manifestDocuments.reduce(0) { $0 + $1.pages.count }),
+            documents: manifestDocuments,
+            run: .init(galleyVersion: Self.version, mupdfVersion: MuPDFEngine.version,
+                       startedAt: ISO8601DateFormatter().string(from: started),
+                       durationSeconds: (duration * 1000).rounded() / 1000,
+                       workers: .init(open: configuration.workers.open, render: configuration.workers.render,
+                                      thumbnails: configuration.workers.thumbnails, encode: configuration.workers.encode),
+                       maxPagesInFlight: configuration.maxPagesInFlight))
+        do {
+            try store.write(try manifest.encoded(), to: "manifest.json")
+        } catch let error as OutputError {
+            throw error
+        } catch {
+            throw OutputError(path: store.root.appendingPathComponent("manifest.json").path, message: "cannot encode: \(error)")
+        }
+        return RunSummary(outcome: failed > 0 ? .someFailed : .succeeded, manifest: manifest,
+                          outputFolder: store.root, duration: duration, warnings: warnings)
+    }
+
+    /// Deletes page images and thumbnails of these documents that this run did not write
+    /// (pages a document no longer has, thumbnail boxes no longer configured).
+    private func removeStaleOutputs(of documents: [Manifest.Document], in root: URL) {
+        let fileManager = FileManager.default
+        for document in documents {
+            var keep = Set<String>()
+            for page in document.pages {
+                keep.insert(page.image.path)
+                page.thumbnails.forEach { keep.insert($0.path) }
+            }
+            var folders = [document.name]
+            let thumbs = "\(document.name)/thumbs"
+            let boxes = (try? fileManager.contentsOfDirectory(atPath: root.appendingPathComponent(thumbs).path)) ?? []
+            folders += boxes.filter { Int($0) != nil }.map { "\(thumbs)/\($0)" }
+            for folder in folders {
+                let entries = (try? fileManager.contentsOfDirectory(atPath: root.appendingPathComponent(folder).path)) ?? []
+                for entry in entries where entry.hasPrefix("page-") && entry.hasSuffix(".png") {
+                    let path = "\(folder)/\(entry)"
+                    if !keep.contains(path) { try? fileManager.removeItem(at: root.appendingPathComponent(path)) }
+                }
+            }
+        }
+    }
+}
+
+/// The queues of one run and the work each does.
+private final class Stages: Sendable {
+    let configuration: Configuration
+    let documents: [SourceDocument]
+    let engine: MuPDFEngine
+    let store: OutputStore
+    let slots: PageSlots
+    let recorder: RunRecorder
+    let cancellation: Cancellation
+    let logger: Logger
+    let openQueue = OperationQueue()
+    let renderQueue = OperationQueue()
+    let thumbnailQueue = OperationQueue()
+    let encodeQueue = OperationQueue()
+    let recordQueue = OperationQueue()
+
+    init(configuration: Configuration, documents: [SourceDocument], engine: MuPDFEngine, store: OutputStore,
+         slots: PageSlots, recorder: RunRecorder, cancellation: Cancellation, logger: Logger) {
+        self.configuration = configuration
+        self.documents = documents
+        self.engine = engine
+        self.store = store
+        self.slots = slots
+        self.recorder = recorder
+        self.cancellation = cancellation
+        self.logger = logger
+        let widths = [(openQueue, "open", configuration.workers.open), (renderQueue, "render", configuration.workers.render),
+                      (thumbnailQueue, "thumbnails", configuration.workers.thumbnails),
+                      (encodeQueue, "encode", configuration.workers.encode), (recordQueue, "record", 1)]
+        for (queue, name, width) in widths {
+            queue.name = "galley.\(name)"
+            queue.maxConcurrentOperationCount = width
+        }
+    }
+
+    func start() {
+        for index in documents.indices {
+            openQueue.addOperation { [self] in open(index) }
+        }
+    }
+
+    /// Waits stage by stage: each stage only feeds later ones, so when a stage is drained no
+    /// more work can arrive for it. A cancellation wakes the open stage's waiters.
+    func waitUntilFinished() {
+        let watcher = Thread { [self] in
+            while openQueue.operationCount > 0 {
+                if cancellation.isCancelled { slots.wakeAll() }
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+        }
+        watcher.start()
+        for queue in [openQueue, renderQueue, thumbnailQueue, encodeQueue, recordQueue] {
+            queue.waitUntilAllOperationsAreFinished()
+        }
+    }
+
+    private func record(_ body: @escaping @Sendable () -> Void) {
+        recordQueue.addOperation(body)
+    }
+
+    // MARK: open
+
+    private func open(_ index: Int) {
+        let document = documents[index]
+        var dispatched = 0
+        defer {
+            let count = dispatched
+            record { [recorder] in recorder.dispatched(index, pages: count) }
+        }
+        guard !cancellation.isCancelled else { return }
+        do {
+            let digest = try Digest.sha256(file: document.url)
+            recorder.opened(index, sha256: digest.hash, bytes: digest.bytes)
+        } catch {
+            record { [recorder] in
+                recorder.failed(index, Manifest.Failure(code: PDFError.Code.unreadable.rawValue,
+                                                        message: "cannot read the file: \(error.localizedDescription)"))
+            }
+            return
+        }
+        let pdf: PDFDocument
+        do {
+            pdf = try PDFDocument(path: document.url.path,
+                                  password: configuration.password(forRelativePath: document.relativePath), engine: engine)
+        } catch {
+            record { [recorder] in recorder.failed(index, Manifest.Failure(error)) }
+            return
+        }
+        var warnings: [String] = []
+        if pdf.wasRepaired { warnings.append("MuPDF repaired a damaged cross-reference table") }
+        recorder.counted(index, pages: pdf.pageCount, warnings: warnings)
+        for pageIndex in 0..<pdf.pageCount {
+            guard slots.acquire(unlessCancelled: { [cancellation] in cancellation.isCancelled }) else { return }
+            let page: PDFPage
+            do {
+                page = try pdf.recordPage(pageIndex)
+            } catch {
+                slots.release()
+                record { [recorder] in recorder.failed(index, Manifest.Failure(error, page: pageIndex + 1)) }
+                return
+            }
+            dispatched += 1
+            let facts = PageFacts(index: pageIndex, widthPt: Self.points(page.size.width),
+                                  heightPt: Self.points(page.size.height), rotation: page.rotation)
+            renderQueue.addOperation { [self] in renderImage(index, page, facts) }
+            for box in configuration.thumbnailBoxes {
+                thumbnailQueue.addOperation { [self] in renderThumbnail(index, page, facts, box: box) }
+            }
+        }
+    }
+
+    /// Points rounded to 1/1000, so the manifest does not carry float noise.
+    private static func points(_ value: Double) -> Double { (value * 1000).rounded() / 1000 }
+
+    // MARK: render
+
+    private func renderImage(_ index: Int, _ page: PDFPage, _ facts: PageFacts) {
+        let path = String(format: "%@/page-%04d.png", documents[index].name, facts.index + 1)
+        let scale = configuration.dpi / 72
+        let bounds = page.pixelBounds(scale: scale)
+        if bounds.width * bounds.height > Pipeline.bandPixelLimit {
+            // Huge page: draw and encode band by band in this operation.
+            let result = Result { () throws -> WrittenOutput in
+                try writeBanded(page, bounds: bounds, scale: scale, path: path)
+            }.mapError { Manifest.Failure($0, page: facts.index + 1) }
+            record { [recorder] in recorder.reported(index, page: facts, variant: .image, result: result) }
+            return
+        }
+        render(index, page, facts, scale: scale, variant: .image, path: path)
+    }
+
+    private func renderThumbnail(_ index: Int, _ page: PDFPage, _ facts: PageFacts, box: Int) {
+        let path = String(format: "%@/thumbs/%d/page-%04d.png", documents[index].name, box, facts.index + 1)
+        render(index, page, facts, scale: page.thumbnailScale(box: box), variant: .thumbnail(box: box), path: path)
+    }
+
+    private func render(_ index: Int, _ page: PDFPage, _ facts: PageFacts, scale: Double, variant: OutputVariant, path: String) {
+        guard !cancellation.isCancelled else { return }
+        let bitmap: Bitmap
+        do {
+            bitmap = try page.render(scale: scale, cancellation: cancellation)
+        } catch {
+            let failure = Manifest.Failure(error, page: facts.index + 1)
+            record { [recorder] in recorder.reported(index, page: facts, variant: variant, result: .failure(failure)) }
+            return
+        }
+        encodeQueue.addOperation { [self] in encode(index, bitmap, facts, variant: variant, path: path) }
+    }
+
+    // MARK: encode
+
+    private func encode(_ index: Int, _ bitmap: Bitmap, _ facts: PageFacts, variant: OutputVariant, path: String) {
+        guard !cancellation.isCancelled else { return }
+        let result = Result { () throws -> WrittenOutput in
+            let png = try bitmap.pngData(compression: configuration.png)
+            return try write(png, width: bitmap.width, height: bitmap.height, path: path)
+        }.mapError { Manifest.Failure($0, page: facts.index + 1) }
+        record { [recorder] in recorder.reported(index, page: facts, variant: variant, result: result) }
+    }
+
+    private func writeBanded(_ page: PDFPage, bounds: PixelRect, scale: Double, path: String) throws -> WrittenOutput {
+        let bandHeight = max(1, Pipeline.bandPixelLimit / bounds.width)
+        let encoder = try PNGEncoder(width: bounds.width, height: bounds.height, compression: configuration.png)
+        var band = try Bitmap(width: bounds.width, height: min(bandHeight, bounds.height))
+        var y = 0
+        while y < bounds.height {
+            let rows = min(bandHeight, bounds.height - y)
+            if rows != band.height { band = try Bitmap(width: bounds.width, height: rows) }
+            try page.draw(into: band, rect: PixelRect(x: bounds.x, y: bounds.y + y, width: bounds.width, height: rows),
+                          scale: scale, cancellation: cancellation)
+            try encoder.write(band)
+            y += rows
+        }
+        return try write(try encoder.finish(), width: bounds.width, height: bounds.height, path: path)
+    }
+
+    private func write(_ png: [UInt8], width: Int, height: Int, path: String) throws(OutputError) -> WrittenOutput {
+        try store.write(png, to: path)
+        return WrittenOutput(path: path, width: width, height: height, sha256: Digest.sha256(png), bytes: png.count)
+    }
+}
+
+extension Manifest.Failure {
+    /// A failure from any stage's error, with a stable code.
+    init(_ error: any Error, page: Int? = nil) {
+        switch error {
+        case let error as PDFError:
+            self.init(code: error.code.rawValue, message: "\(error.message) (\(error.function))", page: page)
+        case let error as RasterError:
+            let code = error.code == .encodeFailed ? "encode-failed" : "render-failed"
+            self.init(code: code, message: error.message, page: page)
+        case let error as OutputError:
+            self.init(code: "write-failed", message: error.description, page: page)
+        case let error as Manifest.Failure:
+            self = error
+        default:
+            self.init(code: "render-failed", message: "\(error)", page: page)
+        }
+    }
+}

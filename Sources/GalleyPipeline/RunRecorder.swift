@@ -1,0 +1,168 @@
+import Foundation
+import Synchronization
+
+/// What happened to one output of a page, reported by the stages to the record stage.
+enum OutputVariant: Hashable, Sendable, Comparable {
+    case image
+    case thumbnail(box: Int)
+}
+
+/// A written output file.
+struct WrittenOutput: Sendable {
+    var path: String
+    var width: Int
+    var height: Int
+    var sha256: String
+    var bytes: Int
+}
+
+/// Facts about a page that every page-level report carries, so reports may arrive in any order.
+struct PageFacts: Sendable {
+    var index: Int
+    var widthPt: Double
+    var heightPt: Double
+    var rotation: Int
+}
+
+/// Progress reported while a run goes on.
+public enum PipelineEvent: Sendable {
+    /// A document finished: ok or failed, with how many pages were written.
+    case documentFinished(name: String, source: String, status: Manifest.Status, pages: Int, failure: Manifest.Failure?, done: Int, total: Int)
+}
+
+/// The record stage's state: every document's outcome, assembled into the manifest.
+///
+/// Reports arrive from the serial record queue; the mutex makes the state safe to read from
+/// the thread that waits for the run, too.
+final class RunRecorder: Sendable {
+    private struct PageState {
+        var facts: PageFacts
+        var outputs: [OutputVariant: WrittenOutput] = [:]
+        var reported = 0
+    }
+
+    private struct DocumentState {
+        var source: SourceDocument
+        var sha256: String?
+        var bytes: Int?
+        var pageCount: Int?
+        var warnings: [String] = []
+        var failure: Manifest.Failure?
+        var pages: [Int: PageState] = [:]
+        var completedPages = 0
+        /// Set when the open stage has dispatched every page it will dispatch.
+        var dispatched: Int?
+        var finished = false
+    }
+
+    private struct State {
+        var documents: [DocumentState]
+        var finishedCount = 0
+    }
+
+    private let state: Mutex<State>
+    private let outputsPerPage: Int
+    private let slots: PageSlots
+    private let onEvent: @Sendable (PipelineEvent) -> Void
+
+    init(documents: [SourceDocument], thumbnailBoxes: Int, slots: PageSlots, onEvent: @escaping @Sendable (PipelineEvent) -> Void) {
+        self.state = Mutex(State(documents: documents.map { DocumentState(source: $0) }))
+        self.outputsPerPage = 1 + thumbnailBoxes
+        self.slots = slots
+        self.onEvent = onEvent
+    }
+
+    func opened(_ document: Int, sha256: String?, bytes: Int?) {
+        state.withLock {
+            $0.documents[document].sha256 = sha256
+            $0.documents[document].bytes = bytes
+        }
+    }
+
+    func counted(_ document: Int, pages: Int, warnings: [String]) {
+        state.withLock {
+            $0.documents[document].pageCount = pages
+            $0.documents[document].warnings += warnings
+        }
+    }
+
+    /// A document-level or page-level failure. When several happen, the one on the earliest
+    /// page is kept, so the manifest does not depend on which worker failed first.
+    func failed(_ document: Int, _ failure: Manifest.Failure) {
+        let event = state.withLock { state -> PipelineEvent? in
+            Self.keepEarliest(&state.documents[document].failure, failure)
+            return finishIfDone(&state, document)
+        }
+        event.map(onEvent)
+    }
+
+    /// The open stage has dispatched `count` pages and will dispatch no more.
+    func dispatched(_ document: Int, pages count: Int) {
+        let event = state.withLock { state -> PipelineEvent? in
+            state.documents[document].dispatched = count
+            return finishIfDone(&state, document)
+        }
+        event.map(onEvent)
+    }
+
+    /// One output of a page was written, or failed.
+    func reported(_ document: Int, page facts: PageFacts, variant: OutputVariant, result: Result<WrittenOutput, Manifest.Failure>) {
+        let (pageDone, event) = state.withLock { state -> (Bool, PipelineEvent?) in
+            var page = state.documents[document].pages[facts.index] ?? PageState(facts: facts)
+            switch result {
+            case .success(let output): page.outputs[variant] = output
+            case .failure(let failure): Self.keepEarliest(&state.documents[document].failure, failure)
+            }
+            page.reported += 1
+            state.documents[document].pages[facts.index] = page
+            guard page.reported == outputsPerPage else { return (false, nil) }
+            state.documents[document].completedPages += 1
+            return (true, finishIfDone(&state, document))
+        }
+        if pageDone { slots.release() }
+        event.map(onEvent)
+    }
+
+    private func finishIfDone(_ state: inout State, _ index: Int) -> PipelineEvent? {
+        let document = state.documents[index]
+        guard !document.finished, let dispatched = document.dispatched, document.completedPages == dispatched else { return nil }
+        state.documents[index].finished = true
+        state.finishedCount += 1
+        let written = document.pages.values.filter { $0.outputs.count == outputsPerPage }.count
+        return .documentFinished(name: document.source.name, source: document.source.relativePath,
+                                 status: document.failure == nil ? .ok : .failed, pages: written,
+                                 failure: document.failure, done: state.finishedCount, total: state.documents.count)
+    }
+
+    private static func keepEarliest(_ current: inout Manifest.Failure?, _ new: Manifest.Failure) {
+        guard let existing = current else { current = new; return }
+        if (new.page ?? 0) < (existing.page ?? 0) { current = new }
+    }
+
+    /// The manifest's documents, in scan order, with pages in page order.
+    func manifestDocuments() -> [Manifest.Document] {
+        state.withLock { state in
+            state.documents.map { document in
+                let pages = document.pages.keys.sorted().compactMap { index -> Manifest.Page? in
+                    guard let page = document.pages[index], let image = page.outputs[.image],
+                          page.outputs.count == outputsPerPage else { return nil }
+                    let thumbnails = page.outputs.keys.sorted().compactMap { variant -> Manifest.Thumbnail? in
+                        guard case .thumbnail(let box) = variant, let output = page.outputs[variant] else { return nil }
+                        return Manifest.Thumbnail(box: box, path: output.path, width: output.width, height: output.height,
+                                                  sha256: output.sha256, bytes: output.bytes)
+                    }
+                    return Manifest.Page(number: index + 1, widthPt: page.facts.widthPt, heightPt: page.facts.heightPt,
+                                         rotation: page.facts.rotation,
+                                         image: Manifest.Image(path: image.path, width: image.width, height: image.height,
+                                                               sha256: image.sha256, bytes: image.bytes),
+                                         thumbnails: thumbnails)
+                }
+                return Manifest.Document(name: document.source.name, input: document.source.input,
+                                         source: document.source.relativePath, kind: document.source.kind.rawValue,
+                                         sha256: document.sha256, bytes: document.bytes,
+                                         status: document.failure == nil ? .ok : .failed, error: document.failure,
+                                         warnings: document.warnings, pageCount: document.pageCount, pages: pages)
+            }
+        }
+    }
+}

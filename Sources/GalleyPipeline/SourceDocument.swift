@@ -1,0 +1,69 @@
+import Foundation
+
+/// A document found by the scan, with the output name derived from its path.
+public struct SourceDocument: Sendable, Hashable {
+    /// What kind of input this is.
+    public enum Kind: String, Sendable, Codable {
+        case pdf
+    }
+
+    /// The file.
+    public var url: URL
+    /// The input entry (folder, file or glob) it was found through, as configured.
+    public var input: String
+    /// Its path relative to the input folder, with `/` separators.
+    public var relativePath: String
+    public var kind: Kind
+    /// Its folder under the output folder: unique, safe for file names, stable across runs.
+    public var name: String
+}
+
+/// Makes output folder names from relative source paths.
+///
+/// The name keeps the folders of the source path so people can find a page without the
+/// manifest (`reports/q1.pdf` → `reports/q1/page-0001.png`). Characters outside letters,
+/// digits and `._-` become `_`, a leading dot gets a `_` so nothing turns hidden, and the
+/// extension is dropped. Names are made unique case-insensitively, in scan order, by `-2`,
+/// `-3`..., also against names a document's own files use (`thumbs`) and the output folder's
+/// own entries.
+struct DocumentNamer {
+    private var taken: Set<String> = ["manifest.json", "index.html", "_galley"]
+
+    mutating func name(forRelativePath path: String) -> String {
+        var components = path.split(separator: "/").map(String.init)
+        if let last = components.popLast() {
+            let stem = (last as NSString).deletingPathExtension
+            components.append(stem.isEmpty ? last : stem)
+        }
+        let base = components.map(Self.sanitize).joined(separator: "/")
+        var candidate = base
+        var suffix = 2
+        while isTaken(candidate) {
+            candidate = "\(base)-\(suffix)"
+            suffix += 1
+        }
+        reserve(candidate)
+        return candidate
+    }
+
+    private func isTaken(_ name: String) -> Bool {
+        let key = name.lowercased()
+        if taken.contains(key) { return true }
+        // Inside another document's thumbnail folder.
+        return taken.contains { key.hasPrefix($0 + "/thumbs/") || key == $0 + "/thumbs" }
+    }
+
+    private mutating func reserve(_ name: String) {
+        taken.insert(name.lowercased())
+    }
+
+    static func sanitize(_ component: String) -> String {
+        var out = String(component.unicodeScalars.map { scalar -> Character in
+            let allowed = CharacterSet.alphanumerics.contains(scalar) || "._-".unicodeScalars.contains(scalar)
+            return allowed ? Character(scalar) : "_"
+        })
+        if out.hasPrefix(".") { out = "_" + out }
+        if out.isEmpty { out = "_" }
+        return String(out.prefix(120))
+    }
+}

@@ -1,0 +1,90 @@
+import CGalleyPNG
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Encodes an image to PNG band by band, so a page may be drawn and encoded in strips.
+///
+/// Output is 8-bit RGB or RGBA, non-interlaced, with no time chunk, so equal pixels give equal
+/// bytes.
+public final class PNGEncoder {
+    private let writer: OpaquePointer
+    public let width: Int
+    public let height: Int
+    public let channels: Int
+
+    /// Starts an image; `text` entries become tEXt chunks, in the given order.
+    public init(width: Int, height: Int, channels: Int = 3, compression: PNGCompression,
+                text: [(key: String, value: String)] = []) throws(RasterError) {
+        var options = gp_options(zlib_level: compression.settings.zlibLevel,
+                                 zlib_strategy: compression.settings.zlibStrategy,
+                                 filters: compression.settings.filters)
+        var error = [CChar](repeating: 0, count: 256)
+        // Keep the C strings alive for the duration of the call.
+        let keys = text.map { strdup($0.key) }
+        let values = text.map { strdup($0.value) }
+        defer { (keys + values).forEach { free($0) } }
+        var chunks = zip(keys, values).map { gp_text(key: $0, value: $1) }
+        let handle = chunks.withUnsafeMutableBufferPointer { chunkBuffer in
+            gp_writer_new(Int32(width), Int32(height), Int32(channels), &options,
+                          chunkBuffer.baseAddress, Int32(chunkBuffer.count), &error, error.count)
+        }
+        guard let handle else {
+            throw RasterError(.encodeFailed, String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+        self.writer = handle
+        self.width = width
+        self.height = height
+        self.channels = channels
+    }
+
+    deinit { gp_writer_free(writer) }
+
+    /// Appends rows: `count` rows of `width * channels` bytes starting at `rows`, `stride` apart.
+    public func write(rows: UnsafeRawPointer, stride: Int, count: Int) throws(RasterError) {
+        guard gp_writer_write_rows(writer, rows.assumingMemoryBound(to: UInt8.self), stride, Int32(count)) == 0 else {
+            throw RasterError(.encodeFailed, String(cString: gp_writer_error(writer)))
+        }
+    }
+
+    /// Appends every row of a bitmap.
+    public func write(_ bitmap: Bitmap) throws(RasterError) {
+        precondition(bitmap.width == width && channels == Bitmap.channels, "bitmap does not match the encoder")
+        guard let base = bitmap.pixels.baseAddress else { return }
+        try write(rows: base, stride: bitmap.rowBytes, count: bitmap.height)
+    }
+
+    /// Ends the image and returns the encoded bytes.
+    public func finish() throws(RasterError) -> [UInt8] {
+        guard gp_writer_finish(writer) == 0 else {
+            throw RasterError(.encodeFailed, String(cString: gp_writer_error(writer)))
+        }
+        var length = 0
+        guard let bytes = gp_writer_bytes(writer, &length) else { return [] }
+        return Array(UnsafeBufferPointer(start: bytes, count: length))
+    }
+}
+
+extension Bitmap {
+    /// The bitmap as PNG bytes.
+    public func pngData(compression: PNGCompression = .default) throws(RasterError) -> [UInt8] {
+        let encoder = try PNGEncoder(width: width, height: height, compression: compression)
+        try encoder.write(self)
+        return try encoder.finish()
+    }
+
+    /// Decodes PNG bytes to an RGB bitmap, compositing any transparency onto white.
+    public convenience init(pngData: [UInt8]) throws(RasterError) {
+        var image = gp_image()
+        var error = [CChar](repeating: 0, count: 256)
+        let status = pngData.withUnsafeBufferPointer {
+            gp_decode($0.baseAddress, $0.count, 3, &image, &error, error.count)
+        }
+        guard status == 0, let source = image.pixels else {
+            throw RasterError(.decodeFailed, String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+        defer { gp_image_free(&image) }
+        try self.init(width: Int(image.width), height: Int(image.height))
+        pixels.copyMemory(from: UnsafeRawBufferPointer(start: source, count: pixels.count))
+    }
+}

@@ -1,0 +1,144 @@
+import ArgumentParser
+import Foundation
+import GalleyPipeline
+import GalleyRaster
+import Logging
+
+/// `galley run`: one batch over the configured inputs.
+struct Run: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Render every document under the inputs of pipeline.yml.",
+        discussion: "With no options, reads pipeline.yml in the current folder. Options override the file.")
+
+    @Option(name: .long, help: "The configuration file.")
+    var config: String = "pipeline.yml"
+
+    @Option(name: .long, help: "An input folder, file or glob; repeat for several. Replaces the file's inputs.")
+    var input: [String] = []
+
+    @Option(name: .long, help: "The output folder.")
+    var output: String?
+
+    @Option(name: .long, help: "Page image resolution in pixels per inch (1...2400).")
+    var dpi: Double?
+
+    @Option(name: .long, help: "Workers for every stage (1...256).")
+    var jobs: Int?
+
+    @Flag(name: .long, help: "Print debug details of the run.")
+    var verbose = false
+
+    func validate() throws {
+        if let dpi, !Configuration.dpiRange.contains(dpi) {
+            throw ValidationError("--dpi \(dpi) is outside 1...2400")
+        }
+        if let jobs, !Configuration.workerRange.contains(jobs) {
+            throw ValidationError("--jobs \(jobs) is outside 1...256")
+        }
+    }
+
+    func run() throws {
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = .info
+            return handler
+        }
+        var logger = Logger(label: "galley")
+        logger.logLevel = verbose ? .debug : .notice
+
+        var configuration: Configuration
+        do {
+            configuration = try loadConfiguration()
+        } catch {
+            Self.fail("\(error)")
+        }
+        // Paths given on the command line are relative to the current folder, not the file's.
+        let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        let absolute = { (path: String) in path.hasPrefix("/") ? path : cwd.appendingPathComponent(path).standardizedFileURL.path }
+        if !input.isEmpty { configuration.inputs = input.map(absolute) }
+        if let output { configuration.output = absolute(output) }
+        if let dpi { configuration.dpi = dpi }
+        if let jobs { configuration.workers = Configuration.Workers(all: jobs) }
+
+        let cancellation = Cancellation()
+        let signals = Self.cancelOnSignals(cancellation)
+        defer { signals.forEach { $0.cancel() } }
+
+        let summary: RunSummary
+        do {
+            summary = try Pipeline(configuration: configuration, logger: logger).run(cancellation: cancellation) { event in
+                Self.report(event)
+            }
+        } catch let error as ConfigurationError {
+            Self.fail("\(error)")
+        } catch {
+            Self.fail("\(error)", status: Galley.Status.someFailed)
+        }
+        Self.printSummary(summary)
+        switch summary.outcome {
+        case .succeeded: return
+        case .someFailed: throw ExitCode(Galley.Status.someFailed)
+        case .interrupted: throw ExitCode(Galley.Status.interrupted)
+        }
+    }
+
+    private func loadConfiguration() throws -> Configuration {
+        let url = URL(fileURLWithPath: config, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+        if !FileManager.default.fileExists(atPath: url.path) {
+            // Without a file, defaults apply, but only if the user did not name one.
+            guard config == "pipeline.yml", !input.isEmpty else {
+                throw ConfigurationError(file: url.path, message: "no such configuration file; pass --config FILE, or --input DIR to run with defaults")
+            }
+            return Configuration()
+        }
+        return try Configuration.load(file: url)
+    }
+
+    /// Ctrl-C and SIGTERM cancel the run; the pipeline stops in-flight work and cleans up.
+    private static func cancelOnSignals(_ cancellation: Cancellation) -> [DispatchSourceSignal] {
+        [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                FileHandle.standardError.write(Data("\ngalley: interrupted; stopping in-flight work\n".utf8))
+                cancellation.cancel()
+            }
+            source.resume()
+            return source
+        }
+    }
+
+    private static func report(_ event: PipelineEvent) {
+        switch event {
+        case let .documentFinished(name, source, status, pages, failure, done, total):
+            var line = "[\(done)/\(total)] \(source) → \(name)/: "
+            if status == .failed, let failure {
+                line += "FAILED \(failure)"
+            } else {
+                line += "\(pages) page\(pages == 1 ? "" : "s")"
+            }
+            FileHandle.standardError.write(Data((line + "\n").utf8))
+        }
+    }
+
+    private static func printSummary(_ summary: RunSummary) {
+        let seconds = String(format: "%.2f", summary.duration)
+        guard let manifest = summary.manifest else {
+            print("galley: interrupted after \(seconds) s; finished pages are in \(summary.outputFolder.path), no manifest was written")
+            return
+        }
+        let totals = manifest.totals
+        let rate = summary.duration > 0 ? String(format: "%.1f", Double(totals.pages) / summary.duration) : "-"
+        print("galley: \(totals.documents) documents: \(totals.ok) ok, \(totals.failed) failed, \(totals.unchanged) unchanged; "
+              + "\(totals.pages) pages in \(seconds) s (\(rate) pages/s)")
+        for document in manifest.documents where document.status == .failed {
+            if let error = document.error { print("  failed: \(document.source): \(error)") }
+        }
+        print("galley: outputs in \(summary.outputFolder.path) (manifest: \(summary.outputFolder.appendingPathComponent("manifest.json").path))")
+    }
+
+    private static func fail(_ message: String, status: Int32 = Galley.Status.usage) -> Never {
+        FileHandle.standardError.write(Data("galley: \(message)\n".utf8))
+        Foundation.exit(status)
+    }
+}

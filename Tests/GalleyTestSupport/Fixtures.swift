@@ -1,0 +1,55 @@
+import Foundation
+
+/// Paths to the repository's fixtures and helpers for scratch folders.
+public enum Fixtures {
+    /// The repository root (found from this file's location).
+    public static let repositoryRoot: URL = {
+        var url = URL(fileURLWithPath: #filePath)
+        while url.path != "/" {
+            url.deleteLastPathComponent()
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) {
+                return url
+            }
+        }
+        fatalError("cannot find the repository root from \(#filePath)")
+    }()
+
+    /// `fixtures/pdf`, made by `scripts/make-fixtures.sh`.
+    public static let pdfFolder = repositoryRoot.appendingPathComponent("fixtures/pdf")
+
+    /// A fixture PDF by file name.
+    public static func pdf(_ name: String) -> URL { pdfFolder.appendingPathComponent(name) }
+
+    /// The fixture PDFs that must render, and the broken ones that must fail.
+    public static let goodPDFs = ["article.pdf", "vector-art.pdf", "photo.pdf", "rotated.pdf", "cropped.pdf", "landscape.pdf", "mixed.pdf"]
+    public static let brokenPDFs = ["truncated.pdf", "garbage.pdf", "empty.pdf", "no-pages.pdf"]
+    /// Opens with this password.
+    public static let encryptedPDF = "encrypted.pdf"
+    public static let encryptedPassword = "galley-secret"
+}
+
+/// A scratch folder removed when the value is released.
+public final class ScratchFolder {
+    public let url: URL
+
+    public init(_ label: String = "galley-test") throws {
+        url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("\(label)-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    /// A path inside the folder.
+    public func path(_ relative: String) -> URL { url.appendingPathComponent(relative) }
+
+    /// Copies fixture files into a subfolder and returns it.
+    public func copy(_ files: [URL], into relative: String) throws -> URL {
+        let folder = path(relative)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for file in files {
+            try FileManager.default.copyItem(at: file, to: folder.appendingPathComponent(file.lastPathComponent))
+        }
+        return folder
+    }
+}

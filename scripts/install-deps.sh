@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs every system package Galley needs to build, test and benchmark.
+# Idempotent: packages already present are left alone, and apt is not touched at all
+# when nothing is missing.
+set -euo pipefail
+
+packages=(
+  # build
+  pkg-config
+  # PDF rendering: Debian's MuPDF is static only, so its private dependencies are needed too
+  libmupdf-dev libmujs-dev libgumbo-dev libopenjp2-7-dev libjbig2dec0-dev libjpeg-dev
+  libharfbuzz-dev libfreetype-dev zlib1g-dev
+  # PNG output
+  libpng-dev
+  # fixtures (mutool create, qpdf --encrypt, cjpeg) and tests (schema validation)
+  mupdf-tools qpdf libjpeg-turbo-progs python3 python3-jsonschema
+  # benchmark peers and measurement
+  poppler-utils libvips-tools time
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} system packages present"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
