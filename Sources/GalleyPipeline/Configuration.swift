@@ -25,6 +25,10 @@ public struct Configuration: Sendable, Equatable {
     public var passwords: [PasswordRule] = []
     /// Folder that relative paths in the configuration are resolved against.
     public var baseDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+    /// Folder that relative `inputs` are resolved against, when not `baseDirectory` (inputs
+    /// given on the command line are relative to the current folder). Inputs keep the spelling
+    /// they were given, which is what the manifest shows.
+    public var inputBaseDirectory: URL?
 
     /// Concurrent operations per stage; each defaults to the number of cores.
     public struct Workers: Sendable, Equatable {
@@ -66,9 +70,18 @@ public struct Configuration: Sendable, Equatable {
 
     /// A configured path made absolute against `baseDirectory`.
     public func resolve(_ path: String) -> URL {
+        resolve(path, against: baseDirectory)
+    }
+
+    /// An input made absolute.
+    public func resolveInput(_ path: String) -> URL {
+        resolve(path, against: inputBaseDirectory ?? baseDirectory)
+    }
+
+    private func resolve(_ path: String, against base: URL) -> URL {
         let expanded = (path as NSString).expandingTildeInPath
         if expanded.hasPrefix("/") { return URL(fileURLWithPath: expanded).standardizedFileURL }
-        return baseDirectory.appendingPathComponent(expanded).standardizedFileURL
+        return base.appendingPathComponent(expanded).standardizedFileURL
     }
 
     /// The password for a document, by the first rule whose pattern matches its relative path

@@ -23,10 +23,10 @@ public struct InputScanner: Sendable {
         for input in configuration.inputs {
             let matches: [URL]
             if input.contains(where: { "*?[".contains($0) }) {
-                matches = glob(configuration.resolve(input).path)
+                matches = glob(configuration.resolveInput(input).path)
                 if matches.isEmpty { warnings.append("input '\(input)' matches no files") }
             } else {
-                let url = configuration.resolve(input)
+                let url = configuration.resolveInput(input)
                 guard FileManager.default.fileExists(atPath: url.path) else {
                     throw ConfigurationError(file: "inputs", key: input,
                                              message: "no such file or folder (\(url.path)); fix the path in pipeline.yml or --input")

@@ -1,9 +1,18 @@
-import Foundation
+import Synchronization
 
 /// Bounds the pages in flight: a page takes a slot when it is recorded and gives it back when
 /// its last output is written. This, not the corpus size, bounds memory.
+///
+/// Nothing ever blocks on a slot. Operation queues run on a thread pool about as wide as the
+/// machine has cores; an operation that waited for a slot would hold one of those threads
+/// while the work that frees slots needs it. Instead a document that finds no free slot parks
+/// a continuation, and `release()` hands the slot straight to it.
 final class PageSlots: Sendable {
-    private let condition = NSConditionBox()
+    private struct State {
+        var inUse = 0
+        var waiting: [@Sendable () -> Void] = []
+    }
+    private let state = Mutex(State())
     private let capacity: Int
 
     init(capacity: Int) {
@@ -11,37 +20,35 @@ final class PageSlots: Sendable {
         self.capacity = capacity
     }
 
-    /// Waits for a free slot. Returns false, without taking one, once the run is cancelled.
-    func acquire(unlessCancelled isCancelled: @Sendable () -> Bool) -> Bool {
-        condition.lock.lock()
-        defer { condition.lock.unlock() }
-        while condition.inUse >= capacity && !isCancelled() {
-            _ = condition.lock.wait(until: Date(timeIntervalSinceNow: 0.2))
+    /// Takes a slot and returns true, or parks `continuation` to run (holding the slot) once
+    /// one is released, and returns false.
+    func acquire(orWhenFree continuation: @escaping @Sendable () -> Void) -> Bool {
+        state.withLock { state in
+            if state.inUse < capacity {
+                state.inUse += 1
+                return true
+            }
+            state.waiting.append(continuation)
+            return false
         }
-        guard !isCancelled() else { return false }
-        condition.inUse += 1
-        return true
     }
 
+    /// Gives a slot back, or hands it to the first parked continuation.
     func release() {
-        condition.lock.lock()
-        condition.inUse -= 1
-        precondition(condition.inUse >= 0, "page slot released twice")
-        condition.lock.signal()
-        condition.lock.unlock()
+        let next = state.withLock { state -> (@Sendable () -> Void)? in
+            if !state.waiting.isEmpty { return state.waiting.removeFirst() }
+            state.inUse -= 1
+            precondition(state.inUse >= 0, "page slot released twice")
+            return nil
+        }
+        next?()
     }
 
-    /// Wakes every waiter (after a cancellation).
-    func wakeAll() {
-        condition.lock.lock()
-        condition.lock.broadcast()
-        condition.lock.unlock()
+    /// Drops every parked continuation (after a cancellation) and returns how many there were.
+    func dropWaiting() -> Int {
+        state.withLock { state in
+            defer { state.waiting.removeAll() }
+            return state.waiting.count
+        }
     }
-}
-
-/// An `NSCondition` and the count it guards. Sendable because `inUse` is only read or written
-/// while holding `lock`.
-private final class NSConditionBox: @unchecked Sendable {
-    let lock = NSCondition()
-    var inUse = 0
 }

@@ -2,6 +2,7 @@ import Foundation
 import GalleyPDF
 import GalleyRaster
 import Logging
+import Synchronization
 
 /// How a run ended.
 public struct RunSummary: Sendable {
@@ -154,49 +155,61 @@ private final class Stages: Sendable {
         }
     }
 
+    /// Outstanding work: every queued or running operation, and every parked continuation.
+    /// The run is over when it drains.
+    private let outstanding = DispatchGroup()
+    /// The next document to open; documents are fed to the open stage as earlier ones finish
+    /// dispatching their pages, so at most `workers.open` documents are open at once.
+    private let nextDocument = Mutex(0)
+
     func start() {
-        for index in documents.indices {
-            openQueue.addOperation { [self] in open(index) }
+        for _ in 0..<min(configuration.workers.open, documents.count) { openNextDocument() }
+    }
+
+    /// Waits until every operation has run. A cancellation drops parked continuations, so
+    /// only in-flight operations are waited for.
+    func waitUntilFinished() {
+        while outstanding.wait(timeout: .now() + .milliseconds(100)) == .timedOut {
+            if cancellation.isCancelled {
+                for _ in 0..<slots.dropWaiting() { outstanding.leave() }
+            }
         }
     }
 
-    /// Waits stage by stage: each stage only feeds later ones, so when a stage is drained no
-    /// more work can arrive for it. A cancellation wakes the open stage's waiters.
-    func waitUntilFinished() {
-        let watcher = Thread { [self] in
-            while openQueue.operationCount > 0 {
-                if cancellation.isCancelled { slots.wakeAll() }
-                Thread.sleep(forTimeInterval: 0.1)
-            }
-        }
-        watcher.start()
-        for queue in [openQueue, renderQueue, thumbnailQueue, encodeQueue, recordQueue] {
-            queue.waitUntilAllOperationsAreFinished()
+    private func submit(_ queue: OperationQueue, _ body: @escaping @Sendable () -> Void) {
+        outstanding.enter()
+        queue.addOperation { [outstanding] in
+            defer { outstanding.leave() }
+            body()
         }
     }
 
     private func record(_ body: @escaping @Sendable () -> Void) {
-        recordQueue.addOperation(body)
+        submit(recordQueue, body)
     }
 
     // MARK: open
 
+    private func openNextDocument() {
+        let index = nextDocument.withLock { next -> Int? in
+            guard next < documents.count else { return nil }
+            defer { next += 1 }
+            return next
+        }
+        guard let index else { return }
+        submit(openQueue) { [self] in open(index) }
+    }
+
     private func open(_ index: Int) {
         let document = documents[index]
-        var dispatched = 0
-        defer {
-            let count = dispatched
-            record { [recorder] in recorder.dispatched(index, pages: count) }
-        }
         guard !cancellation.isCancelled else { return }
         do {
             let digest = try Digest.sha256(file: document.url)
             recorder.opened(index, sha256: digest.hash, bytes: digest.bytes)
         } catch {
-            record { [recorder] in
-                recorder.failed(index, Manifest.Failure(code: PDFError.Code.unreadable.rawValue,
-                                                        message: "cannot read the file: \(error.localizedDescription)"))
-            }
+            let failure = Manifest.Failure(code: PDFError.Code.unreadable.rawValue,
+                                           message: "cannot read the file: \(error.localizedDescription)")
+            finishDispatch(index, pages: 0, failure: failure)
             return
         }
         let pdf: PDFDocument
@@ -204,30 +217,63 @@ private final class Stages: Sendable {
             pdf = try PDFDocument(path: document.url.path,
                                   password: configuration.password(forRelativePath: document.relativePath), engine: engine)
         } catch {
-            record { [recorder] in recorder.failed(index, Manifest.Failure(error)) }
+            finishDispatch(index, pages: 0, failure: Manifest.Failure(error))
             return
         }
         var warnings: [String] = []
         if pdf.wasRepaired { warnings.append("MuPDF repaired a damaged cross-reference table") }
         recorder.counted(index, pages: pdf.pageCount, warnings: warnings)
-        for pageIndex in 0..<pdf.pageCount {
-            guard slots.acquire(unlessCancelled: { [cancellation] in cancellation.isCancelled }) else { return }
-            let page: PDFPage
-            do {
-                page = try pdf.recordPage(pageIndex)
-            } catch {
-                slots.release()
-                record { [recorder] in recorder.failed(index, Manifest.Failure(error, page: pageIndex + 1)) }
+        recordPages(DocumentCursor(index: index, pdf: pdf), holdingSlot: false)
+    }
+
+    /// Records pages of an open document while page slots are free. When none is, it parks a
+    /// continuation that resumes here, in a new open operation, once a slot is handed over.
+    private func recordPages(_ cursor: DocumentCursor, holdingSlot: Bool) {
+        var holding = holdingSlot
+        while cursor.next < cursor.pdf.pageCount {
+            if cancellation.isCancelled {
+                if holding { slots.release() }
                 return
             }
-            dispatched += 1
+            if !holding {
+                outstanding.enter()  // the parked continuation counts as outstanding work
+                let acquired = slots.acquire { [self] in
+                    submit(openQueue) { [self] in recordPages(cursor, holdingSlot: true) }
+                    outstanding.leave()
+                }
+                guard acquired else { return }  // the cursor now belongs to the continuation
+                outstanding.leave()
+            }
+            holding = false
+            let pageIndex = cursor.next
+            cursor.next += 1
+            let page: PDFPage
+            do {
+                page = try cursor.pdf.recordPage(pageIndex)
+            } catch {
+                slots.release()
+                finishDispatch(cursor.index, pages: cursor.dispatched, failure: Manifest.Failure(error, page: pageIndex + 1))
+                return
+            }
+            cursor.dispatched += 1
             let facts = PageFacts(index: pageIndex, widthPt: Self.points(page.size.width),
                                   heightPt: Self.points(page.size.height), rotation: page.rotation)
-            renderQueue.addOperation { [self] in renderImage(index, page, facts) }
+            let index = cursor.index
+            submit(renderQueue) { [self] in renderImage(index, page, facts) }
             for box in configuration.thumbnailBoxes {
-                thumbnailQueue.addOperation { [self] in renderThumbnail(index, page, facts, box: box) }
+                submit(thumbnailQueue) { [self] in renderThumbnail(index, page, facts, box: box) }
             }
         }
+        finishDispatch(cursor.index, pages: cursor.dispatched, failure: nil)
+    }
+
+    /// A document has dispatched all the pages it will: tell the recorder, open the next one.
+    private func finishDispatch(_ index: Int, pages: Int, failure: Manifest.Failure?) {
+        record { [recorder] in
+            if let failure { recorder.failed(index, failure) }
+            recorder.dispatched(index, pages: pages)
+        }
+        openNextDocument()
     }
 
     /// Points rounded to 1/1000, so the manifest does not carry float noise.
@@ -265,7 +311,7 @@ private final class Stages: Sendable {
             record { [recorder] in recorder.reported(index, page: facts, variant: variant, result: .failure(failure)) }
             return
         }
-        encodeQueue.addOperation { [self] in encode(index, bitmap, facts, variant: variant, path: path) }
+        submit(encodeQueue) { [self] in encode(index, bitmap, facts, variant: variant, path: path) }
     }
 
     // MARK: encode
@@ -317,5 +363,22 @@ extension Manifest.Failure {
         default:
             self.init(code: "render-failed", message: "\(error)", page: page)
         }
+    }
+}
+
+/// An open document and its next page to record, handed from one open operation to the next.
+///
+/// Sendable by hand-off: exactly one operation uses it at a time. An operation that parks it
+/// (page slots all taken) touches it no more; the continuation that resumes it is the only
+/// next user, so MuPDF's document and context never see two threads at once.
+private final class DocumentCursor: @unchecked Sendable {
+    let index: Int
+    let pdf: PDFDocument
+    var next = 0
+    var dispatched = 0
+
+    init(index: Int, pdf: PDFDocument) {
+        self.index = index
+        self.pdf = pdf
     }
 }

@@ -35,7 +35,12 @@ struct DocumentNamer {
             let stem = (last as NSString).deletingPathExtension
             components.append(stem.isEmpty ? last : stem)
         }
-        let base = components.map(Self.sanitize).joined(separator: "/")
+        components = components.map(Self.sanitize)
+        // A folder that would put this document inside another one's thumbnail folder is renamed.
+        for i in components.indices.dropFirst() where components[i].lowercased() == "thumbs" {
+            if taken.contains(components[..<i].joined(separator: "/").lowercased()) { components[i] = "thumbs_" }
+        }
+        let base = components.joined(separator: "/")
         var candidate = base
         var suffix = 2
         while isTaken(candidate) {
@@ -49,8 +54,8 @@ struct DocumentNamer {
     private func isTaken(_ name: String) -> Bool {
         let key = name.lowercased()
         if taken.contains(key) { return true }
-        // Inside another document's thumbnail folder.
-        return taken.contains { key.hasPrefix($0 + "/thumbs/") || key == $0 + "/thumbs" }
+        // Its thumbnail folder would hold an existing document.
+        return taken.contains { $0.hasPrefix(key + "/thumbs/") || $0 == key + "/thumbs" }
     }
 
     private mutating func reserve(_ name: String) {

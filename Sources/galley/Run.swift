@@ -55,7 +55,10 @@ struct Run: ParsableCommand {
         // Paths given on the command line are relative to the current folder, not the file's.
         let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
         let absolute = { (path: String) in path.hasPrefix("/") ? path : cwd.appendingPathComponent(path).standardizedFileURL.path }
-        if !input.isEmpty { configuration.inputs = input.map(absolute) }
+        if !input.isEmpty {
+            configuration.inputs = input
+            configuration.inputBaseDirectory = cwd
+        }
         if let output { configuration.output = absolute(output) }
         if let dpi { configuration.dpi = dpi }
         if let jobs { configuration.workers = Configuration.Workers(all: jobs) }

@@ -17,6 +17,9 @@ public enum Fixtures {
     /// `fixtures/pdf`, made by `scripts/make-fixtures.sh`.
     public static let pdfFolder = repositoryRoot.appendingPathComponent("fixtures/pdf")
 
+    /// `fixtures/broken`: files that must fail, each for its own reason.
+    public static let brokenFolder = repositoryRoot.appendingPathComponent("fixtures/broken")
+
     /// A fixture PDF by file name.
     public static func pdf(_ name: String) -> URL { pdfFolder.appendingPathComponent(name) }
 

@@ -1,0 +1,64 @@
+import Foundation
+import GalleyPDF
+import GalleyRaster
+import GalleyTestSupport
+import Testing
+
+@Suite struct PDFDocumentTests {
+    let engine: MuPDFEngine
+
+    init() throws {
+        engine = try MuPDFEngine()
+    }
+
+    @Test func opensEveryGoodFixtureWithPages() throws {
+        for name in Fixtures.goodPDFs {
+            let document = try PDFDocument(path: Fixtures.pdf(name).path, password: nil, engine: engine)
+            #expect(document.pageCount >= 1, "\(name)")
+            #expect(!document.wasRepaired, "\(name) should not need repair")
+        }
+        #expect(try PDFDocument(path: Fixtures.pdf("article.pdf").path, password: nil, engine: engine).pageCount == 4)
+    }
+
+    @Test func rotatedAndCroppedPagesReportTheirShownSize() throws {
+        let rotated = try PDFDocument(path: Fixtures.pdf("rotated.pdf").path, password: nil, engine: engine).recordPage(0)
+        #expect(rotated.rotation == 90)
+        #expect(rotated.size == PageSize(width: 792, height: 612))
+        #expect(rotated.pixelBounds(scale: 150.0 / 72).width == 1650)
+        #expect(rotated.pixelBounds(scale: 150.0 / 72).height == 1275)
+
+        let cropped = try PDFDocument(path: Fixtures.pdf("cropped.pdf").path, password: nil, engine: engine).recordPage(0)
+        #expect(cropped.size == PageSize(width: 468, height: 648))
+    }
+
+    @Test(arguments: [
+        ("garbage.pdf", PDFError.Code.notPDF),
+        ("empty.pdf", PDFError.Code.notPDF),
+        ("no-pages.pdf", PDFError.Code.noPages),
+        ("truncated.pdf", PDFError.Code.truncated),
+    ])
+    func brokenFilesFailWithTheirReason(name: String, code: PDFError.Code) throws {
+        let path = Fixtures.brokenFolder.appendingPathComponent(name).path
+        let error = #expect(throws: PDFError.self) { try PDFDocument(path: path, password: nil, engine: self.engine) }
+        #expect(error?.code == code)
+        #expect(error?.message.isEmpty == false)
+    }
+
+    @Test func missingFileIsUnreadable() throws {
+        let error = #expect(throws: PDFError.self) {
+            try PDFDocument(path: "/nonexistent/galley.pdf", password: nil, engine: self.engine)
+        }
+        #expect(error?.code == .unreadable)
+    }
+
+    @Test func encryptedDocumentNeedsTheRightPassword() throws {
+        let path = Fixtures.pdf(Fixtures.encryptedPDF).path
+        let missing = #expect(throws: PDFError.self) { try PDFDocument(path: path, password: nil, engine: self.engine) }
+        #expect(missing?.code == .passwordRequired)
+        let wrong = #expect(throws: PDFError.self) { try PDFDocument(path: path, password: "nope", engine: self.engine) }
+        #expect(wrong?.code == .wrongPassword)
+        let document = try PDFDocument(path: path, password: Fixtures.encryptedPassword, engine: engine)
+        #expect(document.pageCount == 4)
+        #expect(document.isEncrypted)
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import GalleyPDF
+import GalleyRaster
+import GalleyTestSupport
+import Testing
+
+/// Pages drawn by Galley must match `mutool draw` in size and, within 1% mean absolute
+/// difference, in pixels.
+@Suite struct PDFPageTests {
+    let engine: MuPDFEngine
+
+    init() throws {
+        engine = try MuPDFEngine()
+    }
+
+    static let pages: [(String, Int)] = Fixtures.goodPDFs.flatMap { name -> [(String, Int)] in
+        let count = name == "article.pdf" || name == "mixed.pdf" ? 4 : 1
+        return (1...count).map { (name, $0) }
+    }
+
+    @Test(arguments: pages)
+    func matchesMutoolDrawAt150Dpi(name: String, page: Int) throws {
+        let document = try PDFDocument(path: Fixtures.pdf(name).path, password: nil, engine: engine)
+        let ours = try document.recordPage(page - 1).render(scale: 150.0 / 72, cancellation: Cancellation())
+        let theirs = try PeerTools.mutoolDraw(Fixtures.pdf(name), page: page, options: ["-r", "150"])
+        #expect(ours.width == theirs.width && ours.height == theirs.height, "\(name) p\(page): \(ours.width)×\(ours.height) vs \(theirs.width)×\(theirs.height)")
+        guard ours.width == theirs.width, ours.height == theirs.height else { return }
+        #expect(ImageProperties.meanAbsoluteDifference(ours, theirs) < 0.01)
+        #expect(ImageProperties.inkCoverage(ours) > 0.001, "page should not be blank")
+        #expect(ImageProperties.blackRows(ours) == 0)
+    }
+
+    @Test func fractionalCropBoxRoundsLikeMutool() throws {
+        // Page 4 of mixed.pdf has a CropBox with fractional edges and /Rotate 180.
+        let document = try PDFDocument(path: Fixtures.pdf("mixed.pdf").path, password: nil, engine: engine)
+        let page = try document.recordPage(3)
+        for dpi in [37.0, 72, 96, 150, 301] {
+            let bounds = page.pixelBounds(scale: dpi / 72)
+            let theirs = try PeerTools.mutoolDraw(Fixtures.pdf("mixed.pdf"), page: 4, options: ["-r", String(Int(dpi))])
+            #expect(bounds.width == theirs.width && bounds.height == theirs.height, "dpi \(dpi)")
+        }
+    }
+
+    @Test func bandedDrawingEqualsWholeDrawing() throws {
+        let page = try PDFDocument(path: Fixtures.pdf("vector-art.pdf").path, password: nil, engine: engine).recordPage(0)
+        let scale = 100.0 / 72
+        let whole = try page.render(scale: scale, cancellation: Cancellation())
+        let bounds = page.pixelBounds(scale: scale)
+        let encoder = try PNGEncoder(width: bounds.width, height: bounds.height, compression: .fast)
+        var y = 0
+        while y < bounds.height {
+            let rows = min(97, bounds.height - y)
+            let band = try Bitmap(width: bounds.width, height: rows)
+            try page.draw(into: band, rect: PixelRect(x: bounds.x, y: bounds.y + y, width: bounds.width, height: rows),
+                          scale: scale, cancellation: Cancellation())
+            try encoder.write(band)
+            y += rows
+        }
+        let banded = try Bitmap(pngData: try encoder.finish())
+        #expect(ImageProperties.meanAbsoluteDifference(whole, banded) < 0.001)
+    }
+
+    @Test func concurrentDrawsOfOnePageAreIdentical() throws {
+        let page = try PDFDocument(path: Fixtures.pdf("photo.pdf").path, password: nil, engine: engine).recordPage(0)
+        let reference = try page.render(scale: 1, cancellation: Cancellation()).pngData(compression: .fast)
+        let results = ResultBox()
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            let png = try? page.render(scale: 1, cancellation: Cancellation()).pngData(compression: .fast)
+            results.append(png)
+        }
+        #expect(results.values.count == 8)
+        #expect(results.values.allSatisfy { $0 == reference })
+    }
+
+    @Test func cancelledDrawStops() throws {
+        let page = try PDFDocument(path: Fixtures.pdf("article.pdf").path, password: nil, engine: engine).recordPage(0)
+        let cancellation = Cancellation()
+        cancellation.cancel()
+        let error = #expect(throws: PDFError.self) { try page.render(scale: 2, cancellation: cancellation) }
+        #expect(error?.code == .cancelled)
+    }
+
+    @Test func thumbnailScaleFitsTheBoxLikeMutool() throws {
+        for name in ["article.pdf", "landscape.pdf", "cropped.pdf", "rotated.pdf"] {
+            let page = try PDFDocument(path: Fixtures.pdf(name).path, password: nil, engine: engine).recordPage(0)
+            for box in [64, 128, 256] {
+                let thumb = try page.render(scale: page.thumbnailScale(box: box), cancellation: Cancellation())
+                #expect(thumb.width <= box && thumb.height <= box, "\(name) \(box): \(thumb.width)×\(thumb.height)")
+                #expect(max(thumb.width, thumb.height) >= box - 1, "\(name) \(box) should fill the box")
+                let theirs = try PeerTools.mutoolDraw(Fixtures.pdf(name), page: 1, options: ["-w", String(box), "-h", String(box)])
+                if theirs.width == thumb.width && theirs.height == thumb.height {
+                    #expect(ImageProperties.meanAbsoluteDifference(thumb, theirs) < 0.02, "\(name) \(box)")
+                }
+            }
+        }
+    }
+}
+
+/// Collects results from concurrent work.
+final class ResultBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: [[UInt8]?] = []
+    func append(_ value: [UInt8]?) { lock.lock(); stored.append(value); lock.unlock() }
+    var values: [[UInt8]?] { lock.lock(); defer { lock.unlock() }; return stored }
+}

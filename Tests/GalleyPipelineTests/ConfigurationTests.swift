@@ -1,0 +1,97 @@
+import Foundation
+import GalleyPipeline
+import GalleyRaster
+import GalleyTestSupport
+import Testing
+
+@Suite struct ConfigurationTests {
+    let base = URL(fileURLWithPath: "/srv/docs")
+
+    func load(_ yaml: String) throws(ConfigurationError) -> Configuration {
+        try Configuration.load(yaml: yaml, file: "pipeline.yml", baseDirectory: base)
+    }
+
+    func loadError(_ yaml: String) -> ConfigurationError? {
+        do {
+            _ = try load(yaml)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func onlyInputsGivesDefaults() throws {
+        let configuration = try load("inputs: [pdfs]\n")
+        #expect(configuration.inputs == ["pdfs"])
+        #expect(configuration.dpi == 150)
+        #expect(configuration.thumbnailBoxes == [128, 256])
+        #expect(configuration.png == .balanced)
+        #expect(configuration.outputURL.path == "/srv/docs/out")
+        #expect(configuration.resolveInput("pdfs").path == "/srv/docs/pdfs")
+    }
+
+    @Test func emptyFileGivesDefaults() throws {
+        #expect(try load("") == { var c = Configuration(); c.baseDirectory = base; return c }())
+    }
+
+    @Test func everyKeyIsRead() throws {
+        let configuration = try load("""
+            inputs: scans
+            output: /tmp/previews
+            dpi: 96
+            thumbnails: [512, 64]
+            workers: {open: 1, render: 3, thumbnails: 2, encode: 4}
+            max_pages_in_flight: 9
+            png: small
+            passwords:
+              "secret/*.pdf": hunter2
+            """)
+        #expect(configuration.inputs == ["scans"])
+        #expect(configuration.outputURL.path == "/tmp/previews")
+        #expect(configuration.dpi == 96)
+        #expect(configuration.thumbnailBoxes == [64, 512])
+        #expect(configuration.workers.open == 1 && configuration.workers.render == 3)
+        #expect(configuration.workers.thumbnails == 2 && configuration.workers.encode == 4)
+        #expect(configuration.maxPagesInFlight == 9)
+        #expect(configuration.png == .small)
+        #expect(configuration.password(forRelativePath: "secret/a.pdf") == "hunter2")
+        #expect(configuration.password(forRelativePath: "public/a.pdf") == nil)
+    }
+
+    @Test func unknownKeyNamesTheKeyAndLine() throws {
+        let error = try #require(loadError("inputs: [a]\ndpi: 100\nthumbnail: [64]\n"))
+        #expect(error.line == 3)
+        #expect(error.key == "thumbnail")
+        #expect(error.description.contains("pipeline.yml:3"))
+        #expect(error.description.contains("thumbnails"), "lists the known keys")
+    }
+
+    @Test(arguments: [
+        ("dpi: lots\n", "dpi", 1),
+        ("dpi: 0\n", "dpi", 1),
+        ("inputs: [a]\nthumbnails: [64, 64]\n", "thumbnails", 2),
+        ("thumbnails: [4]\n", "thumbnails", 1),
+        ("workers: {render: 0}\n", "workers.render", 1),
+        ("workers: {paint: 2}\n", "workers.paint", 1),
+        ("png: tiny\n", "png", 1),
+        ("max_pages_in_flight: -3\n", "max_pages_in_flight", 1),
+        ("inputs: {a: b}\n", "inputs", 1),
+        ("output: ''\n", "output", 1),
+    ])
+    func impossibleValuesAreRefused(yaml: String, key: String, line: Int) throws {
+        let error = try #require(loadError(yaml))
+        #expect(error.key == key)
+        #expect(error.line == line)
+    }
+
+    @Test func notAMapIsRefused() {
+        #expect(loadError("- just\n- a list\n") != nil)
+        #expect(loadError("dpi: [\n") != nil, "invalid YAML")
+    }
+
+    @Test func repositoryPipelineFileLoads() throws {
+        let configuration = try Configuration.load(file: Fixtures.repositoryRoot.appendingPathComponent("pipeline.yml"))
+        #expect(configuration.inputs == ["fixtures/pdf"])
+        #expect(configuration.password(forRelativePath: "encrypted.pdf") == Fixtures.encryptedPassword)
+    }
+}

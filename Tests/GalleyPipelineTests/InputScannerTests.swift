@@ -1,0 +1,53 @@
+import Foundation
+import GalleyPipeline
+import GalleyTestSupport
+import Testing
+
+@Suite struct InputScannerTests {
+    func touch(_ folder: ScratchFolder, _ paths: [String]) throws {
+        for path in paths {
+            let url = folder.path(path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data("%PDF-1.4\n".utf8).write(to: url)
+        }
+    }
+
+    func scan(_ folder: ScratchFolder, inputs: [String]) throws -> [SourceDocument] {
+        var configuration = Configuration()
+        configuration.baseDirectory = folder.url
+        configuration.inputs = inputs
+        configuration.output = "docs/out"
+        return try InputScanner(configuration: configuration).scan().documents
+    }
+
+    @Test func ordersByPathAndNamesSafely() throws {
+        let folder = try ScratchFolder()
+        try touch(folder, ["docs/b.pdf", "docs/a b#1.PDF", "docs/sub/c.pdf", "docs/.hidden.pdf", "docs/notes.txt",
+                           "docs/out/old/page.pdf"])
+        let documents = try scan(folder, inputs: ["docs"])
+        #expect(documents.map(\.relativePath) == ["a b#1.PDF", "b.pdf", "sub/c.pdf"])
+        #expect(documents.map(\.name) == ["a_b_1", "b", "sub/c"])
+        #expect(documents.allSatisfy { $0.input == "docs" })
+    }
+
+    @Test func collidingNamesGetSuffixes() throws {
+        let folder = try ScratchFolder()
+        try touch(folder, ["docs/a.pdf", "docs/A.Pdf", "docs/a/thumbs/128.pdf", "docs/manifest.json.pdf"])
+        let names = try scan(folder, inputs: ["docs"]).map(\.name)
+        #expect(Set(names.map { $0.lowercased() }).count == names.count)
+        #expect(!names.contains("a/thumbs/128"), "must not land in another document's thumbnails")
+        #expect(!names.contains("manifest.json"))
+    }
+
+    @Test func globsAndFilesAreAccepted() throws {
+        let folder = try ScratchFolder()
+        try touch(folder, ["x/one.pdf", "y/two.pdf", "z/three.pdf"])
+        let documents = try scan(folder, inputs: ["*/t*.pdf", "x/one.pdf"])
+        #expect(documents.map(\.relativePath) == ["three.pdf", "two.pdf", "one.pdf"])
+    }
+
+    @Test func missingInputIsAnError() throws {
+        let folder = try ScratchFolder()
+        #expect(throws: ConfigurationError.self) { try scan(folder, inputs: ["nowhere"]) }
+    }
+}

@@ -1,0 +1,181 @@
+import Foundation
+import GalleyPipeline
+import GalleyRaster
+import GalleyTestSupport
+import Logging
+import Testing
+
+@Suite struct PipelineTests {
+    /// Runs the pipeline over copies of `files` with the given widths.
+    func run(_ files: [URL], in folder: ScratchFolder, output: String = "out", workers: Int = 2, pagesInFlight: Int = 8,
+             thumbnails: [Int] = [64, 128], cancellation: Cancellation = Cancellation()) throws -> RunSummary {
+        var configuration = Configuration()
+        configuration.baseDirectory = folder.url
+        if !FileManager.default.fileExists(atPath: folder.path("in").path) {
+            _ = try folder.copy(files, into: "in")
+        }
+        configuration.inputs = ["in"]
+        configuration.output = output
+        configuration.dpi = 72
+        configuration.thumbnailBoxes = thumbnails
+        configuration.workers = Configuration.Workers(all: workers)
+        configuration.maxPagesInFlight = pagesInFlight
+        configuration.passwords = [.init(pattern: Fixtures.encryptedPDF, password: Fixtures.encryptedPassword)]
+        return try Pipeline(configuration: configuration, logger: Logger(label: "test")).run(cancellation: cancellation)
+    }
+
+    static var allFixtures: [URL] {
+        (Fixtures.goodPDFs + [Fixtures.encryptedPDF]).map(Fixtures.pdf)
+            + Fixtures.brokenPDFs.map { Fixtures.brokenFolder.appendingPathComponent($0) }
+    }
+
+    @Test func everyGoodPageIsWrittenAndEveryBrokenFileReported() throws {
+        let folder = try ScratchFolder()
+        let summary = try run(Self.allFixtures, in: folder)
+        let manifest = try #require(summary.manifest)
+        #expect(summary.outcome == .someFailed)
+        #expect(manifest.totals.documents == Self.allFixtures.count)
+        #expect(manifest.totals.failed == Fixtures.brokenPDFs.count)
+        let codes = Dictionary(uniqueKeysWithValues: manifest.documents.compactMap { d in d.error.map { (d.source, $0.code) } })
+        #expect(codes == ["truncated.pdf": "truncated", "garbage.pdf": "not-pdf", "empty.pdf": "not-pdf", "no-pages.pdf": "no-pages"])
+        #expect(manifest.documents.first { $0.source == "encrypted.pdf" }?.status == .ok)
+
+        for document in manifest.documents where document.status == .ok {
+            #expect(document.pages.count == document.pageCount, "\(document.source)")
+            for page in document.pages {
+                let png = Array(try Data(contentsOf: summary.outputFolder.appendingPathComponent(page.image.path)))
+                let image = try Bitmap(pngData: png)
+                #expect(image.width == page.image.width && image.height == page.image.height)
+                #expect(abs(Double(image.width) - page.widthPt) <= 1 && abs(Double(image.height) - page.heightPt) <= 1,
+                        "72 dpi: one pixel per point")
+                #expect(ImageProperties.inkCoverage(image) > 0.001)
+                #expect(page.image.path == String(format: "%@/page-%04d.png", document.name, page.number))
+                #expect(page.thumbnails.map(\.box) == [64, 128])
+                for thumbnail in page.thumbnails {
+                    let thumb = try Bitmap(pngData: Array(try Data(contentsOf: summary.outputFolder.appendingPathComponent(thumbnail.path))))
+                    #expect(thumb.width <= thumbnail.box && thumb.height <= thumbnail.box)
+                    #expect(max(thumb.width, thumb.height) >= thumbnail.box - 1)
+                    // Aspect ratio kept within a pixel's rounding.
+                    let aspect = Double(image.width) / Double(image.height)
+                    #expect(abs(Double(thumb.width) / Double(thumb.height) - aspect) < 2.0 / Double(min(thumb.width, thumb.height)))
+                }
+            }
+        }
+        #expect(try ManifestSchema.violations(of: summary.outputFolder.appendingPathComponent("manifest.json")) == [])
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: summary.outputFolder.appendingPathComponent(".galley").path)
+        #expect(leftovers.isEmpty, "no temporary files remain")
+    }
+
+    @Test func hashesInTheManifestMatchTheFiles() throws {
+        let folder = try ScratchFolder()
+        let summary = try run([Fixtures.pdf("photo.pdf"), Fixtures.pdf("rotated.pdf")], in: folder)
+        let manifest = try #require(summary.manifest)
+        for page in manifest.documents.flatMap(\.pages) {
+            let bytes = try Data(contentsOf: summary.outputFolder.appendingPathComponent(page.image.path))
+            #expect(bytes.count == page.image.bytes)
+            #expect(try ShellDigest.sha256(of: summary.outputFolder.appendingPathComponent(page.image.path)) == page.image.sha256)
+        }
+        let rotated = try #require(manifest.documents.first { $0.source == "rotated.pdf" }?.pages.first)
+        #expect(rotated.rotation == 90 && rotated.widthPt == 792 && rotated.heightPt == 612)
+    }
+
+    @Test func outputIsIdenticalWhateverTheWorkerCount() throws {
+        let files = (Fixtures.goodPDFs + [Fixtures.encryptedPDF]).map(Fixtures.pdf) + [Fixtures.brokenFolder.appendingPathComponent("truncated.pdf")]
+        let folder = try ScratchFolder()
+        let serial = try run(files, in: folder, output: "serial", workers: 1, pagesInFlight: 1)
+        let parallel = try run(files, in: folder, output: "parallel", workers: 4, pagesInFlight: 3)
+        var a = try #require(serial.manifest), b = try #require(parallel.manifest)
+        #expect(a.run.workers.render == 1 && b.run.workers.render == 4)
+        a.run = b.run
+        #expect(a == b)
+        let fileA = try Data(contentsOf: serial.outputFolder.appendingPathComponent("manifest.json"))
+        let fileB = try Data(contentsOf: parallel.outputFolder.appendingPathComponent("manifest.json"))
+        #expect(Self.withoutRunBlock(fileA) == Self.withoutRunBlock(fileB))
+        for page in a.documents.flatMap(\.pages) {
+            for path in [page.image.path] + page.thumbnails.map(\.path) {
+                let x = try Data(contentsOf: serial.outputFolder.appendingPathComponent(path))
+                let y = try Data(contentsOf: parallel.outputFolder.appendingPathComponent(path))
+                #expect(x == y, "\(path)")
+            }
+        }
+    }
+
+    /// The manifest text with the `run` object removed.
+    static func withoutRunBlock(_ data: Data) -> String {
+        let text = String(decoding: data, as: UTF8.self)
+        guard let start = text.range(of: "\"run\" : {") else { return text }
+        guard let end = text.range(of: "\n  }", range: start.upperBound..<text.endIndex) else { return text }
+        return String(text[..<start.lowerBound]) + String(text[end.upperBound...])
+    }
+
+    @Test func rerunRemovesPagesTheDocumentNoLongerHas() throws {
+        let folder = try ScratchFolder()
+        _ = try run([Fixtures.pdf("article.pdf")], in: folder)
+        let output = folder.path("out")
+        #expect(FileManager.default.fileExists(atPath: output.appendingPathComponent("article/page-0004.png").path))
+        // Replace the 4-page article with a 1-page document of the same name.
+        try FileManager.default.removeItem(at: folder.path("in/article.pdf"))
+        try FileManager.default.copyItem(at: Fixtures.pdf("photo.pdf"), to: folder.path("in/article.pdf"))
+        let summary = try run([], in: folder, thumbnails: [64])
+        #expect(summary.manifest?.totals.pages == 1)
+        #expect(!FileManager.default.fileExists(atPath: output.appendingPathComponent("article/page-0002.png").path))
+        #expect(!FileManager.default.fileExists(atPath: output.appendingPathComponent("article/thumbs/128/page-0001.png").path))
+        #expect(FileManager.default.fileExists(atPath: output.appendingPathComponent("article/thumbs/64/page-0001.png").path))
+    }
+
+    @Test func cancelledRunLeavesNoPartialFilesAndNoManifest() throws {
+        let folder = try ScratchFolder()
+        let cancellation = Cancellation()
+        let files = Array(repeating: Fixtures.pdf("article.pdf"), count: 1)
+        _ = try folder.copy(files, into: "in")
+        for i in 1...12 {
+            try FileManager.default.copyItem(at: Fixtures.pdf("vector-art.pdf"), to: folder.path("in/v\(i).pdf"))
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { cancellation.cancel() }
+        let summary = try run([], in: folder, workers: 1, pagesInFlight: 1, cancellation: cancellation)
+        #expect(summary.outcome == .interrupted)
+        #expect(summary.manifest == nil)
+        let output = folder.path("out")
+        #expect(!FileManager.default.fileExists(atPath: output.appendingPathComponent("manifest.json").path))
+        #expect(!FileManager.default.fileExists(atPath: output.appendingPathComponent(".galley/tmp").path))
+        let enumerator = FileManager.default.enumerator(atPath: output.path)
+        while let path = enumerator?.nextObject() as? String {
+            guard path.hasSuffix(".png") else { continue }
+            #expect(throws: Never.self) { try Bitmap(pngData: Array(try Data(contentsOf: output.appendingPathComponent(path)))) }
+        }
+    }
+
+    @Test func hugePagesAreDrawnInBandsWithTheirFullSize() throws {
+        let folder = try ScratchFolder()
+        var configuration = Configuration()
+        configuration.baseDirectory = folder.url
+        _ = try folder.copy([Fixtures.pdf("vector-art.pdf")], into: "in")
+        configuration.inputs = ["in"]
+        configuration.dpi = 720  // 5950×8420 px: above the band limit
+        configuration.thumbnailBoxes = []
+        let summary = try Pipeline(configuration: configuration, logger: Logger(label: "test")).run()
+        let page = try #require(summary.manifest?.documents.first?.pages.first)
+        #expect(page.image.width == 5950 && page.image.height == 8420)
+        #expect(page.image.width * page.image.height > Pipeline.bandPixelLimit)
+        let image = try Bitmap(pngData: Array(try Data(contentsOf: summary.outputFolder.appendingPathComponent(page.image.path))))
+        #expect(ImageProperties.blackRows(image) == 0)
+        // The CMYK black box near the top left (60,700)-(260,780) pt in PDF space is black here.
+        let p = image.pixel(x: 160 * 10, y: (842 - 740) * 10)
+        #expect(p.r < 40 && p.g < 40 && p.b < 40)
+    }
+}
+
+/// SHA-256 computed by the system's `sha256sum`, independently of Galley's code.
+enum ShellDigest {
+    static func sha256(of url: URL) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["sha256sum", url.path]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return String(text.prefix(64))
+    }
+}
