@@ -1,0 +1,135 @@
+import Foundation
+import GalleyRaster
+import GalleyTestSupport
+import Testing
+
+/// The `galley` binary as CI jobs use it: exit statuses, messages, interruption.
+@Suite struct GalleyCommandTests {
+    /// The built `galley` next to the test bundle.
+    static let binary: URL = {
+        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        return directory.appendingPathComponent("galley")
+    }()
+
+    struct Outcome {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// Runs galley to completion in `directory`.
+    func galley(_ arguments: [String], in directory: URL) throws -> Outcome {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.binary.path), "build galley first: \(Self.binary.path)")
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Outcome(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                       stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    func folderWithConfig(_ yaml: String, files: [URL]) throws -> ScratchFolder {
+        let folder = try ScratchFolder("galley-cli")
+        _ = try folder.copy(files, into: "docs")
+        try yaml.write(to: folder.path("pipeline.yml"), atomically: true, encoding: .utf8)
+        return folder
+    }
+
+    @Test func successExitsZeroAndSaysWhereOutputsAre() throws {
+        let folder = try folderWithConfig("inputs: [docs]\ndpi: 50\nthumbnails: [64]\n",
+                                          files: [Fixtures.pdf("article.pdf"), Fixtures.pdf("rotated.pdf")])
+        let outcome = try galley(["run"], in: folder.url)
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        #expect(outcome.stdout.contains("2 documents: 2 ok, 0 failed"))
+        #expect(outcome.stdout.contains(folder.path("out").path))
+        #expect(FileManager.default.fileExists(atPath: folder.path("out/article/page-0004.png").path))
+        #expect(FileManager.default.fileExists(atPath: folder.path("out/rotated/thumbs/64/page-0001.png").path))
+    }
+
+    @Test func aFailedDocumentExitsOneAndTheOthersComplete() throws {
+        let folder = try folderWithConfig("inputs: [docs]\ndpi: 30\nthumbnails: []\n",
+                                          files: [Fixtures.pdf("photo.pdf"), Fixtures.brokenFolder.appendingPathComponent("garbage.pdf"),
+                                                  Fixtures.pdf(Fixtures.encryptedPDF)])
+        let outcome = try galley(["run"], in: folder.url)
+        #expect(outcome.status == 1)
+        #expect(outcome.stdout.contains("garbage.pdf: not-pdf"))
+        #expect(outcome.stdout.contains("encrypted.pdf: password-required"))
+        #expect(FileManager.default.fileExists(atPath: folder.path("out/photo/page-0001.png").path))
+        #expect(try ManifestSchema.violations(of: folder.path("out/manifest.json")) == [])
+    }
+
+    @Test func optionsOverrideTheFile() throws {
+        let folder = try folderWithConfig("inputs: [nowhere]\ndpi: 300\n", files: [Fixtures.pdf("landscape.pdf")])
+        let outcome = try galley(["run", "--input", "docs", "--output", "elsewhere", "--dpi", "36", "--jobs", "1"], in: folder.url)
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        let page = try Bitmap(pngData: Array(try Data(contentsOf: folder.path("elsewhere/landscape/page-0001.png"))))
+        #expect(page.width == 421 && page.height == 298)
+    }
+
+    @Test(arguments: [
+        (["run"], "inputs: [docs]\nthumbnail: [64]\n", "pipeline.yml:2: thumbnail: unknown key"),
+        (["run"], "inputs: [docs]\ndpi: huge\n", "dpi: expected a number"),
+        (["run"], "inputs: [missing-folder]\n", "missing-folder"),
+        (["run", "--dpi", "0"], "inputs: [docs]\n", "--dpi"),
+        (["run", "--frobnicate"], "inputs: [docs]\n", "frobnicate"),
+        (["run", "--config", "other.yml"], "inputs: [docs]\n", "other.yml"),
+    ])
+    func usageAndConfigurationErrorsExitTwo(arguments: [String], yaml: String, message: String) throws {
+        let folder = try folderWithConfig(yaml, files: [Fixtures.pdf("landscape.pdf")])
+        let outcome = try galley(arguments, in: folder.url)
+        #expect(outcome.status == 2)
+        #expect(outcome.stderr.contains(message), "\(outcome.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder.path("out/manifest.json").path))
+    }
+
+    @Test func helpDocumentsTheExitStatuses() throws {
+        let folder = try ScratchFolder()
+        let outcome = try galley(["--help"], in: folder.url)
+        #expect(outcome.status == 0)
+        for status in ["0 ", "1 ", "2 ", "130"] { #expect(outcome.stdout.contains(status)) }
+    }
+
+    @Test func interruptStopsCleanlyWithStatus130() throws {
+        let folder = try ScratchFolder("galley-cli")
+        let docs = folder.path("docs")
+        try FileManager.default.createDirectory(at: docs, withIntermediateDirectories: true)
+        for i in 0..<40 {
+            try FileManager.default.copyItem(at: Fixtures.pdf("photo.pdf"), to: docs.appendingPathComponent("photo-\(i).pdf"))
+        }
+        try "inputs: [docs]\ndpi: 400\nworkers: 1\n".write(to: folder.path("pipeline.yml"), atomically: true, encoding: .utf8)
+
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = ["run"]
+        process.currentDirectoryURL = folder.url
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        // Interrupt once the first document is done, well before the last.
+        var seen = Data()
+        while !String(decoding: seen, as: UTF8.self).contains("[1/40]") {
+            let chunk = err.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            seen.append(chunk)
+        }
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 130)
+        let out = folder.path("out")
+        #expect(!FileManager.default.fileExists(atPath: out.appendingPathComponent("manifest.json").path))
+        #expect(!FileManager.default.fileExists(atPath: out.appendingPathComponent(".galley/tmp").path))
+        let written = (FileManager.default.enumerator(atPath: out.path)?.allObjects as? [String] ?? []).filter { $0.hasSuffix(".png") }
+        #expect(written.count < 40 * 3, "stopped before the end")
+        for path in written {
+            #expect(throws: Never.self) { try Bitmap(pngData: Array(try Data(contentsOf: out.appendingPathComponent(path)))) }
+        }
+    }
+}
