@@ -33,6 +33,7 @@ public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
 /// | `inputs` | list of folders, files or globs (or one string) | `["."]` |
 /// | `output` | folder | `out` |
 /// | `dpi` | number, 1...2400 | 150 |
+/// | `page_images` | boolean: write full-size page images (false: thumbnails only) | `true` |
 /// | `thumbnails` | list of box sizes in pixels, 8...4096 (empty for none) | `[128, 256]` |
 /// | `workers` | number for every stage, or a map of `open`, `render`, `thumbnails`, `encode` | cores |
 /// | `max_pages_in_flight` | number, 1...4096 | 4 × cores |
@@ -78,6 +79,8 @@ extension Configuration {
                 guard !configuration.output.isEmpty else { throw reader.error(value, key: key, "must not be empty") }
             case "dpi":
                 configuration.dpi = try reader.number(value, key: key, in: dpiRange)
+            case "page_images":
+                configuration.pageImages = try reader.boolean(value, key: key)
             case "thumbnails":
                 var boxes: [Int] = []
                 for item in try reader.list(value, key: key) { boxes.append(try reader.integer(item, key: key, in: thumbnailBoxRange)) }
@@ -102,9 +105,13 @@ extension Configuration {
                         password: try reader.string(password, key: "\(key).\(pattern.string ?? "?")")))
                 }
             default:
-                let known = ["inputs", "output", "dpi", "thumbnails", "workers", "max_pages_in_flight", "png", "passwords"]
+                let known = ["inputs", "output", "dpi", "page_images", "thumbnails", "workers", "max_pages_in_flight", "png", "passwords"]
                 throw reader.error(keyNode, key: key, "unknown key; known keys are \(known.joined(separator: ", "))")
             }
+        }
+        if !configuration.pageImages && configuration.thumbnailBoxes.isEmpty {
+            throw ConfigurationError(file: file, key: "page_images",
+                                     message: "with page_images: false, list at least one thumbnail box, or there is nothing to write")
         }
         return configuration
     }
@@ -129,6 +136,13 @@ private struct YAMLReader {
     func string(_ node: Node, key: String) throws(ConfigurationError) -> String {
         guard case .scalar(let scalar) = node else { throw error(node, key: key, "expected text, got \(describe(node))") }
         return scalar.string
+    }
+
+    func boolean(_ node: Node, key: String) throws(ConfigurationError) -> Bool {
+        guard case .scalar(let scalar) = node, let value = Bool(scalar.string.lowercased()) else {
+            throw error(node, key: key, "expected true or false, got \(describe(node))")
+        }
+        return value
     }
 
     func list(_ node: Node, key: String) throws(ConfigurationError) -> [Node] {

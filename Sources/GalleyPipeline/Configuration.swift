@@ -12,6 +12,8 @@ public struct Configuration: Sendable, Equatable {
     public var output: String = "out"
     /// Page image resolution in pixels per inch (page pixels = points × dpi / 72). Default: 150.
     public var dpi: Double = 150
+    /// Whether to write full-size page images; false writes thumbnails only. Default: true.
+    public var pageImages = true
     /// Thumbnail boxes in pixels: each thumbnail fits inside a box × box square. Default: 128, 256.
     public var thumbnailBoxes: [Int] = [128, 256]
     /// Concurrent operations per stage.

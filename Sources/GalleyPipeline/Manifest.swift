@@ -15,6 +15,7 @@ public struct Manifest: Codable, Sendable, Equatable {
 
     public struct Settings: Codable, Sendable, Equatable {
         public var dpi: Double
+        public var pageImages: Bool
         public var thumbnails: [Int]
         public var png: String
     }
@@ -86,7 +87,8 @@ public struct Manifest: Codable, Sendable, Equatable {
         public var widthPt: Double
         public var heightPt: Double
         public var rotation: Int
-        public var image: Image
+        /// The full-size image; absent when `page_images` is false.
+        public var image: Image?
         public var thumbnails: [Thumbnail]
     }
 

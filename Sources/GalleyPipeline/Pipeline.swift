@@ -58,7 +58,8 @@ public final class Pipeline: Sendable {
 
         let engine = try MuPDFEngine()
         let slots = PageSlots(capacity: configuration.maxPagesInFlight)
-        let recorder = RunRecorder(documents: documents, thumbnailBoxes: configuration.thumbnailBoxes.count,
+        let outputsPerPage = (configuration.pageImages ? 1 : 0) + configuration.thumbnailBoxes.count
+        let recorder = RunRecorder(documents: documents, outputsPerPage: outputsPerPage,
                                    slots: slots, onEvent: onEvent)
         let stages = Stages(configuration: configuration, documents: documents, engine: engine, store: store,
                             slots: slots, recorder: recorder, cancellation: cancellation, logger: logger)
@@ -74,7 +75,7 @@ public final class Pipeline: Sendable {
         removeStaleOutputs(of: manifestDocuments, in: store.root)
         let failed = manifestDocuments.filter { $0.status == .failed }.count
         let manifest = Manifest(
-            settings: .init(dpi: configuration.dpi, thumbnails: configuration.thumbnailBoxes, png: configuration.png.rawValue),
+            settings: .init(dpi: configuration.dpi, pageImages: configuration.pageImages, thumbnails: configuration.thumbnailBoxes, png: configuration.png.rawValue),
             totals: .init(documents: manifestDocuments.count, ok: manifestDocuments.count - failed, failed: failed,
                           unchanged: 0, pages: manifestDocuments.reduce(0) { $0 + $1.pages.count }),
             documents: manifestDocuments,
@@ -102,7 +103,7 @@ public final class Pipeline: Sendable {
         for document in documents {
             var keep = Set<String>()
             for page in document.pages {
-                keep.insert(page.image.path)
+                page.image.map { keep.insert($0.path) }
                 page.thumbnails.forEach { keep.insert($0.path) }
             }
             var folders = [document.name]
@@ -259,7 +260,9 @@ private final class Stages: Sendable {
             let facts = PageFacts(index: pageIndex, widthPt: Self.points(page.size.width),
                                   heightPt: Self.points(page.size.height), rotation: page.rotation)
             let index = cursor.index
-            submit(renderQueue) { [self] in renderImage(index, page, facts) }
+            if configuration.pageImages {
+                submit(renderQueue) { [self] in renderImage(index, page, facts) }
+            }
             for box in configuration.thumbnailBoxes {
                 submit(thumbnailQueue) { [self] in renderThumbnail(index, page, facts, box: box) }
             }

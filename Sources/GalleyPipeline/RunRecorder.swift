@@ -65,9 +65,9 @@ final class RunRecorder: Sendable {
     private let slots: PageSlots
     private let onEvent: @Sendable (PipelineEvent) -> Void
 
-    init(documents: [SourceDocument], thumbnailBoxes: Int, slots: PageSlots, onEvent: @escaping @Sendable (PipelineEvent) -> Void) {
+    init(documents: [SourceDocument], outputsPerPage: Int, slots: PageSlots, onEvent: @escaping @Sendable (PipelineEvent) -> Void) {
         self.state = Mutex(State(documents: documents.map { DocumentState(source: $0) }))
-        self.outputsPerPage = 1 + thumbnailBoxes
+        self.outputsPerPage = outputsPerPage
         self.slots = slots
         self.onEvent = onEvent
     }
@@ -144,8 +144,7 @@ final class RunRecorder: Sendable {
         state.withLock { state in
             state.documents.map { document in
                 let pages = document.pages.keys.sorted().compactMap { index -> Manifest.Page? in
-                    guard let page = document.pages[index], let image = page.outputs[.image],
-                          page.outputs.count == outputsPerPage else { return nil }
+                    guard let page = document.pages[index], page.outputs.count == outputsPerPage else { return nil }
                     let thumbnails = page.outputs.keys.sorted().compactMap { variant -> Manifest.Thumbnail? in
                         guard case .thumbnail(let box) = variant, let output = page.outputs[variant] else { return nil }
                         return Manifest.Thumbnail(box: box, path: output.path, width: output.width, height: output.height,
@@ -153,8 +152,9 @@ final class RunRecorder: Sendable {
                     }
                     return Manifest.Page(number: index + 1, widthPt: page.facts.widthPt, heightPt: page.facts.heightPt,
                                          rotation: page.facts.rotation,
-                                         image: Manifest.Image(path: image.path, width: image.width, height: image.height,
-                                                               sha256: image.sha256, bytes: image.bytes),
+                                         image: page.outputs[.image].map {
+                                             Manifest.Image(path: $0.path, width: $0.width, height: $0.height, sha256: $0.sha256, bytes: $0.bytes)
+                                         },
                                          thumbnails: thumbnails)
                 }
                 return Manifest.Document(name: document.source.name, input: document.source.input,

@@ -22,6 +22,9 @@ struct Run: ParsableCommand {
     @Option(name: .long, help: "Page image resolution in pixels per inch (1...2400).")
     var dpi: Double?
 
+    @Option(name: .long, help: "PNG compression preset: fast, balanced or small.")
+    var png: String?
+
     @Option(name: .long, help: "Workers for every stage (1...256).")
     var jobs: Int?
 
@@ -31,6 +34,9 @@ struct Run: ParsableCommand {
     func validate() throws {
         if let dpi, !Configuration.dpiRange.contains(dpi) {
             throw ValidationError("--dpi \(dpi) is outside 1...2400")
+        }
+        if let png, PNGCompression(rawValue: png) == nil {
+            throw ValidationError("--png \(png): use one of \(PNGCompression.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         if let jobs, !Configuration.workerRange.contains(jobs) {
             throw ValidationError("--jobs \(jobs) is outside 1...256")
@@ -62,6 +68,7 @@ struct Run: ParsableCommand {
         if let output { configuration.output = absolute(output) }
         if let dpi { configuration.dpi = dpi }
         if let jobs { configuration.workers = Configuration.Workers(all: jobs) }
+        if let png, let preset = PNGCompression(rawValue: png) { configuration.png = preset }
 
         let cancellation = Cancellation()
         let signals = Self.cancelOnSignals(cancellation)

@@ -43,6 +43,7 @@ import Testing
             workers: {open: 1, render: 3, thumbnails: 2, encode: 4}
             max_pages_in_flight: 9
             png: small
+            page_images: false
             passwords:
               "secret/*.pdf": hunter2
             """)
@@ -54,6 +55,7 @@ import Testing
         #expect(configuration.workers.thumbnails == 2 && configuration.workers.encode == 4)
         #expect(configuration.maxPagesInFlight == 9)
         #expect(configuration.png == .small)
+        #expect(configuration.pageImages == false)
         #expect(configuration.password(forRelativePath: "secret/a.pdf") == "hunter2")
         #expect(configuration.password(forRelativePath: "public/a.pdf") == nil)
     }
@@ -77,11 +79,16 @@ import Testing
         ("max_pages_in_flight: -3\n", "max_pages_in_flight", 1),
         ("inputs: {a: b}\n", "inputs", 1),
         ("output: ''\n", "output", 1),
+        ("page_images: maybe\n", "page_images", 1),
     ])
     func impossibleValuesAreRefused(yaml: String, key: String, line: Int) throws {
         let error = try #require(loadError(yaml))
         #expect(error.key == key)
         #expect(error.line == line)
+    }
+
+    @Test func nothingToWriteIsRefused() {
+        #expect(loadError("page_images: false\nthumbnails: []\n")?.key == "page_images")
     }
 
     @Test func notAMapIsRefused() {

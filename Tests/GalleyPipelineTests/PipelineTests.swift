@@ -43,13 +43,14 @@ import Testing
         for document in manifest.documents where document.status == .ok {
             #expect(document.pages.count == document.pageCount, "\(document.source)")
             for page in document.pages {
-                let png = Array(try Data(contentsOf: summary.outputFolder.appendingPathComponent(page.image.path)))
+                let entry = try #require(page.image)
+                let png = Array(try Data(contentsOf: summary.outputFolder.appendingPathComponent(entry.path)))
                 let image = try Bitmap(pngData: png)
-                #expect(image.width == page.image.width && image.height == page.image.height)
+                #expect(image.width == entry.width && image.height == entry.height)
                 #expect(abs(Double(image.width) - page.widthPt) <= 1 && abs(Double(image.height) - page.heightPt) <= 1,
                         "72 dpi: one pixel per point")
                 #expect(ImageProperties.inkCoverage(image) > 0.001)
-                #expect(page.image.path == String(format: "%@/page-%04d.png", document.name, page.number))
+                #expect(entry.path == String(format: "%@/page-%04d.png", document.name, page.number))
                 #expect(page.thumbnails.map(\.box) == [64, 128])
                 for thumbnail in page.thumbnails {
                     let thumb = try Bitmap(pngData: Array(try Data(contentsOf: summary.outputFolder.appendingPathComponent(thumbnail.path))))
@@ -71,9 +72,10 @@ import Testing
         let summary = try run([Fixtures.pdf("photo.pdf"), Fixtures.pdf("rotated.pdf")], in: folder)
         let manifest = try #require(summary.manifest)
         for page in manifest.documents.flatMap(\.pages) {
-            let bytes = try Data(contentsOf: summary.outputFolder.appendingPathComponent(page.image.path))
-            #expect(bytes.count == page.image.bytes)
-            #expect(try ShellDigest.sha256(of: summary.outputFolder.appendingPathComponent(page.image.path)) == page.image.sha256)
+            let image = try #require(page.image)
+            let bytes = try Data(contentsOf: summary.outputFolder.appendingPathComponent(image.path))
+            #expect(bytes.count == image.bytes)
+            #expect(try ShellDigest.sha256(of: summary.outputFolder.appendingPathComponent(image.path)) == image.sha256)
         }
         let rotated = try #require(manifest.documents.first { $0.source == "rotated.pdf" }?.pages.first)
         #expect(rotated.rotation == 90 && rotated.widthPt == 792 && rotated.heightPt == 612)
@@ -92,7 +94,7 @@ import Testing
         let fileB = try Data(contentsOf: parallel.outputFolder.appendingPathComponent("manifest.json"))
         #expect(Self.withoutRunBlock(fileA) == Self.withoutRunBlock(fileB))
         for page in a.documents.flatMap(\.pages) {
-            for path in [page.image.path] + page.thumbnails.map(\.path) {
+            for path in [page.image?.path].compactMap { $0 } + page.thumbnails.map(\.path) {
                 let x = try Data(contentsOf: serial.outputFolder.appendingPathComponent(path))
                 let y = try Data(contentsOf: parallel.outputFolder.appendingPathComponent(path))
                 #expect(x == y, "\(path)")
@@ -106,6 +108,23 @@ import Testing
         guard let start = text.range(of: "\"run\" : {") else { return text }
         guard let end = text.range(of: "\n  }", range: start.upperBound..<text.endIndex) else { return text }
         return String(text[..<start.lowerBound]) + String(text[end.upperBound...])
+    }
+
+    @Test func thumbnailsOnlyWritesNoPageImages() throws {
+        let folder = try ScratchFolder()
+        var configuration = Configuration()
+        configuration.baseDirectory = folder.url
+        _ = try folder.copy([Fixtures.pdf("article.pdf")], into: "in")
+        configuration.inputs = ["in"]
+        configuration.pageImages = false
+        configuration.thumbnailBoxes = [96]
+        let summary = try Pipeline(configuration: configuration, logger: Logger(label: "test")).run()
+        let document = try #require(summary.manifest?.documents.first)
+        #expect(document.pages.count == 4)
+        #expect(document.pages.allSatisfy { $0.image == nil && $0.thumbnails.count == 1 })
+        #expect(!FileManager.default.fileExists(atPath: summary.outputFolder.appendingPathComponent("article/page-0001.png").path))
+        #expect(FileManager.default.fileExists(atPath: summary.outputFolder.appendingPathComponent("article/thumbs/96/page-0004.png").path))
+        #expect(try ManifestSchema.violations(of: summary.outputFolder.appendingPathComponent("manifest.json")) == [])
     }
 
     @Test func rerunRemovesPagesTheDocumentNoLongerHas() throws {
@@ -154,10 +173,10 @@ import Testing
         configuration.dpi = 720  // 5950×8420 px: above the band limit
         configuration.thumbnailBoxes = []
         let summary = try Pipeline(configuration: configuration, logger: Logger(label: "test")).run()
-        let page = try #require(summary.manifest?.documents.first?.pages.first)
-        #expect(page.image.width == 5950 && page.image.height == 8420)
-        #expect(page.image.width * page.image.height > Pipeline.bandPixelLimit)
-        let image = try Bitmap(pngData: Array(try Data(contentsOf: summary.outputFolder.appendingPathComponent(page.image.path))))
+        let page = try #require(summary.manifest?.documents.first?.pages.first?.image)
+        #expect(page.width == 5950 && page.height == 8420)
+        #expect(page.width * page.height > Pipeline.bandPixelLimit)
+        let image = try Bitmap(pngData: Array(try Data(contentsOf: summary.outputFolder.appendingPathComponent(page.path))))
         #expect(ImageProperties.blackRows(image) == 0)
         // The CMYK black box near the top left (60,700)-(260,780) pt in PDF space is black here.
         let p = image.pixel(x: 160 * 10, y: (842 - 740) * 10)
