@@ -189,7 +189,19 @@ def main():
         open(broken("empty.pdf"), "wb").close()
         with open(broken("no-pages.pdf"), "wb") as f:
             f.write(no_pages_pdf())
+        with open(out("damaged-content.pdf"), "wb") as f:
+            f.write(damaged_content_pdf())
     print("make-fixtures: wrote", ", ".join(sorted(os.listdir(OUT) + os.listdir(BROKEN))))
+
+
+def damaged_content_pdf():
+    """No cross-reference table, and a page that names a missing image and font: MuPDF repairs
+    the file and draws what it can, which galley reports as warnings."""
+    return (b"%PDF-1.4\n1 0 obj <</Type/Catalog/Pages 2 0 R>> endobj\n"
+            b"2 0 obj <</Type/Pages/Kids[3 0 R]/Count 1>> endobj\n"
+            b"3 0 obj <</Type/Page/Parent 2 0 R/MediaBox[0 0 200 200]/Contents 4 0 R/Resources<<>>>> endobj\n"
+            b"4 0 obj <</Length 60>> stream\n0 0 1 rg 10 10 50 50 re f /Im9 Do BT /F9 12 Tf (x) Tj ET\n"
+            b"endstream endobj\ntrailer <</Root 1 0 R>>\n%%EOF\n")
 
 
 def no_pages_pdf():

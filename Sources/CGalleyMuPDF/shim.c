@@ -220,8 +220,11 @@ int gm_page_record(fz_context *ctx, fz_document *doc, int number, fz_display_lis
 {
     fz_page *page = NULL;
     fz_display_list *list = NULL;
+    fz_device *device = NULL;
+    fz_cookie cookie = {0};
     fz_var(page);
     fz_var(list);
+    fz_var(device);
     *out = NULL;
     fz_try(ctx)
     {
@@ -232,10 +235,18 @@ int gm_page_record(fz_context *ctx, fz_document *doc, int number, fz_display_lis
         info->x1 = bounds.x1;
         info->y1 = bounds.y1;
         info->rotation = gm_page_rotation(ctx, page);
-        list = fz_new_display_list_from_page(ctx, page);
+        /* fz_new_display_list_from_page, with a cookie to count the errors MuPDF skips. */
+        list = fz_new_display_list(ctx, bounds);
+        device = fz_new_list_device(ctx, list);
+        fz_run_page(ctx, page, device, fz_identity, &cookie);
+        fz_close_device(ctx, device);
+        info->errors = cookie.errors;
     }
     fz_always(ctx)
+    {
+        fz_drop_device(ctx, device);
         fz_drop_page(ctx, page);
+    }
     fz_catch(ctx)
     {
         fz_drop_display_list(ctx, list);

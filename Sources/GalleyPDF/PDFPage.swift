@@ -13,12 +13,16 @@ public final class PDFPage: PageSource, @unchecked Sendable {
     private let bounds: (x0: Float, y0: Float, x1: Float, y1: Float)
     /// The page's /Rotate, normalised to 0, 90, 180 or 270.
     public let rotation: Int
+    /// Errors MuPDF met and skipped while reading the page: when non-zero, the page is drawn
+    /// as far as it could be read and may be incomplete.
+    public let readErrors: Int
 
     init(engine: MuPDFEngine, list: OpaquePointer, info: gm_page_info) {
         self.engine = engine
         self.list = list
         self.bounds = (info.x0, info.y0, info.x1, info.y1)
         self.rotation = Int(info.rotation)
+        self.readErrors = Int(info.errors)
     }
 
     deinit {

@@ -257,6 +257,9 @@ private final class Stages: Sendable {
                 return
             }
             cursor.dispatched += 1
+            if page.readErrors > 0 {
+                recorder.warn(cursor.index, "page \(pageIndex + 1): MuPDF skipped \(page.readErrors) error(s) reading the page; it may be incomplete")
+            }
             let facts = PageFacts(index: pageIndex, widthPt: Self.points(page.size.width),
                                   heightPt: Self.points(page.size.height), rotation: page.rotation)
             let index = cursor.index

@@ -47,6 +47,8 @@ final class RunRecorder: Sendable {
         var bytes: Int?
         var pageCount: Int?
         var warnings: [String] = []
+        /// Page warnings arrive from the open stage in page order.
+        var pageWarnings: [String] = []
         var failure: Manifest.Failure?
         var pages: [Int: PageState] = [:]
         var completedPages = 0
@@ -77,6 +79,10 @@ final class RunRecorder: Sendable {
             $0.documents[document].sha256 = sha256
             $0.documents[document].bytes = bytes
         }
+    }
+
+    func warn(_ document: Int, _ warning: String) {
+        state.withLock { $0.documents[document].pageWarnings.append(warning) }
     }
 
     func counted(_ document: Int, pages: Int, warnings: [String]) {
@@ -161,7 +167,7 @@ final class RunRecorder: Sendable {
                                          source: document.source.relativePath, kind: document.source.kind.rawValue,
                                          sha256: document.sha256, bytes: document.bytes,
                                          status: document.failure == nil ? .ok : .failed, error: document.failure,
-                                         warnings: document.warnings, pageCount: document.pageCount, pages: pages)
+                                         warnings: document.warnings + document.pageWarnings, pageCount: document.pageCount, pages: pages)
             }
         }
     }

@@ -125,7 +125,7 @@ struct Run: ParsableCommand {
             if status == .failed, let failure {
                 line += "FAILED \(failure)"
             } else {
-                line += "\(pages) page\(pages == 1 ? "" : "s")"
+                line += plural(pages, "page")
             }
             FileHandle.standardError.write(Data((line + "\n").utf8))
         }
@@ -139,12 +139,16 @@ struct Run: ParsableCommand {
         }
         let totals = manifest.totals
         let rate = summary.duration > 0 ? String(format: "%.1f", Double(totals.pages) / summary.duration) : "-"
-        print("galley: \(totals.documents) documents: \(totals.ok) ok, \(totals.failed) failed, \(totals.unchanged) unchanged; "
-              + "\(totals.pages) pages in \(seconds) s (\(rate) pages/s)")
+        print("galley: \(plural(totals.documents, "document")): \(totals.ok) ok, \(totals.failed) failed, \(totals.unchanged) unchanged; "
+              + "\(plural(totals.pages, "page")) in \(seconds) s (\(rate) pages/s)")
         for document in manifest.documents where document.status == .failed {
             if let error = document.error { print("  failed: \(document.source): \(error)") }
         }
         print("galley: outputs in \(summary.outputFolder.path) (manifest: \(summary.outputFolder.appendingPathComponent("manifest.json").path))")
+    }
+
+    private static func plural(_ count: Int, _ noun: String) -> String {
+        "\(count) \(noun)\(count == 1 ? "" : "s")"
     }
 
     private static func fail(_ message: String, status: Int32 = Galley.Status.usage) -> Never {

@@ -44,6 +44,18 @@ import Testing
         #expect(error?.message.isEmpty == false)
     }
 
+    @Test func damagedContentOpensRepairedAndCountsReadErrors() throws {
+        let document = try PDFDocument(path: Fixtures.pdf("damaged-content.pdf").path, password: nil, engine: engine)
+        #expect(document.wasRepaired)
+        let page = try document.recordPage(0)
+        #expect(page.readErrors > 0)
+        let image = try page.render(scale: 1, cancellation: Cancellation())
+        let p = image.pixel(x: 30, y: 170)  // the blue square drawn before the missing image
+        #expect(p.b > 200 && p.r < 50)
+        let clean = try PDFDocument(path: Fixtures.pdf("article.pdf").path, password: nil, engine: engine).recordPage(0)
+        #expect(clean.readErrors == 0)
+    }
+
     @Test func missingFileIsUnreadable() throws {
         let error = #expect(throws: PDFError.self) {
             try PDFDocument(path: "/nonexistent/galley.pdf", password: nil, engine: self.engine)

@@ -25,7 +25,7 @@ import Testing
     }
 
     static var allFixtures: [URL] {
-        (Fixtures.goodPDFs + [Fixtures.encryptedPDF]).map(Fixtures.pdf)
+        (Fixtures.goodPDFs + [Fixtures.encryptedPDF, "damaged-content.pdf"]).map(Fixtures.pdf)
             + Fixtures.brokenPDFs.map { Fixtures.brokenFolder.appendingPathComponent($0) }
     }
 
@@ -39,6 +39,10 @@ import Testing
         let codes = Dictionary(uniqueKeysWithValues: manifest.documents.compactMap { d in d.error.map { (d.source, $0.code) } })
         #expect(codes == ["truncated.pdf": "truncated", "garbage.pdf": "not-pdf", "empty.pdf": "not-pdf", "no-pages.pdf": "no-pages"])
         #expect(manifest.documents.first { $0.source == "encrypted.pdf" }?.status == .ok)
+        let damaged = try #require(manifest.documents.first { $0.source == "damaged-content.pdf" })
+        #expect(damaged.status == .ok)
+        #expect(damaged.warnings.contains { $0.hasPrefix("page 1: MuPDF skipped") })
+        #expect(manifest.documents.filter { $0.source != "damaged-content.pdf" }.allSatisfy { $0.warnings.isEmpty })
 
         for document in manifest.documents where document.status == .ok {
             #expect(document.pages.count == document.pageCount, "\(document.source)")

@@ -41,10 +41,12 @@ typedef struct gm_engine gm_engine;
 /// A render in progress; `abort` may be set from another thread to stop it.
 typedef struct gm_cookie gm_cookie;
 
-/// A page's bounds in points after CropBox and /Rotate, plus its /Rotate value.
+/// A page's bounds in points after CropBox and /Rotate, its /Rotate value, and how many
+/// errors MuPDF met (and skipped) while reading its contents.
 typedef struct gm_page_info {
     float x0, y0, x1, y1;
     int rotation;
+    int errors;
 } gm_page_info;
 
 const char *gm_mupdf_version(void);
