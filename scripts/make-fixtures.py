@@ -159,6 +159,8 @@ def main():
                                   "q 515 0 0 338 40 440 cm /Im0 Do Q\n"
                                   "BT /HB 14 Tf 40 410 Td (A generated photograph, JPEG, 640 x 420) Tj ET\n"], work)
 
+        shared_image_pdf(out("shared-image.pdf"), jpg, work)
+
         rotated = text_page(rng, 612, 792, "This page carries /Rotate 90")
         create(out("rotated.pdf"), ["%%Rotate 90\n" + rotated], work)
 
@@ -192,6 +194,26 @@ def main():
         with open(out("damaged-content.pdf"), "wb") as f:
             f.write(damaged_content_pdf())
     print("make-fixtures: wrote", ", ".join(sorted(os.listdir(OUT) + os.listdir(BROKEN))))
+
+
+def shared_image_pdf(path, jpg, workdir):
+    """Six pages drawing one image XObject at different sizes, as a logo or background
+    repeated through a document is: renders of different pages share the decoded image."""
+    script = os.path.join(workdir, "shared.js")
+    with open(script, "w") as f:
+        f.write("""var doc = new PDFDocument();
+var image = doc.addImage(new Image(scriptArgs[0]));
+var font = doc.addSimpleFont(new Font("Helvetica"));
+for (var i = 0; i < 6; i++) {
+    var w = 60 + i * 90, h = w * 420 / 640;
+    var resources = doc.addObject({XObject: {Im0: image}, Font: {F: font}});
+    var contents = "q " + w + " 0 0 " + h + " 40 " + (780 - h) + " cm /Im0 Do Q " +
+        "BT /F 12 Tf 40 40 Td (Shared image, page " + (i + 1) + ") Tj ET";
+    doc.insertPage(-1, doc.addPage([0, 0, 595, 842], 0, resources, contents));
+}
+doc.save(scriptArgs[1], "compress,garbage");
+""")
+    run("mutool", "run", script, jpg, path)
 
 
 def damaged_content_pdf():

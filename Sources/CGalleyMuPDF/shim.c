@@ -1,5 +1,6 @@
 #include "CGalleyMuPDF.h"
 
+#include <math.h>
 #include <mupdf/fitz.h>
 #include <mupdf/pdf.h>
 #include <pthread.h>
@@ -278,6 +279,128 @@ void gm_cookie_abort(gm_cookie *cookie)
     __atomic_store_n(&cookie->cookie.abort, 1, __ATOMIC_RELAXED);
 }
 
+/*
+ * Deterministic image drawing.
+ *
+ * MuPDF decodes an image at a reduced resolution when it is drawn small (a thumbnail) and
+ * caches the decoded tile in its shared store; a later drawing reuses any cached tile that
+ * is at least as fine as it needs. The store keeps a tile even when over its limit while
+ * someone still uses it, so whether a thumbnail is made from a coarse decode or from the
+ * page image's fine one depends on which thread got there first: the same input gave
+ * different bytes with different worker counts.
+ *
+ * So the draw device's three image entry points are wrapped: each drawing decodes the image
+ * itself, at the resolution MuPDF's own rule (fz_get_pixmap_from_image) picks for that
+ * transform, and hands the draw device a private, already-decoded image, which MuPDF
+ * neither subsamples again nor caches. The pixels are what an uncached MuPDF draws (what
+ * `mutool draw` draws for a page), whatever else runs at the same time.
+ */
+
+/* Exported by libmupdf, declared only in its private pixmap-imp.h. */
+void fz_subsample_pixmap(fz_context *ctx, fz_pixmap *tile, int factor);
+
+typedef void (gm_fill_image_fn)(fz_context *, fz_device *, fz_image *, fz_matrix, float, fz_color_params);
+typedef void (gm_fill_image_mask_fn)(fz_context *, fz_device *, fz_image *, fz_matrix, fz_colorspace *,
+                                      const float *, float, fz_color_params);
+typedef void (gm_clip_image_mask_fn)(fz_context *, fz_device *, fz_image *, fz_matrix, fz_rect);
+
+/* The draw device's own entry points: the same functions for every draw device. */
+static gm_fill_image_fn *gm_draw_fill_image;
+static gm_fill_image_mask_fn *gm_draw_fill_image_mask;
+static gm_clip_image_mask_fn *gm_draw_clip_image_mask;
+
+static fz_image *gm_private_image(fz_context *ctx, fz_image *image, fz_matrix ctm)
+{
+    /* Scalable images are never cached, decoded ones are never subsampled: nothing to fix. */
+    if (image->scalable || image->decoded)
+        return fz_keep_image(ctx, image);
+
+    /* The subsampling factor fz_get_pixmap_from_image would choose for this transform. */
+    fz_matrix local = fz_concat(fz_image_orientation_matrix(ctx, image), ctm);
+    int w = (int)sqrtf(local.a * local.a + local.b * local.b);
+    int h = (int)sqrtf(local.c * local.c + local.d * local.d);
+    if (w > image->w)
+        w = image->w;
+    if (h > image->h)
+        h = image->h;
+    int l2factor = 0;
+    if (w > 0 && h > 0)
+        while (image->w >> (l2factor + 1) >= w + 2 && image->h >> (l2factor + 1) >= h + 2 && l2factor < 6)
+            l2factor++;
+
+    int remaining = l2factor;
+    fz_irect area = fz_make_irect(0, 0, image->w, image->h);
+    fz_pixmap *tile = image->get_pixmap(ctx, image, &area, w, h, &remaining);
+    fz_image *own = NULL;
+    fz_var(own);
+    fz_try(ctx)
+    {
+        /* The tile is freshly decoded for us alone, so subsampling it in place is safe. */
+        if (remaining > 0)
+            fz_subsample_pixmap(ctx, tile, remaining);
+        own = fz_new_image_from_pixmap(ctx, tile, NULL);
+        own->interpolate = image->interpolate;
+        own->imagemask = image->imagemask;
+        own->orientation = image->orientation;
+    }
+    fz_always(ctx)
+        fz_drop_pixmap(ctx, tile);
+    fz_catch(ctx)
+        fz_rethrow(ctx);
+    return own;
+}
+
+static void gm_fill_image(fz_context *ctx, fz_device *dev, fz_image *image, fz_matrix ctm, float alpha,
+                          fz_color_params params)
+{
+    fz_image *own = gm_private_image(ctx, image, ctm);
+    fz_try(ctx)
+        gm_draw_fill_image(ctx, dev, own, ctm, alpha, params);
+    fz_always(ctx)
+        fz_drop_image(ctx, own);
+    fz_catch(ctx)
+        fz_rethrow(ctx);
+}
+
+static void gm_fill_image_mask(fz_context *ctx, fz_device *dev, fz_image *image, fz_matrix ctm,
+                               fz_colorspace *colorspace, const float *color, float alpha, fz_color_params params)
+{
+    fz_image *own = gm_private_image(ctx, image, ctm);
+    fz_try(ctx)
+        gm_draw_fill_image_mask(ctx, dev, own, ctm, colorspace, color, alpha, params);
+    fz_always(ctx)
+        fz_drop_image(ctx, own);
+    fz_catch(ctx)
+        fz_rethrow(ctx);
+}
+
+static void gm_clip_image_mask(fz_context *ctx, fz_device *dev, fz_image *image, fz_matrix ctm, fz_rect scissor)
+{
+    fz_image *own = gm_private_image(ctx, image, ctm);
+    fz_try(ctx)
+        gm_draw_clip_image_mask(ctx, dev, own, ctm, scissor);
+    fz_always(ctx)
+        fz_drop_image(ctx, own);
+    fz_catch(ctx)
+        fz_rethrow(ctx);
+}
+
+static pthread_mutex_t gm_wrap_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void gm_use_private_images(fz_device *device)
+{
+    pthread_mutex_lock(&gm_wrap_lock);
+    if (!gm_draw_fill_image) {
+        gm_draw_fill_image = device->fill_image;
+        gm_draw_fill_image_mask = device->fill_image_mask;
+        gm_draw_clip_image_mask = device->clip_image_mask;
+    }
+    pthread_mutex_unlock(&gm_wrap_lock);
+    device->fill_image = gm_fill_image;
+    device->fill_image_mask = gm_fill_image_mask;
+    device->clip_image_mask = gm_clip_image_mask;
+}
+
 int gm_render_rgb(fz_context *ctx, fz_display_list *list, float zoom,
                   int x, int y, int width, int height, unsigned char *samples,
                   gm_cookie *cookie, gm_error *error)
@@ -293,6 +416,7 @@ int gm_render_rgb(fz_context *ctx, fz_display_list *list, float zoom,
         fz_clear_pixmap_with_value(ctx, pixmap, 255);
         /* The same transform split as `mutool draw`, so pixels match it. */
         device = fz_new_draw_device(ctx, fz_identity, pixmap);
+        gm_use_private_images(device);
         fz_run_display_list(ctx, list, device, fz_scale(zoom, zoom), fz_rect_from_irect(rect),
                             cookie ? &cookie->cookie : NULL);
         fz_close_device(ctx, device);

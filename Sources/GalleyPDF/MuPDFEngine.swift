@@ -17,17 +17,10 @@ public final class MuPDFEngine: Sendable {
     /// The MuPDF version linked in.
     public static var version: String { String(cString: gm_mupdf_version()) }
 
-    /// Creates the engine. `storeBytes` bounds MuPDF's shared cache of fonts and decoded images.
-    ///
-    /// The default keeps nothing in that cache, because what it holds changes pixels: MuPDF
-    /// decodes an image at a reduced resolution for a small rendering (a thumbnail), but
-    /// reuses a finer decode when one is cached, so the same thumbnail came out differently
-    /// depending on whether the page image happened to be drawn first. Without the cache every
-    /// drawing decodes what it needs, and output no longer depends on worker timing. Display
-    /// lists still hold their fonts and images (compressed), and glyphs have their own cache.
-    public static let deterministicStoreBytes = 1
-
-    public init(storeBytes: Int = MuPDFEngine.deterministicStoreBytes) throws(PDFError) {
+    /// Creates the engine. `storeBytes` bounds MuPDF's cache of parsed fonts, images and
+    /// other resources, shared by all of its contexts. (Decoded image tiles do not affect
+    /// output: every drawing decodes its own, see the CGalleyMuPDF shim.)
+    public init(storeBytes: Int = 256 << 20) throws(PDFError) {
         var error = gm_error()
         guard let engine = gm_engine_new(storeBytes, &error) else {
             throw PDFError(.outOfMemory, error.text, function: "fz_new_context")

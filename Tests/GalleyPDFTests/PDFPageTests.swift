@@ -14,7 +14,7 @@ import Testing
     }
 
     static let pages: [(String, Int)] = Fixtures.goodPDFs.flatMap { name -> [(String, Int)] in
-        let count = name == "article.pdf" || name == "mixed.pdf" ? 4 : 1
+        let count = ["article.pdf": 4, "mixed.pdf": 4, "shared-image.pdf": 6][name] ?? 1
         return (1...count).map { (name, $0) }
     }
 
@@ -70,6 +70,32 @@ import Testing
         }
         #expect(results.values.count == 8)
         #expect(results.values.allSatisfy { $0 == reference })
+    }
+
+    /// MuPDF caches decoded images and reuses finer decodes for smaller drawings; if that leaked
+    /// into output, a thumbnail would depend on which page image a worker happened to draw
+    /// first, and runs with different worker counts would differ.
+    @Test func pixelsDoNotDependOnWhatWasDrawnBefore() throws {
+        let path = Fixtures.pdf("shared-image.pdf").path
+        func thumbnail(_ engine: MuPDFEngine, page: Int, after warmUp: (PDFDocument) throws -> Void) throws -> [UInt8] {
+            let document = try PDFDocument(path: path, password: nil, engine: engine)
+            try warmUp(document)
+            let source = try document.recordPage(page)
+            return try source.render(scale: source.thumbnailScale(box: 96), cancellation: Cancellation()).pngData()
+        }
+        for page in [0, 5] {
+            let alone = try thumbnail(MuPDFEngine(), page: page) { _ in }
+            let afterOwnPageImage = try thumbnail(MuPDFEngine(), page: page) { document in
+                _ = try document.recordPage(page).render(scale: 150.0 / 72, cancellation: Cancellation())
+            }
+            let afterOtherPages = try thumbnail(MuPDFEngine(), page: page) { document in
+                for other in 0..<document.pageCount {
+                    _ = try document.recordPage(other).render(scale: 300.0 / 72, cancellation: Cancellation())
+                }
+            }
+            #expect(alone == afterOwnPageImage, "page \(page + 1)")
+            #expect(alone == afterOtherPages, "page \(page + 1)")
+        }
     }
 
     @Test func cancelledDrawStops() throws {

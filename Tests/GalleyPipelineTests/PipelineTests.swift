@@ -8,7 +8,8 @@ import Testing
 @Suite struct PipelineTests {
     /// Runs the pipeline over copies of `files` with the given widths.
     func run(_ files: [URL], in folder: ScratchFolder, output: String = "out", workers: Int = 2, pagesInFlight: Int = 8,
-             thumbnails: [Int] = [64, 128], cancellation: Cancellation = Cancellation()) throws -> RunSummary {
+             thumbnails: [Int] = [64, 128], cancellation: Cancellation = Cancellation(),
+             configure: (inout Configuration) -> Void = { _ in }) throws -> RunSummary {
         var configuration = Configuration()
         configuration.baseDirectory = folder.url
         if !FileManager.default.fileExists(atPath: folder.path("in").path) {
@@ -21,6 +22,7 @@ import Testing
         configuration.workers = Configuration.Workers(all: workers)
         configuration.maxPagesInFlight = pagesInFlight
         configuration.passwords = [.init(pattern: Fixtures.encryptedPDF, password: Fixtures.encryptedPassword)]
+        configure(&configuration)
         return try Pipeline(configuration: configuration, logger: Logger(label: "test")).run(cancellation: cancellation)
     }
 
@@ -116,13 +118,7 @@ import Testing
 
     @Test func thumbnailsOnlyWritesNoPageImages() throws {
         let folder = try ScratchFolder()
-        var configuration = Configuration()
-        configuration.baseDirectory = folder.url
-        _ = try folder.copy([Fixtures.pdf("article.pdf")], into: "in")
-        configuration.inputs = ["in"]
-        configuration.pageImages = false
-        configuration.thumbnailBoxes = [96]
-        let summary = try Pipeline(configuration: configuration, logger: Logger(label: "test")).run()
+        let summary = try run([Fixtures.pdf("article.pdf")], in: folder, thumbnails: [96]) { $0.pageImages = false }
         let document = try #require(summary.manifest?.documents.first)
         #expect(document.pages.count == 4)
         #expect(document.pages.allSatisfy { $0.image == nil && $0.thumbnails.count == 1 })
@@ -170,13 +166,8 @@ import Testing
 
     @Test func hugePagesAreDrawnInBandsWithTheirFullSize() throws {
         let folder = try ScratchFolder()
-        var configuration = Configuration()
-        configuration.baseDirectory = folder.url
-        _ = try folder.copy([Fixtures.pdf("vector-art.pdf")], into: "in")
-        configuration.inputs = ["in"]
-        configuration.dpi = 720  // 5950×8420 px: above the band limit
-        configuration.thumbnailBoxes = []
-        let summary = try Pipeline(configuration: configuration, logger: Logger(label: "test")).run()
+        // 720 dpi: 5950×8420 px, above the band limit.
+        let summary = try run([Fixtures.pdf("vector-art.pdf")], in: folder, thumbnails: []) { $0.dpi = 720 }
         let page = try #require(summary.manifest?.documents.first?.pages.first?.image)
         #expect(page.width == 5950 && page.height == 8420)
         #expect(page.width * page.height > Pipeline.bandPixelLimit)

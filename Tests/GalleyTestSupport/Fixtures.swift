@@ -24,7 +24,8 @@ public enum Fixtures {
     public static func pdf(_ name: String) -> URL { pdfFolder.appendingPathComponent(name) }
 
     /// The fixture PDFs that must render, and the broken ones that must fail.
-    public static let goodPDFs = ["article.pdf", "vector-art.pdf", "photo.pdf", "rotated.pdf", "cropped.pdf", "landscape.pdf", "mixed.pdf"]
+    public static let goodPDFs = ["article.pdf", "vector-art.pdf", "photo.pdf", "rotated.pdf", "cropped.pdf", "landscape.pdf", "mixed.pdf",
+                                           "shared-image.pdf"]
     public static let brokenPDFs = ["truncated.pdf", "garbage.pdf", "empty.pdf", "no-pages.pdf"]
     /// Opens with this password.
     public static let encryptedPDF = "encrypted.pdf"
