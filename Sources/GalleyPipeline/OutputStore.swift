@@ -15,11 +15,7 @@ public struct OutputStore: Sendable {
     /// Creates the folders and removes temporary files a killed run left behind.
     public func prepare() throws(OutputError) {
         try? FileManager.default.removeItem(at: temporaryFolder)
-        do {
-            try FileManager.default.createDirectory(at: temporaryFolder, withIntermediateDirectories: true)
-        } catch {
-            throw OutputError(path: temporaryFolder.path, message: "cannot create the output folder: \(error.localizedDescription)")
-        }
+        try Self.makeFolders(temporaryFolder.path)
     }
 
     /// Removes the temporary folder (at the end of a run, finished or interrupted).
@@ -29,19 +25,15 @@ public struct OutputStore: Sendable {
 
     /// Writes `bytes` to `relativePath` under the root, atomically.
     public func write(_ bytes: [UInt8], to relativePath: String) throws(OutputError) {
-        let destination = root.appendingPathComponent(relativePath)
-        let temporary = temporaryFolder.appendingPathComponent("\(UUID().uuidString).tmp")
-        do {
-            try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
-        } catch {
-            throw OutputError(path: destination.path, message: "cannot create its folder: \(error.localizedDescription)")
-        }
-        let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw OutputError(path: temporary.path, errno: errno, action: "create") }
+        let destination = root.appendingPathComponent(relativePath).path
+        let temporary = temporaryFolder.appendingPathComponent("\(UUID().uuidString).tmp").path
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw OutputError(path: temporary, errno: errno, action: "create") }
         var written = 0
         let failure: Int32? = bytes.withUnsafeBytes { buffer -> Int32? in
+            guard let base = buffer.baseAddress else { return nil }
             while written < buffer.count {
-                let n = Glibc.write(fd, buffer.baseAddress! + written, buffer.count - written)
+                let n = Glibc.write(fd, base + written, buffer.count - written)
                 if n < 0 {
                     if errno == EINTR { continue }
                     return errno
@@ -52,18 +44,40 @@ public struct OutputStore: Sendable {
         }
         if let failure {
             close(fd)
-            unlink(temporary.path)
-            throw OutputError(path: destination.path, errno: failure, action: "write")
+            unlink(temporary)
+            throw OutputError(path: destination, errno: failure, action: "write")
         }
         guard close(fd) == 0 else {
             let code = errno
-            unlink(temporary.path)
-            throw OutputError(path: destination.path, errno: code, action: "close")
+            unlink(temporary)
+            throw OutputError(path: destination, errno: code, action: "close")
         }
-        guard rename(temporary.path, destination.path) == 0 else {
+        // The document's folders are made on first need, not checked for every file.
+        var renamed = rename(temporary, destination) == 0
+        if !renamed && errno == ENOENT {
+            do {
+                try Self.makeFolders((destination as NSString).deletingLastPathComponent)
+            } catch {
+                unlink(temporary)
+                throw error
+            }
+            renamed = rename(temporary, destination) == 0
+        }
+        guard renamed else {
             let code = errno
-            unlink(temporary.path)
-            throw OutputError(path: destination.path, errno: code, action: "rename into place")
+            unlink(temporary)
+            throw OutputError(path: destination, errno: code, action: "rename into place")
+        }
+    }
+
+    /// `mkdir -p`, reporting the system's reason when a folder cannot be made.
+    static func makeFolders(_ path: String) throws(OutputError) {
+        var current = ""
+        for component in path.split(separator: "/") {
+            current += "/" + component
+            if mkdir(current, 0o755) != 0 && errno != EEXIST {
+                throw OutputError(path: path, message: "cannot create the folder \(current): \(String(cString: strerror(errno)))")
+            }
         }
     }
 }

@@ -53,7 +53,13 @@ public final class Pipeline: Sendable {
         let (documents, warnings) = try InputScanner(configuration: configuration).scan()
         for warning in warnings { logger.warning("\(warning)") }
         let store = OutputStore(root: configuration.outputURL)
-        try store.prepare()
+        do {
+            try store.prepare()
+        } catch {
+            // Nothing has been done yet: this is a setting to fix, not a failed document.
+            throw ConfigurationError(file: "output", key: configuration.output,
+                                     message: "\(error.message); choose a folder you can write to (output: in pipeline.yml, or --output)")
+        }
         defer { store.cleanUp() }
 
         let engine = try MuPDFEngine()

@@ -105,12 +105,18 @@ struct Run: ParsableCommand {
     }
 
     /// Ctrl-C and SIGTERM cancel the run; the pipeline stops in-flight work and cleans up.
+    /// A second one exits at once: only files under `.galley/tmp` can be left, never a
+    /// half-written output under its final name, and the next run clears that folder.
     private static func cancelOnSignals(_ cancellation: Cancellation) -> [DispatchSourceSignal] {
         [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
-                FileHandle.standardError.write(Data("\ngalley: interrupted; stopping in-flight work\n".utf8))
+                if cancellation.isCancelled {
+                    FileHandle.standardError.write(Data("galley: interrupted again; exiting now\n".utf8))
+                    _exit(Galley.Status.interrupted)
+                }
+                FileHandle.standardError.write(Data("\ngalley: interrupted; stopping in-flight work (again to exit now)\n".utf8))
                 cancellation.cancel()
             }
             source.resume()

@@ -80,6 +80,7 @@ import Testing
         (["run", "--dpi", "0"], "inputs: [docs]\n", "--dpi"),
         (["run", "--frobnicate"], "inputs: [docs]\n", "frobnicate"),
         (["run", "--config", "other.yml"], "inputs: [docs]\n", "other.yml"),
+        (["run", "--output", "/proc/galley-cannot-write-here"], "inputs: [docs]\n", "choose a folder you can write to"),
     ])
     func usageAndConfigurationErrorsExitTwo(arguments: [String], yaml: String, message: String) throws {
         let folder = try folderWithConfig(yaml, files: [Fixtures.pdf("landscape.pdf")])
