@@ -217,12 +217,11 @@ static int gm_page_rotation(fz_context *ctx, fz_page *page)
 }
 
 int gm_page_record(fz_context *ctx, fz_document *doc, int number, fz_display_list **out,
-                   gm_page_info *info, gm_error *error)
+                   gm_page_info *info, gm_cookie *cookie, gm_error *error)
 {
     fz_page *page = NULL;
     fz_display_list *list = NULL;
     fz_device *device = NULL;
-    fz_cookie cookie = {0};
     fz_var(page);
     fz_var(list);
     fz_var(device);
@@ -239,9 +238,9 @@ int gm_page_record(fz_context *ctx, fz_document *doc, int number, fz_display_lis
         /* fz_new_display_list_from_page, with a cookie to count the errors MuPDF skips. */
         list = fz_new_display_list(ctx, bounds);
         device = fz_new_list_device(ctx, list);
-        fz_run_page(ctx, page, device, fz_identity, &cookie);
+        fz_run_page(ctx, page, device, fz_identity, &cookie->cookie);
         fz_close_device(ctx, device);
-        info->errors = cookie.errors;
+        info->errors = cookie->cookie.errors;
     }
     fz_always(ctx)
     {
@@ -252,6 +251,11 @@ int gm_page_record(fz_context *ctx, fz_document *doc, int number, fz_display_lis
     {
         fz_drop_display_list(ctx, list);
         gm_record_error(ctx, error);
+        return -1;
+    }
+    if (cookie->cookie.abort) {
+        fz_drop_display_list(ctx, list);
+        gm_set_error(error, GM_ERROR_ABORT, "recording the page was cancelled");
         return -1;
     }
     *out = list;

@@ -1,4 +1,5 @@
 import CGalleyMuPDF
+import GalleyRaster
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -101,12 +102,17 @@ public final class PDFDocument {
     }
 
     /// Loads page `index` (0-based) and records it as a display list that any thread may draw.
-    public func recordPage(_ index: Int) throws(PDFError) -> PDFPage {
+    /// Cancelling `cancellation` stops the recording.
+    public func recordPage(_ index: Int, cancellation: Cancellation = Cancellation()) throws(PDFError) -> PDFPage {
         precondition(index >= 0 && index < pageCount, "page \(index) outside 0..<\(pageCount)")
         var list: OpaquePointer?
         var info = gm_page_info()
-        try mupdfCall("fz_load_page", code: .corrupt) {
-            gm_page_record(context, document, Int32(index), &list, &info, $0)
+        let cookie = try CookieHandle()
+        defer { cookie.free() }
+        try cancellation.whileRegistered(onCancel: { cookie.abort() }) { () throws(PDFError) in
+            try mupdfCall("fz_load_page", code: .corrupt) {
+                gm_page_record(context, document, Int32(index), &list, &info, cookie.cookie, $0)
+            }
         }
         guard let list else {
             throw PDFError(.corrupt, "MuPDF recorded no display list for page \(index + 1)", function: "fz_new_display_list_from_page")

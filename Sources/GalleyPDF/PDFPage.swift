@@ -53,26 +53,32 @@ public final class PDFPage: PageSource, @unchecked Sendable {
             throw PDFError(.cancelled, "rendering was cancelled", function: "fz_run_display_list")
         }
         guard let samples = bitmap.pixels.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+        let cookie = try CookieHandle()
+        defer { cookie.free() }
         try engine.withContext { context throws(PDFError) in
-            guard let cookie = gm_cookie_new() else {
-                throw PDFError(.outOfMemory, "cannot allocate a render cookie", function: "calloc")
-            }
-            defer { gm_cookie_free(cookie) }
-            let abort = CookieHandle(cookie)
-            _ = try cancellation.whileRegistered(onCancel: { abort.abort() }) { () throws(PDFError) in
+            _ = try cancellation.whileRegistered(onCancel: { cookie.abort() }) { () throws(PDFError) in
                 try mupdfCall("fz_run_display_list", code: .renderFailed) {
                     gm_render_rgb(context, list, Float(scale), Int32(rect.x), Int32(rect.y),
-                                  Int32(rect.width), Int32(rect.height), samples, cookie, $0)
+                                  Int32(rect.width), Int32(rect.height), samples, cookie.cookie, $0)
                 }
             }
         }
     }
 }
 
-/// A render cookie that another thread may abort. Only `abort()` is called across threads, and
-/// it is an atomic store into memory that outlives the registration (freed after `draw` ends).
-private struct CookieHandle: @unchecked Sendable {
+/// A MuPDF cookie that another thread may abort. Only `abort()` is called across threads, and
+/// it is an atomic store into memory that outlives the registration (the owner frees it after
+/// the MuPDF call has returned and the abort action is unregistered).
+struct CookieHandle: @unchecked Sendable {
     let cookie: OpaquePointer
-    init(_ cookie: OpaquePointer) { self.cookie = cookie }
+
+    init() throws(PDFError) {
+        guard let cookie = gm_cookie_new() else {
+            throw PDFError(.outOfMemory, "cannot allocate a MuPDF cookie", function: "calloc")
+        }
+        self.cookie = cookie
+    }
+
     func abort() { gm_cookie_abort(cookie) }
+    func free() { gm_cookie_free(cookie) }
 }

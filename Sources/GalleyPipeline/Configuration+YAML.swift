@@ -37,6 +37,7 @@ public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
 /// | `thumbnails` | list of box sizes in pixels, 8...4096 (empty for none) | `[128, 256]` |
 /// | `workers` | number for every stage, or a map of `open`, `render`, `thumbnails`, `encode` | cores |
 /// | `max_pages_in_flight` | number, 1...4096 | 4 × cores |
+/// | `page_timeout` | seconds a page may take to record or draw, 0.001...86400 | 300 |
 /// | `png` | `fast`, `balanced` or `small` | `balanced` |
 /// | `passwords` | map of file name, relative path or glob → password | none |
 ///
@@ -90,6 +91,8 @@ extension Configuration {
                 configuration.workers = try reader.workers(value, key: key)
             case "max_pages_in_flight":
                 configuration.maxPagesInFlight = try reader.integer(value, key: key, in: pagesInFlightRange)
+            case "page_timeout":
+                configuration.pageTimeout = try reader.number(value, key: key, in: pageTimeoutRange)
             case "png":
                 let name = try reader.string(value, key: key)
                 guard let preset = PNGCompression(rawValue: name) else {
@@ -105,7 +108,7 @@ extension Configuration {
                         password: try reader.string(password, key: "\(key).\(pattern.string ?? "?")")))
                 }
             default:
-                let known = ["inputs", "output", "dpi", "page_images", "thumbnails", "workers", "max_pages_in_flight", "png", "passwords"]
+                let known = ["inputs", "output", "dpi", "page_images", "thumbnails", "workers", "max_pages_in_flight", "page_timeout", "png", "passwords"]
                 throw reader.error(keyNode, key: key, "unknown key; known keys are \(known.joined(separator: ", "))")
             }
         }

@@ -21,6 +21,9 @@ public struct Configuration: Sendable, Equatable {
     /// Pages recorded but not yet fully written; bounds memory whatever the corpus size.
     /// Default: 4 per core.
     public var maxPagesInFlight: Int = 4 * ProcessInfo.processInfo.activeProcessorCount
+    /// Longest a page may take to record or draw, in seconds, before it fails as `timed-out`
+    /// (a pathological page must not hang a CI job). Default: 300.
+    public var pageTimeout: Double = 300
     /// PNG compression preset. Default: `balanced`.
     public var png: PNGCompression = .default
     /// Passwords for encrypted documents, by file name, relative path or glob pattern.
@@ -66,6 +69,7 @@ public struct Configuration: Sendable, Equatable {
     public static let thumbnailBoxRange: ClosedRange<Int> = 8...4096
     public static let workerRange: ClosedRange<Int> = 1...256
     public static let pagesInFlightRange: ClosedRange<Int> = 1...4096
+    public static let pageTimeoutRange: ClosedRange<Double> = 0.001...86_400
 
     /// The output folder as an absolute URL.
     public var outputURL: URL { resolve(output) }

@@ -71,7 +71,7 @@ public struct Manifest: Codable, Sendable, Equatable {
     public struct Failure: Codable, Sendable, Equatable, Error, CustomStringConvertible {
         /// A stable code to match on: `corrupt`, `not-pdf`, `password-required`,
         /// `wrong-password`, `no-pages`, `truncated`, `unreadable`, `render-failed`,
-        /// `encode-failed`, `write-failed`, `out-of-memory`.
+        /// `encode-failed`, `write-failed`, `timed-out`, `out-of-memory`.
         public var code: String
         public var message: String
         /// The page (1-based) the failure happened on, when it concerns one page.

@@ -256,7 +256,9 @@ private final class Stages: Sendable {
             cursor.next += 1
             let page: PDFPage
             do {
-                page = try cursor.pdf.recordPage(pageIndex)
+                page = try withTimeLimit(page: pageIndex, doing: "record") { limit in
+                    try cursor.pdf.recordPage(pageIndex, cancellation: limit)
+                }
             } catch {
                 slots.release()
                 finishDispatch(cursor.index, pages: cursor.dispatched, failure: Manifest.Failure(error, page: pageIndex + 1))
@@ -300,7 +302,7 @@ private final class Stages: Sendable {
         if bounds.width * bounds.height > Pipeline.bandPixelLimit {
             // Huge page: draw and encode band by band in this operation.
             let result = Result { () throws -> WrittenOutput in
-                try writeBanded(page, bounds: bounds, scale: scale, path: path)
+                try writeBanded(page, facts, bounds: bounds, scale: scale, path: path)
             }.mapError { Manifest.Failure($0, page: facts.index + 1) }
             record { [recorder] in recorder.reported(index, page: facts, variant: .image, result: result) }
             return
@@ -317,7 +319,9 @@ private final class Stages: Sendable {
         guard !cancellation.isCancelled else { return }
         let bitmap: Bitmap
         do {
-            bitmap = try page.render(scale: scale, cancellation: cancellation)
+            bitmap = try withTimeLimit(page: facts.index, doing: "draw") { limit in
+                try page.render(scale: scale, cancellation: limit)
+            }
         } catch {
             let failure = Manifest.Failure(error, page: facts.index + 1)
             record { [recorder] in recorder.reported(index, page: facts, variant: variant, result: .failure(failure)) }
@@ -337,7 +341,7 @@ private final class Stages: Sendable {
         record { [recorder] in recorder.reported(index, page: facts, variant: variant, result: result) }
     }
 
-    private func writeBanded(_ page: PDFPage, bounds: PixelRect, scale: Double, path: String) throws -> WrittenOutput {
+    private func writeBanded(_ page: PDFPage, _ facts: PageFacts, bounds: PixelRect, scale: Double, path: String) throws -> WrittenOutput {
         let bandHeight = max(1, Pipeline.bandPixelLimit / bounds.width)
         let encoder = try PNGEncoder(width: bounds.width, height: bounds.height, compression: configuration.png)
         var band = try Bitmap(width: bounds.width, height: min(bandHeight, bounds.height))
@@ -345,12 +349,32 @@ private final class Stages: Sendable {
         while y < bounds.height {
             let rows = min(bandHeight, bounds.height - y)
             if rows != band.height { band = try Bitmap(width: bounds.width, height: rows) }
-            try page.draw(into: band, rect: PixelRect(x: bounds.x, y: bounds.y + y, width: bounds.width, height: rows),
-                          scale: scale, cancellation: cancellation)
+            let rect = PixelRect(x: bounds.x, y: bounds.y + y, width: bounds.width, height: rows)
+            try withTimeLimit(page: facts.index, doing: "draw") { limit in
+                try page.draw(into: band, rect: rect, scale: scale, cancellation: limit)
+            }
             try encoder.write(band)
             y += rows
         }
         return try write(try encoder.finish(), width: bounds.width, height: bounds.height, path: path)
+    }
+
+    /// Runs MuPDF work on a page under `page_timeout`: past it the work is aborted (through the
+    /// same cookie as Ctrl-C) and fails as `timed-out`, naming the page.
+    private func withTimeLimit<T>(page index: Int, doing what: String, _ body: (Cancellation) throws -> T) throws -> T {
+        let limit = Cancellation(parent: cancellation)
+        let timer = DispatchWorkItem { limit.cancel() }
+        DispatchQueue.global().asyncAfter(deadline: .now() + configuration.pageTimeout, execute: timer)
+        defer { timer.cancel() }
+        do {
+            return try body(limit)
+        } catch {
+            guard limit.isCancelled, !cancellation.isCancelled else { throw error }
+            let seconds = configuration.pageTimeout.formatted(.number.precision(.fractionLength(0...3)))
+            throw Manifest.Failure(code: "timed-out",
+                                   message: "page \(index + 1) took longer than page_timeout (\(seconds) s) to \(what); raise page_timeout to allow it",
+                                   page: index + 1)
+        }
     }
 
     private func write(_ png: [UInt8], width: Int, height: Int, path: String) throws(OutputError) -> WrittenOutput {

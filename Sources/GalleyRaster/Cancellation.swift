@@ -1,9 +1,11 @@
 import Synchronization
 
-/// A cancellation flag shared by every stage of a run.
+/// A cancellation flag shared by the stages of a run, or scoped to one piece of work.
 ///
 /// Long C calls (a MuPDF render) register an abort action while they run; `cancel()` sets the
-/// flag and fires the registered actions, so in-flight work stops promptly.
+/// flag and fires the registered actions, so in-flight work stops promptly. A child (made with
+/// `parent:`) is cancelled with its parent and can also be cancelled on its own, which is how a
+/// single page is stopped when it runs past its time limit.
 public final class Cancellation: Sendable {
     private struct State: ~Copyable {
         var cancelled = false
@@ -11,10 +13,13 @@ public final class Cancellation: Sendable {
         var actions: [Int: @Sendable () -> Void] = [:]
     }
     private let state = Mutex(State())
+    private let parent: Cancellation?
 
-    public init() {}
+    public init(parent: Cancellation? = nil) {
+        self.parent = parent
+    }
 
-    public var isCancelled: Bool { state.withLock { $0.cancelled } }
+    public var isCancelled: Bool { state.withLock { $0.cancelled } || parent?.isCancelled == true }
 
     /// Sets the flag and runs every registered abort action once.
     public func cancel() {
@@ -28,8 +33,16 @@ public final class Cancellation: Sendable {
         for action in actions { action() }
     }
 
-    /// Runs `body` with `onCancel` registered; `onCancel` runs at once if already cancelled.
+    /// Runs `body` with `onCancel` registered here and with every ancestor; `onCancel` runs at
+    /// once if already cancelled.
     public func whileRegistered<T, E: Error>(onCancel: @escaping @Sendable () -> Void, _ body: () throws(E) -> T) throws(E) -> T {
+        guard let parent else { return try registeredHere(onCancel, body) }
+        return try parent.whileRegistered(onCancel: onCancel) { () throws(E) -> T in
+            try registeredHere(onCancel, body)
+        }
+    }
+
+    private func registeredHere<T, E: Error>(_ onCancel: @escaping @Sendable () -> Void, _ body: () throws(E) -> T) throws(E) -> T {
         let token = state.withLock { state -> Int? in
             guard !state.cancelled else { return nil }
             state.nextToken += 1

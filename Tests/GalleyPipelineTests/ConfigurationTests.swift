@@ -44,6 +44,7 @@ import Testing
             max_pages_in_flight: 9
             png: small
             page_images: false
+            page_timeout: 12.5
             passwords:
               "secret/*.pdf": hunter2
             """)
@@ -56,6 +57,7 @@ import Testing
         #expect(configuration.maxPagesInFlight == 9)
         #expect(configuration.png == .small)
         #expect(configuration.pageImages == false)
+        #expect(configuration.pageTimeout == 12.5)
         #expect(configuration.password(forRelativePath: "secret/a.pdf") == "hunter2")
         #expect(configuration.password(forRelativePath: "public/a.pdf") == nil)
     }
@@ -80,6 +82,7 @@ import Testing
         ("inputs: {a: b}\n", "inputs", 1),
         ("output: ''\n", "output", 1),
         ("page_images: maybe\n", "page_images", 1),
+        ("page_timeout: 0\n", "page_timeout", 1),
     ])
     func impossibleValuesAreRefused(yaml: String, key: String, line: Int) throws {
         let error = try #require(loadError(yaml))

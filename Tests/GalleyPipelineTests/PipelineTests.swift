@@ -164,6 +164,29 @@ import Testing
         }
     }
 
+    @Test func aPageOverItsTimeLimitFailsItsDocumentOnly() throws {
+        let folder = try ScratchFolder()
+        let input = folder.path("in")
+        try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
+        try TestPDF.write(pages: ["0 0 1 rg 10 10 100 100 re f", TestPDF.heavyContent(curves: 12_000)],
+                          to: input.appendingPathComponent("slow.pdf"))
+        try FileManager.default.copyItem(at: Fixtures.pdf("vector-art.pdf"), to: input.appendingPathComponent("quick.pdf"))
+        let started = Date()
+        let summary = try run([], in: folder, thumbnails: [64]) {
+            $0.dpi = 300
+            $0.pageTimeout = 0.25
+        }
+        #expect(Date().timeIntervalSince(started) < 10, "the slow page was stopped, not waited for")
+        let documents = try #require(summary.manifest?.documents)
+        let slow = try #require(documents.first { $0.source == "slow.pdf" })
+        #expect(slow.status == .failed)
+        #expect(slow.error?.code == "timed-out")
+        #expect(slow.error?.page == 2)
+        #expect(slow.error?.message.contains("page_timeout") == true)
+        #expect(slow.pages.map(\.number) == [1], "the quick first page is still written")
+        #expect(documents.first { $0.source == "quick.pdf" }?.status == .ok)
+    }
+
     @Test func hugePagesAreDrawnInBandsWithTheirFullSize() throws {
         let folder = try ScratchFolder()
         // 720 dpi: 5950×8420 px, above the band limit.

@@ -94,6 +94,20 @@ import Testing
         #expect(counter.value == 1)
     }
 
+    @Test func childIsCancelledWithItsParentButNotTheOtherWayRound() {
+        let parent = Cancellation()
+        let child = Cancellation(parent: parent)
+        let sibling = Cancellation(parent: parent)
+        let counter = Counter()
+        child.cancel()
+        #expect(child.isCancelled && !parent.isCancelled && !sibling.isCancelled)
+        sibling.whileRegistered(onCancel: { counter.increment() }) {
+            parent.cancel()
+        }
+        #expect(sibling.isCancelled)
+        #expect(counter.value == 1, "a parent's cancel reaches work registered on a child")
+    }
+
     @Test func actionsAreForgottenAfterTheirScope() {
         let cancellation = Cancellation()
         let counter = Counter()

@@ -68,8 +68,9 @@ int gm_document_was_repaired(fz_context *ctx, fz_document *doc);
 int gm_document_metadata(fz_context *ctx, fz_document *doc, const char *key, char *buf, int size);
 
 /// Loads page `number` (0-based), records it as a display list and reports its bounds.
+/// Setting `cookie`'s abort stops the recording.
 int gm_page_record(fz_context *ctx, fz_document *doc, int number, fz_display_list **out,
-                   gm_page_info *info, gm_error *error);
+                   gm_page_info *info, gm_cookie *cookie, gm_error *error);
 void gm_display_list_free(fz_context *ctx, fz_display_list *list);
 
 gm_cookie *gm_cookie_new(void);
