@@ -39,7 +39,7 @@ public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
 /// | `max_pages_in_flight` | number, 1...4096 | 4 × cores |
 /// | `page_timeout` | seconds a page may take to record or draw, 0.001...86400 | 300 |
 /// | `png` | `fast`, `balanced` or `small` | `balanced` |
-/// | `passwords` | map of file name, relative path or glob → password | none |
+/// | `passwords` | map of file name, relative path or glob → password, or `env:NAME` to read it from the environment | none |
 ///
 /// Unknown keys, wrong types and impossible values are errors naming the key and line.
 extension Configuration {
@@ -55,7 +55,8 @@ extension Configuration {
     }
 
     /// Parses configuration text. `file` names it in error messages.
-    public static func load(yaml text: String, file: String, baseDirectory: URL) throws(ConfigurationError) -> Configuration {
+    public static func load(yaml text: String, file: String, baseDirectory: URL,
+                            environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigurationError) -> Configuration {
         var configuration = Configuration()
         configuration.baseDirectory = baseDirectory
         let root: Node?
@@ -102,10 +103,18 @@ extension Configuration {
             case "passwords":
                 guard let map = value.mapping else { throw reader.error(value, key: key, "expected a map of file name or glob to password") }
                 configuration.passwords = []
-                for (pattern, password) in map {
-                    configuration.passwords.append(PasswordRule(
-                        pattern: try reader.string(pattern, key: key),
-                        password: try reader.string(password, key: "\(key).\(pattern.string ?? "?")")))
+                for (pattern, passwordNode) in map {
+                    let ruleKey = "\(key).\(pattern.string ?? "?")"
+                    var password = try reader.string(passwordNode, key: ruleKey)
+                    // `env:NAME` keeps secrets out of the file (CI secrets arrive as variables).
+                    if password.hasPrefix("env:") {
+                        let name = String(password.dropFirst(4))
+                        guard let value = environment[name] else {
+                            throw reader.error(passwordNode, key: ruleKey, "the environment variable \(name) is not set; export it or write the password itself")
+                        }
+                        password = value
+                    }
+                    configuration.passwords.append(PasswordRule(pattern: try reader.string(pattern, key: key), password: password))
                 }
             default:
                 let known = ["inputs", "output", "dpi", "page_images", "thumbnails", "workers", "max_pages_in_flight", "page_timeout", "png", "passwords"]

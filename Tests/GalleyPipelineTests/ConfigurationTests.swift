@@ -90,6 +90,20 @@ import Testing
         #expect(error.line == line)
     }
 
+    @Test func passwordsCanComeFromTheEnvironment() throws {
+        let yaml = "passwords:\n  secret.pdf: env:GALLEY_TEST_PASSWORD\n"
+        let configuration = try Configuration.load(yaml: yaml, file: "pipeline.yml", baseDirectory: base,
+                                                   environment: ["GALLEY_TEST_PASSWORD": "s3cret"])
+        #expect(configuration.password(forRelativePath: "secret.pdf") == "s3cret")
+        do {
+            _ = try Configuration.load(yaml: yaml, file: "pipeline.yml", baseDirectory: base, environment: [:])
+            Issue.record("an unset variable must be an error")
+        } catch {
+            #expect(error.line == 2)
+            #expect(error.message.contains("GALLEY_TEST_PASSWORD is not set"))
+        }
+    }
+
     @Test func nothingToWriteIsRefused() {
         #expect(loadError("page_images: false\nthumbnails: []\n")?.key == "page_images")
     }
