@@ -45,8 +45,9 @@ public final class Pipeline: Sendable {
 
     /// Runs the pipeline to the end, or until `cancellation` fires.
     ///
-    /// - Throws: `ConfigurationError` when an input is missing, `OutputError` when the output
-    ///   folder cannot be prepared. Failing documents do not throw: they are in the manifest.
+    /// - Throws: `ConfigurationError` when an input is missing or the output folder cannot be
+    ///   made, `OutputError` when the manifest cannot be written. Failing documents do not
+    ///   throw: they are in the manifest.
     public func run(cancellation: Cancellation = Cancellation(),
                     onEvent: @escaping @Sendable (PipelineEvent) -> Void = { _ in }) throws -> RunSummary {
         let started = Date()
@@ -103,10 +104,12 @@ public final class Pipeline: Sendable {
     }
 
     /// Deletes page images and thumbnails of these documents that this run did not write
-    /// (pages a document no longer has, thumbnail boxes no longer configured).
+    /// (pages a document no longer has, thumbnail boxes no longer configured). A document that
+    /// failed keeps what an earlier run made of it: the failure may be passing (a file being
+    /// copied), and its old images are all a user has of it.
     private func removeStaleOutputs(of documents: [Manifest.Document], in root: URL) {
         let fileManager = FileManager.default
-        for document in documents {
+        for document in documents where document.status == .ok {
             var keep = Set<String>()
             for page in document.pages {
                 page.image.map { keep.insert($0.path) }

@@ -140,6 +140,12 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: output.appendingPathComponent("article/page-0002.png").path))
         #expect(!FileManager.default.fileExists(atPath: output.appendingPathComponent("article/thumbs/128/page-0001.png").path))
         #expect(FileManager.default.fileExists(atPath: output.appendingPathComponent("article/thumbs/64/page-0001.png").path))
+
+        // A document that now fails keeps its earlier images.
+        try Data("not a pdf any more".utf8).write(to: folder.path("in/article.pdf"))
+        let failed = try run([], in: folder, thumbnails: [64])
+        #expect(failed.outcome == .someFailed)
+        #expect(FileManager.default.fileExists(atPath: output.appendingPathComponent("article/page-0001.png").path))
     }
 
     @Test func cancelledRunLeavesNoPartialFilesAndNoManifest() throws {
