@@ -19,8 +19,11 @@ public final class PDFDocument {
     /// Whether the document is encrypted (whether or not it needed a password).
     public let isEncrypted: Bool
 
-    private let context: OpaquePointer
-    private let document: OpaquePointer
+    /// The open document and its context, released together whenever this object or a
+    /// failing initializer lets go of them.
+    private let handle: DocumentHandle
+    private var context: OpaquePointer { handle.context }
+    private var document: OpaquePointer { handle.document }
 
     /// Opens `path`, authenticating with `password` when the document needs one.
     public init(path: String, password: String?, engine: MuPDFEngine) throws(PDFError) {
@@ -42,11 +45,11 @@ public final class PDFDocument {
             gm_context_free(context)
             throw PDFError(.corrupt, "MuPDF returned no document", function: "fz_open_document")
         }
+        // From here on the handle releases both, however initialization ends.
+        let handle = DocumentHandle(context: context, document: document)
+        self.handle = handle
         self.engine = engine
         self.path = path
-        self.context = context
-        self.document = document
-        // From here on `deinit` releases the handles if initialization throws.
         var encryption = [CChar](repeating: 0, count: 128)
         let length = gm_document_metadata(context, document, "encryption", &encryption, Int32(encryption.count))
         let encryptionName = length > 0 ? String(cStringBuffer: encryption) : "None"
@@ -86,11 +89,6 @@ public final class PDFDocument {
                            function: "pdf_repair_xref")
         }
         self.pageCount = Int(count)
-    }
-
-    deinit {
-        gm_document_free(context, document)
-        gm_context_free(context)
     }
 
     /// A metadata value such as `info:Title`, or nil when absent or empty.
@@ -162,5 +160,21 @@ extension String {
     /// The NUL-terminated UTF-8 string at the start of a C buffer.
     init(cStringBuffer buffer: [CChar]) {
         self.init(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
+
+/// Owns an open MuPDF document and the context it was opened with.
+private final class DocumentHandle {
+    let context: OpaquePointer
+    let document: OpaquePointer
+
+    init(context: OpaquePointer, document: OpaquePointer) {
+        self.context = context
+        self.document = document
+    }
+
+    deinit {
+        gm_document_free(context, document)
+        gm_context_free(context)
     }
 }
