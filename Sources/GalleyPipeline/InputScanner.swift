@@ -63,9 +63,11 @@ public struct InputScanner: Sendable {
     }
 
     /// Every regular file below `folder`, skipping hidden entries and the output folder.
+    /// A symbolic link to a file counts as that file (under the link's name); links to folders
+    /// are not followed, so a link loop cannot trap the scan.
     private func walk(_ folder: URL, skipping output: String) -> [URL] {
         guard let enumerator = FileManager.default.enumerator(
-            at: folder, includingPropertiesForKeys: [.isRegularFileKey, .isDirectoryKey],
+            at: folder, includingPropertiesForKeys: [.isRegularFileKey, .isSymbolicLinkKey],
             options: [.skipsHiddenFiles, .skipsPackageDescendants]) else { return [] }
         var files: [URL] = []
         for case let url as URL in enumerator {
@@ -74,10 +76,14 @@ public struct InputScanner: Sendable {
                 enumerator.skipDescendants()
                 continue
             }
-            let values = try? url.resourceValues(forKeys: [.isRegularFileKey])
-            if values?.isRegularFile == true, Self.extensions[url.pathExtension.lowercased()] != nil {
-                files.append(url.standardizedFileURL)
+            guard Self.extensions[url.pathExtension.lowercased()] != nil else { continue }
+            let values = try? url.resourceValues(forKeys: [.isRegularFileKey, .isSymbolicLinkKey])
+            var isFile = values?.isRegularFile == true
+            if values?.isSymbolicLink == true {
+                var target = stat()
+                isFile = stat(url.path, &target) == 0 && (target.st_mode & S_IFMT) == S_IFREG
             }
+            if isFile { files.append(url.standardizedFileURL) }
         }
         return files
     }

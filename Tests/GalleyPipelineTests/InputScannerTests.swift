@@ -46,6 +46,17 @@ import Testing
         #expect(documents.map(\.relativePath) == ["three.pdf", "two.pdf", "one.pdf"])
     }
 
+    @Test func symbolicLinksToFilesAreReadAndFolderLinksAreNotFollowed() throws {
+        let folder = try ScratchFolder()
+        try touch(folder, ["elsewhere/real.pdf", "docs/a.pdf"])
+        try FileManager.default.createSymbolicLink(atPath: folder.path("docs/linked.pdf").path,
+                                                   withDestinationPath: folder.path("elsewhere/real.pdf").path)
+        try FileManager.default.createSymbolicLink(atPath: folder.path("docs/dangling.pdf").path, withDestinationPath: "/nonexistent.pdf")
+        try FileManager.default.createSymbolicLink(atPath: folder.path("docs/loop").path, withDestinationPath: "..")
+        let documents = try scan(folder, inputs: ["docs"])
+        #expect(documents.map(\.relativePath) == ["a.pdf", "linked.pdf"])
+    }
+
     @Test func missingInputIsAnError() throws {
         let folder = try ScratchFolder()
         #expect(throws: ConfigurationError.self) { try scan(folder, inputs: ["nowhere"]) }
