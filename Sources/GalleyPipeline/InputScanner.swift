@@ -16,11 +16,11 @@ public struct InputScanner: Sendable {
 
     /// The documents under every input. Throws when an input does not exist.
     public func scan() throws(ConfigurationError) -> (documents: [SourceDocument], warnings: [String]) {
-        var found: [(input: String, root: URL, file: URL)] = []
+        var found: [(input: Int, relativePath: String, file: URL)] = []
         var warnings: [String] = []
         var seen = Set<String>()
         let output = configuration.outputURL.path
-        for input in configuration.inputs {
+        for (inputIndex, input) in configuration.inputs.enumerated() {
             let matches: [URL]
             if input.contains(where: { "*?[".contains($0) }) {
                 matches = glob(configuration.resolveInput(input).path)
@@ -39,25 +39,24 @@ public struct InputScanner: Sendable {
                 let root = isFolder.boolValue ? match : match.deletingLastPathComponent()
                 let files = isFolder.boolValue ? walk(match, skipping: output) : [match]
                 for file in files where seen.insert(file.path).inserted {
-                    found.append((input, root, file))
+                    found.append((inputIndex, relative(file, to: root), file))
                 }
             }
         }
         var namer = DocumentNamer()
         var documents: [SourceDocument] = []
-        let ordered = found.enumerated().sorted { a, b in
-            let ia = configuration.inputs.firstIndex(of: a.element.input) ?? 0
-            let ib = configuration.inputs.firstIndex(of: b.element.input) ?? 0
-            if ia != ib { return ia < ib }
-            let ra = relative(a.element.file, to: a.element.root), rb = relative(b.element.file, to: b.element.root)
-            if ra != rb { return Array(ra.utf8).lexicographicallyPrecedes(Array(rb.utf8)) }
+        // By input entry, then relative path in byte order; the sort is stable for equal keys.
+        let ordered = found.map { ($0, Array($0.relativePath.utf8)) }.enumerated().sorted { a, b in
+            let (x, xBytes) = a.element, (y, yBytes) = b.element
+            if x.input != y.input { return x.input < y.input }
+            if xBytes != yBytes { return xBytes.lexicographicallyPrecedes(yBytes) }
             return a.offset < b.offset
         }
-        for (_, entry) in ordered {
+        for (_, (entry, _)) in ordered {
             guard let kind = Self.extensions[entry.file.pathExtension.lowercased()] else { continue }
-            let relativePath = relative(entry.file, to: entry.root)
-            documents.append(SourceDocument(url: entry.file, input: entry.input, relativePath: relativePath,
-                                            kind: kind, name: namer.name(forRelativePath: relativePath)))
+            documents.append(SourceDocument(url: entry.file, input: configuration.inputs[entry.input],
+                                            relativePath: entry.relativePath, kind: kind,
+                                            name: namer.name(forRelativePath: entry.relativePath)))
         }
         return (documents, warnings)
     }

@@ -27,7 +27,11 @@ public struct SourceDocument: Sendable, Hashable {
 /// `-3`..., also against names a document's own files use (`thumbs`) and the output folder's
 /// own entries.
 struct DocumentNamer {
+    /// Names in use, lower-cased, plus the output folder's own entries.
     private var taken: Set<String> = ["manifest.json", "index.html", "_galley"]
+    /// Every folder that contains a taken name, so checks cost a lookup, not a pass over all
+    /// names (a corpus can hold hundreds of thousands of documents).
+    private var ancestors: Set<String> = []
 
     mutating func name(forRelativePath path: String) -> String {
         var components = path.split(separator: "/").map(String.init)
@@ -53,13 +57,18 @@ struct DocumentNamer {
 
     private func isTaken(_ name: String) -> Bool {
         let key = name.lowercased()
-        if taken.contains(key) { return true }
-        // Its thumbnail folder would hold an existing document.
-        return taken.contains { $0.hasPrefix(key + "/thumbs/") || $0 == key + "/thumbs" }
+        // Taken, or its thumbnail folder would hold an existing document.
+        return taken.contains(key) || taken.contains(key + "/thumbs") || ancestors.contains(key + "/thumbs")
     }
 
     private mutating func reserve(_ name: String) {
-        taken.insert(name.lowercased())
+        let key = name.lowercased()
+        taken.insert(key)
+        var folder = key
+        while let slash = folder.lastIndex(of: "/") {
+            folder = String(folder[..<slash])
+            guard ancestors.insert(folder).inserted else { break }
+        }
     }
 
     static func sanitize(_ component: String) -> String {
