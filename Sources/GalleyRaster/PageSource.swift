@@ -41,11 +41,15 @@ public protocol PageSource: Sendable {
 }
 
 extension PageSource {
-    /// The scale that fits the page inside a `box`×`box` square with its aspect ratio kept.
+    /// The scale that fits the page inside a `box`×`box` square with its aspect ratio kept:
+    /// its pixel bounds are at most `box` on both sides and `box` or `box - 1` on the longer.
     public func thumbnailScale(box: Int) -> Double {
         let longest = max(size.width, size.height)
         guard longest > 0 else { return 1 }
-        return Double(box) / longest
+        let scale = Double(box) / longest
+        // Outward rounding of bounds that do not start on a whole pixel can add one.
+        let bounds = pixelBounds(scale: scale)
+        return max(bounds.width, bounds.height) > box ? Double(box - 1) / longest : scale
     }
 
     /// Draws the whole page at `scale` into a new bitmap.

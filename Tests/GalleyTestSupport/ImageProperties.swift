@@ -5,11 +5,20 @@ public enum ImageProperties {
     /// Mean absolute difference of two equally sized bitmaps, as a fraction of full scale.
     public static func meanAbsoluteDifference(_ a: Bitmap, _ b: Bitmap) -> Double {
         precondition(a.width == b.width && a.height == b.height, "sizes differ")
+        return meanAbsoluteDifference(a, b, width: a.width, height: a.height)
+    }
+
+    /// Mean absolute difference over the top-left `width`×`height` of two bitmaps (for images
+    /// whose sizes may differ by a rounding pixel).
+    public static func meanAbsoluteDifference(_ a: Bitmap, _ b: Bitmap, width: Int, height: Int) -> Double {
+        precondition(width <= min(a.width, b.width) && height <= min(a.height, b.height), "region outside a bitmap")
         var total = 0
-        for i in 0..<a.pixels.count {
-            total += abs(Int(a.pixels[i]) - Int(b.pixels[i]))
+        for y in 0..<height {
+            for x in 0..<width * Bitmap.channels {
+                total += abs(Int(a.pixels[y * a.rowBytes + x]) - Int(b.pixels[y * b.rowBytes + x]))
+            }
         }
-        return Double(total) / Double(a.pixels.count) / 255
+        return Double(total) / Double(width * height * Bitmap.channels) / 255
     }
 
     /// Fraction of pixels that are not pure white.
@@ -47,18 +56,3 @@ public enum ImageProperties {
     }
 }
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
-/// A tiny lock for test helpers (Foundation-free modules).
-public final class NSLockLike: @unchecked Sendable {
-    private var mutex = pthread_mutex_t()
-    public init() { pthread_mutex_init(&mutex, nil) }
-    deinit { pthread_mutex_destroy(&mutex) }
-    public func withLock<T>(_ body: () throws -> T) rethrows -> T {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        return try body()
-    }
-}
