@@ -11,28 +11,10 @@ import Testing
         return directory.appendingPathComponent("galley")
     }()
 
-    struct Outcome {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
     /// Runs galley to completion in `directory`.
-    func galley(_ arguments: [String], in directory: URL) throws -> Outcome {
+    func galley(_ arguments: [String], in directory: URL) throws -> PeerTools.Outcome {
         try #require(FileManager.default.isExecutableFile(atPath: Self.binary.path), "build galley first: \(Self.binary.path)")
-        let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Outcome(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                       stderr: String(decoding: errData, as: UTF8.self))
+        return try PeerTools.run(Self.binary.path, arguments, in: directory)
     }
 
     func folderWithConfig(_ yaml: String, files: [URL]) throws -> ScratchFolder {
@@ -94,7 +76,10 @@ import Testing
         let folder = try ScratchFolder()
         let outcome = try galley(["--help"], in: folder.url)
         #expect(outcome.status == 0)
-        for status in ["0 ", "1 ", "2 ", "130"] { #expect(outcome.stdout.contains(status)) }
+        let lines = outcome.stdout.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true) }
+        for (status, word) in [("0", "every"), ("1", "one"), ("2", "bad"), ("130", "interrupted")] {
+            #expect(lines.contains { $0.count > 1 && $0[0] == status && $0[1] == word }, "exit status \(status) is explained")
+        }
     }
 
     @Test func interruptStopsCleanlyWithStatus130() throws {

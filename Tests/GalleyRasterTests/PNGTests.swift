@@ -1,5 +1,6 @@
 import GalleyRaster
 import GalleyTestSupport
+import Synchronization
 import Testing
 
 @Suite struct PNGTests {
@@ -51,7 +52,11 @@ import Testing
         try encoder.write(bitmap)
         let png = try encoder.finish()
         #expect(ImageProperties.chunkTypes(png).filter { $0 == "tEXt" }.count == 2)
-        #expect(String(decoding: png, as: UTF8.self).contains("Thumb::URI"))
+        let text = String(decoding: png, as: UTF8.self)
+        let uri = try #require(text.range(of: "Thumb::URI\0file:///a.pdf"))
+        let mtime = try #require(text.range(of: "Thumb::MTime\01"))
+        #expect(uri.lowerBound < mtime.lowerBound)
+        #expect(try Bitmap(pngData: png).width == bitmap.width, "text chunks leave the image readable")
     }
 
     @Test func encoderRefusesMissingRows() throws {
@@ -117,9 +122,8 @@ import Testing
     }
 }
 
-final class Counter: @unchecked Sendable {
-    private let lock = NSLockLike()
-    private var count = 0
-    func increment() { lock.withLock { count += 1 } }
-    var value: Int { lock.withLock { count } }
+final class Counter: Sendable {
+    private let count = Mutex(0)
+    func increment() { count.withLock { $0 += 1 } }
+    var value: Int { count.withLock { $0 } }
 }

@@ -6,17 +6,10 @@ public enum ManifestSchema {
     /// The violations found; empty when the manifest is valid.
     public static func violations(of manifest: URL) throws -> [String] {
         let python = FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") ? "/usr/bin/python3" : "python3"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [python, Fixtures.repositoryRoot.appendingPathComponent("scripts/validate-manifest.py").path, manifest.path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        if process.terminationStatus == 0 { return [] }
-        let lines = text.split(separator: "\n").map(String.init)
-        return lines.isEmpty ? ["validator exited with \(process.terminationStatus)"] : lines
+        let script = Fixtures.repositoryRoot.appendingPathComponent("scripts/validate-manifest.py").path
+        let outcome = try PeerTools.run(python, [script, manifest.path])
+        if outcome.status == 0 { return [] }
+        let lines = (outcome.stdout + outcome.stderr).split(separator: "\n").map(String.init)
+        return lines.isEmpty ? ["validator exited with \(outcome.status)"] : lines
     }
 }

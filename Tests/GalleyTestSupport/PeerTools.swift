@@ -1,21 +1,37 @@
 import Foundation
 import GalleyRaster
 
-/// Runs the peer tools the install script provides (mutool) so tests compare against them.
+/// Runs programs from tests: the peer tools the install script provides (mutool, sha256sum,
+/// Python's jsonschema) and the built `galley` binary.
 public enum PeerTools {
-    /// Runs a program found on PATH and returns its exit status and standard error.
-    @discardableResult
-    public static func run(_ program: String, _ arguments: [String]) throws -> (status: Int32, stderr: String) {
+    /// What a finished program said.
+    public struct Outcome: Sendable {
+        public var status: Int32
+        public var stdout: String
+        public var stderr: String
+    }
+
+    /// Runs `executable` (a path, or a name looked up on PATH) to completion.
+    public static func run(_ executable: String, _ arguments: [String], in directory: URL? = nil) throws -> Outcome {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [program] + arguments
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
+        if executable.hasPrefix("/") {
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = [executable] + arguments
+        }
+        process.currentDirectoryURL = directory
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
         try process.run()
-        let data = errors.fileHandleForReading.readDataToEndOfFile()
+        // Read stderr on another thread so neither pipe can fill up and stall the child.
+        let errors = ErrorsReader(err.fileHandleForReading)
+        let output = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        return Outcome(status: process.terminationStatus, stdout: String(decoding: output, as: UTF8.self),
+                       stderr: String(decoding: errors.wait(), as: UTF8.self))
     }
 
     /// `mutool draw` of one page (1-based) with extra options, decoded.
@@ -28,6 +44,30 @@ public enum PeerTools {
         let result = try run("mutool", arguments)
         guard result.status == 0 else { throw PeerToolError(message: "mutool draw failed: \(result.stderr)") }
         return try Bitmap(pngData: Array(try Data(contentsOf: output)))
+    }
+
+    /// SHA-256 of a file as computed by `sha256sum`, independently of Galley's code.
+    public static func sha256sum(_ url: URL) throws -> String {
+        String(try run("sha256sum", [url.path]).stdout.prefix(64))
+    }
+}
+
+/// Reads a pipe to its end on a background thread.
+private final class ErrorsReader: @unchecked Sendable {
+    // Written once by the reader thread before `done` is signalled; read only after waiting.
+    private var data = Data()
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ handle: FileHandle) {
+        Thread.detachNewThread { [self] in
+            data = handle.readDataToEndOfFile()
+            done.signal()
+        }
+    }
+
+    func wait() -> Data {
+        done.wait()
+        return data
     }
 }
 
