@@ -30,7 +30,7 @@ public final class PNGEncoder {
                           chunkBuffer.baseAddress, Int32(chunkBuffer.count), &error, error.count)
         }
         guard let handle else {
-            throw RasterError(.encodeFailed, String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            throw RasterError(.encodeFailed, String(cMessage: error))
         }
         self.writer = handle
         self.width = width
@@ -81,10 +81,17 @@ extension Bitmap {
             gp_decode($0.baseAddress, $0.count, 3, &image, &error, error.count)
         }
         guard status == 0, let source = image.pixels else {
-            throw RasterError(.decodeFailed, String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            throw RasterError(.decodeFailed, String(cMessage: error))
         }
         defer { gp_image_free(&image) }
         try self.init(width: Int(image.width), height: Int(image.height))
         pixels.copyMemory(from: UnsafeRawBufferPointer(start: source, count: pixels.count))
+    }
+}
+
+extension String {
+    /// The NUL-terminated message a shim wrote into a buffer.
+    fileprivate init(cMessage buffer: [CChar]) {
+        self.init(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

@@ -1,27 +1,26 @@
 /// How hard the PNG encoder works. Every preset is deterministic: equal pixels and preset give
 /// equal bytes.
 ///
-/// Chosen by measurement on the benchmark corpus (100 pages of text, vector art and photos at
-/// 150 dpi, 2 cores; `python3 scripts/benchmark.py`), where encoding, not rendering, is most of
-/// a page's cost. Wall time / PNG bytes relative to `mutool draw`'s own PNGs:
+/// Chosen by measurement: encoding, not rendering, is most of a page image's cost. On the
+/// benchmark corpus (100 pages of text, vector art and photos at 150 dpi, 2 cores), wall time and
+/// PNG bytes relative to `mutool draw -r 150` (which took 5.47 s), as printed by
+/// `python3 scripts/benchmark.py`:
 ///
-/// | zlib level, filter | time | bytes |
-/// | --- | ---: | ---: |
-/// | 1, Up | 1.36 s | 1.10× |
-/// | 2, Up | 1.39 s | 1.07× |
-/// | 3, Up | 1.58 s | 1.04× |
-/// | 3, adaptive | 2.10 s | 1.01× |
-/// | 6, Up | 3.00 s | 1.06× |
-/// | 9, adaptive | 21.8 s | 0.96× |
-/// | 1, Up, run-length strategy | 1.34 s | 1.80× |
+/// | preset | zlib level, filter | time | bytes |
+/// | --- | --- | ---: | ---: |
+/// | `fast` | 1, Up | 1.27 s | 1.09× |
+/// | `balanced` | 2, Up | 1.39 s | 1.07× |
+/// | `small` | 6, adaptive | 4.16 s | 1.00× |
 ///
-/// Above level 3 zlib switches to lazy matching, which costs far more than it saves on page
-/// images; the Up filter suits text rows (mostly equal to the row above) and photos alike.
+/// A one-off sweep, made by editing these settings and timing the same corpus, found level 3
+/// with Up 14% slower than level 2 for 3% fewer bytes, level 9 with adaptive filtering at 21.8 s
+/// for 0.96× mutool's bytes, and zlib's run-length strategy no faster than level 1 but 1.8× larger. Above
+/// level 3 zlib switches to lazy matching, which costs far more than it saves on page images;
+/// the Up filter suits text rows (mostly equal to the row above) and photos alike.
 public enum PNGCompression: String, CaseIterable, Sendable {
-    /// zlib level 1, Up filter: the fastest encode, files about 3% larger than `balanced`.
+    /// zlib level 1, Up filter: the fastest encode, files about 2% larger than `balanced`.
     case fast
-    /// zlib level 2, Up filter: the default, about the size of `mutool draw`'s PNGs at well under
-    /// half its encoding time.
+    /// zlib level 2, Up filter: the default, about the size of `mutool draw`'s PNGs.
     case balanced
     /// zlib level 6, adaptive filtering: a few percent smaller, about twice the time.
     case small

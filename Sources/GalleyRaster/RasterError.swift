@@ -10,10 +10,6 @@ public struct RasterError: Error, CustomStringConvertible, Sendable {
         public static let encodeFailed = Code(rawValue: "encode-failed")
         /// The bytes are not a readable PNG.
         public static let decodeFailed = Code(rawValue: "decode-failed")
-        /// Drawing a page failed.
-        public static let drawFailed = Code(rawValue: "draw-failed")
-        /// The work was cancelled.
-        public static let cancelled = Code(rawValue: "cancelled")
     }
 
     public var code: Code
