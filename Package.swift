@@ -30,6 +30,10 @@ let package = Package(
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
         .systemLibrary(name: "CHarfBuzz", pkgConfig: "harfbuzz", providers: [.apt(["libharfbuzz-dev"])]),
+        .systemLibrary(name: "CFontconfig", pkgConfig: "fontconfig", providers: [.apt(["libfontconfig-dev"])]),
+        .systemLibrary(name: "CGumbo", pkgConfig: "gumbo", providers: [.apt(["libgumbo-dev"])]),
+        .systemLibrary(name: "CUnibreak", pkgConfig: "libunibreak", providers: [.apt(["libunibreak-dev"])]),
+        .systemLibrary(name: "CFriBidi", pkgConfig: "fribidi", providers: [.apt(["libfribidi-dev"])]),
 
         // MARK: C shims: the only code that calls MuPDF and libpng (both report errors by longjmp)
         .target(
@@ -47,9 +51,12 @@ let package = Package(
             name: "GalleyPDF",
             dependencies: ["CGalleyMuPDF", "GalleyRaster"]),
         .target(
+            name: "GalleyText",
+            dependencies: ["GalleyRaster", "CHarfBuzz", "CFreeType", "CFontconfig", "CGumbo", "CUnibreak", "CFriBidi"]),
+        .target(
             name: "GalleyPipeline",
             dependencies: [
-                "GalleyPDF", "GalleyRaster",
+                "GalleyPDF", "GalleyRaster", "GalleyText",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -71,6 +78,7 @@ let package = Package(
             path: "Tests/GalleyTestSupport"),
         .testTarget(name: "GalleyRasterTests", dependencies: ["GalleyRaster", "GalleyTestSupport"]),
         .testTarget(name: "GalleyPDFTests", dependencies: ["GalleyPDF", "GalleyRaster", "GalleyTestSupport"]),
+        .testTarget(name: "GalleyTextTests", dependencies: ["GalleyText", "GalleyRaster", "GalleyTestSupport"]),
         .testTarget(
             name: "GalleyPipelineTests",
             dependencies: ["GalleyPipeline", "GalleyRaster", "GalleyTestSupport"]),

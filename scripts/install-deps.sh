@@ -12,10 +12,14 @@ packages=(
   libharfbuzz-dev libfreetype-dev zlib1g-dev
   # PNG output
   libpng-dev
+  # article typesetting: font matching, line breaking (UAX #14), and the fonts the layout
+  # goldens and pixel tests are made with (DejaVu for Latin, Greek, Cyrillic; Noto CJK)
+  # and bidirectional text (UAX #9)
+  libfontconfig-dev libunibreak-dev libfribidi-dev fonts-dejavu-core fonts-dejavu-extra fonts-noto-cjk
   # fixtures (mutool create, qpdf --encrypt, cjpeg) and tests (schema validation)
   mupdf-tools qpdf libjpeg-turbo-progs python3 python3-jsonschema
   # benchmark peers and measurement
-  poppler-utils libvips-tools time
+  poppler-utils libvips-tools time pango1.0-tools
 )
 
 missing=()

@@ -1,2 +1,2 @@
 #include <hb.h>
-#include <hb-ft.h>
+#include <hb-ot.h>

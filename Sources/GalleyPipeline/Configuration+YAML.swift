@@ -1,5 +1,6 @@
 import Foundation
 import GalleyRaster
+import GalleyText
 import Yams
 
 /// A configuration file that cannot be used: the key, the line and what is allowed.
@@ -40,6 +41,25 @@ public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
 /// | `page_timeout` | seconds a page may take to record or draw, 0.001...86400 | 300 |
 /// | `png` | `fast`, `balanced` or `small` | `balanced` |
 /// | `passwords` | map of file name, relative path or glob → password, or `env:NAME` to read it from the environment | none |
+/// | `fonts` | list of font folders searched before the system's fonts | none |
+/// | `layouts` | list of article layouts (keys below) | one layout, `a4` |
+///
+/// Keys of a layout (only `name` is required):
+///
+/// | key | type | default |
+/// | --- | --- | --- |
+/// | `name` | letters, digits, `-`, `_`; unique | — |
+/// | `page` | `a3`, `a4`, `a5`, `b5`, `letter`, `legal`, `tabloid`, or `[width, height]` in points | `a4` |
+/// | `orientation` | `portrait` or `landscape` (swaps a named page's sides) | `portrait` |
+/// | `columns` | 1...12 | 1 |
+/// | `column_gap` | points, 0...500 | 18 |
+/// | `inset` | points on every side, or a map of `top`, `right`, `bottom`, `left` | 54 |
+/// | `background` | CSS colour (`#fff`, `#f8f4e8`, `white`) | white |
+/// | `color` | CSS colour of text | black |
+/// | `font_family` | a fontconfig family or generic name (`serif`, `sans-serif`, `monospace`) | `DejaVu Serif` |
+/// | `font_size` | points, 1...500 | 11 |
+/// | `line_height` | multiple of the fonts' natural line height, 0.5...5 | 1.2 |
+/// | `language` | BCP 47 tag for text whose markup gives none (`en`, `ja`, `zh-Hans`) | none |
 ///
 /// Unknown keys, wrong types and impossible values are errors naming the key and line.
 extension Configuration {
@@ -116,8 +136,21 @@ extension Configuration {
                     }
                     configuration.passwords.append(PasswordRule(pattern: try reader.string(pattern, key: key), password: password))
                 }
+            case "fonts":
+                configuration.fontFolders = try reader.stringList(value, key: key)
+            case "layouts":
+                var layouts: [ArticleLayout] = []
+                for item in try reader.list(value, key: key) {
+                    let layout = try reader.layout(item, key: key)
+                    if layouts.contains(where: { $0.name.lowercased() == layout.name.lowercased() }) {
+                        throw reader.error(item, key: "\(key).\(layout.name)", "two layouts are named '\(layout.name)'; names must be unique")
+                    }
+                    layouts.append(layout)
+                }
+                guard !layouts.isEmpty else { throw reader.error(value, key: key, "list at least one layout, or leave the key out for the default") }
+                configuration.layouts = layouts
             default:
-                let known = ["inputs", "output", "dpi", "page_images", "thumbnails", "workers", "max_pages_in_flight", "page_timeout", "png", "passwords"]
+                let known = ["inputs", "output", "dpi", "page_images", "thumbnails", "workers", "max_pages_in_flight", "page_timeout", "png", "passwords", "fonts", "layouts"]
                 throw reader.error(keyNode, key: key, "unknown key; known keys are \(known.joined(separator: ", "))")
             }
         }
@@ -208,6 +241,94 @@ private struct YAMLReader {
             }
         }
         return workers
+    }
+
+    /// Named page sizes in points, portrait.
+    static let pageSizes: [String: (Double, Double)] = [
+        "a3": (842, 1191), "a4": (595, 842), "a5": (420, 595), "b5": (499, 709),
+        "letter": (612, 792), "legal": (612, 1008), "tabloid": (792, 1224),
+    ]
+
+    func layout(_ node: Node, key: String) throws(ConfigurationError) -> ArticleLayout {
+        guard let map = node.mapping else { throw error(node, key: key, "each layout is a map with at least a name, like `- name: portrait`") }
+        guard let nameNode = map["name"] else { throw error(node, key: key, "a layout needs a name (letters, digits, - and _)") }
+        let name = try string(nameNode, key: "\(key).name")
+        guard !name.isEmpty, name.count <= 64,
+              name.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "-" || $0 == "_" }),
+              name.lowercased() != "thumbs" else {
+            throw error(nameNode, key: "\(key).name", "'\(name)' is not a usable layout name: use letters, digits, - and _ (it names a folder), and not 'thumbs'")
+        }
+        var layout = ArticleLayout(name: name)
+        let prefix = "\(key).\(name)"
+        var orientation = "portrait"
+        var named = true
+        for (keyNode, value) in map {
+            let field = keyNode.string ?? ""
+            let fieldKey = "\(prefix).\(field)"
+            switch field {
+            case "name": break
+            case "page":
+                if case .sequence = value {
+                    let sides = try list(value, key: fieldKey)
+                    guard sides.count == 2 else { throw error(value, key: fieldKey, "expected [width, height] in points") }
+                    layout.pageWidth = try number(sides[0], key: fieldKey, in: 36...14_400)
+                    layout.pageHeight = try number(sides[1], key: fieldKey, in: 36...14_400)
+                    named = false
+                } else {
+                    let size = try string(value, key: fieldKey).lowercased()
+                    guard let sides = Self.pageSizes[size] else {
+                        throw error(value, key: fieldKey, "unknown page size '\(size)'; use one of \(Self.pageSizes.keys.sorted().joined(separator: ", ")) or [width, height] in points")
+                    }
+                    (layout.pageWidth, layout.pageHeight) = sides
+                }
+            case "orientation":
+                orientation = try string(value, key: fieldKey)
+                guard orientation == "portrait" || orientation == "landscape" else {
+                    throw error(value, key: fieldKey, "expected portrait or landscape, got '\(orientation)'")
+                }
+            case "columns": layout.columns = try integer(value, key: fieldKey, in: 1...12)
+            case "column_gap": layout.columnGap = try number(value, key: fieldKey, in: 0...500)
+            case "inset":
+                if let sides = value.mapping {
+                    var inset = layout.inset
+                    for (sideNode, sideValue) in sides {
+                        let side = sideNode.string ?? ""
+                        let amount = try number(sideValue, key: "\(fieldKey).\(side)", in: 0...5000)
+                        switch side {
+                        case "top": inset.top = amount
+                        case "right": inset.right = amount
+                        case "bottom": inset.bottom = amount
+                        case "left": inset.left = amount
+                        default: throw error(sideNode, key: "\(fieldKey).\(side)", "unknown side; sides are top, right, bottom, left")
+                        }
+                    }
+                    layout.inset = inset
+                } else {
+                    layout.inset = ArticleLayout.Insets(all: try number(value, key: fieldKey, in: 0...5000))
+                }
+            case "background", "color":
+                let text = try string(value, key: fieldKey)
+                guard let color = RGBColor(css: text) else {
+                    throw error(value, key: fieldKey, "'\(text)' is not a colour; use #rgb, #rrggbb, rgb(r, g, b) or a CSS name")
+                }
+                if field == "background" { layout.background = color } else { layout.base.color = color }
+            case "font_family":
+                layout.base.fontFamily = try string(value, key: fieldKey)
+                guard !layout.base.fontFamily.isEmpty else { throw error(value, key: fieldKey, "must not be empty") }
+            case "font_size": layout.base.fontSize = try number(value, key: fieldKey, in: 1...500)
+            case "line_height": layout.base.lineHeight = try number(value, key: fieldKey, in: 0.5...5)
+            case "language":
+                let language = try string(value, key: fieldKey)
+                layout.base.language = language.isEmpty ? nil : language
+            default:
+                throw error(keyNode, key: fieldKey, "unknown layout key; layout keys are name, page, orientation, columns, column_gap, inset, background, color, font_family, font_size, line_height, language")
+            }
+        }
+        if orientation == "landscape" && named && layout.pageWidth < layout.pageHeight {
+            (layout.pageWidth, layout.pageHeight) = (layout.pageHeight, layout.pageWidth)
+        }
+        if let problem = layout.problem { throw error(node, key: prefix, problem) }
+        return layout
     }
 
     private func format(_ value: Double) -> String {

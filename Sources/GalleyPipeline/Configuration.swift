@@ -1,5 +1,6 @@
 import Foundation
 import GalleyRaster
+import GalleyText
 
 /// Everything a run needs to know, with a documented default for every setting.
 ///
@@ -28,6 +29,11 @@ public struct Configuration: Sendable, Equatable {
     public var png: PNGCompression = .default
     /// Passwords for encrypted documents, by file name, relative path or glob pattern.
     public var passwords: [PasswordRule] = []
+    /// Page layouts articles are typeset in, each to its own folder. Default: one layout named
+    /// `a4` (A4 portrait, one column, DejaVu Serif 11 pt).
+    public var layouts: [ArticleLayout] = [ArticleLayout(name: "a4")]
+    /// Extra font folders searched before the system's fonts. Default: none.
+    public var fontFolders: [String] = []
     /// Folder that relative paths in the configuration are resolved against.
     public var baseDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
     /// Folder that relative `inputs` are resolved against, when not `baseDirectory` (inputs

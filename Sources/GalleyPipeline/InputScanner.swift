@@ -12,7 +12,9 @@ public struct InputScanner: Sendable {
     }
 
     /// File extensions read as each kind (lower case).
-    static let extensions: [String: SourceDocument.Kind] = ["pdf": .pdf]
+    static let extensions: [String: SourceDocument.Kind] = [
+        "pdf": .pdf, "html": .markup, "htm": .markup, "xhtml": .markup, "txt": .markup,
+    ]
 
     /// The documents under every input. Throws when an input does not exist.
     public func scan() throws(ConfigurationError) -> (documents: [SourceDocument], warnings: [String]) {

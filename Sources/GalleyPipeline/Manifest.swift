@@ -64,8 +64,18 @@ public struct Manifest: Codable, Sendable, Equatable {
         public var warnings: [String]
         /// Pages in the document, when it could be opened.
         public var pageCount: Int?
+        /// Articles: length of the text in Unicode scalars; the column ranges of each layout
+        /// tile `0..<text_length`.
+        public var textLength: Int?
+        /// Articles: pages per layout, in configuration order.
+        public var layouts: [LayoutPages]?
         /// Pages whose image and thumbnails were all written.
         public var pages: [Page]
+    }
+
+    public struct LayoutPages: Codable, Sendable, Equatable {
+        public var name: String
+        public var pageCount: Int
     }
 
     public struct Failure: Codable, Sendable, Equatable, Error, CustomStringConvertible {
@@ -83,6 +93,7 @@ public struct Manifest: Codable, Sendable, Equatable {
     }
 
     public struct Page: Codable, Sendable, Equatable {
+        /// 1-based; for articles, within the page's layout.
         public var number: Int
         public var widthPt: Double
         public var heightPt: Double
@@ -90,6 +101,39 @@ public struct Manifest: Codable, Sendable, Equatable {
         /// The full-size image; absent when `page_images` is false.
         public var image: Image?
         public var thumbnails: [Thumbnail]
+        /// Articles: the layout this page belongs to.
+        public var layout: String?
+        /// Articles: the columns in filling order, with the text that filled each.
+        public var columns: [Column]?
+        /// Articles: lines on the page.
+        public var lineCount: Int?
+        /// Articles: inline images placed on the page.
+        public var attachments: [AttachmentFrame]?
+    }
+
+    /// A rectangle in points, top-left origin of the page, y down.
+    public struct Rect: Codable, Sendable, Equatable {
+        public var x: Double
+        public var y: Double
+        public var width: Double
+        public var height: Double
+    }
+
+    public struct Column: Codable, Sendable, Equatable {
+        public var rect: Rect
+        /// `[start, end)` in Unicode scalars of the article's text.
+        public var textRange: [Int]
+        public var lineCount: Int
+    }
+
+    public struct AttachmentFrame: Codable, Sendable, Equatable {
+        /// Index of the column on the page (0-based).
+        public var column: Int
+        public var rect: Rect
+        /// Offset of the attachment in the text.
+        public var offset: Int
+        /// `src` as written in the markup.
+        public var source: String
     }
 
     public struct Image: Codable, Sendable, Equatable {

@@ -1,6 +1,7 @@
 import Foundation
 import GalleyPDF
 import GalleyRaster
+import GalleyText
 import Logging
 import Synchronization
 
@@ -64,11 +65,17 @@ public final class Pipeline: Sendable {
         defer { store.cleanUp() }
 
         let engine = try MuPDFEngine()
+        let fonts: FontLibrary
+        do {
+            fonts = try FontLibrary(fontFolders: configuration.fontFolders.map { configuration.resolve($0) })
+        } catch {
+            throw ConfigurationError(file: "fonts", message: "\(error.message); fix the fonts: list in pipeline.yml")
+        }
         let slots = PageSlots(capacity: configuration.maxPagesInFlight)
         let outputsPerPage = (configuration.pageImages ? 1 : 0) + configuration.thumbnailBoxes.count
         let recorder = RunRecorder(documents: documents, outputsPerPage: outputsPerPage,
                                    slots: slots, onEvent: onEvent)
-        let stages = Stages(configuration: configuration, documents: documents, engine: engine, store: store,
+        let stages = Stages(configuration: configuration, documents: documents, engine: engine, fonts: fonts, store: store,
                             slots: slots, recorder: recorder, cancellation: cancellation, logger: logger)
         logger.info("scanned \(documents.count) document(s) from \(configuration.inputs.joined(separator: ", "))")
         stages.start()
@@ -115,10 +122,20 @@ public final class Pipeline: Sendable {
                 page.image.map { keep.insert($0.path) }
                 page.thumbnails.forEach { keep.insert($0.path) }
             }
-            var folders = [document.name]
-            let thumbs = "\(document.name)/thumbs"
-            let boxes = (try? fileManager.contentsOfDirectory(atPath: root.appendingPathComponent(thumbs).path)) ?? []
-            folders += boxes.filter { Int($0) != nil }.map { "\(thumbs)/\($0)" }
+            var pageFolders = [document.name]
+            if document.kind == SourceDocument.Kind.markup.rawValue {
+                // Every layout folder, configured or not: a layout removed from pipeline.yml
+                // leaves nothing behind.
+                let entries = (try? fileManager.contentsOfDirectory(atPath: root.appendingPathComponent(document.name).path)) ?? []
+                pageFolders = entries.filter { $0 != "thumbs" && !$0.hasSuffix(".png") }.sorted().map { "\(document.name)/\($0)" }
+            }
+            var folders: [String] = []
+            for pageFolder in pageFolders {
+                folders.append(pageFolder)
+                let thumbs = "\(pageFolder)/thumbs"
+                let boxes = (try? fileManager.contentsOfDirectory(atPath: root.appendingPathComponent(thumbs).path)) ?? []
+                folders += boxes.filter { Int($0) != nil }.map { "\(thumbs)/\($0)" }
+            }
             for folder in folders {
                 let entries = (try? fileManager.contentsOfDirectory(atPath: root.appendingPathComponent(folder).path)) ?? []
                 for entry in entries where entry.hasPrefix("page-") && entry.hasSuffix(".png") {
@@ -135,6 +152,7 @@ private final class Stages: Sendable {
     let configuration: Configuration
     let documents: [SourceDocument]
     let engine: MuPDFEngine
+    let fonts: FontLibrary
     let store: OutputStore
     let slots: PageSlots
     let recorder: RunRecorder
@@ -146,11 +164,12 @@ private final class Stages: Sendable {
     let encodeQueue = OperationQueue()
     let recordQueue = OperationQueue()
 
-    init(configuration: Configuration, documents: [SourceDocument], engine: MuPDFEngine, store: OutputStore,
+    init(configuration: Configuration, documents: [SourceDocument], engine: MuPDFEngine, fonts: FontLibrary, store: OutputStore,
          slots: PageSlots, recorder: RunRecorder, cancellation: Cancellation, logger: Logger) {
         self.configuration = configuration
         self.documents = documents
         self.engine = engine
+        self.fonts = fonts
         self.store = store
         self.slots = slots
         self.recorder = recorder
@@ -222,27 +241,34 @@ private final class Stages: Sendable {
             finishDispatch(index, pages: 0, failure: failure)
             return
         }
-        let pdf: PDFDocument
+        let producer: any PageProducer
         do {
-            pdf = try PDFDocument(path: document.url.path,
-                                  password: configuration.password(forRelativePath: document.relativePath), engine: engine)
+            switch document.kind {
+            case .pdf:
+                producer = try PDFPages(document: document, index: index, configuration: configuration, engine: engine,
+                                        recorder: recorder, limiter: limiter)
+            case .markup:
+                producer = try ArticlePages(document: document, index: index, configuration: configuration, fonts: fonts,
+                                            recorder: recorder)
+            }
         } catch {
             finishDispatch(index, pages: 0, failure: Manifest.Failure(error))
             return
         }
-        var warnings: [String] = []
-        if pdf.wasRepaired { warnings.append("MuPDF repaired a damaged cross-reference table") }
-        recorder.counted(index, pages: pdf.pageCount, warnings: warnings)
-        recordPages(DocumentCursor(index: index, pdf: pdf), holdingSlot: false)
+        recordPages(DocumentCursor(index: index, producer: producer), holdingSlot: false)
     }
+
+    /// Runs work on a page under `page_timeout`.
+    private var limiter: TimeLimiter { TimeLimiter(timeout: configuration.pageTimeout, cancellation: cancellation) }
 
     /// Records pages of an open document while page slots are free. When none is, it parks a
     /// continuation that resumes here, in a new open operation, once a slot is handed over.
     private func recordPages(_ cursor: DocumentCursor, holdingSlot: Bool) {
         var holding = holdingSlot
-        while cursor.next < cursor.pdf.pageCount {
+        while true {
             if cancellation.isCancelled {
                 if holding { slots.release() }
+                cursor.producer.finish()
                 return
             }
             if !holding {
@@ -255,24 +281,20 @@ private final class Stages: Sendable {
                 outstanding.leave()
             }
             holding = false
-            let pageIndex = cursor.next
-            cursor.next += 1
-            let page: PDFPage
+            let made: (page: any PageSource, facts: PageFacts)?
             do {
-                page = try withTimeLimit(page: pageIndex, doing: "record") { limit in
-                    try cursor.pdf.recordPage(pageIndex, cancellation: limit)
-                }
+                made = try cursor.producer.next()
             } catch {
                 slots.release()
-                finishDispatch(cursor.index, pages: cursor.dispatched, failure: Manifest.Failure(error, page: pageIndex + 1))
+                cursor.producer.finish()
+                finishDispatch(cursor.index, pages: cursor.dispatched, failure: Manifest.Failure(error, page: cursor.dispatched + 1))
                 return
             }
-            cursor.dispatched += 1
-            if page.readErrors > 0 {
-                recorder.warn(cursor.index, "page \(pageIndex + 1): MuPDF skipped \(page.readErrors) error(s) reading the page; it may be incomplete")
+            guard let (page, facts) = made else {
+                slots.release()
+                break
             }
-            let facts = PageFacts(index: pageIndex, widthPt: Self.points(page.size.width),
-                                  heightPt: Self.points(page.size.height), rotation: page.rotation)
+            cursor.dispatched += 1
             let index = cursor.index
             if configuration.pageImages {
                 submit(renderQueue) { [self] in renderImage(index, page, facts) }
@@ -281,6 +303,7 @@ private final class Stages: Sendable {
                 submit(thumbnailQueue) { [self] in renderThumbnail(index, page, facts, box: box) }
             }
         }
+        cursor.producer.finish()
         finishDispatch(cursor.index, pages: cursor.dispatched, failure: nil)
     }
 
@@ -293,40 +316,37 @@ private final class Stages: Sendable {
         openNextDocument()
     }
 
-    /// Points rounded to 1/1000, so the manifest does not carry float noise.
-    private static func points(_ value: Double) -> Double { (value * 1000).rounded() / 1000 }
-
     // MARK: render
 
-    private func renderImage(_ index: Int, _ page: PDFPage, _ facts: PageFacts) {
-        let path = String(format: "%@/page-%04d.png", documents[index].name, facts.index + 1)
+    private func renderImage(_ index: Int, _ page: any PageSource, _ facts: PageFacts) {
+        let path = String(format: "%@/page-%04d.png", facts.folder, facts.number)
         let scale = configuration.dpi / 72
         let bounds = page.pixelBounds(scale: scale)
         if bounds.width * bounds.height > Pipeline.bandPixelLimit {
             // Huge page: draw and encode band by band in this operation.
             let result = Result { () throws -> WrittenOutput in
                 try writeBanded(page, facts, bounds: bounds, scale: scale, path: path)
-            }.mapError { Manifest.Failure($0, page: facts.index + 1) }
+            }.mapError { Manifest.Failure($0, page: facts.number) }
             record { [recorder] in recorder.reported(index, page: facts, variant: .image, result: result) }
             return
         }
         render(index, page, facts, scale: scale, variant: .image, path: path)
     }
 
-    private func renderThumbnail(_ index: Int, _ page: PDFPage, _ facts: PageFacts, box: Int) {
-        let path = String(format: "%@/thumbs/%d/page-%04d.png", documents[index].name, box, facts.index + 1)
+    private func renderThumbnail(_ index: Int, _ page: any PageSource, _ facts: PageFacts, box: Int) {
+        let path = String(format: "%@/thumbs/%d/page-%04d.png", facts.folder, box, facts.number)
         render(index, page, facts, scale: page.thumbnailScale(box: box), variant: .thumbnail(box: box), path: path)
     }
 
-    private func render(_ index: Int, _ page: PDFPage, _ facts: PageFacts, scale: Double, variant: OutputVariant, path: String) {
+    private func render(_ index: Int, _ page: any PageSource, _ facts: PageFacts, scale: Double, variant: OutputVariant, path: String) {
         guard !cancellation.isCancelled else { return }
         let bitmap: Bitmap
         do {
-            bitmap = try withTimeLimit(page: facts.index, doing: "draw") { limit in
+            bitmap = try limiter.run(page: facts.number, doing: "draw") { limit in
                 try page.render(scale: scale, cancellation: limit)
             }
         } catch {
-            let failure = Manifest.Failure(error, page: facts.index + 1)
+            let failure = Manifest.Failure(error, page: facts.number)
             record { [recorder] in recorder.reported(index, page: facts, variant: variant, result: .failure(failure)) }
             return
         }
@@ -340,11 +360,11 @@ private final class Stages: Sendable {
         let result = Result { () throws -> WrittenOutput in
             let png = try bitmap.pngData(compression: configuration.png)
             return try write(png, width: bitmap.width, height: bitmap.height, path: path)
-        }.mapError { Manifest.Failure($0, page: facts.index + 1) }
+        }.mapError { Manifest.Failure($0, page: facts.number) }
         record { [recorder] in recorder.reported(index, page: facts, variant: variant, result: result) }
     }
 
-    private func writeBanded(_ page: PDFPage, _ facts: PageFacts, bounds: PixelRect, scale: Double, path: String) throws -> WrittenOutput {
+    private func writeBanded(_ page: any PageSource, _ facts: PageFacts, bounds: PixelRect, scale: Double, path: String) throws -> WrittenOutput {
         let bandHeight = max(1, Pipeline.bandPixelLimit / bounds.width)
         let encoder = try PNGEncoder(width: bounds.width, height: bounds.height, compression: configuration.png)
         var band = try Bitmap(width: bounds.width, height: min(bandHeight, bounds.height))
@@ -353,31 +373,13 @@ private final class Stages: Sendable {
             let rows = min(bandHeight, bounds.height - y)
             if rows != band.height { band = try Bitmap(width: bounds.width, height: rows) }
             let rect = PixelRect(x: bounds.x, y: bounds.y + y, width: bounds.width, height: rows)
-            try withTimeLimit(page: facts.index, doing: "draw") { limit in
+            try limiter.run(page: facts.number, doing: "draw") { limit in
                 try page.draw(into: band, rect: rect, scale: scale, cancellation: limit)
             }
             try encoder.write(band)
             y += rows
         }
         return try write(try encoder.finish(), width: bounds.width, height: bounds.height, path: path)
-    }
-
-    /// Runs MuPDF work on a page under `page_timeout`: past it the work is aborted (through the
-    /// same cookie as Ctrl-C) and fails as `timed-out`, naming the page.
-    private func withTimeLimit<T>(page index: Int, doing what: String, _ body: (Cancellation) throws -> T) throws -> T {
-        let limit = Cancellation(parent: cancellation)
-        let timer = DispatchWorkItem { limit.cancel() }
-        DispatchQueue.global().asyncAfter(deadline: .now() + configuration.pageTimeout, execute: timer)
-        defer { timer.cancel() }
-        do {
-            return try body(limit)
-        } catch {
-            guard limit.isCancelled, !cancellation.isCancelled else { throw error }
-            let seconds = configuration.pageTimeout.formatted(.number.precision(.fractionLength(0...3)))
-            throw Manifest.Failure(code: "timed-out",
-                                   message: "page \(index + 1) took longer than page_timeout (\(seconds) s) to \(what); raise page_timeout to allow it",
-                                   page: index + 1)
-        }
     }
 
     private func write(_ png: [UInt8], width: Int, height: Int, path: String) throws(OutputError) -> WrittenOutput {
@@ -397,6 +399,8 @@ extension Manifest.Failure {
             self.init(code: code, message: error.message, page: page)
         case let error as OutputError:
             self.init(code: "write-failed", message: error.description, page: page)
+        case let error as TypesetError:
+            self.init(code: error.code.rawValue, message: error.message, page: page)
         case let error as Manifest.Failure:
             self = error
         default:
@@ -405,19 +409,19 @@ extension Manifest.Failure {
     }
 }
 
-/// An open document and its next page to record, handed from one open operation to the next.
+/// An open document and the pages dispatched so far, handed from one open operation to the
+/// next.
 ///
 /// Sendable by hand-off: exactly one operation uses it at a time. An operation that parks it
 /// (page slots all taken) touches it no more; the continuation that resumes it is the only
-/// next user, so MuPDF's document and context never see two threads at once.
+/// next user, so the producer's MuPDF document or typesetter never sees two threads at once.
 private final class DocumentCursor: @unchecked Sendable {
     let index: Int
-    let pdf: PDFDocument
-    var next = 0
+    let producer: any PageProducer
     var dispatched = 0
 
-    init(index: Int, pdf: PDFDocument) {
+    init(index: Int, producer: any PageProducer) {
         self.index = index
-        self.pdf = pdf
+        self.producer = producer
     }
 }

@@ -18,10 +18,27 @@ struct WrittenOutput: Sendable {
 
 /// Facts about a page that every page-level report carries, so reports may arrive in any order.
 struct PageFacts: Sendable {
+    /// Position among the document's pages (all layouts of an article, in order): the
+    /// manifest's page order.
     var index: Int
+    /// 1-based page number shown in names and the manifest (within its layout for articles).
+    var number: Int
+    /// Folder of the page's outputs under the output folder: the document's, or for articles
+    /// its layout's.
+    var folder: String
     var widthPt: Double
     var heightPt: Double
     var rotation: Int
+    /// What an article page records about its layout.
+    var layout: LayoutFacts?
+}
+
+/// The typesetting facts of an article page.
+struct LayoutFacts: Sendable {
+    var name: String
+    var columns: [Manifest.Column]
+    var lineCount: Int
+    var attachments: [Manifest.AttachmentFrame]
 }
 
 /// Progress reported while a run goes on.
@@ -46,6 +63,8 @@ final class RunRecorder: Sendable {
         var sha256: String?
         var bytes: Int?
         var pageCount: Int?
+        var textLength: Int?
+        var layouts: [Manifest.LayoutPages]?
         var warnings: [String] = []
         /// Page warnings arrive from the open stage in page order.
         var pageWarnings: [String] = []
@@ -88,6 +107,17 @@ final class RunRecorder: Sendable {
     func counted(_ document: Int, pages: Int, warnings: [String]) {
         state.withLock {
             $0.documents[document].pageCount = pages
+            $0.documents[document].warnings += warnings
+        }
+    }
+
+    /// An article's typesetting finished (or stopped at a failure): its text length and the
+    /// pages each layout made.
+    func typeset(_ document: Int, textLength: Int, layouts: [Manifest.LayoutPages], warnings: [String]) {
+        state.withLock {
+            $0.documents[document].textLength = textLength
+            $0.documents[document].layouts = layouts
+            $0.documents[document].pageCount = layouts.reduce(0) { $0 + $1.pageCount }
             $0.documents[document].warnings += warnings
         }
     }
@@ -156,18 +186,21 @@ final class RunRecorder: Sendable {
                         return Manifest.Thumbnail(box: box, path: output.path, width: output.width, height: output.height,
                                                   sha256: output.sha256, bytes: output.bytes)
                     }
-                    return Manifest.Page(number: index + 1, widthPt: page.facts.widthPt, heightPt: page.facts.heightPt,
+                    return Manifest.Page(number: page.facts.number, widthPt: page.facts.widthPt, heightPt: page.facts.heightPt,
                                          rotation: page.facts.rotation,
                                          image: page.outputs[.image].map {
                                              Manifest.Image(path: $0.path, width: $0.width, height: $0.height, sha256: $0.sha256, bytes: $0.bytes)
                                          },
-                                         thumbnails: thumbnails)
+                                         thumbnails: thumbnails, layout: page.facts.layout?.name,
+                                         columns: page.facts.layout?.columns, lineCount: page.facts.layout?.lineCount,
+                                         attachments: page.facts.layout?.attachments)
                 }
                 return Manifest.Document(name: document.source.name, input: document.source.input,
                                          source: document.source.relativePath, kind: document.source.kind.rawValue,
                                          sha256: document.sha256, bytes: document.bytes,
                                          status: document.failure == nil ? .ok : .failed, error: document.failure,
-                                         warnings: document.warnings + document.pageWarnings, pageCount: document.pageCount, pages: pages)
+                                         warnings: document.warnings + document.pageWarnings, pageCount: document.pageCount,
+                                         textLength: document.textLength, layouts: document.layouts, pages: pages)
             }
         }
     }

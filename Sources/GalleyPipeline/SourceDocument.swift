@@ -5,6 +5,8 @@ public struct SourceDocument: Sendable, Hashable {
     /// What kind of input this is.
     public enum Kind: String, Sendable, Codable {
         case pdf
+        /// An HTML-like article or plain text, typeset once per layout.
+        case markup
     }
 
     /// The file.

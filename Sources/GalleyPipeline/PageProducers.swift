@@ -1,0 +1,209 @@
+import Foundation
+import GalleyPDF
+import GalleyRaster
+import GalleyText
+
+/// The pages of one open document, made one at a time by the open stage as page slots free
+/// up. Used by one operation at a time (see `DocumentCursor`).
+protocol PageProducer: AnyObject {
+    /// The next page and its facts, or nil when there are no more.
+    ///
+    /// - Throws: a failure of the document; pages already made stay valid.
+    func next() throws -> (page: any PageSource, facts: PageFacts)?
+
+    /// No more pages will be asked for (the end, a failure or a cancellation): report what
+    /// was made.
+    func finish()
+}
+
+/// Points rounded to 1/1000, so the manifest does not carry float noise.
+func manifestPoints(_ value: Double) -> Double { (value * 1000).rounded() / 1000 }
+
+/// Runs page work under `page_timeout`: past it the work is aborted (through the same
+/// cancellation as Ctrl-C) and fails as `timed-out`, naming the page.
+struct TimeLimiter {
+    var timeout: Double
+    var cancellation: Cancellation
+
+    func run<T>(page number: Int, doing what: String, _ body: (Cancellation) throws -> T) throws -> T {
+        let limit = Cancellation(parent: cancellation)
+        let timer = DispatchWorkItem { limit.cancel() }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: timer)
+        defer { timer.cancel() }
+        do {
+            return try body(limit)
+        } catch {
+            guard limit.isCancelled, !cancellation.isCancelled else { throw error }
+            let seconds = timeout.formatted(.number.precision(.fractionLength(0...3)))
+            throw Manifest.Failure(code: "timed-out",
+                                   message: "page \(number) took longer than page_timeout (\(seconds) s) to \(what); raise page_timeout to allow it",
+                                   page: number)
+        }
+    }
+}
+
+/// Pages of a PDF: each recorded as a MuPDF display list.
+final class PDFPages: PageProducer {
+    private let pdf: PDFDocument
+    private let index: Int
+    private let folder: String
+    private let recorder: RunRecorder
+    private let limiter: TimeLimiter
+    private var nextIndex = 0
+
+    init(document: SourceDocument, index: Int, configuration: Configuration, engine: MuPDFEngine,
+         recorder: RunRecorder, limiter: TimeLimiter) throws {
+        pdf = try PDFDocument(path: document.url.path,
+                              password: configuration.password(forRelativePath: document.relativePath), engine: engine)
+        self.index = index
+        self.folder = document.name
+        self.recorder = recorder
+        self.limiter = limiter
+        var warnings: [String] = []
+        if pdf.wasRepaired { warnings.append("MuPDF repaired a damaged cross-reference table") }
+        recorder.counted(index, pages: pdf.pageCount, warnings: warnings)
+    }
+
+    func next() throws -> (page: any PageSource, facts: PageFacts)? {
+        guard nextIndex < pdf.pageCount else { return nil }
+        let pageIndex = nextIndex
+        nextIndex += 1
+        let page: PDFPage
+        do {
+            page = try limiter.run(page: pageIndex + 1, doing: "record") { limit in
+                try pdf.recordPage(pageIndex, cancellation: limit)
+            }
+        } catch {
+            throw Manifest.Failure(error, page: pageIndex + 1)
+        }
+        if page.readErrors > 0 {
+            recorder.warn(index, "page \(pageIndex + 1): MuPDF skipped \(page.readErrors) error(s) reading the page; it may be incomplete")
+        }
+        let facts = PageFacts(index: pageIndex, number: pageIndex + 1, folder: folder,
+                              widthPt: manifestPoints(page.size.width), heightPt: manifestPoints(page.size.height),
+                              rotation: page.rotation, layout: nil)
+        return (page, facts)
+    }
+
+    func finish() {}
+}
+
+/// Pages of an article: parsed, then typeset once per layout, page after page.
+final class ArticlePages: PageProducer {
+    private let source: SourceDocument
+    private let index: Int
+    private let bytes: [UInt8]
+    private let layouts: [ArticleLayout]
+    private let fonts: FontLibrary
+    private let recorder: RunRecorder
+    private let textLength: Int
+    private var warnings: [String]
+    private var layoutIndex = 0
+    private var typesetter: ArticleTypesetter?
+    private var made: [Manifest.LayoutPages] = []
+    private var uncovered: [Unicode.Scalar: Int] = [:]
+    private var sequence = 0
+
+    init(document: SourceDocument, index: Int, configuration: Configuration, fonts: FontLibrary, recorder: RunRecorder) throws {
+        do {
+            bytes = try [UInt8](Data(contentsOf: document.url))
+        } catch {
+            throw Manifest.Failure(code: "unreadable", message: "cannot read the file: \(error.localizedDescription)")
+        }
+        self.source = document
+        self.index = index
+        self.layouts = configuration.layouts
+        self.fonts = fonts
+        self.recorder = recorder
+        let first = Self.parse(bytes, document: document, base: configuration.layouts[0].base)
+        let visible = first.text.scalars.contains { !$0.properties.isWhitespace }
+        guard visible else {
+            throw Manifest.Failure(code: TypesetError.Code.noText.rawValue,
+                                   message: bytes.isEmpty ? "the file is empty" : "the article has no text to lay out (is it an HTML or text file?)")
+        }
+        textLength = first.text.count
+        warnings = first.warnings
+    }
+
+    private static func parse(_ bytes: [UInt8], document: SourceDocument, base: BaseStyle) -> (text: AttributedText, warnings: [String]) {
+        // TEMPORARY until MarkupParser lands
+        let string = String(decoding: bytes, as: UTF8.self)
+        let paragraphs = string.components(separatedBy: "\n\n").map { $0.replacingOccurrences(of: "\n", with: " ") }.filter { !$0.isEmpty }
+        var scalars: [Unicode.Scalar] = []
+        var runs: [AttributeRun<ParagraphStyle>] = []
+        for (i, p) in paragraphs.enumerated() {
+            let start = scalars.count
+            scalars += p.unicodeScalars
+            if i < paragraphs.count - 1 { scalars.append("\n") }
+            var ps = ParagraphStyle(); ps.lineHeight = base.lineHeight; ps.spaceAfter = 6
+            runs.append(AttributeRun(range: start..<scalars.count, value: ps))
+        }
+        let style = TextStyle(font: FontRequest(families: [base.fontFamily]), size: base.fontSize, color: base.color)
+        return (AttributedText(scalars: scalars, styleRuns: scalars.isEmpty ? [] : [AttributeRun(range: 0..<scalars.count, value: style)], paragraphs: runs, attachments: []), [])
+    }
+
+    func next() throws -> (page: any PageSource, facts: PageFacts)? {
+        while layoutIndex < layouts.count {
+            let layout = layouts[layoutIndex]
+            if typesetter == nil {
+                let parsed = Self.parse(bytes, document: source, base: layout.base)
+                typesetter = try wrap(layout) { () throws(TypesetError) in try ArticleTypesetter(text: parsed.text, layout: layout, fonts: fonts) }
+                made.append(Manifest.LayoutPages(name: layout.name, pageCount: 0))
+            }
+            guard let typesetter else { continue }
+            if let page = try wrap(layout, { () throws(TypesetError) in try typesetter.nextPage() }) {
+                made[made.count - 1].pageCount += 1
+                defer { sequence += 1 }
+                return (page, facts(of: page, layout: layout))
+            }
+            closeLayout()
+        }
+        return nil
+    }
+
+    /// A typesetting failure names the layout and the page it happened on.
+    private func wrap<T>(_ layout: ArticleLayout, _ body: () throws(TypesetError) -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            let page = (made.last?.pageCount ?? 0) + 1
+            throw Manifest.Failure(code: error.code.rawValue, message: "layout \(layout.name), page \(page): \(error.message)", page: page)
+        }
+    }
+
+    private func closeLayout() {
+        if let typesetter {
+            uncovered.merge(typesetter.uncoveredCharacters, uniquingKeysWith: max)
+        }
+        typesetter = nil
+        layoutIndex += 1
+    }
+
+    private func facts(of page: TypesetPage, layout: ArticleLayout) -> PageFacts {
+        func rect(_ r: GalleyText.Rect) -> Manifest.Rect {
+            Manifest.Rect(x: manifestPoints(r.x), y: manifestPoints(r.y), width: manifestPoints(r.width), height: manifestPoints(r.height))
+        }
+        let columns = page.columns.map { column in
+            Manifest.Column(rect: rect(column.rect), textRange: [column.range.lowerBound, column.range.upperBound],
+                            lineCount: column.lines.count)
+        }
+        let attachments = page.attachments.map {
+            Manifest.AttachmentFrame(column: $0.column, rect: rect($0.rect), offset: $0.offset, source: $0.source)
+        }
+        return PageFacts(index: sequence, number: page.number, folder: "\(source.name)/\(layout.name)",
+                         widthPt: manifestPoints(page.size.width), heightPt: manifestPoints(page.size.height), rotation: 0,
+                         layout: LayoutFacts(name: layout.name, columns: columns, lineCount: page.lineCount, attachments: attachments))
+    }
+
+    func finish() {
+        if typesetter != nil { closeLayout() }
+        var all = warnings
+        if !uncovered.isEmpty {
+            let total = uncovered.values.reduce(0, +)
+            let listed = uncovered.keys.sorted { $0.value < $1.value }.prefix(12)
+                .map { String(format: "U+%04X", $0.value) }.joined(separator: " ")
+            all.append("no installed font has a glyph for \(total) character(s) (\(listed)\(uncovered.count > 12 ? " …" : "")); they show as boxes. Install a font that covers them or add its folder under fonts:")
+        }
+        recorder.typeset(index, textLength: textLength, layouts: made, warnings: all)
+    }
+}

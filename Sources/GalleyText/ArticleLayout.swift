@@ -1,0 +1,64 @@
+/// A named page layout for articles: page size, columns and base typography.
+///
+/// Each article is typeset once per configured layout (as a reader keeps a portrait and a
+/// landscape layouter), and each layout's pages are written to their own folder.
+public struct ArticleLayout: Hashable, Sendable {
+    /// Name used in output paths and the manifest: letters, digits, `-` and `_`.
+    public var name: String
+    /// Page size in points. Default: A4 portrait (595 × 842).
+    public var pageWidth: Double = 595
+    public var pageHeight: Double = 842
+    /// Number of columns, 1 to 12. Default: 1.
+    public var columns: Int = 1
+    /// Space between columns in points. Default: 18.
+    public var columnGap: Double = 18
+    /// Margins around the text area in points. Default: 54 on every side.
+    public var inset = Insets(all: 54)
+    /// Page colour. Default: white.
+    public var background: RGBColor = .white
+    /// Base font family, size, line height, colour and language.
+    public var base = BaseStyle()
+
+    public init(name: String) {
+        self.name = name
+    }
+
+    /// Margins in points.
+    public struct Insets: Hashable, Sendable {
+        public var top: Double
+        public var right: Double
+        public var bottom: Double
+        public var left: Double
+        public init(top: Double, right: Double, bottom: Double, left: Double) {
+            self.top = top
+            self.right = right
+            self.bottom = bottom
+            self.left = left
+        }
+        public init(all value: Double) {
+            self.init(top: value, right: value, bottom: value, left: value)
+        }
+    }
+
+    /// Width of each column.
+    public var columnWidth: Double {
+        (pageWidth - inset.left - inset.right - Double(columns - 1) * columnGap) / Double(columns)
+    }
+
+    /// Height of each column.
+    public var columnHeight: Double { pageHeight - inset.top - inset.bottom }
+
+    /// The column rectangles of a page, in filling order (left to right).
+    public var columnRects: [Rect] {
+        (0..<columns).map { i in
+            Rect(x: inset.left + Double(i) * (columnWidth + columnGap), y: inset.top, width: columnWidth, height: columnHeight)
+        }
+    }
+
+    /// Why this layout cannot hold text, or nil when it can.
+    public var problem: String? {
+        if columnWidth < 1 { return "columns are \(columnWidth.formatted()) pt wide: the page is too narrow for \(columns) columns with this inset and column_gap" }
+        if columnHeight < 1 { return "columns are \(columnHeight.formatted()) pt high: the inset leaves no room on the page" }
+        return nil
+    }
+}

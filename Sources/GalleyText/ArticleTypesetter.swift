@@ -1,0 +1,85 @@
+import GalleyRaster
+
+/// Lays an article out page after page: each page is a cascade of the layout's column
+/// rectangles filled by the framesetter, until the text is used up.
+///
+/// Pages are made on demand (`nextPage`), so a long book costs one paragraph's analysis and
+/// the pages in flight, not the whole book. Not thread-safe: one thread at a time, handed over
+/// between operations; the pages it makes are immutable and drawn anywhere.
+public final class ArticleTypesetter {
+    public let text: AttributedText
+    public let layout: ArticleLayout
+    private let framesetter: Framesetter
+    private let glyphCache: GlyphCache
+    private var offset = 0
+    private var pagesMade = 0
+
+    public init(text: AttributedText, layout: ArticleLayout, fonts: FontLibrary) throws(TypesetError) {
+        if let problem = layout.problem { throw TypesetError(.columnTooSmall, "layout \(layout.name): \(problem)") }
+        self.text = text
+        self.layout = layout
+        self.glyphCache = fonts.glyphCache
+        self.framesetter = Framesetter(text: text, fonts: fonts,
+                                       maximumBox: (layout.columnWidth, layout.columnHeight))
+    }
+
+    /// Whether every character has been placed.
+    public var isFinished: Bool { offset >= text.count }
+
+    /// Characters no installed font covers, with counts, in the pages made so far.
+    public var uncoveredCharacters: [Unicode.Scalar: Int] { framesetter.uncoveredCharacters }
+
+    /// The next page, or nil when the text is used up.
+    public func nextPage() throws(TypesetError) -> TypesetPage? {
+        guard !isFinished else { return nil }
+        var columns: [ColumnFrame] = []
+        var attachments: [AttachmentFrame] = []
+        var runs: [GlyphRun] = []
+        var rects: [FilledRect] = []
+        for (columnIndex, rect) in layout.columnRects.enumerated() where !isFinished {
+            let frame = try framesetter.fill(rect, from: offset)
+            var lines: [LineBox] = []
+            for placed in frame.lines {
+                let line = placed.line
+                lines.append(LineBox(range: line.range,
+                                     rect: Rect(x: placed.origin, y: placed.top, width: line.width, height: placed.height),
+                                     baseline: placed.baseline))
+                for run in line.runs {
+                    runs.append(GlyphRun(face: run.face, size: run.style.size, color: run.style.color, glyphs: run.glyphs,
+                                         positions: run.positions.map { (placed.origin + $0.x, placed.baseline + $0.y) }))
+                    let size = run.style.size
+                    let shiftedBaseline = placed.baseline - run.style.baselineShift
+                    if run.style.underline {
+                        let thickness = max(0.5, run.face.underlineThickness * size)
+                        rects.append(FilledRect(rect: Rect(x: placed.origin + run.x0, y: shiftedBaseline + run.face.underlinePosition * size - thickness / 2,
+                                                           width: run.x1 - run.x0, height: thickness), color: run.style.color))
+                    }
+                    if run.style.strikethrough {
+                        let thickness = max(0.5, run.face.underlineThickness * size)
+                        rects.append(FilledRect(rect: Rect(x: placed.origin + run.x0, y: shiftedBaseline - run.face.strikeoutPosition * size - thickness / 2,
+                                                           width: run.x1 - run.x0, height: thickness), color: run.style.color))
+                    }
+                }
+                for box in line.boxes {
+                    let frameRect = Rect(x: placed.origin + box.x, y: placed.baseline - box.height, width: box.width, height: box.height)
+                    attachments.append(AttachmentFrame(column: columnIndex, rect: frameRect, offset: box.offset,
+                                                       source: text.attachments[box.attachment].source))
+                    // The image itself is drawn by the attachment painter; until then its box
+                    // is a placeholder: a light fill with a border.
+                    rects.append(FilledRect(rect: frameRect, color: RGBColor(r: 200, g: 200, b: 200)))
+                    let inner = Rect(x: frameRect.x + 1, y: frameRect.y + 1, width: max(0, frameRect.width - 2), height: max(0, frameRect.height - 2))
+                    rects.append(FilledRect(rect: inner, color: RGBColor(r: 238, g: 238, b: 238)))
+                }
+            }
+            for y in frame.rules {
+                rects.append(FilledRect(rect: Rect(x: rect.x, y: y - 0.25, width: rect.width, height: 0.5), color: RGBColor(r: 128, g: 128, b: 128)))
+            }
+            columns.append(ColumnFrame(rect: rect, range: frame.range, lines: lines))
+            offset = frame.range.upperBound
+        }
+        pagesMade += 1
+        return TypesetPage(size: PageSize(width: layout.pageWidth, height: layout.pageHeight), number: pagesMade,
+                           background: layout.background, columns: columns, attachments: attachments,
+                           glyphRuns: runs, rects: rects, glyphCache: glyphCache)
+    }
+}

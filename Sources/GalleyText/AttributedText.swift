@@ -1,0 +1,286 @@
+/// Text with attributes: what the markup parser builds and the typesetter lays out
+/// (Core Text's `NSAttributedString`).
+///
+/// Offsets are in Unicode scalars of `scalars`: the manifest's column ranges, attachment
+/// offsets and the layout goldens all count that way. Paragraphs tile the text; each one but
+/// the last ends with U+000A, and a forced line break inside a paragraph is U+2028. An
+/// attachment (an inline image) is one U+FFFC.
+public struct AttributedText: Sendable, Equatable {
+    /// The text.
+    public let scalars: [Unicode.Scalar]
+    /// Character attributes, in order, tiling `0..<scalars.count` with no empty run.
+    public let styleRuns: [AttributeRun<TextStyle>]
+    /// Paragraphs, in order, tiling `0..<scalars.count` with no empty paragraph.
+    public let paragraphs: [AttributeRun<ParagraphStyle>]
+    /// Inline images, by offset, each at a U+FFFC.
+    public let attachments: [Attachment]
+
+    /// Text that has passed `validate()`; the builder is the usual way to make one.
+    public init(scalars: [Unicode.Scalar], styleRuns: [AttributeRun<TextStyle>],
+                paragraphs: [AttributeRun<ParagraphStyle>], attachments: [Attachment]) {
+        self.scalars = scalars
+        self.styleRuns = styleRuns
+        self.paragraphs = paragraphs
+        self.attachments = attachments
+    }
+
+    public static let paragraphSeparator: Unicode.Scalar = "\n"
+    public static let lineSeparator: Unicode.Scalar = "\u{2028}"
+    public static let objectReplacement: Unicode.Scalar = "\u{FFFC}"
+
+    /// The text as a Swift string.
+    public var string: String {
+        var out = String.UnicodeScalarView()
+        out.append(contentsOf: scalars)
+        return String(out)
+    }
+
+    public var count: Int { scalars.count }
+
+    /// The index in `styleRuns` of the run holding `offset` (binary search).
+    public func styleRunIndex(at offset: Int) -> Int {
+        Self.runIndex(in: styleRuns, at: offset)
+    }
+
+    /// The index in `paragraphs` of the paragraph holding `offset` (binary search).
+    public func paragraphIndex(at offset: Int) -> Int {
+        Self.runIndex(in: paragraphs, at: offset)
+    }
+
+    static func runIndex<Value>(in runs: [AttributeRun<Value>], at offset: Int) -> Int {
+        var low = 0, high = runs.count - 1
+        while low < high {
+            let mid = (low + high + 1) / 2
+            if runs[mid].range.lowerBound <= offset { low = mid } else { high = mid - 1 }
+        }
+        return low
+    }
+
+    /// Checks the invariants above; a failure is a bug in whoever built the text.
+    public func validate() -> [String] {
+        var problems: [String] = []
+        func checkTiling<V>(_ runs: [AttributeRun<V>], _ what: String) {
+            var next = 0
+            for run in runs {
+                if run.range.lowerBound != next { problems.append("\(what) starts at \(run.range.lowerBound), expected \(next)") }
+                if run.range.isEmpty { problems.append("empty \(what) at \(run.range.lowerBound)") }
+                next = run.range.upperBound
+            }
+            if next != scalars.count { problems.append("\(what) end at \(next), text has \(scalars.count) scalars") }
+        }
+        checkTiling(styleRuns, "style run")
+        checkTiling(paragraphs, "paragraph")
+        for (i, paragraph) in paragraphs.enumerated() where i < paragraphs.count - 1 {
+            if scalars[paragraph.range.upperBound - 1] != Self.paragraphSeparator {
+                problems.append("paragraph \(i) does not end with U+000A")
+            }
+        }
+        for (i, paragraph) in paragraphs.enumerated() {
+            let inner = paragraph.range.lowerBound..<(i < paragraphs.count - 1 ? paragraph.range.upperBound - 1 : paragraph.range.upperBound)
+            if scalars[inner].contains(Self.paragraphSeparator) { problems.append("paragraph \(i) holds a U+000A") }
+        }
+        for attachment in attachments where attachment.offset >= scalars.count || scalars[attachment.offset] != Self.objectReplacement {
+            problems.append("attachment at \(attachment.offset) is not on a U+FFFC")
+        }
+        return problems
+    }
+}
+
+/// A value that applies to a range of text.
+public struct AttributeRun<Value: Sendable & Equatable>: Sendable, Equatable {
+    public var range: Range<Int>
+    public var value: Value
+    public init(range: Range<Int>, value: Value) {
+        self.range = range
+        self.value = value
+    }
+}
+
+/// An sRGB colour.
+public struct RGBColor: Hashable, Sendable, CustomStringConvertible {
+    public var r: UInt8
+    public var g: UInt8
+    public var b: UInt8
+    public init(r: UInt8, g: UInt8, b: UInt8) {
+        self.r = r
+        self.g = g
+        self.b = b
+    }
+    public static let black = RGBColor(r: 0, g: 0, b: 0)
+    public static let white = RGBColor(r: 255, g: 255, b: 255)
+
+    /// `#rgb`, `#rrggbb`, `rgb(r, g, b)` or one of the CSS named colours; nil otherwise.
+    public init?(css: String) {
+        let text = css.trimmingCharacters(in: .whitespaces).lowercased()
+        if text.hasPrefix("#") {
+            let hex = Array(text.dropFirst())
+            let digits: [Character]
+            switch hex.count {
+            case 3: digits = hex.flatMap { [$0, $0] }
+            case 6: digits = hex
+            default: return nil
+            }
+            guard let value = UInt32(String(digits), radix: 16) else { return nil }
+            self.init(r: UInt8(value >> 16 & 0xFF), g: UInt8(value >> 8 & 0xFF), b: UInt8(value & 0xFF))
+        } else if text.hasPrefix("rgb(") && text.hasSuffix(")") {
+            let parts = text.dropFirst(4).dropLast().split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 3 else { return nil }
+            var channels: [UInt8] = []
+            for part in parts {
+                if part.hasSuffix("%"), let percent = Double(part.dropLast()) {
+                    channels.append(UInt8(max(0, min(255, (percent * 2.55).rounded()))))
+                } else if let value = Double(part) {
+                    channels.append(UInt8(max(0, min(255, value.rounded()))))
+                } else {
+                    return nil
+                }
+            }
+            self.init(r: channels[0], g: channels[1], b: channels[2])
+        } else if let named = Self.named[text] {
+            self = named
+        } else {
+            return nil
+        }
+    }
+
+    public var description: String {
+        "#" + [r, g, b].map { String($0, radix: 16).leftPadded(to: 2) }.joined()
+    }
+
+    static let named: [String: RGBColor] = [
+        "black": .black, "white": .white, "red": .init(r: 255, g: 0, b: 0), "green": .init(r: 0, g: 128, b: 0),
+        "blue": .init(r: 0, g: 0, b: 255), "gray": .init(r: 128, g: 128, b: 128), "grey": .init(r: 128, g: 128, b: 128),
+        "silver": .init(r: 192, g: 192, b: 192), "maroon": .init(r: 128, g: 0, b: 0), "purple": .init(r: 128, g: 0, b: 128),
+        "fuchsia": .init(r: 255, g: 0, b: 255), "lime": .init(r: 0, g: 255, b: 0), "olive": .init(r: 128, g: 128, b: 0),
+        "yellow": .init(r: 255, g: 255, b: 0), "navy": .init(r: 0, g: 0, b: 128), "teal": .init(r: 0, g: 128, b: 128),
+        "aqua": .init(r: 0, g: 255, b: 255), "orange": .init(r: 255, g: 165, b: 0), "brown": .init(r: 165, g: 42, b: 42),
+        "darkgray": .init(r: 169, g: 169, b: 169), "darkgrey": .init(r: 169, g: 169, b: 169),
+        "lightgray": .init(r: 211, g: 211, b: 211), "lightgrey": .init(r: 211, g: 211, b: 211),
+        "darkred": .init(r: 139, g: 0, b: 0), "darkblue": .init(r: 0, g: 0, b: 139), "darkgreen": .init(r: 0, g: 100, b: 0),
+        "crimson": .init(r: 220, g: 20, b: 60), "indigo": .init(r: 75, g: 0, b: 130), "gold": .init(r: 255, g: 215, b: 0),
+        "pink": .init(r: 255, g: 192, b: 203), "violet": .init(r: 238, g: 130, b: 238), "cyan": .init(r: 0, g: 255, b: 255),
+        "magenta": .init(r: 255, g: 0, b: 255), "steelblue": .init(r: 70, g: 130, b: 180),
+        "slategray": .init(r: 112, g: 128, b: 144), "dimgray": .init(r: 105, g: 105, b: 105),
+    ]
+}
+
+extension String {
+    func leftPadded(to width: Int, with pad: Character = "0") -> String {
+        count >= width ? self : String(repeating: pad, count: width - count) + self
+    }
+}
+
+/// What font to look for: resolved through fontconfig, with per-character fallback.
+public struct FontRequest: Hashable, Sendable {
+    /// Families in order of preference; generic names (`serif`, `sans-serif`, `monospace`)
+    /// are allowed and resolved by fontconfig.
+    public var families: [String]
+    /// CSS weight, 100 to 900 (400 regular, 700 bold).
+    public var weight: Int
+    public var italic: Bool
+    public init(families: [String], weight: Int = 400, italic: Bool = false) {
+        self.families = families
+        self.weight = weight
+        self.italic = italic
+    }
+}
+
+/// Character attributes.
+public struct TextStyle: Hashable, Sendable {
+    public var font: FontRequest
+    /// Font size in points.
+    public var size: Double
+    public var color: RGBColor
+    public var underline = false
+    public var strikethrough = false
+    /// Baseline shift in points, positive up (superscript), negative down (subscript).
+    public var baselineShift: Double = 0
+    /// BCP 47 language tag (`en`, `zh-Hans`, `ja`), from `lang`; nil when unknown.
+    public var language: String?
+    /// The link target, for `<a href>`.
+    public var link: String?
+
+    public init(font: FontRequest, size: Double, color: RGBColor = .black) {
+        self.font = font
+        self.size = size
+        self.color = color
+    }
+}
+
+/// Horizontal alignment of a paragraph's lines.
+public enum TextAlignment: String, Sendable, Hashable {
+    /// Left for left-to-right paragraphs, right for right-to-left ones.
+    case start
+    case left, right, center
+    /// Both edges flush; the last line and lines before a forced break stay at the start.
+    case justify
+}
+
+/// Base direction of a paragraph (HTML `dir`).
+public enum WritingDirection: String, Sendable, Hashable {
+    case ltr, rtl
+    /// From the first strong character (UAX #9 rules P2–P3).
+    case auto
+}
+
+/// Paragraph attributes. Lengths are in points.
+public struct ParagraphStyle: Hashable, Sendable {
+    public var alignment: TextAlignment = .start
+    public var direction: WritingDirection = .auto
+    /// Indent of the first line, relative to `startIndent`; negative hangs (list markers).
+    public var firstLineIndent: Double = 0
+    /// Indent from the column's start edge (left for LTR), for every line.
+    public var startIndent: Double = 0
+    /// Indent from the column's end edge.
+    public var endIndent: Double = 0
+    public var spaceBefore: Double = 0
+    public var spaceAfter: Double = 0
+    /// Line height as a multiple of the fonts' natural line height (ascender + descender +
+    /// line gap).
+    public var lineHeight: Double = 1
+    /// Draw a horizontal rule above the paragraph (`<hr>`).
+    public var ruleAbove = false
+
+    public init() {}
+}
+
+/// An inline image: a box in the line (Core Text's run delegate).
+public struct Attachment: Hashable, Sendable {
+    /// Offset of its U+FFFC in the text.
+    public var offset: Int
+    /// `src` as written in the markup.
+    public var source: String
+    /// Requested size in points, when the markup gives one (`width`/`height`, CSS px × 0.75).
+    public var width: Double?
+    public var height: Double?
+    /// The `alt` text.
+    public var alternative: String
+
+    public init(offset: Int, source: String, width: Double?, height: Double?, alternative: String) {
+        self.offset = offset
+        self.source = source
+        self.width = width
+        self.height = height
+        self.alternative = alternative
+    }
+}
+
+/// The styles an article starts from: a layout's base font, size, line height and language.
+public struct BaseStyle: Hashable, Sendable {
+    public var fontFamily: String
+    /// Points.
+    public var fontSize: Double
+    public var lineHeight: Double
+    public var color: RGBColor
+    /// Default language when the markup gives none.
+    public var language: String?
+
+    public init(fontFamily: String = "DejaVu Serif", fontSize: Double = 11, lineHeight: Double = 1.2,
+                color: RGBColor = .black, language: String? = nil) {
+        self.fontFamily = fontFamily
+        self.fontSize = fontSize
+        self.lineHeight = lineHeight
+        self.color = color
+        self.language = language
+    }
+}

@@ -1,0 +1,171 @@
+import CFreeType
+import CHarfBuzz
+import Synchronization
+
+/// One font face (a file and an index in it): HarfBuzz for shaping and metrics, FreeType for
+/// rasterizing glyphs.
+///
+/// Shaping and metrics go through an immutable `hb_font_t`, which HarfBuzz documents as safe
+/// to use from many threads at once. FreeType faces are not: the rasterizer's `FT_Face` lives
+/// inside a mutex and is only touched with it held (glyph images are cached, so the lock is
+/// taken once per glyph, size and subpixel offset, not once per drawing).
+public final class FontFace: @unchecked Sendable {
+    /// A stable number for cache keys, assigned by the font library in order of first use.
+    public let id: Int
+    public let path: String
+    public let index: Int
+    /// The family name fontconfig reports (for warnings and inspection).
+    public let family: String
+    /// Font design units per em.
+    public let unitsPerEm: Double
+    /// Typographic metrics as fractions of the em: ascender (up, positive), descender (down,
+    /// positive) and line gap.
+    public let ascender: Double
+    public let descender: Double
+    public let lineGap: Double
+    public let underlinePosition: Double
+    public let underlineThickness: Double
+    public let strikeoutPosition: Double
+
+    /// Immutable after `init`; HarfBuzz fonts are thread-safe once immutable.
+    let hbFont: OpaquePointer
+    private let rasterizer: Mutex<Rasterizer?> = Mutex(nil)
+
+    init(id: Int, path: String, index: Int, family: String) throws(TypesetError) {
+        let blob = hb_blob_create_from_file_or_fail(path)
+        guard let blob else { throw TypesetError(.fontUnreadable, "cannot read the font file \(path)") }
+        defer { hb_blob_destroy(blob) }
+        let face = hb_face_create(blob, UInt32(index))
+        defer { hb_face_destroy(face) }
+        let upem = Double(hb_face_get_upem(face))
+        guard upem > 0, hb_face_get_glyph_count(face) > 0, let font = hb_font_create(face) else {
+            throw TypesetError(.fontUnreadable, "the font \(path) (index \(index)) has no glyphs")
+        }
+        hb_font_set_scale(font, Int32(upem), Int32(upem))
+        hb_font_make_immutable(font)
+        self.hbFont = font
+        self.id = id
+        self.path = path
+        self.index = index
+        self.family = family
+        self.unitsPerEm = upem
+
+        var extents = hb_font_extents_t()
+        if hb_font_get_h_extents(font, &extents) != 0, extents.ascender - extents.descender > 0 {
+            ascender = Double(extents.ascender) / upem
+            descender = Double(-extents.descender) / upem
+            lineGap = Double(max(0, extents.line_gap)) / upem
+        } else {
+            ascender = 0.8
+            descender = 0.2
+            lineGap = 0
+        }
+        func metric(_ tag: hb_ot_metrics_tag_t, _ fallback: Double) -> Double {
+            var value: hb_position_t = 0
+            return hb_ot_metrics_get_position(font, tag, &value) != 0 ? Double(value) / upem : fallback
+        }
+        underlinePosition = -metric(HB_OT_METRICS_TAG_UNDERLINE_OFFSET, -0.1)
+        underlineThickness = max(0.02, metric(HB_OT_METRICS_TAG_UNDERLINE_SIZE, 0.05))
+        strikeoutPosition = metric(HB_OT_METRICS_TAG_STRIKEOUT_OFFSET, 0.3)
+    }
+
+    deinit {
+        hb_font_destroy(hbFont)
+    }
+
+    /// The glyph for a character, when the face has one.
+    public func glyph(for scalar: Unicode.Scalar) -> UInt32? {
+        var glyph: hb_codepoint_t = 0
+        return hb_font_get_nominal_glyph(hbFont, scalar.value, &glyph) != 0 ? glyph : nil
+    }
+
+    /// Horizontal advance of a glyph in ems.
+    public func advance(of glyph: UInt32) -> Double {
+        Double(hb_font_get_glyph_h_advance(hbFont, glyph)) / unitsPerEm
+    }
+
+    /// The glyph's ink box in ems, y up: (minX, minY, maxX, maxY); nil for empty glyphs.
+    public func inkBounds(of glyph: UInt32) -> (minX: Double, minY: Double, maxX: Double, maxY: Double)? {
+        var extents = hb_glyph_extents_t()
+        guard hb_font_get_glyph_extents(hbFont, glyph, &extents) != 0, extents.width != 0, extents.height != 0 else { return nil }
+        let x0 = Double(extents.x_bearing) / unitsPerEm, x1 = Double(extents.x_bearing + extents.width) / unitsPerEm
+        let y1 = Double(extents.y_bearing) / unitsPerEm, y0 = Double(extents.y_bearing + extents.height) / unitsPerEm
+        return (min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1))
+    }
+
+    /// Rasterizes a glyph at `pixelsPerEm`, shifted right by `subpixelX` pixels (0 ≤ x < 1).
+    func rasterize(glyph: UInt32, pixelsPerEm: Double, subpixelX: Double) -> GlyphImage {
+        rasterizer.withLock { rasterizer -> GlyphImage in
+            if rasterizer == nil { rasterizer = Rasterizer(path: path, index: index) }
+            return rasterizer?.render(glyph: glyph, pixelsPerEm: pixelsPerEm, subpixelX: subpixelX) ?? .empty
+        }
+    }
+}
+
+/// A rendered glyph: 8-bit coverage, placed relative to the pen position (y down).
+struct GlyphImage: Sendable {
+    var left: Int
+    var top: Int
+    var width: Int
+    var height: Int
+    var coverage: [UInt8]
+
+    static let empty = GlyphImage(left: 0, top: 0, width: 0, height: 0, coverage: [])
+}
+
+/// A FreeType library and face, used only under `FontFace`'s mutex.
+private struct Rasterizer: ~Copyable {
+    private let library: FT_Library
+    private let face: FT_Face
+    private var currentSize: Int = -1
+
+    init?(path: String, index: Int) {
+        var library: FT_Library?
+        guard FT_Init_FreeType(&library) == 0, let library else { return nil }
+        var face: FT_Face?
+        guard FT_New_Face(library, path, index, &face) == 0, let face else {
+            FT_Done_FreeType(library)
+            return nil
+        }
+        self.library = library
+        self.face = face
+    }
+
+    deinit {
+        FT_Done_Face(face)
+        FT_Done_FreeType(library)
+    }
+
+    mutating func render(glyph: UInt32, pixelsPerEm: Double, subpixelX: Double) -> GlyphImage {
+        let size = max(1, Int((pixelsPerEm * 64).rounded()))
+        if size != currentSize {
+            guard FT_Set_Char_Size(face, 0, FT_F26Dot6(size), 72, 72) == 0 else { return .empty }
+            currentSize = size
+        }
+        // Light hinting snaps vertical stems only, so advances (from HarfBuzz, unhinted) and
+        // subpixel positions stay exact while horizontal strokes stay crisp.
+        let flags = Int32(FT_LOAD_NO_BITMAP) | Int32(FT_LOAD_TARGET_LIGHT_VALUE)
+        guard FT_Load_Glyph(face, glyph, flags) == 0, let slot = face.pointee.glyph else { return .empty }
+        if slot.pointee.format == FT_GLYPH_FORMAT_OUTLINE {
+            FT_Outline_Translate(&slot.pointee.outline, FT_Pos((subpixelX * 64).rounded()), 0)
+        }
+        guard FT_Render_Glyph(slot, FT_RENDER_MODE_NORMAL) == 0 else { return .empty }
+        let bitmap = slot.pointee.bitmap
+        let width = Int(bitmap.width), height = Int(bitmap.rows)
+        guard width > 0, height > 0, let buffer = bitmap.buffer,
+              bitmap.pixel_mode == UInt8(FT_PIXEL_MODE_GRAY.rawValue) else { return .empty }
+        var coverage = [UInt8](repeating: 0, count: width * height)
+        let pitch = Int(bitmap.pitch)
+        coverage.withUnsafeMutableBufferPointer { out in
+            for row in 0..<height {
+                let source = pitch >= 0 ? buffer + row * pitch : buffer + (height - 1 - row) * (-pitch)
+                for column in 0..<width { out[row * width + column] = source[column] }
+            }
+        }
+        return GlyphImage(left: Int(slot.pointee.bitmap_left), top: Int(slot.pointee.bitmap_top),
+                          width: width, height: height, coverage: coverage)
+    }
+}
+
+/// FreeType's `FT_LOAD_TARGET_LIGHT` is a macro Swift cannot import.
+private let FT_LOAD_TARGET_LIGHT_VALUE = (Int32(FT_RENDER_MODE_LIGHT.rawValue) & 15) << 16

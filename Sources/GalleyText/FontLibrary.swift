@@ -1,0 +1,186 @@
+import CFontconfig
+import Foundation
+import Synchronization
+
+/// Finds fonts through fontconfig and keeps the faces it has opened.
+///
+/// A request (families, weight, slant, language) resolves to a `FontFallback`: the best
+/// match first, then every installed font that covers characters the earlier ones do not, in
+/// fontconfig's order. Folders from `pipeline.yml` are added to the search ahead of the
+/// system's fonts. Everything is cached: resolution once per request, a face once per file
+/// and index.
+public final class FontLibrary: @unchecked Sendable {
+    /// The fontconfig configuration, only used under `lock` (fontconfig's thread-safety has
+    /// varied between releases; resolution is cached, so the lock is rarely taken).
+    private let config: OpaquePointer
+    private let lock = Mutex<Caches>(Caches())
+    /// Glyph images shared by every page drawn with this library's faces.
+    let glyphCache = GlyphCache(byteLimit: 64 << 20)
+
+    private struct Caches {
+        var fallbacks: [FallbackKey: FontFallback] = [:]
+        var faces: [FaceKey: FontFace] = [:]
+    }
+
+    private struct FallbackKey: Hashable {
+        var request: FontRequest
+        var language: String?
+    }
+
+    private struct FaceKey: Hashable {
+        var path: String
+        var index: Int
+    }
+
+    /// Loads the system's font configuration plus `fontFolders`.
+    ///
+    /// - Throws: `TypesetError.fontUnreadable` when fontconfig cannot load, or a folder does not
+    ///   exist.
+    public init(fontFolders: [URL] = []) throws(TypesetError) {
+        guard let config = FcInitLoadConfigAndFonts() else {
+            throw TypesetError(.fontUnreadable, "fontconfig could not load its configuration")
+        }
+        for folder in fontFolders {
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isFolder), isFolder.boolValue else {
+                FcConfigDestroy(config)
+                throw TypesetError(.fontUnreadable, "font folder \(folder.path) does not exist")
+            }
+            guard FcConfigAppFontAddDir(config, folder.path) != 0 else {
+                FcConfigDestroy(config)
+                throw TypesetError(.fontUnreadable, "fontconfig cannot read font folder \(folder.path)")
+            }
+        }
+        self.config = config
+    }
+
+    deinit {
+        FcConfigDestroy(config)
+    }
+
+    /// The faces to use for a request, best first.
+    public func fallback(for request: FontRequest, language: String?) throws(TypesetError) -> FontFallback {
+        let key = FallbackKey(request: request, language: language)
+        let result: Result<FontFallback, TypesetError> = lock.withLock { caches in
+            if let cached = caches.fallbacks[key] { return .success(cached) }
+            let resolved = Result { () throws(TypesetError) -> FontFallback in try resolve(key, &caches) }
+            if case .success(let fallback) = resolved { caches.fallbacks[key] = fallback }
+            return resolved
+        }
+        return try result.get()
+    }
+
+    private func resolve(_ key: FallbackKey, _ caches: inout Caches) throws(TypesetError) -> FontFallback {
+        guard let pattern = FcPatternCreate() else { throw TypesetError(.fontUnreadable, "fontconfig is out of memory") }
+        defer { FcPatternDestroy(pattern) }
+        for family in key.request.families { FcPatternAddString(pattern, FC_FAMILY, family) }
+        FcPatternAddInteger(pattern, FC_WEIGHT, FcWeightFromOpenType(Int32(key.request.weight)))
+        FcPatternAddInteger(pattern, FC_SLANT, key.request.italic ? FC_SLANT_ITALIC : FC_SLANT_ROMAN)
+        if let language = key.language.flatMap(Self.fontconfigLanguage) {
+            FcPatternAddString(pattern, FC_LANG, language)
+        }
+        FcConfigSubstitute(config, pattern, FcMatchPattern)
+        FcDefaultSubstitute(pattern)
+        var result = FcResultNoMatch
+        guard let set = FcFontSort(config, pattern, 1, nil, &result), set.pointee.nfont > 0 else {
+            throw TypesetError(.fontUnreadable, "fontconfig found no font for \(key.request.families.joined(separator: ", ")); install one (scripts/install-deps.sh installs DejaVu and Noto CJK) or add a font folder under fonts: in pipeline.yml")
+        }
+        defer { FcFontSetDestroy(set) }
+        var entries: [FontFallback.Entry] = []
+        var seen = Set<FaceKey>()
+        for i in 0..<Int(set.pointee.nfont) {
+            guard let font = set.pointee.fonts[i] else { continue }
+            var file: UnsafeMutablePointer<FcChar8>?
+            guard FcPatternGetString(font, FC_FILE, 0, &file) == FcResultMatch, let file else { continue }
+            var index: Int32 = 0
+            _ = FcPatternGetInteger(font, FC_INDEX, 0, &index)
+            let faceKey = FaceKey(path: String(cString: file), index: Int(index))
+            guard seen.insert(faceKey).inserted else { continue }
+            var charset: OpaquePointer?
+            guard FcPatternGetCharSet(font, FC_CHARSET, 0, &charset) == FcResultMatch, let charset,
+                  let copy = FcCharSetCopy(charset) else { continue }
+            var familyName: UnsafeMutablePointer<FcChar8>?
+            let family = FcPatternGetString(font, FC_FAMILY, 0, &familyName) == FcResultMatch ? familyName.map { String(cString: $0) } ?? "" : ""
+            entries.append(FontFallback.Entry(path: faceKey.path, index: faceKey.index, family: family, charset: CharacterSet(copy)))
+        }
+        guard !entries.isEmpty else {
+            throw TypesetError(.fontUnreadable, "fontconfig found no usable font for \(key.request.families.joined(separator: ", "))")
+        }
+        return FontFallback(library: self, entries: entries)
+    }
+
+    /// The face for a font file and index, opened once.
+    func face(path: String, index: Int, family: String) throws(TypesetError) -> FontFace {
+        let key = FaceKey(path: path, index: index)
+        let result: Result<FontFace, TypesetError> = lock.withLock { caches in
+            if let face = caches.faces[key] { return .success(face) }
+            let opened = Result { () throws(TypesetError) -> FontFace in
+                try FontFace(id: caches.faces.count, path: path, index: index, family: family)
+            }
+            if case .success(let face) = opened { caches.faces[key] = face }
+            return opened
+        }
+        return try result.get()
+    }
+
+    /// fontconfig language tags are lower case with `-` (`zh-cn`, `ja`); scripts map to the
+    /// region fontconfig knows (`zh-Hans` → `zh-cn`, `zh-Hant` → `zh-tw`).
+    static func fontconfigLanguage(_ tag: String) -> String? {
+        let lower = tag.lowercased().replacingOccurrences(of: "_", with: "-")
+        guard !lower.isEmpty else { return nil }
+        if lower.hasPrefix("zh") {
+            if lower.contains("hant") || lower.hasSuffix("-tw") { return "zh-tw" }
+            if lower.contains("-hk") || lower.contains("-mo") { return "zh-hk" }
+            return "zh-cn"
+        }
+        return String(lower.split(separator: "-").first ?? "")
+    }
+
+    /// A fontconfig character set, owned (released on deinit); read-only after creation.
+    final class CharacterSet: @unchecked Sendable {
+        let handle: OpaquePointer
+        init(_ handle: OpaquePointer) { self.handle = handle }
+        deinit { FcCharSetDestroy(handle) }
+        func contains(_ scalar: Unicode.Scalar) -> Bool { FcCharSetHasChar(handle, scalar.value) != 0 }
+    }
+}
+
+/// The faces for one font request: the best match, then fallbacks by coverage.
+public final class FontFallback: Sendable {
+    struct Entry: Sendable {
+        var path: String
+        var index: Int
+        var family: String
+        var charset: FontLibrary.CharacterSet
+    }
+
+    private let library: FontLibrary
+    private let entries: [Entry]
+    /// Faces opened so far, by entry index.
+    private let opened = Mutex<[Int: FontFace]>([:])
+
+    init(library: FontLibrary, entries: [Entry]) {
+        self.library = library
+        self.entries = entries
+    }
+
+    /// The best-matching face.
+    public func primary() throws(TypesetError) -> FontFace { try face(at: 0) }
+
+    /// The first face, in fallback order, that has a glyph for `scalar`; nil when none has.
+    public func face(covering scalar: Unicode.Scalar) throws(TypesetError) -> FontFace? {
+        for (i, entry) in entries.enumerated() where entry.charset.contains(scalar) {
+            let face = try face(at: i)
+            if face.glyph(for: scalar) != nil { return face }
+        }
+        return nil
+    }
+
+    private func face(at index: Int) throws(TypesetError) -> FontFace {
+        if let face = opened.withLock({ $0[index] }) { return face }
+        let entry = entries[index]
+        let face = try library.face(path: entry.path, index: entry.index, family: entry.family)
+        opened.withLock { $0[index] = face }
+        return face
+    }
+}

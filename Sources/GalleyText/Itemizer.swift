@@ -1,0 +1,188 @@
+import CFriBidi
+import CHarfBuzz
+
+/// A maximal stretch of a paragraph that is shaped in one go: one face, script, bidi level and
+/// style run (Pango's `PangoItem`).
+struct TextItem {
+    enum Kind {
+        /// Text shaped with a face.
+        case text(FontFace)
+        /// An inline image; its box comes from the attachment.
+        case attachment(Int)
+        /// A paragraph or line separator: no glyph, no width; the face gives an otherwise
+        /// empty line its height.
+        case separator(FontFace)
+    }
+
+    /// Global text offsets.
+    var range: Range<Int>
+    var kind: Kind
+    var style: TextStyle
+    /// Bidi embedding level: even left-to-right, odd right-to-left.
+    var level: UInt8
+    var script: hb_script_t
+}
+
+/// Splits a paragraph into items by style run, font (per-character fallback by coverage),
+/// script and bidi level.
+struct Itemizer {
+    let text: AttributedText
+    let fonts: FontLibrary
+
+    /// Characters no installed font covers, found while itemizing (drawn with the primary
+    /// face's missing-glyph box).
+    private(set) var uncovered: [Unicode.Scalar: Int] = [:]
+
+    init(text: AttributedText, fonts: FontLibrary) {
+        self.text = text
+        self.fonts = fonts
+    }
+
+    /// Items of the paragraph `range`, in logical order, and its base level.
+    mutating func items(of range: Range<Int>, direction: WritingDirection) throws(TypesetError) -> (items: [TextItem], baseLevel: UInt8) {
+        let (levels, baseLevel) = Self.bidiLevels(text.scalars[range], direction: direction)
+        let scripts = Self.scripts(text.scalars[range])
+        var attachmentIndex = [Int: Int]()
+        for (i, attachment) in text.attachments.enumerated() where range.contains(attachment.offset) {
+            attachmentIndex[attachment.offset] = i
+        }
+
+        var items: [TextItem] = []
+        var runIndex = text.styleRunIndex(at: range.lowerBound)
+        var fallback = try fallbackFor(text.styleRuns[runIndex].value)
+        var previousFace: FontFace?
+        for offset in range {
+            while !text.styleRuns[runIndex].range.contains(offset) {
+                runIndex += 1
+                fallback = try fallbackFor(text.styleRuns[runIndex].value)
+            }
+            let style = text.styleRuns[runIndex].value
+            let scalar = text.scalars[offset]
+            let local = offset - range.lowerBound
+            let kind: TextItem.Kind
+            if scalar == AttributedText.paragraphSeparator || scalar == AttributedText.lineSeparator {
+                kind = .separator(try fallback.primary())
+            } else if scalar == AttributedText.objectReplacement, let attachment = attachmentIndex[offset] {
+                kind = .attachment(attachment)
+            } else {
+                let face = try chooseFace(for: scalar, fallback: fallback, previous: previousFace)
+                previousFace = face
+                kind = .text(face)
+            }
+            if var last = items.last, last.range.upperBound == offset, last.level == levels[local],
+               last.script == scripts[local], last.style == style, Self.canExtend(last.kind, with: kind) {
+                last.range = last.range.lowerBound..<(offset + 1)
+                items[items.count - 1] = last
+            } else {
+                items.append(TextItem(range: offset..<(offset + 1), kind: kind, style: style,
+                                      level: levels[local], script: scripts[local]))
+            }
+        }
+        return (items, baseLevel)
+    }
+
+    private static func canExtend(_ a: TextItem.Kind, with b: TextItem.Kind) -> Bool {
+        switch (a, b) {
+        case (.text(let x), .text(let y)): x === y
+        default: false
+        }
+    }
+
+    private func fallbackFor(_ style: TextStyle) throws(TypesetError) -> FontFallback {
+        try fonts.fallback(for: style.font, language: style.language)
+    }
+
+    /// The face for one character: marks and joiners stay with the face before them; other
+    /// characters take the first face in fallback order that covers them, preferring the face
+    /// before them for spaces and punctuation shared by all scripts, so a run of Chinese with
+    /// a comma is not split three ways.
+    private mutating func chooseFace(for scalar: Unicode.Scalar, fallback: FontFallback, previous: FontFace?) throws(TypesetError) -> FontFace {
+        let properties = scalar.properties
+        switch properties.generalCategory {
+        case .nonspacingMark, .spacingMark, .enclosingMark, .format:
+            if let previous { return previous }
+        default:
+            break
+        }
+        if let previous, Self.isShared(scalar), previous.glyph(for: scalar) != nil { return previous }
+        let primary = try fallback.primary()
+        if primary.glyph(for: scalar) != nil { return primary }
+        if let face = try fallback.face(covering: scalar) { return face }
+        if !properties.isWhitespace && !properties.isDefaultIgnorableCodePoint {
+            uncovered[scalar, default: 0] += 1
+        }
+        return previous ?? primary
+    }
+
+    private static func isShared(_ scalar: Unicode.Scalar) -> Bool {
+        let script = hb_unicode_script(hb_unicode_funcs_get_default(), scalar.value)
+        return script == HB_SCRIPT_COMMON || script == HB_SCRIPT_INHERITED
+    }
+
+    /// Scripts per character; Common and Inherited characters take the script before them (or
+    /// after them at the start), as HarfBuzz expects whole runs of one script.
+    static func scripts(_ scalars: ArraySlice<Unicode.Scalar>) -> [hb_script_t] {
+        let functions = hb_unicode_funcs_get_default()
+        var scripts = scalars.map { hb_unicode_script(functions, $0.value) }
+        func isNeutral(_ script: hb_script_t) -> Bool {
+            script == HB_SCRIPT_COMMON || script == HB_SCRIPT_INHERITED || script == HB_SCRIPT_UNKNOWN
+        }
+        var last: hb_script_t?
+        for i in scripts.indices {
+            if isNeutral(scripts[i]) {
+                if let last { scripts[i] = last }
+            } else {
+                last = scripts[i]
+            }
+        }
+        if let first = scripts.first(where: { !isNeutral($0) }) {
+            for i in scripts.indices {
+                guard isNeutral(scripts[i]) else { break }
+                scripts[i] = first
+            }
+        }
+        return scripts
+    }
+
+    /// Bidi embedding levels by UAX #9, through FriBidi.
+    static func bidiLevels(_ scalars: ArraySlice<Unicode.Scalar>, direction: WritingDirection) -> ([UInt8], UInt8) {
+        let count = scalars.count
+        let requested: FriBidiParType
+        switch direction {
+        case .ltr: requested = Self.parLTR
+        case .rtl: requested = Self.parRTL
+        case .auto: requested = Self.parON
+        }
+        let fallbackLevel: UInt8 = direction == .rtl ? 1 : 0
+        // Nothing right-to-left and no RTL request: every level is 0 (the common case, skipped).
+        if direction != .rtl, !scalars.contains(where: Self.mayBeRightToLeft) {
+            return ([UInt8](repeating: 0, count: count), 0)
+        }
+        let characters = scalars.map { FriBidiChar($0.value) }
+        var types = [FriBidiCharType](repeating: FriBidiCharType(rawValue: 0), count: count)
+        var brackets = [FriBidiBracketType](repeating: 0, count: count)
+        var levels = [FriBidiLevel](repeating: 0, count: count)
+        var base = requested
+        let ok = characters.withUnsafeBufferPointer { chars -> Bool in
+            fribidi_get_bidi_types(chars.baseAddress, FriBidiStrIndex(count), &types)
+            fribidi_get_bracket_types(chars.baseAddress, FriBidiStrIndex(count), types, &brackets)
+            return fribidi_get_par_embedding_levels_ex(types, brackets, FriBidiStrIndex(count), &base, &levels) != 0
+        }
+        guard ok else { return ([UInt8](repeating: fallbackLevel, count: count), fallbackLevel) }
+        return (levels.map { UInt8(bitPattern: $0) }, base.rawValue & 1 == 1 ? 1 : 0)
+    }
+
+    // FriBidi's paragraph types are macros built from other macros, which Swift cannot import.
+    private static let parLTR: FriBidiParType = FriBidiParType(rawValue: 0x0000_0110)
+    private static let parRTL: FriBidiParType = FriBidiParType(rawValue: 0x0000_0111)
+    private static let parON: FriBidiParType = FriBidiParType(rawValue: 0x0000_0040)
+
+    /// Right-to-left scripts and explicit directional controls.
+    private static func mayBeRightToLeft(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x0590...0x08FF, 0xFB1D...0xFDFF, 0xFE70...0xFEFF, 0x10800...0x10FFF, 0x1E800...0x1EFFF,
+             0x200F, 0x202B, 0x202E, 0x2067: true
+        default: false
+        }
+    }
+}

@@ -1,0 +1,40 @@
+import CUnibreak
+
+/// Line break opportunities by UAX #14, from libunibreak.
+enum LineBreaks {
+    /// Whether a line may, must or must not end after each scalar.
+    enum Opportunity: UInt8 {
+        case mandatory, allowed, prohibited
+    }
+
+    private static let initialized: Bool = {
+        init_linebreak()
+        return true
+    }()
+
+    /// Opportunities after each scalar of `scalars` (one paragraph), for `language` (libunibreak
+    /// tailors a few languages: Chinese and Japanese quotation marks, for example).
+    static func opportunities(_ scalars: ArraySlice<Unicode.Scalar>, language: String?) -> [Opportunity] {
+        precondition(initialized)
+        guard !scalars.isEmpty else { return [] }
+        let codes = scalars.map { utf32_t($0.value) }
+        var breaks = [CChar](repeating: 0, count: codes.count)
+        let languageCode = language.map { $0.lowercased().replacingOccurrences(of: "_", with: "-") }
+        codes.withUnsafeBufferPointer { input in
+            breaks.withUnsafeMutableBufferPointer { output in
+                if let languageCode {
+                    languageCode.withCString { set_linebreaks_utf32(input.baseAddress, input.count, $0, output.baseAddress) }
+                } else {
+                    set_linebreaks_utf32(input.baseAddress, input.count, nil, output.baseAddress)
+                }
+            }
+        }
+        return breaks.map { value in
+            switch Int32(value) {
+            case LINEBREAK_MUSTBREAK: .mandatory
+            case LINEBREAK_ALLOWBREAK: .allowed
+            default: .prohibited
+            }
+        }
+    }
+}

@@ -1,0 +1,66 @@
+/// Chooses where lines of one paragraph end: greedy first fit over UAX #14 opportunities
+/// (Pango's `ParaBreakState`).
+///
+/// State: the paragraph's analysis and the next character to place. Everything else
+/// (measure, indents) comes with each request, because consecutive lines of a paragraph can
+/// fall in columns of different widths.
+struct LineFiller {
+    let analysis: ParagraphAnalysis
+    /// Next character to place, local to the paragraph.
+    private(set) var position: Int
+
+    /// Widths may differ from the measure by float noise.
+    static let tolerance = 1e-6
+
+    init(analysis: ParagraphAnalysis, position: Int) {
+        self.analysis = analysis
+        self.position = position
+    }
+
+    var isFinished: Bool { position >= analysis.range.count }
+    /// Whether the next line is the paragraph's first.
+    var atParagraphStart: Bool { position == 0 }
+
+    /// Ends the next line within `measure` points and returns its local range. A word wider
+    /// than the measure is broken between clusters; a single cluster wider than the measure
+    /// is an error, since nothing could make it fit.
+    mutating func nextLine(measure: Double) throws(TypesetError) -> Range<Int> {
+        let start = position
+        let count = analysis.range.count
+        var fitting: Int?
+        var i = start
+        while i < count {
+            let opportunity = analysis.breaks[i]
+            if opportunity != .prohibited {
+                let end = i + 1
+                guard analysis.width(start, end) <= measure + Self.tolerance else { break }
+                fitting = end
+                if opportunity == .mandatory { break }
+            }
+            i += 1
+        }
+        let end: Int
+        if let fitting { end = fitting } else { end = try emergencyEnd(from: start, measure: measure) }
+        position = end
+        return start..<end
+    }
+
+    /// The last cluster boundary that fits, when no break opportunity does.
+    private func emergencyEnd(from start: Int, measure: Double) throws(TypesetError) -> Int {
+        let count = analysis.range.count
+        var end = start + 1
+        while end < count && !analysis.clusterStart[end] { end += 1 }
+        guard analysis.width(start, end) <= measure + Self.tolerance else {
+            throw TypesetError(.columnTooSmall, String(format: "a column %.1f pt wide cannot hold the character at offset %d (%.1f pt wide); widen the columns or lower font_size", measure, analysis.range.lowerBound + start, analysis.width(start, end)))
+        }
+        var next = end + 1
+        while next <= count {
+            if next == count || analysis.clusterStart[next] {
+                guard analysis.width(start, next) <= measure + Self.tolerance else { break }
+                end = next
+            }
+            next += 1
+        }
+        return end
+    }
+}

@@ -1,0 +1,95 @@
+import GalleyRaster
+
+extension TypesetPage {
+    /// Draws the part of the page inside `rect` (pixels at `scale`) into `bitmap`: background,
+    /// rules and boxes, then glyphs rasterized by FreeType (through the shared glyph cache) and
+    /// blended in their colour.
+    ///
+    /// Glyph x positions are kept to a quarter pixel and baselines snapped to whole pixels, so
+    /// the same page description gives the page image and every thumbnail.
+    public func draw(into bitmap: Bitmap, rect: PixelRect, scale: Double, cancellation: Cancellation) throws {
+        precondition(bitmap.width == rect.width && bitmap.height == rect.height, "bitmap and rectangle differ in size")
+        guard !cancellation.isCancelled else { throw TypesetError(.cancelled, "drawing was cancelled") }
+        bitmap.fill(r: background.r, g: background.g, b: background.b)
+        var canvas = Canvas(bitmap: bitmap, originX: rect.x, originY: rect.y)
+        for filled in rects {
+            canvas.fill(x0: filled.rect.x * scale, y0: filled.rect.y * scale,
+                        x1: filled.rect.maxX * scale, y1: filled.rect.maxY * scale, color: filled.color)
+        }
+        let steps = Double(GlyphCache.subpixelSteps)
+        for run in glyphRuns {
+            guard !cancellation.isCancelled else { throw TypesetError(.cancelled, "drawing was cancelled") }
+            let pixelsPerEm = run.size * scale
+            // No glyph reaches further from its baseline than a few ems.
+            let reach = Int(pixelsPerEm * 3) + 2
+            for (glyph, position) in zip(run.glyphs, run.positions) {
+                let y = Int((position.y * scale).rounded()) - rect.y
+                guard y + reach >= 0, y - reach < bitmap.height else { continue }
+                let x = position.x * scale - Double(rect.x)
+                let whole = x.rounded(.down)
+                let subpixel = min(GlyphCache.subpixelSteps - 1, Int(((x - whole) * steps).rounded(.down)))
+                let image = glyphCache.image(face: run.face, glyph: glyph, pixelsPerEm: pixelsPerEm, subpixel: subpixel)
+                canvas.blend(image, x: Int(whole) + image.left, y: y - image.top, color: run.color)
+            }
+        }
+    }
+}
+
+/// A bitmap seen from page pixel space: drawing operations clip to it.
+private struct Canvas {
+    let bitmap: Bitmap
+    let originX: Int
+    let originY: Int
+
+    /// Blends 8-bit coverage in `color`, top-left corner at (x, y) in bitmap pixels.
+    func blend(_ image: GlyphImage, x: Int, y: Int, color: RGBColor) {
+        guard image.width > 0 else { return }
+        let x0 = max(0, x), x1 = min(bitmap.width, x + image.width)
+        let y0 = max(0, y), y1 = min(bitmap.height, y + image.height)
+        guard x0 < x1, y0 < y1 else { return }
+        let pixels = bitmap.pixels.bindMemory(to: UInt8.self)
+        let rowBytes = bitmap.rowBytes
+        let r = Int(color.r), g = Int(color.g), b = Int(color.b)
+        image.coverage.withUnsafeBufferPointer { coverage in
+            for row in y0..<y1 {
+                let source = (row - y) * image.width - x
+                var offset = row * rowBytes + x0 * 3
+                for column in x0..<x1 {
+                    let a = Int(coverage[source + column])
+                    if a != 0 {
+                        let inverse = 255 - a
+                        pixels[offset] = UInt8((Int(pixels[offset]) * inverse + r * a + 127) / 255)
+                        pixels[offset + 1] = UInt8((Int(pixels[offset + 1]) * inverse + g * a + 127) / 255)
+                        pixels[offset + 2] = UInt8((Int(pixels[offset + 2]) * inverse + b * a + 127) / 255)
+                    }
+                    offset += 3
+                }
+            }
+        }
+    }
+
+    /// Fills a rectangle given in page pixels, with partial coverage at its edges so thin
+    /// rules keep their weight at any scale.
+    func fill(x0: Double, y0: Double, x1: Double, y1: Double, color: RGBColor) {
+        let left = x0 - Double(originX), right = x1 - Double(originX)
+        let top = y0 - Double(originY), bottom = y1 - Double(originY)
+        guard right > left, bottom > top else { return }
+        let columnStart = max(0, Int(left.rounded(.down))), columnEnd = min(bitmap.width, Int(right.rounded(.up)))
+        let rowStart = max(0, Int(top.rounded(.down))), rowEnd = min(bitmap.height, Int(bottom.rounded(.up)))
+        guard columnStart < columnEnd, rowStart < rowEnd else { return }
+        let pixels = bitmap.pixels.bindMemory(to: UInt8.self)
+        let channels = [Int(color.r), Int(color.g), Int(color.b)]
+        for row in rowStart..<rowEnd {
+            let rowCoverage = min(bottom, Double(row + 1)) - max(top, Double(row))
+            for column in columnStart..<columnEnd {
+                let columnCoverage = min(right, Double(column + 1)) - max(left, Double(column))
+                let a = Int((max(0, min(1, rowCoverage * columnCoverage)) * 255).rounded())
+                guard a > 0 else { continue }
+                let offset = row * bitmap.rowBytes + column * 3
+                for channel in 0..<3 {
+                    pixels[offset + channel] = UInt8((Int(pixels[offset + channel]) * (255 - a) + channels[channel] * a + 127) / 255)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import CHarfBuzz
+
+/// A glyph as HarfBuzz placed it, in points.
+struct ShapedGlyph {
+    var id: UInt32
+    /// Global offset of the first character of the glyph's cluster.
+    var cluster: Int
+    var advance: Double
+    var xOffset: Double
+    /// Up is positive, as in HarfBuzz.
+    var yOffset: Double
+}
+
+/// Shapes items with HarfBuzz, keeping clusters so every glyph maps back to its text.
+struct Shaper {
+    private let buffer: OpaquePointer
+
+    init() {
+        guard let buffer = hb_buffer_create() else { preconditionFailure("HarfBuzz cannot allocate a buffer") }
+        self.buffer = buffer
+    }
+
+    func destroy() {
+        hb_buffer_destroy(buffer)
+    }
+
+    /// Glyphs of `item`, in HarfBuzz's output order (visual: reversed for right-to-left).
+    /// `paragraph` is the whole paragraph's text and `paragraphStart` its global offset, so
+    /// HarfBuzz sees the context around the item (Arabic joining across style changes).
+    func shape(_ item: TextItem, face: FontFace, paragraph: [UInt32], paragraphStart: Int) -> [ShapedGlyph] {
+        hb_buffer_clear_contents(buffer)
+        let start = item.range.lowerBound - paragraphStart
+        paragraph.withUnsafeBufferPointer { text in
+            hb_buffer_add_utf32(buffer, text.baseAddress, Int32(text.count), UInt32(start), Int32(item.range.count))
+        }
+        hb_buffer_set_direction(buffer, item.level & 1 == 1 ? HB_DIRECTION_RTL : HB_DIRECTION_LTR)
+        hb_buffer_set_script(buffer, item.script)
+        if let language = item.style.language {
+            hb_buffer_set_language(buffer, hb_language_from_string(language, -1))
+        }
+        hb_shape(face.hbFont, buffer, nil, 0)
+        var count: UInt32 = 0
+        guard let infos = hb_buffer_get_glyph_infos(buffer, &count),
+              let positions = hb_buffer_get_glyph_positions(buffer, &count) else { return [] }
+        let scale = item.style.size / face.unitsPerEm
+        var glyphs: [ShapedGlyph] = []
+        glyphs.reserveCapacity(Int(count))
+        for i in 0..<Int(count) {
+            glyphs.append(ShapedGlyph(id: infos[i].codepoint, cluster: paragraphStart + Int(infos[i].cluster),
+                                      advance: Double(positions[i].x_advance) * scale,
+                                      xOffset: Double(positions[i].x_offset) * scale,
+                                      yOffset: Double(positions[i].y_offset) * scale))
+        }
+        return glyphs
+    }
+}

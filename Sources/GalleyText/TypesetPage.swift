@@ -1,0 +1,110 @@
+import GalleyRaster
+
+/// A rectangle in points, top-left origin, y down (page coordinates).
+public struct Rect: Hashable, Sendable, Codable {
+    public var x: Double
+    public var y: Double
+    public var width: Double
+    public var height: Double
+    public init(x: Double, y: Double, width: Double, height: Double) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
+    public var maxX: Double { x + width }
+    public var maxY: Double { y + height }
+}
+
+/// A line as laid out: its text range, box and baseline, in page coordinates.
+public struct LineBox: Hashable, Sendable {
+    /// Global text offsets, trailing spaces and separators included, so lines tile the text.
+    public var range: Range<Int>
+    /// The line's box: x and width cover its visible glyphs, y and height its line height.
+    public var rect: Rect
+    public var baseline: Double
+}
+
+/// One column of a page (Core Text's `CTFrame`) and the text that filled it.
+public struct ColumnFrame: Hashable, Sendable {
+    public var rect: Rect
+    /// Global offsets of the text placed in this column (`CTFrameGetVisibleStringRange`).
+    public var range: Range<Int>
+    public var lines: [LineBox]
+}
+
+/// Where an attachment's box landed.
+public struct AttachmentFrame: Hashable, Sendable {
+    /// Index of the column on the page.
+    public var column: Int
+    public var rect: Rect
+    /// Offset of the attachment's U+FFFC in the text.
+    public var offset: Int
+    public var source: String
+}
+
+/// Glyphs of one face, size and colour, at page positions (points; x at the pen, y at the
+/// baseline).
+struct GlyphRun: Sendable {
+    var face: FontFace
+    var size: Double
+    var color: RGBColor
+    var glyphs: [UInt32]
+    var positions: [(x: Double, y: Double)]
+}
+
+/// A filled rectangle: underline, strikethrough, rule, attachment placeholder.
+struct FilledRect: Sendable {
+    var rect: Rect
+    var color: RGBColor
+}
+
+/// A typeset page: glyph runs and boxes in points, drawable at any scale.
+///
+/// Immutable once made, so any number of threads may draw it at once (faces and the glyph
+/// cache they share are thread-safe).
+public struct TypesetPage: PageSource {
+    public let size: PageSize
+    /// 1-based number within its layout.
+    public let number: Int
+    public let background: RGBColor
+    public let columns: [ColumnFrame]
+    public let attachments: [AttachmentFrame]
+    let glyphRuns: [GlyphRun]
+    let rects: [FilledRect]
+    let glyphCache: GlyphCache
+
+    init(size: PageSize, number: Int, background: RGBColor, columns: [ColumnFrame], attachments: [AttachmentFrame],
+         glyphRuns: [GlyphRun], rects: [FilledRect], glyphCache: GlyphCache) {
+        self.size = size
+        self.number = number
+        self.background = background
+        self.columns = columns
+        self.attachments = attachments
+        self.glyphRuns = glyphRuns
+        self.rects = rects
+        self.glyphCache = glyphCache
+    }
+
+    /// Text offsets placed on this page.
+    public var range: Range<Int> {
+        (columns.first?.range.lowerBound ?? 0)..<(columns.last?.range.upperBound ?? 0)
+    }
+
+    public var lineCount: Int { columns.reduce(0) { $0 + $1.lines.count } }
+
+    /// Every glyph with its face, size and page position (for tests and inspection).
+    public var placedGlyphs: [(face: FontFace, size: Double, glyph: UInt32, x: Double, y: Double)] {
+        glyphRuns.flatMap { run in
+            zip(run.glyphs, run.positions).map { (run.face, run.size, $0, $1.x, $1.y) }
+        }
+    }
+
+    public func pixelBounds(scale: Double) -> PixelRect {
+        // The rounding MuPDF applies to page bounds, so a typeset page and a PDF page of the
+        // same size in points get the same pixel size.
+        let width = max(1, Int((size.width * scale - 0.001).rounded(.up)))
+        let height = max(1, Int((size.height * scale - 0.001).rounded(.up)))
+        return PixelRect(x: 0, y: 0, width: width, height: height)
+    }
+}

@@ -1,0 +1,41 @@
+import GalleyText
+
+/// Builds attributed text directly, without the markup parser, so typesetter tests do not
+/// depend on it: each string is a paragraph in the base style.
+func testText(_ paragraphs: [String], size: Double = 11, family: String = "DejaVu Serif", language: String? = nil,
+              paragraphStyle: ParagraphStyle = ParagraphStyle()) -> AttributedText {
+    var scalars: [Unicode.Scalar] = []
+    var paragraphRuns: [AttributeRun<ParagraphStyle>] = []
+    var attachments: [Attachment] = []
+    for (i, paragraph) in paragraphs.enumerated() {
+        let start = scalars.count
+        for scalar in paragraph.unicodeScalars {
+            if scalar == AttributedText.objectReplacement {
+                attachments.append(Attachment(offset: scalars.count, source: "image.png", width: 200, height: 100, alternative: ""))
+            }
+            scalars.append(scalar)
+        }
+        if i < paragraphs.count - 1 { scalars.append(AttributedText.paragraphSeparator) }
+        paragraphRuns.append(AttributeRun(range: start..<scalars.count, value: paragraphStyle))
+    }
+    var style = TextStyle(font: FontRequest(families: [family]), size: size)
+    style.language = language
+    return AttributedText(scalars: scalars, styleRuns: [AttributeRun(range: 0..<scalars.count, value: style)],
+                          paragraphs: paragraphRuns, attachments: attachments)
+}
+
+/// Every page of `text` in `layout`.
+func typesetAll(_ text: AttributedText, _ layout: ArticleLayout, fonts: FontLibrary) throws -> [TypesetPage] {
+    let typesetter = try ArticleTypesetter(text: text, layout: layout, fonts: fonts)
+    var pages: [TypesetPage] = []
+    while let page = try typesetter.nextPage() {
+        pages.append(page)
+        if pages.count > 10_000 { break }
+    }
+    return pages
+}
+
+/// One font library for all tests: fontconfig loads once.
+let sharedFonts: FontLibrary = {
+    do { return try FontLibrary() } catch { fatalError("fontconfig: \(error)") }
+}()
