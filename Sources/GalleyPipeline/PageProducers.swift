@@ -125,7 +125,7 @@ final class ArticlePages: PageProducer {
         warnings = first.warnings
     }
 
-    private static func parse(_ bytes: [UInt8], document: SourceDocument, base: BaseStyle) -> (text: AttributedText, warnings: [String]) {
+    static func parse(_ bytes: [UInt8], document: SourceDocument, base: BaseStyle) -> (text: AttributedText, warnings: [String]) {
         // TEMPORARY until MarkupParser lands
         let string = String(decoding: bytes, as: UTF8.self)
         let paragraphs = string.components(separatedBy: "\n\n").map { $0.replacingOccurrences(of: "\n", with: " ") }.filter { !$0.isEmpty }

@@ -6,7 +6,7 @@ import Foundation
 struct Galley: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "galley",
-        abstract: "Turn folders of PDFs into page images, thumbnails and a JSON manifest.",
+        abstract: "Turn folders of PDFs and HTML articles into page images, thumbnails and a JSON manifest.",
         discussion: """
             Exit status:
               0    every document succeeded
@@ -15,7 +15,7 @@ struct Galley: ParsableCommand {
               130  interrupted (Ctrl-C); no partial files are left behind
             """,
         version: "0.1.0",
-        subcommands: [Run.self])
+        subcommands: [Run.self, Typeset.self])
 
     /// Exit statuses shared by every subcommand.
     enum Status {

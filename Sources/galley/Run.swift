@@ -157,7 +157,7 @@ struct Run: ParsableCommand {
         "\(count) \(noun)\(count == 1 ? "" : "s")"
     }
 
-    private static func fail(_ message: String, status: Int32 = Galley.Status.usage) -> Never {
+    static func fail(_ message: String, status: Int32 = Galley.Status.usage) -> Never {
         FileHandle.standardError.write(Data("galley: \(message)\n".utf8))
         Foundation.exit(status)
     }

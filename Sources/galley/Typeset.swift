@@ -1,0 +1,77 @@
+import ArgumentParser
+import Foundation
+import GalleyPipeline
+import GalleyText
+
+/// `galley typeset`: lays articles out in the configured layouts and reports pages, lines and
+/// timings, writing nothing. For checking a layout and for benchmarks.
+struct Typeset: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Typeset articles in each configured layout and report pages and timings; writes nothing.",
+        discussion: "Single-threaded. --render also draws every page at the configured dpi (no PNG encoding).")
+
+    @Option(name: .long, help: "The configuration file (its layouts, fonts and dpi are used; without one, the defaults).")
+    var config: String = "pipeline.yml"
+
+    @Option(name: .long, help: "Page image resolution in pixels per inch, for --render.")
+    var dpi: Double?
+
+    @Flag(name: .long, help: "Also draw every page, to time rendering.")
+    var render = false
+
+    @Flag(name: .long, help: "Print JSON instead of a table.")
+    var json = false
+
+    @Argument(help: "Article files (.html, .htm, .xhtml, .txt).")
+    var files: [String]
+
+    func run() throws {
+        let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        let configURL = URL(fileURLWithPath: config, relativeTo: cwd)
+        var configuration = Configuration()
+        if FileManager.default.fileExists(atPath: configURL.path) {
+            do {
+                configuration = try Configuration.load(file: configURL)
+            } catch {
+                Run.fail("\(error)")
+            }
+        } else if config != "pipeline.yml" {
+            Run.fail("\(configURL.path): no such configuration file")
+        }
+        if let dpi { configuration.dpi = dpi }
+        let fonts: FontLibrary
+        do {
+            fonts = try FontLibrary(fontFolders: configuration.fontFolders.map { configuration.resolve($0) })
+        } catch {
+            Run.fail("fonts: \(error.message)")
+        }
+        var results: [TypesetMeasurement] = []
+        var failed = false
+        for file in files {
+            do {
+                results.append(try TypesetMeasurement.measure(file: URL(fileURLWithPath: file, relativeTo: cwd), configuration: configuration,
+                                                              fonts: fonts, render: render))
+            } catch {
+                FileHandle.standardError.write(Data("galley: \(file): \(error)\n".utf8))
+                failed = true
+            }
+        }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+            encoder.keyEncodingStrategy = .convertToSnakeCase
+            let data = try encoder.encode(["documents": results])
+            print(String(decoding: data, as: UTF8.self))
+        } else {
+            for result in results {
+                print("\(result.source): \(result.textLength) characters")
+                for layout in result.layouts {
+                    var line = "  \(layout.name): \(layout.pages) pages, \(layout.lines) lines, typeset \(String(format: "%.3f", layout.typesetSeconds)) s"
+                    if render { line += String(format: ", render %.3f s (%.1f pages/s)", layout.renderSeconds, Double(layout.pages) / max(1e-9, layout.typesetSeconds + layout.renderSeconds)) }
+                    print(line)
+                }
+            }
+        }
+        if failed { throw ExitCode(Galley.Status.someFailed) }
+    }
+}

@@ -1,0 +1,210 @@
+import GalleyRaster
+import GalleyTestSupport
+import GalleyText
+import Testing
+
+/// Layouts with 1, 2 and 3 columns on pages of different shapes.
+private let layouts: [ArticleLayout] = [(1, 595.0, 842.0), (2, 595, 842), (3, 842, 595)].map { columns, width, height in
+    var layout = ArticleLayout(name: "c\(columns)")
+    layout.columns = columns
+    layout.pageWidth = width
+    layout.pageHeight = height
+    return layout
+}
+
+private let mixedParagraphs = [
+    "Typesetting is the composition of text by means of arranging physical type or its digital equivalents. Stored letters and other symbols are retrieved and ordered according to a language's orthography for visual display.",
+    "Ελληνικά και Кириллица in one line, with numbers 1234567890 and a dash — then more words to wrap across the measure.",
+    "排版是指将文字、图片、图形等可视化信息元素在版面布局上调整位置、大小，使版面布局条理化的过程。「引用」在这里，（括号）也在这里。",
+    "日本語の組版では、句読点や括弧類が行頭に来ないように禁則処理を行う。これは読みやすさのためである。",
+    "Short.",
+]
+
+private func longText() -> AttributedText {
+    testText(Array(repeating: mixedParagraphs, count: 12).flatMap { $0 })
+}
+
+@Test(arguments: layouts)
+func columnRangesTileTheText(layout: ArticleLayout) throws {
+    let text = longText()
+    let pages = try typesetAll(text, layout, fonts: sharedFonts)
+    #expect(pages.count > 1)
+    var next = 0
+    for page in pages {
+        for column in page.columns {
+            #expect(column.range.lowerBound == next, "page \(page.number): column starts at \(column.range.lowerBound), expected \(next)")
+            var lineNext = column.range.lowerBound
+            for line in column.lines {
+                #expect(line.range.lowerBound == lineNext)
+                lineNext = line.range.upperBound
+            }
+            #expect(lineNext == column.range.upperBound)
+            next = column.range.upperBound
+        }
+    }
+    #expect(next == text.count, "the pages place \(next) of \(text.count) characters")
+}
+
+@Test(arguments: layouts)
+func linesAndGlyphsStayInsideTheirColumns(layout: ArticleLayout) throws {
+    let pages = try typesetAll(longText(), layout, fonts: sharedFonts)
+    let tolerance = 0.01
+    for page in pages {
+        for column in page.columns {
+            for line in column.lines {
+                #expect(line.rect.x >= column.rect.x - tolerance && line.rect.maxX <= column.rect.maxX + tolerance,
+                        "line \(line.range) spans \(line.rect.x)...\(line.rect.maxX), column \(column.rect.x)...\(column.rect.maxX)")
+                #expect(line.rect.y >= column.rect.y - tolerance && line.rect.maxY <= column.rect.maxY + tolerance)
+            }
+        }
+        // Every glyph's advance box lies in some column of the page, vertically within it too.
+        for glyph in page.placedGlyphs {
+            let advance = glyph.face.advance(of: glyph.glyph) * glyph.size
+            let inside = page.columns.contains { column in
+                glyph.x >= column.rect.x - tolerance && glyph.x + advance <= column.rect.maxX + tolerance
+                    && glyph.y > column.rect.y && glyph.y <= column.rect.maxY
+            }
+            #expect(inside, "glyph \(glyph.glyph) at (\(glyph.x), \(glyph.y)) on page \(page.number) is outside every column")
+        }
+    }
+}
+
+@Test func everyCharacterFindsAFontWhenOneIsInstalled() throws {
+    let text = testText(mixedParagraphs + ["עברית מימין לשמאל", "العربية من اليمين", "Ünïcödé ﬁ ligature"])
+    let typesetter = try ArticleTypesetter(text: text, layout: layouts[0], fonts: sharedFonts)
+    var glyphs = 0
+    while let page = try typesetter.nextPage() {
+        for glyph in page.placedGlyphs {
+            #expect(glyph.glyph != 0, "a missing-glyph box in \(glyph.face.family)")
+            glyphs += 1
+        }
+    }
+    #expect(glyphs > 300)
+    #expect(typesetter.uncoveredCharacters.isEmpty)
+}
+
+@Test func charactersNoFontCoversAreReported() throws {
+    let text = testText(["Private use: \u{E000}\u{E001} end."])
+    let typesetter = try ArticleTypesetter(text: text, layout: layouts[0], fonts: sharedFonts)
+    while try typesetter.nextPage() != nil {}
+    #expect(typesetter.uncoveredCharacters == ["\u{E000}": 1, "\u{E001}": 1])
+}
+
+/// Lines of `text` typeset in one column `width` points wide, as strings.
+private func lineStrings(_ text: AttributedText, width: Double) throws -> [String] {
+    var layout = ArticleLayout(name: "narrow")
+    layout.pageWidth = width + 20
+    layout.pageHeight = 2000
+    layout.inset = .init(all: 10)
+    return try typesetAll(text, layout, fonts: sharedFonts).flatMap { $0.columns.flatMap(\.lines) }.map { line in
+        String(String.UnicodeScalarView(text.scalars[line.range]))
+    }
+}
+
+@Test func ideographsBreakBetweenCharactersButNeverBeforeClosingPunctuation() throws {
+    let paragraph = String(repeating: "排版是指将文字、图片在版面上调整位置。「引用」（括号）！", count: 6)
+    let lines = try lineStrings(testText([paragraph], language: "zh-Hans"), width: 100)
+    #expect(lines.count > 10)
+    for line in lines.dropFirst() {
+        let first = line.unicodeScalars.first.map(String.init) ?? ""
+        #expect(!"。、」）！，".contains(first), "a line starts with closing punctuation: \(line)")
+    }
+    for line in lines.dropLast() {
+        let last = line.unicodeScalars.last.map(String.init) ?? ""
+        #expect(!"「（".contains(last), "a line ends with opening punctuation: \(line)")
+    }
+}
+
+@Test func noBreakSpaceHoldsWordsTogether() throws {
+    let paragraph = (0..<40).map { "\($0)\u{00A0}km" }.joined(separator: " ")
+    let lines = try lineStrings(testText([paragraph]), width: 120)
+    #expect(lines.count > 3)
+    for line in lines {
+        #expect(!line.hasSuffix("\u{00A0}") && !line.hasPrefix("km"), "split at a no-break space: \(line.debugDescription)")
+    }
+}
+
+@Test func forcedLineBreaksEndLines() throws {
+    let lines = try lineStrings(testText(["one\u{2028}two\u{2028}\u{2028}three"]), width: 400)
+    #expect(lines == ["one\u{2028}", "two\u{2028}", "\u{2028}", "three"])
+}
+
+@Test func aWordWiderThanTheColumnIsBrokenInsideNotOverflowing() throws {
+    let word = String(repeating: "antidisestablishmentarianism", count: 4)
+    let text = testText(["Before \(word) after."])
+    let lines = try lineStrings(text, width: 90)
+    #expect(lines.count >= 4)
+    #expect(lines.joined() == text.string)
+    var layout = ArticleLayout(name: "narrow")
+    layout.pageWidth = 110
+    layout.inset = .init(all: 10)
+    for page in try typesetAll(text, layout, fonts: sharedFonts) {
+        for line in page.columns.flatMap(\.lines) { #expect(line.rect.width <= 90 + 1e-6) }
+    }
+}
+
+@Test func aColumnTooSmallForOneLineIsAnErrorNotAnEndlessLoop() throws {
+    var short = ArticleLayout(name: "short")
+    short.pageHeight = 120
+    short.inset = .init(top: 54, right: 54, bottom: 60, left: 54)
+    #expect(throws: TypesetError.self) { try typesetAll(testText(["Some text."]), short, fonts: sharedFonts) }
+    do {
+        _ = try typesetAll(testText(["Some text."]), short, fonts: sharedFonts)
+    } catch let error as TypesetError {
+        #expect(error.code == .columnTooSmall)
+    }
+    var thin = ArticleLayout(name: "thin")
+    thin.pageWidth = 112
+    thin.inset = .init(all: 54)
+    #expect(throws: TypesetError.self) { try typesetAll(testText(["W"], size: 24), thin, fonts: sharedFonts) }
+}
+
+@Test func alignmentPlacesLinesAtTheRightEdgeOrCentre() throws {
+    for alignment in [TextAlignment.right, .center, .left] {
+        var style = ParagraphStyle()
+        style.alignment = alignment
+        let text = testText([String(repeating: "Words of varied length wrap here. ", count: 8)], paragraphStyle: style)
+        let page = try #require(try typesetAll(text, layouts[0], fonts: sharedFonts).first)
+        let column = page.columns[0].rect
+        for line in page.columns[0].lines {
+            switch alignment {
+            case .right: #expect(abs(line.rect.maxX - column.maxX) < 1e-6)
+            case .center: #expect(abs((line.rect.x + line.rect.maxX) / 2 - (column.x + column.maxX) / 2) < 1e-6)
+            default: #expect(abs(line.rect.x - column.x) < 1e-6)
+            }
+        }
+    }
+}
+
+@Test func rightToLeftParagraphsStartAtTheRightEdge() throws {
+    let text = testText(["שלום עולם, זוהי פסקה בעברית שנכתבת מימין לשמאל ויש בה מספיק מילים כדי לשבור שורות רבות בעמודה."])
+    let lines = try #require(try typesetAll(text, layouts[2], fonts: sharedFonts).first).columns[0]
+    for line in lines.lines.dropLast() { #expect(abs(line.rect.maxX - lines.rect.maxX) < 1e-6) }
+}
+
+@Test func paragraphsAreSpacedAndIndentedAsStyled() throws {
+    var style = ParagraphStyle()
+    style.spaceBefore = 20
+    style.firstLineIndent = 30
+    let text = testText(["First paragraph.", "Second paragraph."], paragraphStyle: style)
+    let lines = try #require(try typesetAll(text, layouts[0], fonts: sharedFonts).first).columns[0].lines
+    #expect(lines.count == 2)
+    #expect(abs(lines[0].rect.x - (54 + 30)) < 1e-6)
+    // The first line of a column gets no space before; the next paragraph does.
+    #expect(abs(lines[0].rect.y - 54) < 1e-6)
+    #expect(abs(lines[1].rect.y - lines[0].rect.maxY - 20) < 1e-6)
+}
+
+@Test func lineHeightScalesWithTheFontsAndTheMultiplier() throws {
+    var single = ParagraphStyle()
+    single.lineHeight = 1
+    var double = ParagraphStyle()
+    double.lineHeight = 2
+    let one = try #require(try typesetAll(testText(["Line"], paragraphStyle: single), layouts[0], fonts: sharedFonts).first).columns[0].lines[0]
+    let two = try #require(try typesetAll(testText(["Line"], paragraphStyle: double), layouts[0], fonts: sharedFonts).first).columns[0].lines[0]
+    #expect(abs(two.rect.height - 2 * one.rect.height) < 1e-6)
+    // DejaVu Serif's ascender + descender is about 1.16 em.
+    #expect(one.rect.height > 11 * 1.1 && one.rect.height < 11 * 1.25)
+    let cjk = try #require(try typesetAll(testText(["漢字"], paragraphStyle: single), layouts[0], fonts: sharedFonts).first).columns[0].lines[0]
+    #expect(cjk.rect.height > one.rect.height, "a line of CJK takes the CJK font's taller metrics")
+}
