@@ -143,8 +143,11 @@ private struct Rasterizer: ~Copyable {
             currentSize = size
         }
         // Light hinting snaps vertical stems only, so advances (from HarfBuzz, unhinted) and
-        // subpixel positions stay exact while horizontal strokes stay crisp.
-        let flags = Int32(FT_LOAD_NO_BITMAP) | Int32(FT_LOAD_TARGET_LIGHT_VALUE)
+        // subpixel positions stay exact while horizontal strokes stay crisp. Below 8 pixels per
+        // em (small thumbnails) hinting would fatten every stem to a whole pixel and darken
+        // the page, so outlines are drawn as they are.
+        let hinting = pixelsPerEm >= 8 ? Int32(FT_LOAD_TARGET_LIGHT_VALUE) : Int32(FT_LOAD_NO_HINTING)
+        let flags = Int32(FT_LOAD_NO_BITMAP) | hinting
         guard FT_Load_Glyph(face, glyph, flags) == 0, let slot = face.pointee.glyph else { return .empty }
         if slot.pointee.format == FT_GLYPH_FORMAT_OUTLINE {
             FT_Outline_Translate(&slot.pointee.outline, FT_Pos((subpixelX * 64).rounded()), 0)

@@ -3,6 +3,7 @@ import GalleyText
 /// Builds attributed text directly, without the markup parser, so typesetter tests do not
 /// depend on it: each string is a paragraph in the base style.
 func testText(_ paragraphs: [String], size: Double = 11, family: String = "DejaVu Serif", language: String? = nil,
+              color: RGBColor = .black,
               paragraphStyle: ParagraphStyle = ParagraphStyle()) -> AttributedText {
     var scalars: [Unicode.Scalar] = []
     var paragraphRuns: [AttributeRun<ParagraphStyle>] = []
@@ -18,7 +19,7 @@ func testText(_ paragraphs: [String], size: Double = 11, family: String = "DejaV
         if i < paragraphs.count - 1 { scalars.append(AttributedText.paragraphSeparator) }
         paragraphRuns.append(AttributeRun(range: start..<scalars.count, value: paragraphStyle))
     }
-    var style = TextStyle(font: FontRequest(families: [family]), size: size)
+    var style = TextStyle(font: FontRequest(families: [family]), size: size, color: color)
     style.language = language
     return AttributedText(scalars: scalars, styleRuns: [AttributeRun(range: 0..<scalars.count, value: style)],
                           paragraphs: paragraphRuns, attachments: attachments)

@@ -1,0 +1,112 @@
+import GalleyRaster
+import GalleyTestSupport
+import GalleyText
+import Testing
+
+private let paragraphs = [
+    "The painter draws glyph runs rasterized by FreeType, in their colour, on the page background.",
+    "漢字とかなも同じように描かれる。",
+    "Ελληνικά, Кириллица, and digits 0123456789.",
+]
+
+private func page(color: RGBColor = RGBColor(r: 200, g: 0, b: 0), background: RGBColor = .white, columns: Int = 2) throws -> TypesetPage {
+    var layout = ArticleLayout(name: "paint")
+    layout.columns = columns
+    layout.background = background
+    let text = testText(Array(repeating: paragraphs, count: 8).flatMap { $0 }, color: color)
+    return try #require(try typesetAll(text, layout, fonts: sharedFonts).first)
+}
+
+@Test func textIsDrawnInItsColourOnTheBackground() throws {
+    let red = RGBColor(r: 200, g: 0, b: 0)
+    let cream = RGBColor(r: 250, g: 245, b: 230)
+    let bitmap = try page(color: red, background: cream).render(scale: 150.0 / 72, cancellation: Cancellation())
+    #expect(bitmap.pixel(x: 2, y: 2) == (250, 245, 230))
+    var solid = 0
+    for y in 0..<bitmap.height {
+        for x in 0..<bitmap.width where bitmap.pixel(x: x, y: y) == (200, 0, 0) { solid += 1 }
+    }
+    #expect(solid > 2000, "only \(solid) pixels in the text colour")
+    #expect(ImageProperties.blackRows(bitmap) == 0)
+}
+
+@Test func inkStaysInsideTheColumns() throws {
+    let page = try page()
+    let scale = 100.0 / 72
+    let bitmap = try page.render(scale: scale, cancellation: Cancellation())
+    // Side bearings and antialiasing may reach a little past the advance box.
+    let margin = 2.0
+    var outside = 0
+    for y in 0..<bitmap.height {
+        for x in 0..<bitmap.width where bitmap.pixel(x: x, y: y) != (255, 255, 255) {
+            let inColumn = page.columns.contains { column in
+                Double(x) >= column.rect.x * scale - margin && Double(x) <= column.rect.maxX * scale + margin
+                    && Double(y) >= column.rect.y * scale - margin && Double(y) <= column.rect.maxY * scale + margin
+            }
+            if !inColumn { outside += 1 }
+        }
+    }
+    #expect(outside == 0, "\(outside) inked pixels outside the columns")
+}
+
+@Test func drawingInBandsEqualsDrawingTheWholePage() throws {
+    let page = try page()
+    let scale = 120.0 / 72
+    let whole = try page.render(scale: scale, cancellation: Cancellation())
+    let bounds = page.pixelBounds(scale: scale)
+    let stitched = try Bitmap(width: bounds.width, height: bounds.height)
+    var y = 0
+    while y < bounds.height {
+        let rows = min(97, bounds.height - y)
+        let band = try Bitmap(width: bounds.width, height: rows)
+        try page.draw(into: band, rect: PixelRect(x: 0, y: y, width: bounds.width, height: rows), scale: scale, cancellation: Cancellation())
+        stitched.pixels.baseAddress!.advanced(by: y * stitched.rowBytes)
+            .copyMemory(from: band.pixels.baseAddress!, byteCount: band.pixels.count)
+        y += rows
+    }
+    #expect(Array(whole.pixels) == Array(stitched.pixels))
+}
+
+@Test func pixelsDoNotDependOnWhatWasDrawnBefore() throws {
+    let page = try page()
+    let first = try page.render(scale: 1.3, cancellation: Cancellation())
+    // Fill the shared glyph cache with other sizes and pages, then draw again; and draw with a
+    // library that has never drawn anything.
+    for scale in [0.2, 0.5, 2.0, 1.31] { _ = try page.render(scale: scale, cancellation: Cancellation()) }
+    let again = try page.render(scale: 1.3, cancellation: Cancellation())
+    let fresh = try FontLibrary()
+    var layout = ArticleLayout(name: "paint")
+    layout.columns = 2
+    let text = testText(Array(repeating: paragraphs, count: 8).flatMap { $0 }, color: RGBColor(r: 200, g: 0, b: 0))
+    let other = try #require(try typesetAll(text, layout, fonts: fresh).first).render(scale: 1.3, cancellation: Cancellation())
+    #expect(Array(first.pixels) == Array(again.pixels))
+    #expect(Array(first.pixels) == Array(other.pixels))
+}
+
+@Test func thumbnailsAreDrawnFromThePageAtTheirOwnScale() throws {
+    let page = try page(color: .black)
+    let full = try page.render(scale: 150.0 / 72, cancellation: Cancellation())
+    for box in [64, 128, 256] {
+        let scale = page.thumbnailScale(box: box)
+        let thumbnail = try page.render(scale: scale, cancellation: Cancellation())
+        #expect(max(thumbnail.width, thumbnail.height) <= box)
+        #expect(max(thumbnail.width, thumbnail.height) >= box - 1)
+        // Text greys the thumbnail about as much as it darkens the full page (coverage is
+        // area, whatever the scale).
+        let ratio = meanDarkness(thumbnail) / meanDarkness(full)
+        #expect(ratio > 0.7 && ratio < 1.4, "box \(box): ink ratio \(ratio)")
+    }
+}
+
+@Test func pixelSizeFollowsPointsTimesDpi() throws {
+    let page = try page()
+    #expect(page.pixelBounds(scale: 150.0 / 72) == PixelRect(x: 0, y: 0, width: 1240, height: 1755))
+    #expect(page.pixelBounds(scale: 72.0 / 72) == PixelRect(x: 0, y: 0, width: 595, height: 842))
+}
+
+/// Average of 255 − grey over all pixels.
+private func meanDarkness(_ bitmap: Bitmap) -> Double {
+    var total = 0
+    for byte in bitmap.pixels { total += 255 - Int(byte) }
+    return Double(total) / Double(bitmap.pixels.count)
+}
