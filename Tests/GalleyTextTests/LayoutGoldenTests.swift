@@ -1,0 +1,102 @@
+import Foundation
+import GalleyTestSupport
+import GalleyText
+import Testing
+
+/// Layout as data: line breaks, line boxes, baselines and column ranges serialized to JSON
+/// and compared with goldens in `Goldens/`, made with the fonts `scripts/install-deps.sh`
+/// installs (DejaVu, Noto CJK). Re-record after an intended change with
+/// `RECORD_GOLDENS=1 bash scripts/test.sh` and review the diff.
+enum LayoutGolden {
+    static let folder = Fixtures.repositoryRoot.appendingPathComponent("Tests/GalleyTextTests/Goldens")
+
+    /// Points rounded to 1/100: finer than any visible difference, coarse enough to ignore
+    /// float noise.
+    static func round(_ value: Double) -> Double { (value * 100).rounded() / 100 }
+
+    static func serialize(_ pages: [TypesetPage], text: AttributedText) -> [UInt8] {
+        let object: [[String: Any]] = pages.map { page in
+            [
+                "number": page.number,
+                "columns": page.columns.map { column -> [String: Any] in
+                    [
+                        "rect": [round(column.rect.x), round(column.rect.y), round(column.rect.width), round(column.rect.height)],
+                        "range": [column.range.lowerBound, column.range.upperBound],
+                        "lines": column.lines.map { line -> [String: Any] in
+                            [
+                                "range": [line.range.lowerBound, line.range.upperBound],
+                                "text": String(String.UnicodeScalarView(text.scalars[line.range])),
+                                "x": round(line.rect.x), "width": round(line.rect.width),
+                                "top": round(line.rect.y), "height": round(line.rect.height), "baseline": round(line.baseline),
+                            ]
+                        },
+                    ]
+                },
+                "attachments": page.attachments.map { attachment -> [String: Any] in
+                    ["column": attachment.column, "offset": attachment.offset,
+                     "rect": [round(attachment.rect.x), round(attachment.rect.y), round(attachment.rect.width), round(attachment.rect.height)]]
+                },
+            ]
+        }
+        // Sorted keys and no escaped slashes keep the files stable and readable in diffs.
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        return Array(data) + [0x0A]
+    }
+
+    /// Compares with the golden `name.json`, or records it when `RECORD_GOLDENS` is set.
+    static func check(_ name: String, _ pages: [TypesetPage], text: AttributedText, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let actual = serialize(pages, text: text)
+        let url = folder.appendingPathComponent("\(name).json")
+        if ProcessInfo.processInfo.environment["RECORD_GOLDENS"] != nil {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try Data(actual).write(to: url)
+            return
+        }
+        guard let expected = FileManager.default.contents(atPath: url.path) else {
+            Issue.record("no golden \(url.path); record it with RECORD_GOLDENS=1", sourceLocation: sourceLocation)
+            return
+        }
+        if Array(expected) != actual {
+            let dump = FileManager.default.temporaryDirectory.appendingPathComponent("\(name).actual.json")
+            try Data(actual).write(to: dump)
+            Issue.record("layout of \(name) differs from its golden; compare with: diff \(url.path) \(dump.path)", sourceLocation: sourceLocation)
+        }
+    }
+}
+
+private func layout(_ name: String, columns: Int, width: Double = 595, height: Double = 842) -> ArticleLayout {
+    var layout = ArticleLayout(name: name)
+    layout.columns = columns
+    layout.pageWidth = width
+    layout.pageHeight = height
+    return layout
+}
+
+@Test func latinTwoColumnsMatchesGolden() throws {
+    var style = ParagraphStyle()
+    style.lineHeight = 1.2
+    style.spaceAfter = 6
+    let text = testText([
+        "A framesetter fills one rectangle at a time from a text position and reports the range that fit. Columns and pages are a cascade of rectangles, each filled from where the last one stopped.",
+        "Lines are broken at the opportunities of UAX #14: after spaces, after hyphens-in-words, never before a closing parenthesis (like this) or a no-break\u{00A0}space.",
+        "Superlongwordswithoutanyspacesatallmustbebrokenbetweenclustersratherthanoverflowingthecolumnedge.",
+    ], paragraphStyle: style)
+    let pages = try typesetAll(text, layout("latin", columns: 2, width: 420, height: 300), fonts: sharedFonts)
+    try LayoutGolden.check("latin-two-columns", pages, text: text)
+}
+
+@Test func chineseAndJapaneseMatchGolden() throws {
+    var style = ParagraphStyle()
+    style.lineHeight = 1.3
+    let chinese = testText(["排版是指将文字、图片、图形等可视化信息元素在版面布局上调整位置、大小，使版面布局条理化的过程。「引用」在这里，（括号）也在这里。版面设计123与English混排。"],
+                           language: "zh-Hans", paragraphStyle: style)
+    try LayoutGolden.check("chinese", try typesetAll(chinese, layout("zh", columns: 1, width: 300, height: 400), fonts: sharedFonts), text: chinese)
+    let japanese = testText(["日本語の組版では、句読点や括弧類が行頭に来ないように禁則処理を行う。「これは読みやすさのためである。」ひらがな、カタカナ、漢字が混在する。"],
+                            language: "ja", paragraphStyle: style)
+    try LayoutGolden.check("japanese", try typesetAll(japanese, layout("ja", columns: 2, width: 420, height: 300), fonts: sharedFonts), text: japanese)
+}
+
+@Test func bidirectionalTextMatchesGolden() throws {
+    let text = testText(["English with עברית inside and 123 numbers.", "פסקה בעברית with English words ומספרים 2024."])
+    try LayoutGolden.check("bidi", try typesetAll(text, layout("bidi", columns: 1, width: 260, height: 300), fonts: sharedFonts), text: text)
+}
