@@ -115,6 +115,9 @@ final class ArticlePages: PageProducer {
         self.layouts = configuration.layouts
         self.fonts = fonts
         self.recorder = recorder
+        if let reason = Self.binaryContent(bytes) {
+            throw Manifest.Failure(code: "not-text", message: "\(reason); is it really an \(document.url.pathExtension) file?")
+        }
         let first = Self.parse(bytes, document: document, base: configuration.layouts[0].base)
         let visible = first.text.scalars.contains { !$0.properties.isWhitespace }
         guard visible else {
@@ -125,21 +128,23 @@ final class ArticlePages: PageProducer {
         warnings = first.warnings
     }
 
-    static func parse(_ bytes: [UInt8], document: SourceDocument, base: BaseStyle) -> (text: AttributedText, warnings: [String]) {
-        // TEMPORARY until MarkupParser lands
-        let string = String(decoding: bytes, as: UTF8.self)
-        let paragraphs = string.components(separatedBy: "\n\n").map { $0.replacingOccurrences(of: "\n", with: " ") }.filter { !$0.isEmpty }
-        var scalars: [Unicode.Scalar] = []
-        var runs: [AttributeRun<ParagraphStyle>] = []
-        for (i, p) in paragraphs.enumerated() {
-            let start = scalars.count
-            scalars += p.unicodeScalars
-            if i < paragraphs.count - 1 { scalars.append("\n") }
-            var ps = ParagraphStyle(); ps.lineHeight = base.lineHeight; ps.spaceAfter = 6
-            runs.append(AttributeRun(range: start..<scalars.count, value: ps))
-        }
-        let style = TextStyle(font: FontRequest(families: [base.fontFamily]), size: base.fontSize, color: base.color)
-        return (AttributedText(scalars: scalars, styleRuns: scalars.isEmpty ? [] : [AttributeRun(range: 0..<scalars.count, value: style)], paragraphs: runs, attachments: []), [])
+    /// Why these bytes are not text, when they are not: NUL bytes in the first 8 KiB (no text
+    /// encoding an article uses has them, except UTF-16, which starts with a byte-order mark),
+    /// or mostly control bytes.
+    static func binaryContent(_ bytes: [UInt8]) -> String? {
+        let head = bytes.prefix(8192)
+        guard !head.isEmpty else { return nil }
+        if head.starts(with: [0xFF, 0xFE]) || head.starts(with: [0xFE, 0xFF]) { return nil }
+        if head.contains(0) { return "the file holds binary data (NUL bytes), not text" }
+        let controls = head.filter { $0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D && $0 != 0x0C }.count
+        if controls * 10 > head.count { return "the file holds binary data (\(controls) control bytes in its first \(head.count)), not text" }
+        return nil
+    }
+
+    static func parse(_ bytes: [UInt8], document: SourceDocument, base: BaseStyle) -> ParsedArticle {
+        let parser = MarkupParser(base: base)
+        if document.url.pathExtension.lowercased() == "txt" { return parser.parse(plainText: bytes) }
+        return parser.parse(html: bytes, baseURL: document.url.deletingLastPathComponent())
     }
 
     func next() throws -> (page: any PageSource, facts: PageFacts)? {

@@ -109,6 +109,35 @@ struct GlyphImage: Sendable {
     var width: Int
     var height: Int
     var coverage: [UInt8]
+    /// The non-zero stretches of each row (row, first column, end column), so drawing skips
+    /// the empty parts of the box (most of it, for thin letters and punctuation).
+    var spans: [Span]
+
+    struct Span: Sendable {
+        var row: Int32
+        var start: Int32
+        var end: Int32
+    }
+
+    init(left: Int, top: Int, width: Int, height: Int, coverage: [UInt8]) {
+        self.left = left
+        self.top = top
+        self.width = width
+        self.height = height
+        self.coverage = coverage
+        var spans: [Span] = []
+        for row in 0..<height {
+            var column = 0
+            while column < width {
+                while column < width && coverage[row * width + column] == 0 { column += 1 }
+                guard column < width else { break }
+                let start = column
+                while column < width && coverage[row * width + column] != 0 { column += 1 }
+                spans.append(Span(row: Int32(row), start: Int32(start), end: Int32(column)))
+            }
+        }
+        self.spans = spans
+    }
 
     static let empty = GlyphImage(left: 0, top: 0, width: 0, height: 0, coverage: [])
 }

@@ -51,12 +51,21 @@ struct Itemizer {
         var runIndex = text.styleRunIndex(at: range.lowerBound)
         var fallback = try fallbackFor(text.styleRuns[runIndex].value)
         var previousFace: FontFace?
+        // The open item: extended while run, face, script and level stay the same.
+        var itemStart = range.lowerBound
+        var itemRun = runIndex
+        var itemKind: TextItem.Kind?
+        func close(at end: Int) {
+            guard let kind = itemKind else { return }
+            let local = itemStart - range.lowerBound
+            items.append(TextItem(range: itemStart..<end, kind: kind, style: text.styleRuns[itemRun].value,
+                                  level: levels[local], script: scripts[local]))
+        }
         for offset in range {
-            while !text.styleRuns[runIndex].range.contains(offset) {
-                runIndex += 1
+            if !text.styleRuns[runIndex].range.contains(offset) {
+                while !text.styleRuns[runIndex].range.contains(offset) { runIndex += 1 }
                 fallback = try fallbackFor(text.styleRuns[runIndex].value)
             }
-            let style = text.styleRuns[runIndex].value
             let scalar = text.scalars[offset]
             let local = offset - range.lowerBound
             let kind: TextItem.Kind
@@ -69,15 +78,17 @@ struct Itemizer {
                 previousFace = face
                 kind = .text(face)
             }
-            if var last = items.last, last.range.upperBound == offset, last.level == levels[local],
-               last.script == scripts[local], last.style == style, Self.canExtend(last.kind, with: kind) {
-                last.range = last.range.lowerBound..<(offset + 1)
-                items[items.count - 1] = last
-            } else {
-                items.append(TextItem(range: offset..<(offset + 1), kind: kind, style: style,
-                                      level: levels[local], script: scripts[local]))
+            let startLocal = itemStart - range.lowerBound
+            if let open = itemKind, itemRun == runIndex, levels[startLocal] == levels[local],
+               scripts[startLocal] == scripts[local], Self.canExtend(open, with: kind) {
+                continue
             }
+            close(at: offset)
+            itemStart = offset
+            itemRun = runIndex
+            itemKind = kind
         }
+        close(at: range.upperBound)
         return (items, baseLevel)
     }
 
@@ -92,22 +103,23 @@ struct Itemizer {
         try fonts.fallback(for: style.font, language: style.language)
     }
 
+
     /// The face for one character: marks and joiners stay with the face before them; other
     /// characters take the first face in fallback order that covers them, preferring the face
     /// before them for spaces and punctuation shared by all scripts, so a run of Chinese with
     /// a comma is not split three ways.
     private mutating func chooseFace(for scalar: Unicode.Scalar, fallback: FontFallback, previous: FontFace?) throws(TypesetError) -> FontFace {
-        let properties = scalar.properties
-        switch properties.generalCategory {
-        case .nonspacingMark, .spacingMark, .enclosingMark, .format:
-            if let previous { return previous }
-        default:
-            break
+        if scalar.value >= 0x300, let previous {
+            switch scalar.properties.generalCategory {
+            case .nonspacingMark, .spacingMark, .enclosingMark, .format: return previous
+            default: break
+            }
         }
         if let previous, Self.isShared(scalar), previous.glyph(for: scalar) != nil { return previous }
         let primary = try fallback.primary()
         if primary.glyph(for: scalar) != nil { return primary }
         if let face = try fallback.face(covering: scalar) { return face }
+        let properties = scalar.properties
         if !properties.isWhitespace && !properties.isDefaultIgnorableCodePoint {
             uncovered[scalar, default: 0] += 1
         }

@@ -43,29 +43,42 @@ private struct Canvas {
 
     /// Blends 8-bit coverage in `color`, top-left corner at (x, y) in bitmap pixels.
     func blend(_ image: GlyphImage, x: Int, y: Int, color: RGBColor) {
-        guard image.width > 0 else { return }
-        let x0 = max(0, x), x1 = min(bitmap.width, x + image.width)
-        let y0 = max(0, y), y1 = min(bitmap.height, y + image.height)
-        guard x0 < x1, y0 < y1 else { return }
-        let pixels = bitmap.pixels.bindMemory(to: UInt8.self)
+        guard image.width > 0, x < bitmap.width, x + image.width > 0, y < bitmap.height, y + image.height > 0,
+              let base = bitmap.pixels.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
         let rowBytes = bitmap.rowBytes
-        let r = Int(color.r), g = Int(color.g), b = Int(color.b)
+        let width = bitmap.width, height = bitmap.height
+        let r = UInt32(color.r), g = UInt32(color.g), b = UInt32(color.b)
         image.coverage.withUnsafeBufferPointer { coverage in
-            for row in y0..<y1 {
-                let source = (row - y) * image.width - x
-                var offset = row * rowBytes + x0 * 3
-                for column in x0..<x1 {
-                    let a = Int(coverage[source + column])
-                    if a != 0 {
+            guard let source = coverage.baseAddress else { return }
+            for span in image.spans {
+                let row = y + Int(span.row)
+                guard row >= 0, row < height else { continue }
+                let start = max(Int(span.start), -x), end = min(Int(span.end), width - x)
+                guard start < end else { continue }
+                var from = source + (Int(span.row) * image.width + start)
+                var to = base + (row * rowBytes + (x + start) * 3)
+                for _ in start..<end {
+                    let a = UInt32(from.pointee)
+                    if a == 255 {
+                        to[0] = UInt8(r); to[1] = UInt8(g); to[2] = UInt8(b)
+                    } else {
                         let inverse = 255 - a
-                        pixels[offset] = UInt8((Int(pixels[offset]) * inverse + r * a + 127) / 255)
-                        pixels[offset + 1] = UInt8((Int(pixels[offset + 1]) * inverse + g * a + 127) / 255)
-                        pixels[offset + 2] = UInt8((Int(pixels[offset + 2]) * inverse + b * a + 127) / 255)
+                        to[0] = Self.divide255(UInt32(to[0]) * inverse + r * a)
+                        to[1] = Self.divide255(UInt32(to[1]) * inverse + g * a)
+                        to[2] = Self.divide255(UInt32(to[2]) * inverse + b * a)
                     }
-                    offset += 3
+                    from += 1
+                    to += 3
                 }
             }
         }
+    }
+
+    /// `(value + 127) / 255` rounded, for value ≤ 255 × 255, without a division.
+    @inline(__always)
+    static func divide255(_ value: UInt32) -> UInt8 {
+        let v = value + 128
+        return UInt8(truncatingIfNeeded: (v + (v >> 8)) >> 8)
     }
 
     /// Fills a rectangle given in page pixels, with partial coverage at its edges so thin

@@ -87,7 +87,7 @@ struct ParagraphAnalyzer {
             }
         }
         // A character a mark attaches to keeps its marks: a cluster start must not be a mark.
-        for (i, scalar) in text.scalars[range].enumerated() where clusterStart[i] {
+        for (i, scalar) in text.scalars[range].enumerated() where clusterStart[i] && scalar.value >= 0x300 {
             switch scalar.properties.generalCategory {
             case .nonspacingMark, .spacingMark, .enclosingMark: clusterStart[i] = false
             default: break

@@ -20,6 +20,19 @@ public enum Fixtures {
     /// `fixtures/broken`: files that must fail, each for its own reason.
     public static let brokenFolder = repositoryRoot.appendingPathComponent("fixtures/broken")
 
+    /// `fixtures/articles`, made by `scripts/make-articles.py`: HTML and text articles (Latin,
+    /// Chinese, Japanese, Shift_JIS, malformed markup) and the images they use.
+    public static let articlesFolder = repositoryRoot.appendingPathComponent("fixtures/articles")
+    /// `fixtures/broken-articles`: articles with no text to lay out.
+    public static let brokenArticlesFolder = repositoryRoot.appendingPathComponent("fixtures/broken-articles")
+
+    /// Every article fixture (files directly in `fixtures/articles`), sorted.
+    public static var articles: [URL] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: articlesFolder.path)) ?? []
+        return names.filter { ["html", "htm", "xhtml", "txt"].contains(($0 as NSString).pathExtension) }.sorted()
+            .map { articlesFolder.appendingPathComponent($0) }
+    }
+
     /// A fixture PDF by file name.
     public static func pdf(_ name: String) -> URL { pdfFolder.appendingPathComponent(name) }
 

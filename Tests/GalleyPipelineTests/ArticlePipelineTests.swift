@@ -1,0 +1,139 @@
+import Foundation
+import GalleyPipeline
+import GalleyRaster
+import GalleyTestSupport
+import GalleyText
+import Logging
+import Testing
+
+@Suite struct ArticlePipelineTests {
+    /// Layouts in 1, 2 and 3 columns, portrait and landscape.
+    static let layouts: [ArticleLayout] = {
+        var one = ArticleLayout(name: "one")
+        one.base.fontSize = 11
+        var two = ArticleLayout(name: "two")
+        two.columns = 2
+        two.base.fontFamily = "DejaVu Sans"
+        two.base.fontSize = 9
+        var three = ArticleLayout(name: "three")
+        three.columns = 3
+        (three.pageWidth, three.pageHeight) = (842, 595)
+        three.inset = .init(top: 40, right: 36, bottom: 40, left: 36)
+        three.base.fontSize = 8
+        return [one, two, three]
+    }()
+
+    func run(in folder: ScratchFolder, output: String = "out", workers: Int = 2, layouts: [ArticleLayout] = Self.layouts,
+             thumbnails: [Int] = [96]) throws -> RunSummary {
+        if !FileManager.default.fileExists(atPath: folder.path("in").path) {
+            try FileManager.default.copyItem(at: Fixtures.articlesFolder, to: folder.path("in"))
+            for name in try FileManager.default.contentsOfDirectory(atPath: Fixtures.brokenArticlesFolder.path) {
+                try FileManager.default.copyItem(at: Fixtures.brokenArticlesFolder.appendingPathComponent(name),
+                                                 to: folder.path("in/broken-\(name)"))
+            }
+        }
+        var configuration = Configuration()
+        configuration.baseDirectory = folder.url
+        configuration.inputs = ["in"]
+        configuration.output = output
+        configuration.dpi = 50
+        configuration.thumbnailBoxes = thumbnails
+        configuration.workers = Configuration.Workers(all: workers)
+        configuration.layouts = layouts
+        return try Pipeline(configuration: configuration, logger: Logger(label: "test")).run()
+    }
+
+    @Test func everyArticleIsTypesetInEveryLayoutAndItsColumnsTileTheText() throws {
+        let folder = try ScratchFolder()
+        let summary = try run(in: folder)
+        let manifest = try #require(summary.manifest)
+        #expect(try ManifestSchema.violations(of: summary.outputFolder.appendingPathComponent("manifest.json")) == [])
+        let articles = manifest.documents.filter { !$0.source.hasPrefix("broken-") }
+        #expect(articles.count == Fixtures.articles.count)
+        for document in articles {
+            #expect(document.kind == "markup")
+            #expect(document.status == .ok, "\(document.source): \(document.error?.description ?? "")")
+            let length = try #require(document.textLength)
+            #expect(length > 0)
+            #expect(document.layouts?.map(\.name) == Self.layouts.map(\.name))
+            for layout in Self.layouts {
+                let pages = document.pages.filter { $0.layout == layout.name }
+                #expect(pages.count == document.layouts?.first { $0.name == layout.name }?.pageCount)
+                #expect(pages.map(\.number) == Array(1...max(1, pages.count)))
+                var next = 0
+                for page in pages {
+                    #expect(page.widthPt == layout.pageWidth && page.heightPt == layout.pageHeight)
+                    let columns = try #require(page.columns)
+                    #expect(columns.count <= layout.columns && !columns.isEmpty)
+                    #expect(page.lineCount == columns.reduce(0) { $0 + $1.lineCount })
+                    for column in columns {
+                        #expect(column.textRange[0] == next, "\(document.source) \(layout.name) page \(page.number): gap or overlap at \(next)")
+                        next = column.textRange[1]
+                        #expect(column.rect.x >= 0 && column.rect.x + column.rect.width <= layout.pageWidth + 0.001)
+                        #expect(column.rect.y >= 0 && column.rect.y + column.rect.height <= layout.pageHeight + 0.001)
+                    }
+                    let image = try #require(page.image)
+                    #expect(image.path == String(format: "%@/%@/page-%04d.png", document.name, layout.name, page.number))
+                    #expect(FileManager.default.fileExists(atPath: summary.outputFolder.appendingPathComponent(image.path).path))
+                    #expect(page.thumbnails.first?.path == String(format: "%@/%@/thumbs/96/page-%04d.png", document.name, layout.name, page.number))
+                }
+                #expect(next == length, "\(document.source) \(layout.name): columns end at \(next) of \(length)")
+            }
+        }
+    }
+
+    @Test func articlesWithNoTextOrBinaryContentFailWithAReasonAndTheOthersComplete() throws {
+        let folder = try ScratchFolder()
+        let summary = try run(in: folder, layouts: [Self.layouts[0]])
+        let manifest = try #require(summary.manifest)
+        #expect(summary.outcome == .someFailed)
+        let broken = manifest.documents.filter { $0.source.hasPrefix("broken-") }
+        #expect(broken.count == 3)
+        for document in broken {
+            #expect(document.status == .failed)
+            let expected = document.source == "broken-binary.html" ? "not-text" : "no-text"
+            #expect(document.error?.code == expected, "\(document.source): \(String(describing: document.error))")
+        }
+        #expect(manifest.totals.ok == Fixtures.articles.count)
+    }
+
+    @Test func outputIsIdenticalWhateverTheWorkerCount() throws {
+        let folder = try ScratchFolder()
+        let serial = try run(in: folder, output: "serial", workers: 1, layouts: Array(Self.layouts.prefix(2)))
+        let parallel = try run(in: folder, output: "parallel", workers: 3, layouts: Array(Self.layouts.prefix(2)))
+        var a = try #require(serial.manifest), b = try #require(parallel.manifest)
+        a.run = b.run
+        #expect(a == b)
+        for page in a.documents.flatMap(\.pages) {
+            for path in [page.image?.path].compactMap { $0 } + page.thumbnails.map(\.path) {
+                let x = try Data(contentsOf: serial.outputFolder.appendingPathComponent(path))
+                let y = try Data(contentsOf: parallel.outputFolder.appendingPathComponent(path))
+                #expect(x == y, "\(path)")
+            }
+        }
+    }
+
+    @Test func aLayoutRemovedFromTheConfigurationLeavesNoPagesBehind() throws {
+        let folder = try ScratchFolder()
+        _ = try run(in: folder, layouts: Array(Self.layouts.prefix(2)))
+        let out = folder.path("out")
+        #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("magazine/two/page-0001.png").path))
+        _ = try run(in: folder, layouts: [Self.layouts[0]])
+        #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("magazine/one/page-0001.png").path))
+        #expect(!FileManager.default.fileExists(atPath: out.appendingPathComponent("magazine/two/page-0001.png").path))
+        #expect(!FileManager.default.fileExists(atPath: out.appendingPathComponent("magazine/two/thumbs/96/page-0001.png").path))
+    }
+
+    @Test func pagesShowTextAndNoMissingGlyphBoxes() throws {
+        let folder = try ScratchFolder()
+        let summary = try run(in: folder, layouts: [Self.layouts[0]])
+        let manifest = try #require(summary.manifest)
+        for document in manifest.documents where document.status == .ok {
+            #expect(!document.warnings.contains { $0.contains("no installed font") }, "\(document.source): \(document.warnings)")
+            let first = try #require(document.pages.first?.image)
+            let bitmap = try Bitmap(pngData: Array(try Data(contentsOf: summary.outputFolder.appendingPathComponent(first.path))))
+            #expect(ImageProperties.inkCoverage(bitmap) > 0.01, "\(document.source): page 1 looks blank")
+            #expect(ImageProperties.blackRows(bitmap) == 0)
+        }
+    }
+}
