@@ -1,0 +1,297 @@
+/// How appended text treats white space (CSS `white-space`).
+public enum WhiteSpaceMode: Sendable, Hashable {
+    /// `normal`: each run of ASCII white space, line feeds and tabs included, becomes one
+    /// space; none is kept at the start or the end of a line.
+    case collapse
+    /// `pre`, `pre-wrap`: spaces are kept, a tab advances to the next multiple of 8 columns
+    /// and a line feed becomes U+2028.
+    case preserve
+    /// `pre-line`: spaces and tabs collapse as in `collapse`; line feeds become U+2028.
+    case preserveLineBreaks
+}
+
+/// Accumulates text, character styles, paragraphs and inline images into an `AttributedText`
+/// that passes `validate()`.
+///
+/// Paragraphs open lazily: `breakParagraph()` only ends the current paragraph, and the next one
+/// starts with the next content (text that survives white-space collapsing, a line break, an
+/// image or a list marker), taking `paragraphStyle` as it is at that moment. So empty blocks
+/// leave no empty paragraphs; their vertical margins still count. Margins collapse as CSS
+/// margins do (the largest positive margin plus the most negative one), and the whole gap goes
+/// into the `spaceBefore` of the paragraph after it; `spaceAfter` is zero except on the last
+/// paragraph, which carries the margins after it. A typesetter that adds the `spaceAfter` of
+/// one paragraph to the `spaceBefore` of the next thus gets the CSS gap.
+///
+/// A line break at the very end of a paragraph is dropped, as browsers do not show an empty
+/// line for it (`<p>text<br></p>`, a `<pre>` ending in a newline); a paragraph that holds only
+/// a line break keeps it, so that `<p><br></p>` stays a blank line.
+public struct AttributedTextBuilder: Sendable {
+    /// Paragraph attributes for paragraphs that start from now on (those of the innermost
+    /// block). `spaceBefore`, `spaceAfter` and `ruleAbove` are filled in by the builder from
+    /// `addMargin(_:)` and `addRuleAbove()`.
+    public var paragraphStyle = ParagraphStyle()
+
+    private var scalars: [Unicode.Scalar] = []
+    private var styleRuns: [AttributeRun<TextStyle>] = []
+    private var paragraphs: [AttributeRun<ParagraphStyle>] = []
+    private var attachments: [Attachment] = []
+
+    /// Where the open paragraph starts and its attributes; nil when no paragraph is open.
+    private var openStart: Int?
+    private var openStyle = ParagraphStyle()
+    /// A collapsed space that is written only if more content follows on the same line, with
+    /// the style of the text it came from.
+    private var pendingSpace: TextStyle?
+    /// At the start of a line, where collapsible white space is dropped.
+    private var atLineStart = true
+    /// Column in the current line, for tab stops in preserved white space.
+    private var column = 0
+    /// Collapsed vertical margins waiting for the next paragraph.
+    private var positiveMargin = 0.0
+    private var negativeMargin = 0.0
+    private var ruleAbovePending = false
+    /// A list marker waiting for the first paragraph of its item.
+    private var pendingMarker: (text: [Unicode.Scalar], style: TextStyle, width: Double)?
+
+    public init() {}
+
+    /// Whether no content has been appended yet.
+    public var isEmpty: Bool { scalars.isEmpty && pendingMarker == nil }
+
+    /// Appends text, treating its white space as `whiteSpace` says.
+    ///
+    /// U+000A never reaches the output inside a paragraph: in `collapse` mode it is white space,
+    /// otherwise it becomes U+2028. U+2029 and U+0085 become U+2028 too, so that they cannot
+    /// split a paragraph behind the typesetter's back, and U+0000 becomes U+FFFD.
+    public mutating func append<Scalars: Sequence<Unicode.Scalar>>(
+        _ text: Scalars, style: TextStyle, whiteSpace: WhiteSpaceMode = .collapse
+    ) {
+        var out: [Unicode.Scalar] = []
+        var spaceInOut = false
+        var afterCarriageReturn = false
+        for scalar in text {
+            // CR LF is one line break in the modes that keep line breaks.
+            if scalar == "\n" && afterCarriageReturn && whiteSpace != .collapse {
+                afterCarriageReturn = false
+                continue
+            }
+            afterCarriageReturn = scalar == "\r"
+            switch scalar {
+            case " ", "\t", "\u{0C}", "\n", "\r":
+                if whiteSpace == .preserve {
+                    if scalar == "\n" || scalar == "\r" {
+                        beginContent(&out)
+                        out.append(AttributedText.lineSeparator)
+                        column = 0
+                        atLineStart = true
+                    } else if scalar == "\t" {
+                        beginContent(&out)
+                        let spaces = 8 - column % 8
+                        out.append(contentsOf: repeatElement(" ", count: spaces))
+                        column += spaces
+                        atLineStart = false
+                    } else {
+                        beginContent(&out)
+                        out.append(" ")
+                        column += 1
+                        atLineStart = false
+                    }
+                } else if whiteSpace == .preserveLineBreaks && (scalar == "\n" || scalar == "\r") {
+                    breakLine(&out, style: style)
+                    spaceInOut = false
+                } else if !atLineStart {
+                    if out.isEmpty && openStart != nil {
+                        if pendingSpace == nil { pendingSpace = style }
+                    } else {
+                        spaceInOut = true
+                    }
+                }
+            case "\u{2028}", "\u{2029}", "\u{85}":
+                breakLine(&out, style: style)
+                spaceInOut = false
+            default:
+                beginContent(&out)
+                if spaceInOut {
+                    out.append(" ")
+                    spaceInOut = false
+                }
+                out.append(scalar == "\0" ? "\u{FFFD}" : scalar)
+                column += 1
+                atLineStart = false
+            }
+        }
+        commit(out, style: style)
+        if spaceInOut { pendingSpace = style }
+    }
+
+    /// Appends text, treating its white space as `whiteSpace` says.
+    public mutating func append(_ text: String, style: TextStyle, whiteSpace: WhiteSpaceMode = .collapse) {
+        append(text.unicodeScalars, style: style, whiteSpace: whiteSpace)
+    }
+
+    /// Appends a forced line break (U+2028, `<br>`); collapsible spaces before and after it go.
+    public mutating func appendLineBreak(style: TextStyle) {
+        var out: [Unicode.Scalar] = []
+        breakLine(&out, style: style)
+        commit(out, style: style)
+    }
+
+    /// Appends an inline image: one U+FFFC and its `Attachment`.
+    public mutating func appendAttachment(source: String, width: Double?, height: Double?,
+                                          alternative: String, style: TextStyle) {
+        var out: [Unicode.Scalar] = []
+        beginContent(&out)
+        commit(out, style: style)
+        attachments.append(Attachment(offset: scalars.count, source: source, width: width, height: height,
+                                      alternative: alternative))
+        commit([AttributedText.objectReplacement], style: style)
+        column += 1
+        atLineStart = false
+    }
+
+    /// Appends a line break opportunity (U+200B, `<wbr>`), unless at the start of a line,
+    /// where it would be useless.
+    public mutating func appendBreakOpportunity(style: TextStyle) {
+        guard openStart != nil, !atLineStart else { return }
+        append(CollectionOfOne("\u{200B}"), style: style)
+    }
+
+    /// Ends the open paragraph, if any; the next content starts a new one.
+    public mutating func breakParagraph() {
+        guard let start = openStart else { return }
+        // A final line break shows no empty line in a browser; a lone one is a blank line.
+        if scalars.count - start > 1, scalars.last == AttributedText.lineSeparator {
+            removeLastScalar()
+        }
+        paragraphs.append(AttributeRun(range: start..<scalars.count, value: openStyle))
+        openStart = nil
+        pendingSpace = nil
+        atLineStart = true
+        column = 0
+    }
+
+    /// Adds a vertical margin (points) between the previous paragraph and the next one;
+    /// adjacent margins collapse.
+    public mutating func addMargin(_ points: Double) {
+        guard points.isFinite else { return }
+        let points = min(max(points, -100_000), 100_000)
+        if points > 0 {
+            positiveMargin = max(positiveMargin, points)
+        } else {
+            negativeMargin = min(negativeMargin, points)
+        }
+    }
+
+    /// Puts a rule above the next paragraph (`<hr>`); without a next paragraph nothing happens.
+    public mutating func addRuleAbove() {
+        ruleAbovePending = true
+    }
+
+    /// Sets the marker of a list item (`"1.\u{00A0}"`), which starts the item's first
+    /// paragraph and hangs into its start indent by `width` points (at most the start indent).
+    /// A marker still waiting from an item without content gets a paragraph of its own first.
+    public mutating func setListMarker(_ marker: String, style: TextStyle, width: Double) {
+        flushListMarker()
+        guard !marker.isEmpty else { return }
+        pendingMarker = (Array(marker.unicodeScalars), style, width.isFinite ? max(0, width) : 0)
+    }
+
+    /// Writes a marker whose item had no content as a paragraph of its own, as browsers show
+    /// the bullet of an empty `<li>`.
+    public mutating func flushListMarker() {
+        guard pendingMarker != nil else { return }
+        breakParagraph()
+        var out: [Unicode.Scalar] = []
+        beginContent(&out)
+        breakParagraph()
+    }
+
+    /// The text built so far, with the open paragraph ended and the trailing margins on the
+    /// last paragraph.
+    public func build() -> AttributedText {
+        var copy = self
+        copy.flushListMarker()
+        copy.breakParagraph()
+        if !copy.paragraphs.isEmpty {
+            copy.paragraphs[copy.paragraphs.count - 1].value.spaceAfter = copy.takeMargin()
+        }
+        return AttributedText(scalars: copy.scalars, styleRuns: copy.styleRuns,
+                              paragraphs: copy.paragraphs, attachments: copy.attachments)
+    }
+
+    // MARK: - Internals
+
+    /// Makes sure a paragraph is open before content goes into `out`, and writes a space that
+    /// collapsing held back. Called with `out` empty whenever no paragraph is open.
+    private mutating func beginContent(_ out: inout [Unicode.Scalar]) {
+        if openStart == nil {
+            openParagraph()
+        } else if let spaceStyle = pendingSpace {
+            pendingSpace = nil
+            if out.isEmpty {
+                commit([" "], style: spaceStyle)
+            } else {
+                out.append(" ")
+            }
+            column += 1
+        }
+    }
+
+    private mutating func breakLine(_ out: inout [Unicode.Scalar], style: TextStyle) {
+        if openStart == nil { openParagraph() }
+        pendingSpace = nil
+        out.append(AttributedText.lineSeparator)
+        column = 0
+        atLineStart = true
+    }
+
+    private mutating func openParagraph() {
+        if let last = styleRuns.last, !paragraphs.isEmpty {
+            commit([AttributedText.paragraphSeparator], style: last.value)
+            paragraphs[paragraphs.count - 1].range = paragraphs[paragraphs.count - 1].range.lowerBound..<scalars.count
+        }
+        var style = paragraphStyle
+        style.spaceBefore = takeMargin()
+        style.spaceAfter = 0
+        style.ruleAbove = style.ruleAbove || ruleAbovePending
+        ruleAbovePending = false
+        openStart = scalars.count
+        pendingSpace = nil
+        atLineStart = true
+        column = 0
+        if let marker = pendingMarker {
+            pendingMarker = nil
+            style.firstLineIndent = -min(marker.width, max(0, style.startIndent))
+            commit(marker.text, style: marker.style)
+        }
+        openStyle = style
+    }
+
+    private mutating func takeMargin() -> Double {
+        let margin = max(0, positiveMargin + negativeMargin)
+        positiveMargin = 0
+        negativeMargin = 0
+        return margin
+    }
+
+    private mutating func commit(_ out: [Unicode.Scalar], style: TextStyle) {
+        guard !out.isEmpty else { return }
+        let start = scalars.count
+        scalars.append(contentsOf: out)
+        if let last = styleRuns.last, last.value == style {
+            styleRuns[styleRuns.count - 1].range = last.range.lowerBound..<scalars.count
+        } else {
+            styleRuns.append(AttributeRun(range: start..<scalars.count, value: style))
+        }
+    }
+
+    private mutating func removeLastScalar() {
+        guard !scalars.isEmpty, let last = styleRuns.last else { return }
+        scalars.removeLast()
+        if last.range.count == 1 {
+            styleRuns.removeLast()
+        } else {
+            styleRuns[styleRuns.count - 1].range = last.range.lowerBound..<scalars.count
+        }
+    }
+}
