@@ -1,5 +1,6 @@
 import Foundation
 import GalleyPipeline
+import GalleyText
 import GalleyRaster
 import GalleyTestSupport
 import Testing
@@ -115,7 +116,56 @@ import Testing
 
     @Test func repositoryPipelineFileLoads() throws {
         let configuration = try Configuration.load(file: Fixtures.repositoryRoot.appendingPathComponent("pipeline.yml"))
-        #expect(configuration.inputs == ["fixtures/pdf"])
+        #expect(configuration.inputs == ["fixtures/pdf", "fixtures/articles"])
         #expect(configuration.password(forRelativePath: "encrypted.pdf") == Fixtures.encryptedPassword)
+        #expect(configuration.layouts.map(\.name) == ["portrait", "landscape"])
+        #expect(configuration.layouts[1].pageWidth == 842 && configuration.layouts[1].columns == 3)
+    }
+
+    @Test func layoutsAreReadWithDefaultsForWhatIsLeftOut() throws {
+        let yaml = """
+            layouts:
+              - name: wide
+                page: letter
+                orientation: landscape
+                columns: 2
+                inset: {top: 20, left: 30}
+                background: "#fafafa"
+                font_family: DejaVu Sans
+                font_size: 9.5
+                line_height: 1.4
+                language: ja
+              - name: custom
+                page: [400, 600]
+            """
+        let configuration = try Configuration.load(yaml: yaml, file: "p.yml", baseDirectory: URL(fileURLWithPath: "/"))
+        let wide = configuration.layouts[0]
+        #expect(wide.pageWidth == 792 && wide.pageHeight == 612 && wide.columns == 2)
+        #expect(wide.inset.top == 20 && wide.inset.left == 30 && wide.inset.right == 54)
+        #expect(wide.background == RGBColor(r: 250, g: 250, b: 250))
+        #expect(wide.base.fontFamily == "DejaVu Sans" && wide.base.fontSize == 9.5 && wide.base.lineHeight == 1.4)
+        #expect(wide.base.language == "ja")
+        let custom = configuration.layouts[1]
+        #expect(custom.pageWidth == 400 && custom.pageHeight == 600 && custom.columns == 1 && custom.base.fontFamily == "DejaVu Serif")
+        #expect(try Configuration.load(yaml: "dpi: 72\n", file: "p.yml", baseDirectory: URL(fileURLWithPath: "/")).layouts.map(\.name) == ["a4"])
+    }
+
+    @Test func badLayoutsAreRefusedWithTheirLine() {
+        let cases: [(String, String)] = [
+            ("layouts:\n  - columns: 2\n", "layouts"),
+            ("layouts:\n  - name: a/b\n", "layouts.name"),
+            ("layouts:\n  - name: x\n  - name: X\n", "layouts.X"),
+            ("layouts:\n  - name: x\n    page: a9\n", "layouts.x.page"),
+            ("layouts:\n  - name: x\n    columns: 13\n", "layouts.x.columns"),
+            ("layouts:\n  - name: x\n    columns: 12\n    column_gap: 60\n", "layouts.x"),
+            ("layouts:\n  - name: x\n    background: mauve-ish\n", "layouts.x.background"),
+            ("layouts:\n  - name: x\n    leading: 2\n", "layouts.x.leading"),
+            ("layouts: []\n", "layouts"),
+        ]
+        for (yaml, key) in cases {
+            let error = loadError(yaml)
+            #expect(error?.key == key, "\(yaml.debugDescription): \(String(describing: error))")
+            #expect(error?.line != nil)
+        }
     }
 }

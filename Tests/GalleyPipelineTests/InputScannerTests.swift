@@ -23,10 +23,11 @@ import Testing
     @Test func ordersByPathAndNamesSafely() throws {
         let folder = try ScratchFolder()
         try touch(folder, ["docs/b.pdf", "docs/a b#1.PDF", "docs/sub/c.pdf", "docs/.hidden.pdf", "docs/notes.txt",
-                           "docs/out/old/page.pdf"])
+                           "docs/story.HTML", "docs/photo.jpg", "docs/out/old/page.pdf"])
         let documents = try scan(folder, inputs: ["docs"])
-        #expect(documents.map(\.relativePath) == ["a b#1.PDF", "b.pdf", "sub/c.pdf"])
-        #expect(documents.map(\.name) == ["a_b_1", "b", "sub/c"])
+        #expect(documents.map(\.relativePath) == ["a b#1.PDF", "b.pdf", "notes.txt", "story.HTML", "sub/c.pdf"])
+        #expect(documents.map(\.name) == ["a_b_1", "b", "notes", "story", "sub/c"])
+        #expect(documents.map(\.kind) == [.pdf, .pdf, .markup, .markup, .pdf])
         #expect(documents.allSatisfy { $0.input == "docs" })
     }
 
