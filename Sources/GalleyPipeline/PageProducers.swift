@@ -172,7 +172,7 @@ final class ArticlePages: PageProducer {
             return try body()
         } catch {
             let page = (made.last?.pageCount ?? 0) + 1
-            throw Manifest.Failure(code: error.code.rawValue, message: "layout \(layout.name), page \(page): \(error.message)", page: page)
+            throw Manifest.Failure(code: error.code.rawValue, message: "layout \(layout.name): \(error.message)", page: page)
         }
     }
 

@@ -52,8 +52,17 @@ public final class Framesetter {
                 startIndent *= factor
                 endIndent *= factor
             }
-            let measure = rect.width - max(0, startIndent) - max(0, endIndent)
-            let local = try filler.nextLine(measure: measure)
+            var measure = rect.width - max(0, startIndent) - max(0, endIndent)
+            let local: Range<Int>
+            do {
+                local = try filler.nextLine(measure: measure)
+            } catch {
+                guard measure < rect.width else { throw error }
+                // Something as wide as the column (an image, a long unbreakable cluster) but not
+                // as the indented measure: set that line at the full column width instead.
+                (startIndent, endIndent, measure) = (0, 0, rect.width)
+                local = try filler.nextLine(measure: measure)
+            }
             let line = TypesetLine(analysis: analysis, local: local)
 
             var gap = 0.0

@@ -208,3 +208,18 @@ private func lineStrings(_ text: AttributedText, width: Double) throws -> [Strin
     let cjk = try #require(try typesetAll(testText(["漢字"], paragraphStyle: single), layouts[0], fonts: sharedFonts).first).columns[0].lines[0]
     #expect(cjk.rect.height > one.rect.height, "a line of CJK takes the CJK font's taller metrics")
 }
+
+@Test func anImageWiderThanTheIndentedMeasureIsSetAtTheColumnWidth() throws {
+    var style = ParagraphStyle()
+    style.startIndent = 200
+    // The attachment box of testText is 200 × 100 pt; the indented measure is 146 pt, the
+    // column 292 pt.
+    let text = testText(["Indented: \u{FFFC} after."], paragraphStyle: style)
+    var layout = ArticleLayout(name: "indented")
+    layout.pageWidth = 400
+    let pages = try typesetAll(text, layout, fonts: sharedFonts)
+    let frame = try #require(pages.first?.attachments.first)
+    #expect(frame.rect.width == 200)
+    #expect(frame.rect.x >= 54 && frame.rect.maxX <= 54 + 292 + 1e-6)
+    #expect(pages.flatMap(\.columns).last?.range.upperBound == text.count)
+}
