@@ -1,3 +1,5 @@
+import Foundation
+
 /// Text with attributes: what the markup parser builds and the typesetter lays out
 /// (Core Text's `NSAttributedString`).
 ///
@@ -109,43 +111,7 @@ public struct RGBColor: Hashable, Sendable, CustomStringConvertible {
     public static let black = RGBColor(r: 0, g: 0, b: 0)
     public static let white = RGBColor(r: 255, g: 255, b: 255)
 
-    /// `#rgb`, `#rrggbb`, `rgb(r, g, b)` or one of the CSS named colours; nil otherwise.
-    public init?(css: String) {
-        let text = css.trimmingCharacters(in: .whitespaces).lowercased()
-        if text.hasPrefix("#") {
-            let hex = Array(text.dropFirst())
-            let digits: [Character]
-            switch hex.count {
-            case 3: digits = hex.flatMap { [$0, $0] }
-            case 6: digits = hex
-            default: return nil
-            }
-            guard let value = UInt32(String(digits), radix: 16) else { return nil }
-            self.init(r: UInt8(value >> 16 & 0xFF), g: UInt8(value >> 8 & 0xFF), b: UInt8(value & 0xFF))
-        } else if text.hasPrefix("rgb(") && text.hasSuffix(")") {
-            let parts = text.dropFirst(4).dropLast().split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-            guard parts.count == 3 else { return nil }
-            var channels: [UInt8] = []
-            for part in parts {
-                if part.hasSuffix("%"), let percent = Double(part.dropLast()) {
-                    channels.append(UInt8(max(0, min(255, (percent * 2.55).rounded()))))
-                } else if let value = Double(part) {
-                    channels.append(UInt8(max(0, min(255, value.rounded()))))
-                } else {
-                    return nil
-                }
-            }
-            self.init(r: channels[0], g: channels[1], b: channels[2])
-        } else if let named = Self.named[text] {
-            self = named
-        } else {
-            return nil
-        }
-    }
-
-    public var description: String {
-        "#" + [r, g, b].map { String($0, radix: 16).leftPadded(to: 2) }.joined()
-    }
+    public var description: String { String(format: "#%02x%02x%02x", r, g, b) }
 
     static let named: [String: RGBColor] = [
         "black": .black, "white": .white, "red": .init(r: 255, g: 0, b: 0), "green": .init(r: 0, g: 128, b: 0),
@@ -162,12 +128,6 @@ public struct RGBColor: Hashable, Sendable, CustomStringConvertible {
         "magenta": .init(r: 255, g: 0, b: 255), "steelblue": .init(r: 70, g: 130, b: 180),
         "slategray": .init(r: 112, g: 128, b: 144), "dimgray": .init(r: 105, g: 105, b: 105),
     ]
-}
-
-extension String {
-    func leftPadded(to width: Int, with pad: Character = "0") -> String {
-        count >= width ? self : String(repeating: pad, count: width - count) + self
-    }
 }
 
 /// What font to look for: resolved through fontconfig, with per-character fallback.

@@ -84,15 +84,6 @@ public final class FontFace: @unchecked Sendable {
         Double(hb_font_get_glyph_h_advance(hbFont, glyph)) / unitsPerEm
     }
 
-    /// The glyph's ink box in ems, y up: (minX, minY, maxX, maxY); nil for empty glyphs.
-    public func inkBounds(of glyph: UInt32) -> (minX: Double, minY: Double, maxX: Double, maxY: Double)? {
-        var extents = hb_glyph_extents_t()
-        guard hb_font_get_glyph_extents(hbFont, glyph, &extents) != 0, extents.width != 0, extents.height != 0 else { return nil }
-        let x0 = Double(extents.x_bearing) / unitsPerEm, x1 = Double(extents.x_bearing + extents.width) / unitsPerEm
-        let y1 = Double(extents.y_bearing) / unitsPerEm, y0 = Double(extents.y_bearing + extents.height) / unitsPerEm
-        return (min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1))
-    }
-
     /// Rasterizes a glyph at `pixelsPerEm`, shifted right by `subpixelX` pixels (0 ≤ x < 1).
     func rasterize(glyph: UInt32, pixelsPerEm: Double, subpixelX: Double) -> GlyphImage {
         rasterizer.withLock { rasterizer -> GlyphImage in

@@ -445,8 +445,14 @@ enum CSSLength: Sendable, Hashable {
 extension RGBColor {
     /// A CSS colour: `#rgb`, `#rrggbb`, `#rgba`, `#rrggbbaa`, `rgb()`/`rgba()` with commas or
     /// spaces, `hsl()`/`hsla()` and the named colours of `RGBColor`; alpha is ignored. Nil
-    /// for `transparent`, `currentColor` or anything unknown.
-    static func parsingCSS(_ text: String) -> RGBColor? {
+    /// for `transparent`, `currentColor` or anything unknown. Used for markup and for the
+    /// colours in `pipeline.yml`.
+    public init?(css text: String) {
+        guard let color = Self.parsingCSS(text) else { return nil }
+        self = color
+    }
+
+    private static func parsingCSS(_ text: String) -> RGBColor? {
         let value = text.trimmingASCIIWhitespace().lowercased()
         if value.hasPrefix("#") {
             var digits = Array(value.utf8.dropFirst())
@@ -715,7 +721,7 @@ struct ComputedStyle: Sendable {
                 text.font.italic = true
             }
         case "color":
-            if let color = RGBColor.parsingCSS(value) { text.color = color }
+            if let color = RGBColor(css: value) { text.color = color }
         case "line-height":
             if value == "normal" {
                 lineHeight = .normal
