@@ -103,6 +103,9 @@ final class ArticlePages: PageProducer {
     private var made: [Manifest.LayoutPages] = []
     private var uncovered: [Unicode.Scalar: Int] = [:]
     private var sequence = 0
+    /// The parse made to check the article for text, kept for the first layout so the
+    /// article is parsed once per layout, not once more.
+    private var parsedForFirstLayout: ParsedArticle?
 
     init(document: SourceDocument, index: Int, configuration: Configuration, fonts: FontLibrary, recorder: RunRecorder) throws {
         do {
@@ -126,6 +129,7 @@ final class ArticlePages: PageProducer {
         }
         textLength = first.text.count
         warnings = first.warnings
+        parsedForFirstLayout = first
     }
 
     /// Why these bytes are not text, when they are not: NUL bytes in the first 8 KiB (no text
@@ -151,9 +155,10 @@ final class ArticlePages: PageProducer {
         while layoutIndex < layouts.count {
             let layout = layouts[layoutIndex]
             if typesetter == nil {
-                let parsed = Self.parse(bytes, document: source, base: layout.base)
-                typesetter = try wrap(layout) { () throws(TypesetError) in try ArticleTypesetter(text: parsed.text, layout: layout, fonts: fonts) }
+                let parsed = parsedForFirstLayout ?? Self.parse(bytes, document: source, base: layout.base)
+                parsedForFirstLayout = nil
                 made.append(Manifest.LayoutPages(name: layout.name, pageCount: 0))
+                typesetter = try wrap(layout) { () throws(TypesetError) in try ArticleTypesetter(text: parsed.text, layout: layout, fonts: fonts) }
             }
             guard let typesetter else { continue }
             if let page = try wrap(layout, { () throws(TypesetError) in try typesetter.nextPage() }) {

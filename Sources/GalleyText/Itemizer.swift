@@ -41,15 +41,22 @@ struct Itemizer {
     /// Items of the paragraph `range`, in logical order, and its base level.
     mutating func items(of range: Range<Int>, direction: WritingDirection) throws(TypesetError) -> (items: [TextItem], baseLevel: UInt8) {
         let (levels, baseLevel) = Self.bidiLevels(text.scalars[range], direction: direction)
-        let scripts = Self.scripts(text.scalars[range])
+        let functions = hb_unicode_funcs_get_default()
+        let ownScripts = text.scalars[range].map { hb_unicode_script(functions, $0.value) }
+        let scripts = Self.resolved(ownScripts)
+        // Attachments are in text order: those of this paragraph are found by binary search,
+        // not by a pass over every attachment of the article.
         var attachmentIndex = [Int: Int]()
-        for (i, attachment) in text.attachments.enumerated() where range.contains(attachment.offset) {
-            attachmentIndex[attachment.offset] = i
+        var i = firstAttachment(atOrAfter: range.lowerBound)
+        while i < text.attachments.count && text.attachments[i].offset < range.upperBound {
+            attachmentIndex[text.attachments[i].offset] = i
+            i += 1
         }
 
         var items: [TextItem] = []
         var runIndex = text.styleRunIndex(at: range.lowerBound)
         var fallback = try fallbackFor(text.styleRuns[runIndex].value)
+        var primary = try fallback.primary()
         var previousFace: FontFace?
         // The open item: extended while run, face, script and level stay the same.
         var itemStart = range.lowerBound
@@ -65,16 +72,18 @@ struct Itemizer {
             if !text.styleRuns[runIndex].range.contains(offset) {
                 while !text.styleRuns[runIndex].range.contains(offset) { runIndex += 1 }
                 fallback = try fallbackFor(text.styleRuns[runIndex].value)
+                primary = try fallback.primary()
             }
             let scalar = text.scalars[offset]
             let local = offset - range.lowerBound
             let kind: TextItem.Kind
             if scalar == AttributedText.paragraphSeparator || scalar == AttributedText.lineSeparator {
-                kind = .separator(try fallback.primary())
+                kind = .separator(primary)
             } else if scalar == AttributedText.objectReplacement, let attachment = attachmentIndex[offset] {
                 kind = .attachment(attachment)
             } else {
-                let face = try chooseFace(for: scalar, fallback: fallback, previous: previousFace)
+                let shared = ownScripts[local] == HB_SCRIPT_COMMON || ownScripts[local] == HB_SCRIPT_INHERITED
+                let face = try chooseFace(for: scalar, shared: shared, fallback: fallback, primary: primary, previous: previousFace)
                 previousFace = face
                 kind = .text(face)
             }
@@ -103,20 +112,29 @@ struct Itemizer {
         try fonts.fallback(for: style.font, language: style.language)
     }
 
+    private func firstAttachment(atOrAfter offset: Int) -> Int {
+        var low = 0, high = text.attachments.count
+        while low < high {
+            let mid = (low + high) / 2
+            if text.attachments[mid].offset < offset { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
 
     /// The face for one character: marks and joiners stay with the face before them; other
     /// characters take the first face in fallback order that covers them, preferring the face
     /// before them for spaces and punctuation shared by all scripts, so a run of Chinese with
     /// a comma is not split three ways.
-    private mutating func chooseFace(for scalar: Unicode.Scalar, fallback: FontFallback, previous: FontFace?) throws(TypesetError) -> FontFace {
+    /// `shared`: the character's own script is Common or Inherited.
+    private mutating func chooseFace(for scalar: Unicode.Scalar, shared: Bool, fallback: FontFallback, primary: FontFace,
+                                     previous: FontFace?) throws(TypesetError) -> FontFace {
         if scalar.value >= 0x300, let previous {
             switch scalar.properties.generalCategory {
             case .nonspacingMark, .spacingMark, .enclosingMark, .format: return previous
             default: break
             }
         }
-        if let previous, Self.isShared(scalar), previous.glyph(for: scalar) != nil { return previous }
-        let primary = try fallback.primary()
+        if let previous, shared, previous !== primary, previous.glyph(for: scalar) != nil { return previous }
         if primary.glyph(for: scalar) != nil { return primary }
         if let face = try fallback.face(covering: scalar) { return face }
         let properties = scalar.properties
@@ -126,16 +144,11 @@ struct Itemizer {
         return previous ?? primary
     }
 
-    private static func isShared(_ scalar: Unicode.Scalar) -> Bool {
-        let script = hb_unicode_script(hb_unicode_funcs_get_default(), scalar.value)
-        return script == HB_SCRIPT_COMMON || script == HB_SCRIPT_INHERITED
-    }
-
-    /// Scripts per character; Common and Inherited characters take the script before them (or
-    /// after them at the start), as HarfBuzz expects whole runs of one script.
-    static func scripts(_ scalars: ArraySlice<Unicode.Scalar>) -> [hb_script_t] {
-        let functions = hb_unicode_funcs_get_default()
-        var scripts = scalars.map { hb_unicode_script(functions, $0.value) }
+    /// Scripts for shaping, from each character's own: Common and Inherited characters take
+    /// the script before them (or after them at the start), as HarfBuzz expects whole runs of
+    /// one script.
+    static func resolved(_ own: [hb_script_t]) -> [hb_script_t] {
+        var scripts = own
         func isNeutral(_ script: hb_script_t) -> Bool {
             script == HB_SCRIPT_COMMON || script == HB_SCRIPT_INHERITED || script == HB_SCRIPT_UNKNOWN
         }
