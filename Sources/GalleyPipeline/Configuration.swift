@@ -77,6 +77,17 @@ public struct Configuration: Sendable, Equatable {
     public static let pagesInFlightRange: ClosedRange<Int> = 1...4096
     public static let pageTimeoutRange: ClosedRange<Double> = 0.001...86_400
 
+    /// The fonts to typeset with: the system's, plus `fontFolders`.
+    ///
+    /// - Throws: `ConfigurationError` when fontconfig cannot load or a folder does not exist.
+    public func fontLibrary() throws(ConfigurationError) -> FontLibrary {
+        do {
+            return try FontLibrary(fontFolders: fontFolders.map { resolve($0) })
+        } catch {
+            throw ConfigurationError(file: "fonts", message: "\(error.message); fix the fonts: list in pipeline.yml")
+        }
+    }
+
     /// The output folder as an absolute URL.
     public var outputURL: URL { resolve(output) }
 

@@ -65,12 +65,7 @@ public final class Pipeline: Sendable {
         defer { store.cleanUp() }
 
         let engine = try MuPDFEngine()
-        let fonts: FontLibrary
-        do {
-            fonts = try FontLibrary(fontFolders: configuration.fontFolders.map { configuration.resolve($0) })
-        } catch {
-            throw ConfigurationError(file: "fonts", message: "\(error.message); fix the fonts: list in pipeline.yml")
-        }
+        let fonts = try configuration.fontLibrary()
         let slots = PageSlots(capacity: configuration.maxPagesInFlight)
         let outputsPerPage = (configuration.pageImages ? 1 : 0) + configuration.thumbnailBoxes.count
         let recorder = RunRecorder(documents: documents, outputsPerPage: outputsPerPage,

@@ -47,16 +47,16 @@ public final class ArticleTypesetter {
                 for run in line.runs {
                     runs.append(GlyphRun(face: run.face, size: run.style.size, color: run.style.color, glyphs: run.glyphs,
                                          positions: run.positions.map { (placed.origin + $0.x, placed.baseline + $0.y) }))
+                    // Lines through the run, at the face's underline or strikeout offset from
+                    // the (shifted) baseline, as thick as its underline.
                     let size = run.style.size
-                    let shiftedBaseline = placed.baseline - run.style.baselineShift
-                    if run.style.underline {
-                        let thickness = max(0.5, run.face.underlineThickness * size)
-                        rects.append(FilledRect(rect: Rect(x: placed.origin + run.x0, y: shiftedBaseline + run.face.underlinePosition * size - thickness / 2,
-                                                           width: run.x1 - run.x0, height: thickness), color: run.style.color))
-                    }
-                    if run.style.strikethrough {
-                        let thickness = max(0.5, run.face.underlineThickness * size)
-                        rects.append(FilledRect(rect: Rect(x: placed.origin + run.x0, y: shiftedBaseline - run.face.strikeoutPosition * size - thickness / 2,
+                    let thickness = max(0.5, run.face.underlineThickness * size)
+                    let baseline = placed.baseline - run.style.baselineShift
+                    var offsets: [Double] = []
+                    if run.style.underline { offsets.append(run.face.underlinePosition * size) }
+                    if run.style.strikethrough { offsets.append(-run.face.strikeoutPosition * size) }
+                    for offset in offsets {
+                        rects.append(FilledRect(rect: Rect(x: placed.origin + run.x0, y: baseline + offset - thickness / 2,
                                                            width: run.x1 - run.x0, height: thickness), color: run.style.color))
                     }
                 }

@@ -16,8 +16,6 @@ public final class Framesetter {
         self.analyzer = ParagraphAnalyzer(text: text, fonts: fonts, maximumBox: maximumBox)
     }
 
-    deinit { analyzer.destroy() }
-
     /// Characters no installed font covers, with counts, among the paragraphs analysed so far.
     public var uncoveredCharacters: [Unicode.Scalar: Int] { analyzer.uncoveredCharacters }
 

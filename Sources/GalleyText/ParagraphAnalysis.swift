@@ -49,8 +49,6 @@ struct ParagraphAnalyzer {
         self.maximumBox = maximumBox
     }
 
-    func destroy() { shaper.destroy() }
-
     /// Characters no installed font covers, with their counts.
     var uncoveredCharacters: [Unicode.Scalar: Int] { itemizer.uncovered }
 

@@ -12,7 +12,10 @@ struct ShapedGlyph {
 }
 
 /// Shapes items with HarfBuzz, keeping clusters so every glyph maps back to its text.
-struct Shaper {
+///
+/// Owns one HarfBuzz buffer, reused for every item; used by one typesetter, on one thread at
+/// a time.
+final class Shaper {
     private let buffer: OpaquePointer
 
     init() {
@@ -20,7 +23,7 @@ struct Shaper {
         self.buffer = buffer
     }
 
-    func destroy() {
+    deinit {
         hb_buffer_destroy(buffer)
     }
 

@@ -40,13 +40,9 @@ struct TypesetLine {
 
         // Pieces of items in logical order, with their bidi levels.
         var pieces: [(item: ShapedItem, level: UInt8)] = []
-        var fallbackFace: FontFace?
-        var fallbackStyle: TextStyle?
+        var separator: (face: FontFace, style: TextStyle)?
         for shaped in analysis.items where shaped.item.range.overlaps(range) {
-            if case .separator(let face) = shaped.item.kind, fallbackFace == nil {
-                fallbackFace = face
-                fallbackStyle = shaped.item.style
-            }
+            if case .separator(let face) = shaped.item.kind, separator == nil { separator = (face, shaped.item.style) }
             guard shaped.item.range.overlaps(visible) else { continue }
             pieces.append((shaped, shaped.item.level))
         }
@@ -77,14 +73,11 @@ struct TypesetLine {
             }
         }
         width = pen
-        if runs.isEmpty, boxes.isEmpty {
-            // An empty line (a forced break, an empty preformatted line) still has a height.
-            let item = analysis.items.first { $0.item.range.overlaps(range) } ?? analysis.items.first
-            if let fallbackFace, let fallbackStyle {
-                measure(face: fallbackFace, style: fallbackStyle)
-            } else if let item, case .text(let face) = item.item.kind {
-                measure(face: face, style: item.item.style)
-            }
+        // A line of nothing but a forced break (an empty preformatted line, `<br><br>`) takes its
+        // height from the break's font. Every line that is not empty of glyphs ends in visible
+        // content or a separator, so this is the only case left.
+        if runs.isEmpty, boxes.isEmpty, let separator {
+            measure(face: separator.face, style: separator.style)
         }
     }
 

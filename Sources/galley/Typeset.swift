@@ -41,9 +41,9 @@ struct Typeset: ParsableCommand {
         if let dpi { configuration.dpi = dpi }
         let fonts: FontLibrary
         do {
-            fonts = try FontLibrary(fontFolders: configuration.fontFolders.map { configuration.resolve($0) })
+            fonts = try configuration.fontLibrary()
         } catch {
-            Run.fail("fonts: \(error.message)")
+            Run.fail("\(error)")
         }
         var results: [TypesetMeasurement] = []
         var failed = false
