@@ -137,3 +137,18 @@ import Testing
         }
     }
 }
+
+extension ArticlePipelineTests {
+    @Test func aMissingFontFolderIsAConfigurationError() throws {
+        let folder = try ScratchFolder()
+        var configuration = Configuration()
+        configuration.baseDirectory = folder.url
+        configuration.inputs = ["."]
+        configuration.fontFolders = ["no-such-fonts"]
+        let error = #expect(throws: ConfigurationError.self) {
+            try Pipeline(configuration: configuration, logger: Logger(label: "test")).run()
+        }
+        #expect(error?.file == "fonts")
+        #expect(error?.message.contains("no-such-fonts") == true)
+    }
+}

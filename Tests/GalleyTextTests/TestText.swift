@@ -1,4 +1,5 @@
 import GalleyText
+import Testing
 
 /// Builds attributed text directly, without the markup parser, so typesetter tests do not
 /// depend on it: each string is a paragraph in the base style.
@@ -7,12 +8,12 @@ func testText(_ paragraphs: [String], size: Double = 11, family: String = "DejaV
               paragraphStyle: ParagraphStyle = ParagraphStyle()) -> AttributedText {
     var scalars: [Unicode.Scalar] = []
     var paragraphRuns: [AttributeRun<ParagraphStyle>] = []
-    var attachments: [Attachment] = []
+    var attachments: [GalleyText.Attachment] = []
     for (i, paragraph) in paragraphs.enumerated() {
         let start = scalars.count
         for scalar in paragraph.unicodeScalars {
             if scalar == AttributedText.objectReplacement {
-                attachments.append(Attachment(offset: scalars.count, source: "image.png", width: 200, height: 100, alternative: ""))
+                attachments.append(GalleyText.Attachment(offset: scalars.count, source: "image.png", width: 200, height: 100, alternative: ""))
             }
             scalars.append(scalar)
         }
@@ -25,13 +26,18 @@ func testText(_ paragraphs: [String], size: Double = 11, family: String = "DejaV
                           paragraphs: paragraphRuns, attachments: attachments)
 }
 
-/// Every page of `text` in `layout`.
-func typesetAll(_ text: AttributedText, _ layout: ArticleLayout, fonts: FontLibrary) throws -> [TypesetPage] {
+/// Every page of `text` in `layout`. More pages than characters means the typesetter made
+/// pages without placing text: that is recorded as a failure and the loop stops.
+func typesetAll(_ text: AttributedText, _ layout: ArticleLayout, fonts: FontLibrary,
+                sourceLocation: SourceLocation = #_sourceLocation) throws -> [TypesetPage] {
     let typesetter = try ArticleTypesetter(text: text, layout: layout, fonts: fonts)
     var pages: [TypesetPage] = []
     while let page = try typesetter.nextPage() {
         pages.append(page)
-        if pages.count > 10_000 { break }
+        if pages.count > text.count {
+            Issue.record("\(pages.count) pages for \(text.count) characters: the typesetter does not advance", sourceLocation: sourceLocation)
+            break
+        }
     }
     return pages
 }
