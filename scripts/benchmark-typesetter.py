@@ -12,15 +12,18 @@ the whole process (start-up and font loading included); peak RSS is the largest 
 Rows, in two groups:
 
   render, no PNG   pages laid out and rasterized, pixels discarded
-    galley typeset --render --json   Galley's typesetter and renderer; no PNG encoding
+    galley typeset --render --jobs N Galley's typesetter and renderer; no PNG encoding. --jobs 1:
+                                     one thread; more: one thread typesets while N draw
     mutool draw (no -o)              MuPDF's HTML engine; see mupdf_commands() for why this
                                      still rasterizes every page
+    mutool draw -P (no -o)           the same with MuPDF's parallel mode (its only use of a
+                                     second core here)
     pango-view, ft2 -> PGM           Pango + FreeType's grey-scale renderer, raw PGM (page-equivalents)
   render + PNG     page images written as PNG files
     galley run --jobs N              the whole pipeline, reading pages from manifest.json
     mutool draw -o page-%d.png       MuPDF writes one PNG per page
     pango-view, cairo -> PNG         Pango + cairo, one tall PNG per chunk (page-equivalents)
-  and galley run with 2 workers as an extra row.
+  and galley typeset and galley run with 2 workers as extra rows.
 
 "Galley ÷ peer" is Galley's pages/s over the peer's, within a group, with --workers workers
 (higher is better for Galley).
@@ -193,15 +196,15 @@ def fmt(number):
     return ("%g" % number)
 
 
-def galley_typeset(args, work, article):
-    """galley typeset --render --json: pages typeset and rasterized, no PNG encoding."""
-    folder = os.path.join(work, "galley-typeset")
+def galley_typeset(args, work, article, jobs):
+    """galley typeset --render --jobs N --json: pages typeset and rasterized, no PNG encoding."""
+    folder = os.path.join(work, "galley-typeset-%d" % jobs)
     input_dir = os.path.join(folder, "input")
     os.makedirs(input_dir)
     copy = os.path.join(input_dir, os.path.basename(article))
     shutil.copyfile(article, copy)
     config = galley_config(folder, input_dir, os.path.join(folder, "out"), args)
-    command = [args.galley, "typeset", "--config", config, "--render", "--json", copy]
+    command = [args.galley, "typeset", "--config", config, "--render", "--jobs", str(jobs), "--json", copy]
     inner = {}
 
     def attempt():
@@ -230,8 +233,12 @@ def galley_typeset(args, work, article):
     note = ""
     if inner.get("typeset") or inner.get("render"):
         note = "last run: typeset %.2f s, render %.2f s inside the process" % (inner["typeset"], inner["render"])
-    return Measurement("render, no PNG", "galley typeset --render", "typeset + rasterize, pixels discarded",
+    return Measurement("render, no PNG", typeset_tool(jobs), "typeset + rasterize, pixels discarded",
                        seconds, pages, rss, note=note)
+
+
+def typeset_tool(jobs):
+    return "galley typeset --render --jobs %d" % jobs
 
 
 def manifest_pages(document):
@@ -354,8 +361,9 @@ def mupdf_commands(args, folder, copy, css, png_dir):
     common = ["mutool", "draw", "-W", fmt(args.page_width), "-H", fmt(args.page_height),
               "-S", fmt(args.font_size), "-U", css, "-r", str(args.dpi), "-s", "t"]
     raster = common + [copy]
+    parallel = common + ["-P", copy]
     png = common + ["-o", os.path.join(png_dir, "page-%d.png"), copy]
-    return raster, png
+    return raster, parallel, png
 
 
 def mupdf_pages(stdout, stderr):
@@ -372,10 +380,12 @@ def mupdf(args, work, article):
                 Measurement("render + PNG", "mutool draw -o page-%d.png", "", status="skipped (not installed)")]
     folder, copy, css, fonts_note = mupdf_folder(args, work, article)
     png_dir = os.path.join(folder, "png")
-    raster, png = mupdf_commands(args, folder, copy, css, png_dir)
+    raster, parallel, png = mupdf_commands(args, folder, copy, css, png_dir)
     results = []
     for group, tool, what, command, writes in (
             ("render, no PNG", "mutool draw (no -o)", "HTML layout + rasterize, pixels discarded", raster, False),
+            ("render, no PNG", "mutool draw -P (no -o)", "same, MuPDF's parallel mode (interprets the next page "
+             "while drawing one)", parallel, False),
             ("render + PNG", "mutool draw -o page-%d.png", "HTML layout + rasterize + PNG files", png, True)):
         def attempt():
             if writes:
@@ -742,16 +752,17 @@ def main():
         rows = []
         if not os.access(args.galley, os.X_OK):
             reason = "skipped (not built: %s; swift build -c release --product galley)" % args.galley
-            rows.append(Measurement("render, no PNG", "galley typeset --render", "", status=reason))
+            rows.append(Measurement("render, no PNG", typeset_tool(args.workers), "", status=reason))
             rows.append(Measurement("render + PNG", "galley run --jobs %d" % args.workers, "", status=reason))
         else:
-            log("measuring galley typeset --render ...")
-            try:
-                rows.append(galley_typeset(args, work, article))
-            except Failed as e:
-                failed = True
-                log("  failed: %s" % e)
-                rows.append(Measurement("render, no PNG", "galley typeset --render", "", status="failed", note=str(e)))
+            for jobs in [args.workers] + ([2] if args.workers != 2 else []):
+                log("measuring galley typeset --render --jobs %d ..." % jobs)
+                try:
+                    rows.append(galley_typeset(args, work, article, jobs))
+                except Failed as e:
+                    failed = True
+                    log("  failed: %s" % e)
+                    rows.append(Measurement("render, no PNG", typeset_tool(jobs), "", status="failed", note=str(e)))
             for jobs in [args.workers] + ([2] if args.workers != 2 else []):
                 log("measuring galley run --jobs %d ..." % jobs)
                 try:
@@ -768,12 +779,12 @@ def main():
 
         reference = {}
         for m in rows:
-            if m.tool in ("galley typeset --render", "galley run --jobs %d" % args.workers):
+            if m.tool in (typeset_tool(args.workers), "galley run --jobs %d" % args.workers):
                 reference[m.group] = m
         order = {"render, no PNG": 0, "render + PNG": 1}
-        extra = "galley run --jobs 2"
+        extras = ("galley run --jobs 2", typeset_tool(2))
         rows.sort(key=lambda m: (order[m.group], not m.tool.startswith("galley"),
-                                 m.tool == extra and args.workers != 2))
+                                 m.tool in extras and args.workers != 2))
         table = table_rows(rows, reference)
         for m in rows:
             if m.status == "failed" and not m.tool.startswith("galley"):

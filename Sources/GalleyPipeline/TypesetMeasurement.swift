@@ -1,6 +1,7 @@
 import Foundation
 import GalleyRaster
 import GalleyText
+import Synchronization
 
 /// What typesetting one article in each configured layout costs: pages, lines, and seconds
 /// spent typesetting and (optionally) drawing the page images, without PNG encoding or
@@ -14,23 +15,32 @@ public struct TypesetMeasurement: Codable, Sendable {
         public var name: String
         public var pages: Int
         public var lines: Int
+        /// Time spent parsing and typesetting (one thread does it all).
         public var typesetSeconds: Double
-        /// Drawing every page at the configured dpi; 0 when not asked for.
+        /// Time spent drawing every page at the configured dpi, summed over the drawing
+        /// threads; 0 when not asked for.
         public var renderSeconds: Double
+        /// Wall time for the layout from parsing to the last page drawn.
+        public var wallSeconds: Double
     }
 
     /// Typesets `file` in every layout of `configuration`, page by page, drawing each page at
-    /// `configuration.dpi` when `render` is true. Single-threaded, like the peers it is
-    /// compared with.
-    public static func measure(file: URL, configuration: Configuration, fonts: FontLibrary, render: Bool) throws -> TypesetMeasurement {
+    /// `configuration.dpi` when `render` is true.
+    ///
+    /// With `jobs` 1 everything happens on the calling thread, one page after the other. With
+    /// more, the calling thread typesets while `jobs` threads draw the pages it has finished,
+    /// as `galley run` does; at most `2 × jobs` pages wait to be drawn.
+    public static func measure(file: URL, configuration: Configuration, fonts: FontLibrary, render: Bool,
+                               jobs: Int = 1) throws -> TypesetMeasurement {
         let bytes = try [UInt8](Data(contentsOf: file))
         let document = SourceDocument(url: file, input: file.path, relativePath: file.lastPathComponent, kind: .markup, name: "")
         var result = TypesetMeasurement(source: file.path, textLength: 0, layouts: [])
-        let scale = configuration.dpi / 72
+        let drawer = PageDrawer(scale: configuration.dpi / 72, jobs: render ? max(1, jobs) : 0)
         for layout in configuration.layouts {
-            var typesetSeconds = 0.0, renderSeconds = 0.0
+            var typesetSeconds = 0.0
             var pages = 0, lines = 0
             let clock = ContinuousClock()
+            let layoutStarted = clock.now
             var started = clock.now
             let parsed = ArticlePages.parse(bytes, document: document, base: layout.base)
             result.textLength = parsed.text.count
@@ -42,20 +52,90 @@ public struct TypesetMeasurement: Codable, Sendable {
                 typesetSeconds += seconds(clock.now - started)
                 pages += 1
                 lines += page.lineCount
-                if render {
-                    started = clock.now
-                    _ = try page.render(scale: scale, cancellation: Cancellation())
-                    renderSeconds += seconds(clock.now - started)
-                }
+                try drawer.draw(page)
             }
-            result.layouts.append(Layout(name: layout.name, pages: pages, lines: lines,
-                                         typesetSeconds: typesetSeconds, renderSeconds: renderSeconds))
+            let renderSeconds = try drawer.finish()
+            result.layouts.append(Layout(name: layout.name, pages: pages, lines: lines, typesetSeconds: typesetSeconds,
+                                         renderSeconds: renderSeconds, wallSeconds: seconds(clock.now - layoutStarted)))
         }
         return result
     }
 
-    private static func seconds(_ duration: Duration) -> Double {
+    fileprivate static func seconds(_ duration: Duration) -> Double {
         let (s, attoseconds) = duration.components
         return Double(s) + Double(attoseconds) / 1e18
+    }
+}
+
+/// Draws typeset pages into reused bitmaps, on the calling thread (`jobs` 1) or on a queue of
+/// `jobs` threads, and adds up the time spent. `jobs` 0 draws nothing.
+private final class PageDrawer: Sendable {
+    private let scale: Double
+    private let jobs: Int
+    private let queue: OperationQueue?
+    /// Pages waiting or being drawn; the producer waits when there are `2 × jobs`.
+    private let slots: DispatchSemaphore
+    private struct State {
+        /// Bitmaps not in use, so pages of the same size reuse memory as a streaming renderer would.
+        var spare: [Bitmap] = []
+        var seconds = 0.0
+        var error: (any Error)?
+    }
+    private let state = Mutex(State())
+
+    init(scale: Double, jobs: Int) {
+        self.scale = scale
+        self.jobs = jobs
+        slots = DispatchSemaphore(value: max(1, 2 * jobs))
+        if jobs > 1 {
+            let queue = OperationQueue()
+            queue.name = "galley.typeset.draw"
+            queue.maxConcurrentOperationCount = jobs
+            self.queue = queue
+        } else {
+            queue = nil
+        }
+    }
+
+    func draw(_ page: TypesetPage) throws {
+        guard jobs > 0 else { return }
+        guard let queue else { return try drawNow(page) }
+        if let error = state.withLock({ $0.error }) { throw error }
+        slots.wait()
+        queue.addOperation { [self] in
+            defer { slots.signal() }
+            do {
+                try drawNow(page)
+            } catch {
+                state.withLock { if $0.error == nil { $0.error = error } }
+            }
+        }
+    }
+
+    /// Waits for the pages handed over so far; returns the drawing time since the last call.
+    func finish() throws -> Double {
+        queue?.waitUntilAllOperationsAreFinished()
+        return try state.withLock { state in
+            if let error = state.error { throw error }
+            defer { state.seconds = 0 }
+            return state.seconds
+        }
+    }
+
+    private func drawNow(_ page: TypesetPage) throws {
+        let clock = ContinuousClock()
+        let started = clock.now
+        let rect = page.pixelBounds(scale: scale)
+        var bitmap = state.withLock { state -> Bitmap? in
+            guard let index = state.spare.firstIndex(where: { $0.width == rect.width && $0.height == rect.height }) else { return nil }
+            return state.spare.remove(at: index)
+        }
+        if bitmap == nil { bitmap = try Bitmap(width: rect.width, height: rect.height) }
+        try page.draw(into: bitmap!, rect: rect, scale: scale, cancellation: Cancellation())
+        let elapsed = TypesetMeasurement.seconds(clock.now - started)
+        state.withLock { state in
+            state.seconds += elapsed
+            state.spare.append(bitmap!)
+        }
     }
 }

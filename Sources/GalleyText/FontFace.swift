@@ -94,29 +94,35 @@ public final class FontFace: @unchecked Sendable {
 }
 
 /// A rendered glyph: 8-bit coverage, placed relative to the pen position (y down).
-struct GlyphImage: Sendable {
-    var left: Int
-    var top: Int
-    var width: Int
-    var height: Int
-    var coverage: [UInt8]
-    /// The non-zero stretches of each row (row, first column, end column), so drawing skips
-    /// the empty parts of the box (most of it, for thin letters and punctuation).
-    var spans: [Span]
+///
+/// Only the non-zero stretches of each row are kept, packed one after another, so drawing
+/// skips the empty parts of the box (most of it, for thin letters and punctuation) and reads
+/// the pixels it blends in order. Immutable, so threads share it freely.
+final class GlyphImage: Sendable {
+    let left: Int
+    let top: Int
+    let width: Int
+    let height: Int
+    /// The pixels of every span, in span order.
+    let pixels: [UInt8]
+    let spans: [Span]
 
     struct Span: Sendable {
         var row: Int32
         var start: Int32
         var end: Int32
+        /// Where the span's first pixel is in `pixels`.
+        var offset: Int32
     }
 
-    init(left: Int, top: Int, width: Int, height: Int, coverage: [UInt8]) {
+    /// `coverage` is `width × height` bytes, row by row.
+    init(left: Int, top: Int, width: Int, height: Int, coverage: UnsafeBufferPointer<UInt8>) {
         self.left = left
         self.top = top
         self.width = width
         self.height = height
-        self.coverage = coverage
         var spans: [Span] = []
+        var pixels: [UInt8] = []
         for row in 0..<height {
             var column = 0
             while column < width {
@@ -124,13 +130,18 @@ struct GlyphImage: Sendable {
                 guard column < width else { break }
                 let start = column
                 while column < width && coverage[row * width + column] != 0 { column += 1 }
-                spans.append(Span(row: Int32(row), start: Int32(start), end: Int32(column)))
+                spans.append(Span(row: Int32(row), start: Int32(start), end: Int32(column), offset: Int32(pixels.count)))
+                pixels.append(contentsOf: coverage[(row * width + start)..<(row * width + column)])
             }
         }
         self.spans = spans
+        self.pixels = pixels
     }
 
-    static let empty = GlyphImage(left: 0, top: 0, width: 0, height: 0, coverage: [])
+    /// Bytes held, for the cache's budget.
+    var byteCount: Int { pixels.count + spans.count * MemoryLayout<Span>.stride + 64 }
+
+    static let empty = GlyphImage(left: 0, top: 0, width: 0, height: 0, coverage: UnsafeBufferPointer(start: nil, count: 0))
 }
 
 /// A FreeType library and face, used only under `FontFace`'s mutex.
@@ -185,8 +196,10 @@ private struct Rasterizer: ~Copyable {
                 for column in 0..<width { out[row * width + column] = source[column] }
             }
         }
-        return GlyphImage(left: Int(slot.pointee.bitmap_left), top: Int(slot.pointee.bitmap_top),
-                          width: width, height: height, coverage: coverage)
+        return coverage.withUnsafeBufferPointer { coverage in
+            GlyphImage(left: Int(slot.pointee.bitmap_left), top: Int(slot.pointee.bitmap_top),
+                       width: width, height: height, coverage: coverage)
+        }
     }
 }
 

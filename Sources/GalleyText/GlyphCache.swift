@@ -40,8 +40,60 @@ final class GlyphCache: Sendable {
                 state.images.removeAll(keepingCapacity: true)
                 state.bytes = 0
             }
-            if state.images.updateValue(image, forKey: key) == nil { state.bytes += image.coverage.count + 64 }
+            if state.images.updateValue(image, forKey: key) == nil { state.bytes += image.byteCount }
         }
         return image
+    }
+
+    /// A drawing's own view of the cache: a page asks for the same few hundred glyphs
+    /// thousands of times, so each is looked up in the shared cache (a lock and a hash) once
+    /// per drawing and then found in an open-addressing table with a multiplicative hash.
+    struct Memo {
+        private let cache: GlyphCache
+        private var keys: [UInt64]
+        private var images: [GlyphImage?]
+        private var count = 0
+        private var mask: Int
+
+        init(cache: GlyphCache) {
+            self.cache = cache
+            keys = [UInt64](repeating: 0, count: 512)
+            images = [GlyphImage?](repeating: nil, count: 512)
+            mask = 511
+        }
+
+        mutating func image(face: FontFace, glyph: UInt32, pixelsPerEm: Double, subpixel: Int) -> GlyphImage {
+            let size64 = max(1, Int((pixelsPerEm * 64).rounded()))
+            // Face, size, glyph and subpixel packed into 64 bits; a key of 0 marks an empty slot,
+            // so the packed value is offset by one. Values out of range skip the table.
+            guard face.id < 1 << 15, size64 < 1 << 22, glyph < 1 << 24 else {
+                return cache.image(face: face, glyph: glyph, pixelsPerEm: pixelsPerEm, subpixel: subpixel)
+            }
+            let key = (UInt64(face.id) << 48 | UInt64(size64) << 26 | UInt64(glyph) << 2 | UInt64(subpixel)) &+ 1
+            var slot = Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
+            while keys[slot] != 0 {
+                if keys[slot] == key, let image = images[slot] { return image }
+                slot = (slot + 1) & mask
+            }
+            let image = cache.image(face: face, glyph: glyph, pixelsPerEm: pixelsPerEm, subpixel: subpixel)
+            keys[slot] = key
+            images[slot] = image
+            count += 1
+            if count * 2 > mask { grow() }
+            return image
+        }
+
+        private mutating func grow() {
+            let oldKeys = keys, oldImages = images
+            mask = mask * 2 + 1
+            keys = [UInt64](repeating: 0, count: mask + 1)
+            images = [GlyphImage?](repeating: nil, count: mask + 1)
+            for (key, image) in zip(oldKeys, oldImages) where key != 0 {
+                var slot = Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
+                while keys[slot] != 0 { slot = (slot + 1) & mask }
+                keys[slot] = key
+                images[slot] = image
+            }
+        }
     }
 }

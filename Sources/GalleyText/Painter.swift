@@ -11,12 +11,13 @@ extension TypesetPage {
         precondition(bitmap.width == rect.width && bitmap.height == rect.height, "bitmap and rectangle differ in size")
         guard !cancellation.isCancelled else { throw TypesetError(.cancelled, "drawing was cancelled") }
         bitmap.fill(r: background.r, g: background.g, b: background.b)
-        var canvas = Canvas(bitmap: bitmap, originX: rect.x, originY: rect.y)
+        let canvas = Canvas(bitmap: bitmap, originX: rect.x, originY: rect.y)
         for filled in rects {
             canvas.fill(x0: filled.rect.x * scale, y0: filled.rect.y * scale,
                         x1: filled.rect.maxX * scale, y1: filled.rect.maxY * scale, color: filled.color)
         }
         let steps = Double(GlyphCache.subpixelSteps)
+        var glyphs = GlyphCache.Memo(cache: glyphCache)
         for run in glyphRuns {
             guard !cancellation.isCancelled else { throw TypesetError(.cancelled, "drawing was cancelled") }
             let pixelsPerEm = run.size * scale
@@ -28,7 +29,7 @@ extension TypesetPage {
                 let x = position.x * scale - Double(rect.x)
                 let whole = x.rounded(.down)
                 let subpixel = min(GlyphCache.subpixelSteps - 1, Int(((x - whole) * steps).rounded(.down)))
-                let image = glyphCache.image(face: run.face, glyph: glyph, pixelsPerEm: pixelsPerEm, subpixel: subpixel)
+                let image = glyphs.image(face: run.face, glyph: glyph, pixelsPerEm: pixelsPerEm, subpixel: subpixel)
                 canvas.blend(image, x: Int(whole) + image.left, y: y - image.top, color: run.color)
             }
         }
@@ -48,14 +49,14 @@ private struct Canvas {
         let rowBytes = bitmap.rowBytes
         let width = bitmap.width, height = bitmap.height
         let r = UInt32(color.r), g = UInt32(color.g), b = UInt32(color.b)
-        image.coverage.withUnsafeBufferPointer { coverage in
-            guard let source = coverage.baseAddress else { return }
+        image.pixels.withUnsafeBufferPointer { pixels in
+            guard let source = pixels.baseAddress else { return }
             for span in image.spans {
                 let row = y + Int(span.row)
                 guard row >= 0, row < height else { continue }
                 let start = max(Int(span.start), -x), end = min(Int(span.end), width - x)
                 guard start < end else { continue }
-                var from = source + (Int(span.row) * image.width + start)
+                var from = source + (Int(span.offset) + start - Int(span.start))
                 var to = base + (row * rowBytes + (x + start) * 3)
                 for _ in start..<end {
                     let a = UInt32(from.pointee)

@@ -8,7 +8,11 @@ import GalleyText
 struct Typeset: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Typeset articles in each configured layout and report pages and timings; writes nothing.",
-        discussion: "Single-threaded. --render also draws every page at the configured dpi (no PNG encoding).")
+        discussion: """
+            --render also draws every page at the configured dpi (no PNG encoding). With --jobs 1 (the default) \
+            everything runs on one thread; with more, one thread typesets while that many draw the finished pages, \
+            as `galley run` does.
+            """)
 
     @Option(name: .long, help: "The configuration file (its layouts, fonts and dpi are used; without one, the defaults).")
     var config: String = "pipeline.yml"
@@ -19,11 +23,18 @@ struct Typeset: ParsableCommand {
     @Flag(name: .long, help: "Also draw every page, to time rendering.")
     var render = false
 
+    @Option(name: .long, help: "Threads drawing pages for --render (1: typeset and draw on one thread).")
+    var jobs: Int = 1
+
     @Flag(name: .long, help: "Print JSON instead of a table.")
     var json = false
 
     @Argument(help: "Article files (.html, .htm, .xhtml, .txt).")
     var files: [String]
+
+    func validate() throws {
+        guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1 (got \(jobs))") }
+    }
 
     func run() throws {
         let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
@@ -50,7 +61,7 @@ struct Typeset: ParsableCommand {
         for file in files {
             do {
                 results.append(try TypesetMeasurement.measure(file: URL(fileURLWithPath: file, relativeTo: cwd), configuration: configuration,
-                                                              fonts: fonts, render: render))
+                                                              fonts: fonts, render: render, jobs: jobs))
             } catch {
                 FileHandle.standardError.write(Data("galley: \(file): \(error)\n".utf8))
                 failed = true
@@ -67,7 +78,10 @@ struct Typeset: ParsableCommand {
                 print("\(result.source): \(result.textLength) characters")
                 for layout in result.layouts {
                     var line = "  \(layout.name): \(layout.pages) pages, \(layout.lines) lines, typeset \(String(format: "%.3f", layout.typesetSeconds)) s"
-                    if render { line += String(format: ", render %.3f s (%.1f pages/s)", layout.renderSeconds, Double(layout.pages) / max(1e-9, layout.typesetSeconds + layout.renderSeconds)) }
+                    if render {
+                        line += String(format: ", render %.3f s, wall %.3f s (%.1f pages/s)", layout.renderSeconds, layout.wallSeconds,
+                                       Double(layout.pages) / max(1e-9, layout.wallSeconds))
+                    }
                     print(line)
                 }
             }

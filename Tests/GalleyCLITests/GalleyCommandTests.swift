@@ -63,6 +63,7 @@ import Testing
         (["run", "--frobnicate"], "inputs: [docs]\n", "frobnicate"),
         (["run", "--config", "other.yml"], "inputs: [docs]\n", "other.yml"),
         (["run", "--output", "/proc/galley-cannot-write-here"], "inputs: [docs]\n", "choose a folder you can write to"),
+        (["typeset", "--render", "--jobs", "0", "docs/landscape.pdf"], "inputs: [docs]\n", "--jobs must be at least 1"),
     ])
     func usageAndConfigurationErrorsExitTwo(arguments: [String], yaml: String, message: String) throws {
         let folder = try folderWithConfig(yaml, files: [Fixtures.pdf("landscape.pdf")])
@@ -70,6 +71,26 @@ import Testing
         #expect(outcome.status == 2)
         #expect(outcome.stderr.contains(message), "\(outcome.stderr)")
         #expect(!FileManager.default.fileExists(atPath: folder.path("out/manifest.json").path))
+    }
+
+    /// Drawing on several threads while one typesets changes the timing, never the pages.
+    @Test func typesetReportsTheSamePagesWhateverTheDrawingThreads() throws {
+        let article = Fixtures.articlesFolder.appendingPathComponent("magazine.html")
+        let folder = try folderWithConfig("inputs: [docs]\ndpi: 72\nlayouts:\n  - name: two\n    columns: 2\n", files: [article])
+        func report(jobs: Int) throws -> [[String: Any]] {
+            let outcome = try galley(["typeset", "--render", "--json", "--jobs", "\(jobs)", "docs/magazine.html"], in: folder.url)
+            #expect(outcome.status == 0, "\(outcome.stderr)")
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: Any])
+            let documents = try #require(json["documents"] as? [[String: Any]])
+            return try #require(documents.first?["layouts"] as? [[String: Any]])
+        }
+        let one = try report(jobs: 1), three = try report(jobs: 3)
+        #expect(one.count == 1 && three.count == 1)
+        for key in ["name", "pages", "lines"] {
+            #expect("\(one[0][key] ?? "none")" == "\(three[0][key] ?? "none")", "\(key)")
+        }
+        #expect((three[0]["pages"] as? Int ?? 0) > 0)
+        #expect((three[0]["render_seconds"] as? Double ?? 0) > 0)
     }
 
     @Test func helpDocumentsTheExitStatuses() throws {
