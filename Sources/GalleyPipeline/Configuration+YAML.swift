@@ -60,6 +60,10 @@ public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
 /// | `font_size` | points, 1...500 | 11 |
 /// | `line_height` | multiple of the fonts' natural line height, 0.5...5 | 1.2 |
 /// | `language` | BCP 47 tag for text whose markup gives none (`en`, `ja`, `zh-Hans`) | none |
+/// | `justify_threshold` | 0...1: start-aligned lines at least this full are justified; 1 = off | 1 |
+/// | `hyphenation` | hyphenate words automatically (CSS `hyphens: auto` for the whole text) | false |
+/// | `hyphenate_before`, `hyphenate_after` | fewest characters before and after an automatic hyphen, 1...10 | 2, 3 |
+/// | `max_hyphenated_lines` | most consecutive lines ending in a hyphen, 1...20 | 2 |
 ///
 /// Unknown keys, wrong types and impossible values are errors naming the key and line.
 extension Configuration {
@@ -320,8 +324,13 @@ private struct YAMLReader {
             case "language":
                 let language = try string(value, key: fieldKey)
                 layout.base.language = language.isEmpty ? nil : language
+            case "justify_threshold": layout.typography.justifyThreshold = try number(value, key: fieldKey, in: 0...1)
+            case "hyphenation": layout.base.hyphens = try boolean(value, key: fieldKey) ? .auto : .manual
+            case "hyphenate_before": layout.typography.hyphenateBefore = try integer(value, key: fieldKey, in: 1...10)
+            case "hyphenate_after": layout.typography.hyphenateAfter = try integer(value, key: fieldKey, in: 1...10)
+            case "max_hyphenated_lines": layout.typography.maximumConsecutiveHyphens = try integer(value, key: fieldKey, in: 1...20)
             default:
-                throw error(keyNode, key: fieldKey, "unknown layout key; layout keys are name, page, orientation, columns, column_gap, inset, background, color, font_family, font_size, line_height, language")
+                throw error(keyNode, key: fieldKey, "unknown layout key; layout keys are name, page, orientation, columns, column_gap, inset, background, color, font_family, font_size, line_height, language, justify_threshold, hyphenation, hyphenate_before, hyphenate_after, max_hyphenated_lines")
             }
         }
         if orientation == "landscape" && named && layout.pageWidth < layout.pageHeight {

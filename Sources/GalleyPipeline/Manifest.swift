@@ -107,6 +107,13 @@ public struct Manifest: Codable, Sendable, Equatable {
         public var columns: [Column]?
         /// Articles: lines on the page.
         public var lineCount: Int?
+        /// Articles: lines spread flush to both edges of their column.
+        public var justifiedLineCount: Int?
+        /// Articles: lines ending in a hyphen (soft or automatic).
+        public var hyphenatedLineCount: Int?
+        /// Articles: lines that should have been justified but were left ragged because their
+        /// spaces would have had to stretch too far.
+        public var looseLineCount: Int?
         /// Articles: inline images placed on the page.
         public var attachments: [AttachmentFrame]?
     }

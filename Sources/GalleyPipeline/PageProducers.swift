@@ -102,6 +102,7 @@ final class ArticlePages: PageProducer {
     private var typesetter: ArticleTypesetter?
     private var made: [Manifest.LayoutPages] = []
     private var uncovered: [Unicode.Scalar: Int] = [:]
+    private var unhyphenated: Set<String> = []
     private var sequence = 0
     /// The parse made to check the article for text, kept for the first layout so the
     /// article is parsed once per layout, not once more.
@@ -184,6 +185,7 @@ final class ArticlePages: PageProducer {
     private func closeLayout() {
         if let typesetter {
             uncovered.merge(typesetter.uncoveredCharacters, uniquingKeysWith: max)
+            unhyphenated.formUnion(typesetter.unhyphenatedLanguages)
         }
         typesetter = nil
         layoutIndex += 1
@@ -202,7 +204,9 @@ final class ArticlePages: PageProducer {
         }
         return PageFacts(index: sequence, number: page.number, folder: "\(source.name)/\(layout.name)",
                          widthPt: manifestPoints(page.size.width), heightPt: manifestPoints(page.size.height), rotation: 0,
-                         layout: LayoutFacts(name: layout.name, columns: columns, lineCount: page.lineCount, attachments: attachments))
+                         layout: LayoutFacts(name: layout.name, columns: columns, lineCount: page.lineCount,
+                                             justifiedLineCount: page.justifiedLineCount, hyphenatedLineCount: page.hyphenatedLineCount,
+                                             looseLineCount: page.looseLineCount, attachments: attachments))
     }
 
     func finish() {
@@ -213,6 +217,13 @@ final class ArticlePages: PageProducer {
             let listed = uncovered.keys.sorted { $0.value < $1.value }.prefix(12)
                 .map { String(format: "U+%04X", $0.value) }.joined(separator: " ")
             all.append("no installed font has a glyph for \(total) character(s) (\(listed)\(uncovered.count > 12 ? " …" : "")); they show as boxes. Install a font that covers them or add its folder under fonts:")
+        }
+        if unhyphenated.contains("") {
+            all.append("hyphenation is on but some text has no language, so it was not hyphenated; give the markup a lang attribute or the layout a language")
+        }
+        let missing = unhyphenated.subtracting([""]).sorted()
+        if !missing.isEmpty {
+            all.append("no hyphenation dictionary for \(missing.joined(separator: ", ")), so that text was not hyphenated; install the hyphen-* package for the language (dictionaries in \(Hyphenator.dictionaryFolder))")
         }
         recorder.typeset(index, textLength: textLength, layouts: made, warnings: all)
     }

@@ -38,6 +38,9 @@ struct LayoutFacts: Sendable {
     var name: String
     var columns: [Manifest.Column]
     var lineCount: Int
+    var justifiedLineCount: Int
+    var hyphenatedLineCount: Int
+    var looseLineCount: Int
     var attachments: [Manifest.AttachmentFrame]
 }
 
@@ -193,6 +196,9 @@ final class RunRecorder: Sendable {
                                          },
                                          thumbnails: thumbnails, layout: page.facts.layout?.name,
                                          columns: page.facts.layout?.columns, lineCount: page.facts.layout?.lineCount,
+                                         justifiedLineCount: page.facts.layout?.justifiedLineCount,
+                                         hyphenatedLineCount: page.facts.layout?.hyphenatedLineCount,
+                                         looseLineCount: page.facts.layout?.looseLineCount,
                                          attachments: page.facts.layout?.attachments)
                 }
                 return Manifest.Document(name: document.source.name, input: document.source.input,

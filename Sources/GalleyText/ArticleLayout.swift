@@ -16,11 +16,29 @@ public struct ArticleLayout: Hashable, Sendable {
     public var inset = Insets(all: 54)
     /// Page colour. Default: white.
     public var background: RGBColor = .white
-    /// Base font family, size, line height, colour and language.
+    /// Base font family, size, line height, colour, language and hyphenation (`base.hyphens`
+    /// is `.auto` when the layout turns hyphenation on).
     public var base = BaseStyle()
+    /// Justification, hyphenation limits and line breaking.
+    public var typography = Typography()
 
     public init(name: String) {
         self.name = name
+    }
+
+    /// How lines are filled, beyond the fonts.
+    public struct Typography: Hashable, Sendable {
+        /// A line of a start- or left-aligned paragraph is justified when its natural width is at
+        /// least this fraction of the measure (Core Text's justification factor); 1 turns it off.
+        /// `text-align: justify` justifies every line that may be. Default: 1.
+        public var justifyThreshold = 1.0
+        /// Fewest characters before and after an automatic hyphen. Defaults: 2 and 3.
+        public var hyphenateBefore = 2
+        public var hyphenateAfter = 3
+        /// Most consecutive lines ending in a hyphen (soft or automatic). Default: 2.
+        public var maximumConsecutiveHyphens = 2
+
+        public init() {}
     }
 
     /// Margins in points.

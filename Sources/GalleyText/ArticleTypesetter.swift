@@ -19,8 +19,8 @@ public final class ArticleTypesetter {
         self.text = text
         self.layout = layout
         self.glyphCache = fonts.glyphCache
-        self.framesetter = Framesetter(text: text, fonts: fonts,
-                                       maximumBox: (layout.columnWidth, layout.columnHeight))
+        self.framesetter = Framesetter(text: text, fonts: fonts, maximumBox: (layout.columnWidth, layout.columnHeight),
+                                       typography: layout.typography)
     }
 
     /// Whether every character has been placed.
@@ -28,6 +28,10 @@ public final class ArticleTypesetter {
 
     /// Characters no installed font covers, with counts, in the pages made so far.
     public var uncoveredCharacters: [Unicode.Scalar: Int] { framesetter.uncoveredCharacters }
+
+    /// Languages of text to hyphenate that no dictionary covers ("" for text without a
+    /// language), in the pages made so far.
+    public var unhyphenatedLanguages: Set<String> { framesetter.unhyphenatedLanguages }
 
     /// The next page, or nil when the text is used up.
     public func nextPage() throws(TypesetError) -> TypesetPage? {
@@ -43,7 +47,8 @@ public final class ArticleTypesetter {
                 let line = placed.line
                 lines.append(LineBox(range: line.range,
                                      rect: Rect(x: placed.origin, y: placed.top, width: line.width, height: placed.height),
-                                     baseline: placed.baseline))
+                                     baseline: placed.baseline, isJustified: line.expansion != nil,
+                                     isHyphenated: line.isHyphenated, isLoose: placed.loose))
                 for run in line.runs {
                     runs.append(GlyphRun(face: run.face, size: run.style.size, color: run.style.color, glyphs: run.glyphs,
                                          positions: run.positions.map { (placed.origin + $0.x, placed.baseline + $0.y) }))

@@ -159,12 +159,24 @@ public struct TextStyle: Hashable, Sendable {
     public var language: String?
     /// The link target, for `<a href>`.
     public var link: String?
+    /// Where words may break with a hyphen (CSS `hyphens`).
+    public var hyphens = Hyphens.manual
 
     public init(font: FontRequest, size: Double, color: RGBColor = .black) {
         self.font = font
         self.size = size
         self.color = color
     }
+}
+
+/// Where a word may break with a hyphen, as CSS `hyphens`.
+public enum Hyphens: String, Sendable, Hashable {
+    /// Never, not even at a soft hyphen.
+    case none
+    /// Only at soft hyphens (U+00AD): CSS's default.
+    case manual
+    /// At soft hyphens and at the points of the language's hyphenation dictionary.
+    case auto
 }
 
 /// Horizontal alignment of a paragraph's lines.
@@ -234,13 +246,16 @@ public struct BaseStyle: Hashable, Sendable {
     public var color: RGBColor
     /// Default language when the markup gives none.
     public var language: String?
+    /// Hyphenation when the markup says nothing: `.auto` when the layout turns it on.
+    public var hyphens: Hyphens
 
     public init(fontFamily: String = "DejaVu Serif", fontSize: Double = 11, lineHeight: Double = 1.2,
-                color: RGBColor = .black, language: String? = nil) {
+                color: RGBColor = .black, language: String? = nil, hyphens: Hyphens = .manual) {
         self.fontFamily = fontFamily
         self.fontSize = fontSize
         self.lineHeight = lineHeight
         self.color = color
         self.language = language
+        self.hyphens = hyphens
     }
 }

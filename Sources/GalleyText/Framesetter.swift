@@ -9,20 +9,36 @@ public final class Framesetter {
     public let text: AttributedText
     private var analyzer: ParagraphAnalyzer
     private var current: (index: Int, analysis: ParagraphAnalysis)?
+    private let typography: ArticleLayout.Typography
+    /// Consecutive lines ending in a hyphen at the end of what has been placed, and their
+    /// paragraph.
+    private var hyphenatedLines = (paragraph: -1, count: 0)
+
+    /// A space may grow by at most this many times its natural width when a Latin line is
+    /// justified; a line that would need more is left ragged and counted as loose.
+    public static let maximumSpaceStretch = 2.0
 
     /// - Parameter maximumBox: the largest attachment box (a column's width and height).
-    public init(text: AttributedText, fonts: FontLibrary, maximumBox: (width: Double, height: Double)) {
+    public init(text: AttributedText, fonts: FontLibrary, maximumBox: (width: Double, height: Double),
+                typography: ArticleLayout.Typography = .init()) {
         self.text = text
-        self.analyzer = ParagraphAnalyzer(text: text, fonts: fonts, maximumBox: maximumBox)
+        self.typography = typography
+        self.analyzer = ParagraphAnalyzer(text: text, fonts: fonts, maximumBox: maximumBox, typography: typography)
     }
 
     /// Characters no installed font covers, with counts, among the paragraphs analysed so far.
     public var uncoveredCharacters: [Unicode.Scalar: Int] { analyzer.uncoveredCharacters }
 
+    /// Languages that `hyphens: auto` text is in but no hyphenation dictionary covers ("" for
+    /// text without a language), among the paragraphs analysed so far.
+    public var unhyphenatedLanguages: Set<String> { analyzer.unhyphenatedLanguages }
+
     /// A filled rectangle.
     struct Frame {
         var range: Range<Int>
-        var lines: [(line: TypesetLine, origin: Double, baseline: Double, top: Double, height: Double)]
+        /// `loose`: a line that should have been justified but would have needed its spaces
+        /// stretched beyond `maximumSpaceStretch`, so was left ragged.
+        var lines: [(line: TypesetLine, origin: Double, baseline: Double, top: Double, height: Double, loose: Bool)]
         var rules: [Double]
     }
 
@@ -51,17 +67,19 @@ public final class Framesetter {
                 endIndent *= factor
             }
             var measure = rect.width - max(0, startIndent) - max(0, endIndent)
+            let hyphenAllowed = hyphenatedLines.paragraph != paragraphIndex || hyphenatedLines.count < typography.maximumConsecutiveHyphens
             let local: Range<Int>
             do {
-                local = try filler.nextLine(measure: measure)
+                local = try filler.nextLine(measure: measure, hyphenAllowed: hyphenAllowed)
             } catch {
                 guard measure < rect.width else { throw error }
                 // Something as wide as the column (an image, a long unbreakable cluster) but not
                 // as the indented measure: set that line at the full column width instead.
                 (startIndent, endIndent, measure) = (0, 0, rect.width)
-                local = try filler.nextLine(measure: measure)
+                local = try filler.nextLine(measure: measure, hyphenAllowed: hyphenAllowed)
             }
-            let line = TypesetLine(analysis: analysis, local: local)
+            let (expansion, loose) = justification(of: local, in: analysis, lastLine: filler.isFinished, measure: measure)
+            let line = TypesetLine(analysis: analysis, local: local, expansion: expansion)
 
             var gap = 0.0
             if first && !frame.lines.isEmpty {
@@ -80,13 +98,59 @@ public final class Framesetter {
             let baseline = top + (height - line.naturalHeight) / 2 + line.ascent
             let origin = Self.origin(of: line, in: rect, measure: measure, startIndent: max(0, startIndent),
                                      alignment: style.alignment, rightToLeft: analysis.baseLevel == 1)
-            frame.lines.append((line, origin, rect.y + baseline, rect.y + top, height))
+            frame.lines.append((line, origin, rect.y + baseline, rect.y + top, height, loose))
+            let sameRun = hyphenatedLines.paragraph == paragraphIndex
+            hyphenatedLines = (paragraphIndex, line.isHyphenated ? (sameRun ? hyphenatedLines.count : 0) + 1 : 0)
             cursor = top + height
             offset = analysis.range.lowerBound + local.upperBound
             previousSpaceAfter = filler.isFinished ? style.spaceAfter : 0
         }
         frame.range = start..<offset
         return frame
+    }
+
+    /// How a line is spread to the measure, and whether it was left ragged for want of
+    /// stretch.
+    ///
+    /// Never the last line of a paragraph or a line that ends in a forced break. A justified
+    /// paragraph spreads every other line; a start- or left-aligned one the lines at least
+    /// `justifyThreshold` of the measure long. Slack goes to the word separators, or, on a
+    /// line of ideographs, between its clusters; a line of other text whose spaces would grow
+    /// beyond `maximumSpaceStretch` (or that has none) stays ragged.
+    private func justification(of local: Range<Int>, in analysis: ParagraphAnalysis, lastLine: Bool,
+                               measure: Double) -> (TypesetLine.Expansion?, loose: Bool) {
+        guard !local.isEmpty, !lastLine, analysis.breaks[local.upperBound - 1] != .mandatory else { return (nil, false) }
+        let natural = analysis.lineWidth(local.lowerBound, local.upperBound)
+        switch analysis.style.alignment {
+        case .justify: break
+        case .start, .left:
+            guard typography.justifyThreshold < 1, natural >= typography.justifyThreshold * measure else { return (nil, false) }
+        case .right, .center: return (nil, false)
+        }
+        let slack = max(0, measure - natural)
+        var visibleEnd = local.upperBound
+        while visibleEnd > local.lowerBound && analysis.hangs[visibleEnd - 1] { visibleEnd -= 1 }
+        let visible = local.lowerBound..<visibleEnd
+        let start = analysis.range.lowerBound
+        if visible.contains(where: { Self.isIdeographic(analysis.scalar(at: start + $0)) }) {
+            let clusters = visible.filter { analysis.clusterStart[$0] }.count
+            return clusters > 1 ? (.clusters(slack / Double(clusters - 1)), false) : (nil, true)
+        }
+        let separators = visible.filter { TypesetLine.isWordSeparator(analysis.scalar(at: start + $0)) }
+        let naturalSpace = separators.reduce(0.0) { $0 + analysis.widthPrefix[$1 + 1] - analysis.widthPrefix[$1] } / Double(max(1, separators.count))
+        guard !separators.isEmpty, slack / Double(separators.count) <= Self.maximumSpaceStretch * naturalSpace + LineFiller.tolerance else {
+            return (nil, true)
+        }
+        return (.spaces(slack / Double(separators.count)), false)
+    }
+
+    /// Han, kana, Bopomofo and CJK punctuation: text that is justified between characters.
+    static func isIdeographic(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x2E80...0x2FDF, 0x3000...0x31FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xF900...0xFAFF,
+             0xFE30...0xFE4F, 0xFF00...0xFF60, 0x20000...0x3FFFF: true
+        default: false
+        }
     }
 
     /// The x where a line's visible content starts.

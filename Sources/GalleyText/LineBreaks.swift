@@ -5,6 +5,9 @@ enum LineBreaks {
     /// Whether a line may, must or must not end after each scalar.
     enum Opportunity: UInt8 {
         case mandatory, allowed, prohibited
+        /// Allowed, and a line that ends here shows a hyphen: a soft hyphen, or a point of
+        /// the hyphenation dictionary.
+        case hyphen
     }
 
     private static let initialized: Bool = {

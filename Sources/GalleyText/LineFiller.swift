@@ -21,26 +21,34 @@ struct LineFiller {
     /// Whether the next line is the paragraph's first.
     var atParagraphStart: Bool { position == 0 }
 
-    /// Ends the next line within `measure` points and returns its local range. A word wider
-    /// than the measure is broken between clusters; a single cluster wider than the measure
-    /// is an error, since nothing could make it fit.
-    mutating func nextLine(measure: Double) throws(TypesetError) -> Range<Int> {
+    /// Ends the next line within `measure` points and returns its local range. A line that
+    /// ends at a hyphen opportunity counts the hyphen's width. With `hyphenAllowed` false (the
+    /// limit of consecutive hyphenated lines is reached) hyphen opportunities are passed over,
+    /// unless no other opportunity fits. A word wider than the measure is broken between
+    /// clusters; a single cluster wider than the measure is an error, since nothing could make
+    /// it fit.
+    mutating func nextLine(measure: Double, hyphenAllowed: Bool = true) throws(TypesetError) -> Range<Int> {
         let start = position
         let count = analysis.range.count
         var fitting: Int?
+        var hyphenFitting: Int?
         var i = start
         while i < count {
             let opportunity = analysis.breaks[i]
             if opportunity != .prohibited {
                 let end = i + 1
                 guard analysis.width(start, end) <= measure + Self.tolerance else { break }
-                fitting = end
+                if opportunity != .hyphen {
+                    fitting = end
+                } else if analysis.lineWidth(start, end) <= measure + Self.tolerance {
+                    if hyphenAllowed { fitting = end } else { hyphenFitting = end }
+                }
                 if opportunity == .mandatory { break }
             }
             i += 1
         }
         let end: Int
-        if let fitting { end = fitting } else { end = try emergencyEnd(from: start, measure: measure) }
+        if let best = fitting ?? hyphenFitting { end = best } else { end = try emergencyEnd(from: start, measure: measure) }
         position = end
         return start..<end
     }

@@ -3,6 +3,8 @@
 struct ParagraphAnalysis {
     /// Global text offsets of the paragraph, its final U+000A included.
     let range: Range<Int>
+    /// The paragraph's characters, indexed by global offset.
+    let scalars: ArraySlice<Unicode.Scalar>
     let style: ParagraphStyle
     /// 0 for a left-to-right paragraph, 1 for right-to-left.
     let baseLevel: UInt8
@@ -17,6 +19,9 @@ struct ParagraphAnalysis {
     let clusterStart: [Bool]
     /// Whether each character is white space that hangs at a line's end.
     let hangs: [Bool]
+    /// The hyphen a line shows when it ends after a local offset whose opportunity is
+    /// `.hyphen`.
+    let hyphens: [Int: HyphenGlyph]
 
     /// Natural width of local characters `a..<b`, trailing hanging space excluded.
     func width(_ a: Int, _ b: Int) -> Double {
@@ -24,6 +29,25 @@ struct ParagraphAnalysis {
         while end > a && hangs[end - 1] { end -= 1 }
         return widthPrefix[end] - widthPrefix[a]
     }
+
+    /// The character at global offset `offset`.
+    func scalar(at offset: Int) -> Unicode.Scalar { scalars[offset] }
+
+    /// Natural width of a line of local characters `a..<b`, with the hyphen it shows when it
+    /// ends at a hyphen opportunity.
+    func lineWidth(_ a: Int, _ b: Int) -> Double {
+        width(a, b) + (b > a && breaks[b - 1] == .hyphen ? hyphens[b - 1]?.advance ?? 0 : 0)
+    }
+}
+
+/// The hyphen shown at a line's end: U+2010 from the font of the character before the break
+/// when it has one, else U+002D.
+struct HyphenGlyph {
+    var face: FontFace
+    var style: TextStyle
+    var glyph: UInt32
+    /// Points.
+    var advance: Double
 }
 
 /// An item with its glyphs, or its box for an attachment.
@@ -43,10 +67,19 @@ struct ParagraphAnalyzer {
     /// Largest box an attachment may take: the column's measure and height.
     let maximumBox: (width: Double, height: Double)
 
-    init(text: AttributedText, fonts: FontLibrary, maximumBox: (width: Double, height: Double)) {
+    let typography: ArticleLayout.Typography
+    private let hyphenator: Hyphenator
+    /// Languages of words that `hyphens: auto` asked to hyphenate but no dictionary covers
+    /// ("" for text with no language at all).
+    private(set) var unhyphenatedLanguages: Set<String> = []
+
+    init(text: AttributedText, fonts: FontLibrary, maximumBox: (width: Double, height: Double),
+         typography: ArticleLayout.Typography = .init(), hyphenator: Hyphenator = .shared) {
         self.text = text
         self.itemizer = Itemizer(text: text, fonts: fonts)
         self.maximumBox = maximumBox
+        self.typography = typography
+        self.hyphenator = hyphenator
     }
 
     /// Characters no installed font covers, with their counts.
@@ -98,9 +131,116 @@ struct ParagraphAnalyzer {
             scalar == " " || scalar == "\t" || scalar == "\u{3000}" || scalar == AttributedText.paragraphSeparator
                 || scalar == AttributedText.lineSeparator
         }
-        return ParagraphAnalysis(range: range, style: paragraph.value, baseLevel: baseLevel, items: shaped,
-                                 breaks: LineBreaks.opportunities(text.scalars[range], language: language),
-                                 widthPrefix: prefix, clusterStart: clusterStart, hangs: hangs)
+        var breaks = LineBreaks.opportunities(text.scalars[range], language: language)
+        let hyphens = hyphenation(of: range, items: shaped, breaks: &breaks, clusterStart: clusterStart)
+        return ParagraphAnalysis(range: range, scalars: text.scalars[range], style: paragraph.value, baseLevel: baseLevel, items: shaped,
+                                 breaks: breaks, widthPrefix: prefix, clusterStart: clusterStart, hangs: hangs,
+                                 hyphens: hyphens)
+    }
+
+    /// Marks soft hyphens and, where the style says `hyphens: auto`, dictionary points as
+    /// `.hyphen` opportunities, and finds the hyphen each would show.
+    ///
+    /// A soft hyphen breaks unless the style says `hyphens: none`. Automatic points are only
+    /// inside runs of letters (so never after punctuation or a slash), never in a word with a
+    /// digit or in something that looks like an address (`/`, `@`, `_`, `.` between letters…),
+    /// never inside a cluster (a ligature, a letter and its marks), and leave at least the
+    /// layout's minimum of characters on each side.
+    private mutating func hyphenation(of range: Range<Int>, items: [ShapedItem], breaks: inout [LineBreaks.Opportunity],
+                                      clusterStart: [Bool]) -> [Int: HyphenGlyph] {
+        let scalars = text.scalars[range]
+        let start = range.lowerBound
+        var runIndex = text.styleRunIndex(at: start)
+        func style(at local: Int) -> TextStyle {
+            while text.styleRuns[runIndex].range.upperBound <= start + local { runIndex += 1 }
+            return text.styleRuns[runIndex].value
+        }
+        var candidates: [Int] = []
+        for (local, scalar) in scalars.enumerated() where scalar == "\u{00AD}" && breaks[local] == .allowed {
+            if style(at: local).hyphens == .none {
+                breaks[local] = .prohibited
+            } else {
+                candidates.append(local)
+            }
+        }
+        runIndex = text.styleRunIndex(at: start)
+        var local = 0
+        while local < scalars.count {
+            // A token: a stretch without white space.
+            guard !Self.isSpace(scalars[start + local]) else { local += 1; continue }
+            let tokenStart = local
+            while local < scalars.count && !Self.isSpace(scalars[start + local]) { local += 1 }
+            let token = scalars[(start + tokenStart)..<(start + local)]
+            guard !Self.looksLikeAddressOrNumber(token) else { continue }
+            var i = tokenStart
+            while i < local {
+                guard Self.isLetter(scalars[start + i]) else { i += 1; continue }
+                let wordStart = i
+                while i < local && Self.isLetter(scalars[start + i]) { i += 1 }
+                let wordStyle = style(at: wordStart)
+                guard wordStyle.hyphens == .auto, style(at: i - 1).hyphens == .auto else { continue }
+                guard let language = wordStyle.language else {
+                    unhyphenatedLanguages.insert("")
+                    continue
+                }
+                let points = hyphenator.points(in: scalars[(start + wordStart)..<(start + i)], language: language,
+                                               before: typography.hyphenateBefore, after: typography.hyphenateAfter)
+                if points.isEmpty, !Hyphenator.writesWithoutHyphens(language), !hyphenator.hasDictionary(for: language) {
+                    unhyphenatedLanguages.insert(language)
+                }
+                for point in points {
+                    let after = wordStart + point - 1
+                    guard breaks[after] == .prohibited, clusterStart[after + 1] else { continue }
+                    candidates.append(after)
+                }
+            }
+        }
+        var hyphens: [Int: HyphenGlyph] = [:]
+        for local in candidates {
+            // The hyphen comes from the font of the character it follows.
+            guard let item = items.first(where: { $0.item.range.contains(start + local) }),
+                  case .text(let face) = item.item.kind else { continue }
+            guard let glyph = face.glyph(for: "\u{2010}") ?? face.glyph(for: "-") else { continue }
+            hyphens[local] = HyphenGlyph(face: face, style: item.item.style, glyph: glyph,
+                                         advance: face.advance(of: glyph) * item.item.style.size)
+            breaks[local] = .hyphen
+        }
+        return hyphens
+    }
+
+    private static func isSpace(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.properties.isWhitespace || scalar == AttributedText.objectReplacement
+    }
+
+    /// Letters of words that hyphenate: not ideographs, kana or Hangul, which break between
+    /// characters without hyphens.
+    private static func isLetter(_ scalar: Unicode.Scalar) -> Bool {
+        if Framesetter.isIdeographic(scalar) || (0xAC00...0xD7AF).contains(scalar.value) || (0x1100...0x11FF).contains(scalar.value) {
+            return false
+        }
+        switch scalar.properties.generalCategory {
+        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+             .nonspacingMark, .spacingMark, .enclosingMark: return true
+        default: return false
+        }
+    }
+
+    /// Words with digits, and anything with the marks of an address, a path or code inside
+    /// it (punctuation that ends a sentence or clause does not count).
+    private static func looksLikeAddressOrNumber(_ token: ArraySlice<Unicode.Scalar>) -> Bool {
+        var body = token
+        while let last = body.last, !isLetter(last), last.properties.numericType == nil { body.removeLast() }
+        var previous: Unicode.Scalar?
+        for scalar in body {
+            if scalar.properties.numericType != nil { return true }
+            switch scalar {
+            case "/", "\\", "@", "_", "=", "&", "?", "#", "~", "<", ">", "{", "}", "[", "]", "|", ":", "%", "+": return true
+            default:
+                if previous == ".", isLetter(scalar) { return true }
+            }
+            previous = scalar
+        }
+        return false
     }
 
     private func attachmentBox(_ attachment: Attachment) -> (width: Double, height: Double) {

@@ -583,6 +583,7 @@ struct ComputedStyle: Sendable {
     init(base: BaseStyle) {
         var text = TextStyle(font: FontRequest(families: [base.fontFamily]), size: base.fontSize, color: base.color)
         text.language = base.language
+        text.hyphens = base.hyphens
         self.text = text
         rootSize = base.fontSize
     }
@@ -745,6 +746,8 @@ struct ComputedStyle: Sendable {
             case "end": alignment = direction == .rtl ? .left : .right
             default: break
             }
+        case "hyphens", "-webkit-hyphens", "-moz-hyphens", "-ms-hyphens":
+            if let hyphens = Hyphens(rawValue: value) { text.hyphens = hyphens }
         case "text-indent":
             if let points = length(value, rootSize: rootSize) { textIndent = points }
         case "margin-top":

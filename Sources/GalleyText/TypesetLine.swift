@@ -23,20 +23,51 @@ struct TypesetLine {
     var range: Range<Int>
     var runs: [Run] = []
     var boxes: [Box] = []
-    /// Advance width of the visible content (trailing spaces hang outside).
+    /// Advance width of the visible content (trailing spaces hang outside), with the hyphen
+    /// and justification.
     var width: Double = 0
+    /// Whether the line ends in a hyphen (a soft hyphen or an automatic one).
+    var isHyphenated = false
+    /// How the line was spread to the measure, if it was.
+    var expansion: Expansion?
+
+    /// Slack given out to make a line flush at both edges.
+    enum Expansion: Equatable {
+        /// Added after each word separator (U+0020, U+00A0).
+        case spaces(Double)
+        /// Added between clusters: lines of ideographs, which have no spaces.
+        case clusters(Double)
+    }
     var ascent: Double = 0
     var descent: Double = 0
     var lineGap: Double = 0
 
     /// Lays out local range `local` of a paragraph: glyphs of the items it covers, cut at its
-    /// ends, reordered by bidi level (UAX #9 rule L2), trailing white space left out.
-    init(analysis: ParagraphAnalysis, local: Range<Int>) {
+    /// ends, reordered by bidi level (UAX #9 rule L2), trailing white space left out, a hyphen
+    /// added when the line ends at a hyphen opportunity, and `expansion` added after word
+    /// separators or between clusters.
+    init(analysis: ParagraphAnalysis, local: Range<Int>, expansion: Expansion? = nil) {
         let start = analysis.range.lowerBound
         range = (start + local.lowerBound)..<(start + local.upperBound)
         var visibleEnd = local.upperBound
         while visibleEnd > local.lowerBound && analysis.hangs[visibleEnd - 1] { visibleEnd -= 1 }
         let visible = (start + local.lowerBound)..<(start + visibleEnd)
+        let hyphen = local.isEmpty || analysis.breaks[local.upperBound - 1] != .hyphen ? nil : analysis.hyphens[local.upperBound - 1]
+        let hyphenOffset = start + local.upperBound - 1
+        isHyphenated = hyphen != nil
+        self.expansion = expansion
+        var spaceExtra = 0.0, clusterExtra = 0.0
+        switch expansion {
+        case .spaces(let extra): spaceExtra = extra
+        case .clusters(let extra): clusterExtra = extra
+        case nil: break
+        }
+        // Between clusters: before every cluster but the line's first, in visual order.
+        var previousCluster: Int?
+        func gap(before cluster: Int, pen: inout Double) {
+            if let previousCluster, previousCluster != cluster { pen += clusterExtra }
+            previousCluster = cluster
+        }
 
         // Pieces of items in logical order, with their bidi levels.
         var pieces: [(item: ShapedItem, level: UInt8)] = []
@@ -55,15 +86,31 @@ struct TypesetLine {
             case .text(let face):
                 var run = Run(face: face, style: shaped.item.style, glyphs: [], positions: [], x0: pen, x1: pen)
                 let shift = shaped.item.style.baselineShift
+                let rightToLeft = shaped.item.level & 1 == 1
+                let addHyphen = hyphen != nil && shaped.item.range.contains(hyphenOffset)
+                // A right-to-left run ends on its left, so its hyphen comes first.
+                if addHyphen, rightToLeft, let hyphen {
+                    run.glyphs.append(hyphen.glyph)
+                    run.positions.append((pen, -shift))
+                    pen += hyphen.advance
+                }
                 for glyph in shaped.glyphs where visible.contains(glyph.cluster) {
+                    gap(before: glyph.cluster, pen: &pen)
                     run.glyphs.append(glyph.id)
                     run.positions.append((pen + glyph.xOffset, -glyph.yOffset - shift))
                     pen += glyph.advance
+                    if spaceExtra != 0, Self.isWordSeparator(analysis.scalar(at: glyph.cluster)) { pen += spaceExtra }
+                }
+                if addHyphen, !rightToLeft, let hyphen {
+                    run.glyphs.append(hyphen.glyph)
+                    run.positions.append((pen, -shift))
+                    pen += hyphen.advance
                 }
                 run.x1 = pen
                 if !run.glyphs.isEmpty { runs.append(run) }
                 measure(face: face, style: shaped.item.style)
             case .attachment(let attachment):
+                gap(before: shaped.item.range.lowerBound, pen: &pen)
                 boxes.append(Box(attachment: attachment, offset: shaped.item.range.lowerBound, x: pen,
                                  width: shaped.boxWidth, height: shaped.boxHeight))
                 pen += shaped.boxWidth
@@ -79,6 +126,11 @@ struct TypesetLine {
         if runs.isEmpty, boxes.isEmpty, let separator {
             measure(face: separator.face, style: separator.style)
         }
+    }
+
+    /// Characters that take a justified line's slack (CSS's word separators).
+    static func isWordSeparator(_ scalar: Unicode.Scalar) -> Bool {
+        scalar == " " || scalar == "\u{00A0}"
     }
 
     private mutating func measure(face: FontFace, style: TextStyle) {

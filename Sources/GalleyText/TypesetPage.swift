@@ -23,6 +23,12 @@ public struct LineBox: Hashable, Sendable {
     /// The line's box: x and width cover its visible glyphs, y and height its line height.
     public var rect: Rect
     public var baseline: Double
+    /// Spread to the measure (flush at both edges).
+    public var isJustified = false
+    /// Ends in a hyphen (soft or automatic).
+    public var isHyphenated = false
+    /// Should have been justified but its spaces would have stretched too far, so left ragged.
+    public var isLoose = false
 }
 
 /// One column of a page (Core Text's `CTFrame`) and the text that filled it.
@@ -92,6 +98,9 @@ public struct TypesetPage: PageSource {
     }
 
     public var lineCount: Int { columns.reduce(0) { $0 + $1.lines.count } }
+    public var justifiedLineCount: Int { columns.reduce(0) { $0 + $1.lines.count(where: \.isJustified) } }
+    public var hyphenatedLineCount: Int { columns.reduce(0) { $0 + $1.lines.count(where: \.isHyphenated) } }
+    public var looseLineCount: Int { columns.reduce(0) { $0 + $1.lines.count(where: \.isLoose) } }
 
     /// Every glyph with its face, size and page position (for tests and inspection).
     public var placedGlyphs: [(face: FontFace, size: Double, glyph: UInt32, x: Double, y: Double)] {

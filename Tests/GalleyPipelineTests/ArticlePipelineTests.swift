@@ -15,6 +15,10 @@ import Testing
         two.columns = 2
         two.base.fontFamily = "DejaVu Sans"
         two.base.fontSize = 9
+        // Justification and hyphenation together must not lose or repeat text.
+        two.typography.justifyThreshold = 0.7
+        two.base.hyphens = .auto
+        two.base.language = "en"
         var three = ArticleLayout(name: "three")
         three.columns = 3
         (three.pageWidth, three.pageHeight) = (842, 595)

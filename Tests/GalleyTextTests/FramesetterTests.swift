@@ -3,12 +3,14 @@ import GalleyTestSupport
 import GalleyText
 import Testing
 
-/// Layouts with 1, 2 and 3 columns on pages of different shapes.
-private let layouts: [ArticleLayout] = [(1, 595.0, 842.0), (2, 595, 842), (3, 842, 595)].map { columns, width, height in
+/// Layouts with 1, 2 and 3 columns on pages of different shapes; the last two justify lines
+/// at least 60% full, and the text is hyphenated, so the properties hold with both on.
+private let layouts: [ArticleLayout] = [(1, 595.0, 842.0, 1.0), (2, 595, 842, 0.6), (3, 842, 595, 0.6)].map { columns, width, height, threshold in
     var layout = ArticleLayout(name: "c\(columns)")
     layout.columns = columns
     layout.pageWidth = width
     layout.pageHeight = height
+    layout.typography.justifyThreshold = threshold
     return layout
 }
 
@@ -21,7 +23,7 @@ private let mixedParagraphs = [
 ]
 
 private func longText() -> AttributedText {
-    testText(Array(repeating: mixedParagraphs, count: 12).flatMap { $0 })
+    testText(Array(repeating: mixedParagraphs, count: 12).flatMap { $0 }, language: "en", hyphens: .auto)
 }
 
 @Test(arguments: layouts)

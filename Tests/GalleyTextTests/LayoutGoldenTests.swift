@@ -23,12 +23,20 @@ enum LayoutGolden {
                         "rect": [round(column.rect.x), round(column.rect.y), round(column.rect.width), round(column.rect.height)],
                         "range": [column.range.lowerBound, column.range.upperBound],
                         "lines": column.lines.map { line -> [String: Any] in
-                            [
+                            var object: [String: Any] = [
                                 "range": [line.range.lowerBound, line.range.upperBound],
                                 "text": String(String.UnicodeScalarView(text.scalars[line.range])),
                                 "x": round(line.rect.x), "width": round(line.rect.width),
                                 "top": round(line.rect.y), "height": round(line.rect.height), "baseline": round(line.baseline),
                             ]
+                            // Justified and hyphenated lines also record where each glyph went.
+                            if line.isJustified { object["justified"] = true }
+                            if line.isHyphenated { object["hyphenated"] = true }
+                            if line.isLoose { object["loose"] = true }
+                            if line.isJustified || line.isHyphenated {
+                                object["glyph_x"] = page.placedGlyphs.filter { abs($0.y - line.baseline) < 0.01 }.map { round($0.x) }
+                            }
+                            return object
                         },
                     ]
                 },

@@ -4,7 +4,7 @@ import Testing
 /// Builds attributed text directly, without the markup parser, so typesetter tests do not
 /// depend on it: each string is a paragraph in the base style.
 func testText(_ paragraphs: [String], size: Double = 11, family: String = "DejaVu Serif", language: String? = nil,
-              color: RGBColor = .black,
+              color: RGBColor = .black, hyphens: Hyphens = .manual,
               paragraphStyle: ParagraphStyle = ParagraphStyle()) -> AttributedText {
     var scalars: [Unicode.Scalar] = []
     var paragraphRuns: [AttributeRun<ParagraphStyle>] = []
@@ -22,6 +22,7 @@ func testText(_ paragraphs: [String], size: Double = 11, family: String = "DejaV
     }
     var style = TextStyle(font: FontRequest(families: [family]), size: size, color: color)
     style.language = language
+    style.hyphens = hyphens
     return AttributedText(scalars: scalars, styleRuns: [AttributeRun(range: 0..<scalars.count, value: style)],
                           paragraphs: paragraphRuns, attachments: attachments)
 }

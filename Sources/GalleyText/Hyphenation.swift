@@ -1,0 +1,142 @@
+import CHyphen
+import Foundation
+import Synchronization
+
+/// Hyphenation points from libhyphen's pattern dictionaries (the ones LibreOffice uses,
+/// Debian's `hyphen-*` packages), one dictionary per language, loaded on first use.
+///
+/// A dictionary is looked up by BCP 47 tag: `en-GB` tries `hyph_en_GB.dic`, then `hyph_en.dic`,
+/// then the first `hyph_en_*.dic` in name order. Dictionaries in UTF-8 and ISO 8859-1 are
+/// read; words a Latin-1 dictionary cannot spell are left whole.
+public final class Hyphenator: Sendable {
+    /// Where Debian installs the dictionaries.
+    public static let dictionaryFolder = "/usr/share/hyphen"
+
+    /// One process-wide set, since dictionaries are immutable and large.
+    public static let shared = Hyphenator(folder: dictionaryFolder)
+
+    private let folder: String
+    /// Dictionaries by lowercased tag; nil when the language has none.
+    private let dictionaries = Mutex<[String: Dictionary?]>([:])
+
+    init(folder: String) {
+        self.folder = folder
+    }
+
+    /// Languages written without hyphens (Chinese, Japanese, Korean, Thai, Lao, Khmer,
+    /// Burmese): a missing dictionary for them is no loss worth a warning.
+    public static func writesWithoutHyphens(_ language: String) -> Bool {
+        let primary = language.lowercased().split(whereSeparator: { $0 == "-" || $0 == "_" }).first.map(String.init) ?? ""
+        return ["zh", "ja", "ko", "th", "lo", "km", "my"].contains(primary)
+    }
+
+    /// Whether there is a dictionary for `language`.
+    public func hasDictionary(for language: String) -> Bool { dictionary(for: language) != nil }
+
+    /// Local offsets `i` (1 ≤ i < word.count) before which `word` may break with a hyphen,
+    /// leaving at least `before` characters before and `after` after. `word` is letters only
+    /// (the caller cuts words out of the text); an empty result when the language has no
+    /// dictionary or the word is too short.
+    func points(in word: ArraySlice<Unicode.Scalar>, language: String, before: Int, after: Int) -> [Int] {
+        guard word.count >= before + after, let dictionary = dictionary(for: language) else { return [] }
+        return dictionary.points(in: Array(word)).filter { $0 >= before && word.count - $0 >= after }
+    }
+
+    private func dictionary(for language: String) -> Dictionary? {
+        let tag = language.lowercased().replacingOccurrences(of: "_", with: "-")
+        if let known = dictionaries.withLock({ $0[tag] }) { return known }
+        let loaded = candidates(for: tag).lazy.compactMap { Dictionary(path: $0) }.first
+        return dictionaries.withLock { dictionaries in
+            // Another thread may have loaded it meanwhile; keep one.
+            if let existing = dictionaries[tag] { return existing }
+            dictionaries[tag] = .some(loaded)
+            return loaded
+        }
+    }
+
+    /// Dictionary files to try for a tag, most specific first.
+    private func candidates(for tag: String) -> [String] {
+        let parts = tag.split(separator: "-").map(String.init)
+        guard let primary = parts.first, !primary.isEmpty, primary.allSatisfy({ $0.isLetter }) else { return [] }
+        var names: [String] = []
+        // A region subtag (two letters or three digits) after an optional script.
+        if let region = parts.dropFirst().first(where: { $0.count == 2 || ($0.count == 3 && $0.allSatisfy(\.isNumber)) }) {
+            names.append("hyph_\(primary)_\(region.uppercased()).dic")
+        }
+        names.append("hyph_\(primary).dic")
+        let others = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [])
+            .filter { $0.hasPrefix("hyph_\(primary)_") && $0.hasSuffix(".dic") }
+            .sorted()
+        return (names + others).map { folder + "/" + $0 }
+    }
+
+    /// A loaded libhyphen dictionary. libhyphen documents no thread safety, so every use goes
+    /// through the mutex that owns the handle.
+    private final class Dictionary: Sendable {
+        private let handle: Mutex<Handle>
+        private let isUTF8: Bool
+
+        private struct Handle: ~Copyable {
+            let pointer: UnsafeMutablePointer<HyphenDict>
+            deinit { hnj_hyphen_free(pointer) }
+        }
+
+        init?(path: String) {
+            guard FileManager.default.isReadableFile(atPath: path), let pointer = hnj_hyphen_load(path) else { return nil }
+            let charset = withUnsafeBytes(of: pointer.pointee.cset) { bytes in
+                String(decoding: bytes.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }.uppercased()
+            guard pointer.pointee.utf8 != 0 || charset == "ISO8859-1" || charset == "ISO-8859-1" else {
+                hnj_hyphen_free(pointer)
+                return nil
+            }
+            isUTF8 = pointer.pointee.utf8 != 0
+            handle = Mutex(Handle(pointer: pointer))
+        }
+
+        /// Offsets before which the dictionary allows a hyphen (standard hyphenation only: the
+        /// replacements some dictionaries give for old spellings are not applied).
+        func points(in word: [Unicode.Scalar]) -> [Int] {
+            // Dictionaries hold lowercase patterns; a letter whose lowercase is not one
+            // character (rare) leaves the word whole, so offsets stay one per character.
+            var bytes: [CChar] = []
+            var lastByte: [Int] = []
+            for scalar in word {
+                let lower = scalar.properties.lowercaseMapping.unicodeScalars
+                guard lower.count == 1, let letter = lower.first else { return [] }
+                if isUTF8 {
+                    bytes.append(contentsOf: String(letter).utf8.map { CChar(bitPattern: $0) })
+                } else {
+                    guard letter.value < 256 else { return [] }
+                    bytes.append(CChar(bitPattern: UInt8(letter.value)))
+                }
+                lastByte.append(bytes.count - 1)
+            }
+            let lastBytes = lastByte
+            let word = bytes
+            return handle.withLock { handle -> [Int] in
+                var hyphens = [CChar](repeating: 0, count: word.count + 5)
+                var rep: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+                var pos: UnsafeMutablePointer<Int32>?
+                var cut: UnsafeMutablePointer<Int32>?
+                let status = hnj_hyphen_hyphenate2(handle.pointer, word, Int32(word.count), &hyphens, nil, &rep, &pos, &cut)
+                defer {
+                    if let rep {
+                        for i in 0..<word.count { free(rep[i]) }
+                        free(rep)
+                    }
+                    free(pos)
+                    free(cut)
+                }
+                guard status == 0 else { return [] }
+                var points: [Int] = []
+                for (index, byte) in lastBytes.enumerated().dropLast() where hyphens[byte] & 1 == 1 {
+                    // A point with a replacement (German "ck" → "k-k" and the like) is skipped.
+                    if let rep, rep[byte] != nil { continue }
+                    points.append(index + 1)
+                }
+                return points
+            }
+        }
+    }
+}

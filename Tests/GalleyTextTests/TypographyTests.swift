@@ -1,0 +1,254 @@
+import GalleyTestSupport
+import GalleyText
+import Testing
+
+/// Justification with a threshold, soft hyphens and automatic hyphenation, as a reader of the
+/// pages would notice them: flush edges, hyphens where words break and nowhere else, no text
+/// lost or repeated.
+
+private let english = """
+    Typesetting is the composition of text by means of arranging physical type or its digital equivalents. \
+    Stored letters and other symbols are retrieved and ordered according to a language's orthography for \
+    visual display. Compositors justified their lines by distributing additional spacing between the words, \
+    and when that was not enough they hyphenated the words according to the conventions of the language, \
+    which readers accepted as long as consecutive hyphens were rare and the fragments were not too short.
+    """
+
+private let german = """
+    Die Silbentrennung ist ein wesentlicher Bestandteil des Schriftsatzes, besonders bei schmalen Spalten \
+    und im Blocksatz. Donaudampfschifffahrtsgesellschaften veröffentlichen Übersetzungsverzeichnisse \
+    gelegentlich in außergewöhnlich umfangreichen Zeitschriftenausgaben.
+    """
+
+private let french = """
+    La typographie française exige une hyphénation soigneuse : les compositeurs professionnels considéraient \
+    anticonstitutionnellement les coupures malheureuses comme des fautes impardonnables dans les ouvrages \
+    imprimés, particulièrement dans les colonnes étroites des quotidiens.
+    """
+
+/// One tall column `width` points wide.
+private func column(_ width: Double, threshold: Double = 1) -> ArticleLayout {
+    var layout = ArticleLayout(name: "column")
+    layout.pageWidth = width + 20
+    layout.pageHeight = 4000
+    layout.inset = .init(all: 10)
+    layout.typography.justifyThreshold = threshold
+    return layout
+}
+
+private func lines(_ pages: [TypesetPage]) -> [(line: LineBox, column: ColumnFrame)] {
+    pages.flatMap { page in page.columns.flatMap { column in column.lines.map { ($0, column) } } }
+}
+
+private func string(_ text: AttributedText, _ range: Range<Int>) -> String {
+    String(String.UnicodeScalarView(text.scalars[range]))
+}
+
+private func isLetter(_ scalar: Unicode.Scalar) -> Bool { scalar.properties.isAlphabetic }
+
+/// Letters of the word a line ends in before and after the break, soft hyphens not counted.
+private func fragments(at offset: Int, in text: AttributedText) -> (before: Int, after: Int) {
+    var before = 0, i = offset - 1
+    while i >= 0 && (isLetter(text.scalars[i]) || text.scalars[i] == "\u{00AD}") {
+        if text.scalars[i] != "\u{00AD}" { before += 1 }
+        i -= 1
+    }
+    var after = 0
+    i = offset
+    while i < text.count && (isLetter(text.scalars[i]) || text.scalars[i] == "\u{00AD}") {
+        if text.scalars[i] != "\u{00AD}" { after += 1 }
+        i += 1
+    }
+    return (before, after)
+}
+
+/// The right end of the glyphs drawn on a line's baseline.
+private func inkEnd(of line: LineBox, on page: TypesetPage) -> Double? {
+    page.placedGlyphs.filter { abs($0.y - line.baseline) < 0.01 && $0.x >= line.rect.x - 0.01 && $0.x <= line.rect.maxX + 0.01 }
+        .map { $0.x + $0.face.advance(of: $0.glyph) * $0.size }.max()
+}
+
+private func paragraphStyle(_ alignment: TextAlignment) -> ParagraphStyle {
+    var style = ParagraphStyle()
+    style.alignment = alignment
+    return style
+}
+
+/// Half a pixel at 150 dpi, in points.
+private let halfPixel = 0.5 * 72 / 150
+
+@Test func justifiedLinesEndFlushAtTheMeasureExceptTheLastAndForcedBreaks() throws {
+    let text = testText([english + "\u{2028}A forced break ends this line. " + english], paragraphStyle: paragraphStyle(.justify))
+    let pages = try typesetAll(text, column(260), fonts: sharedFonts)
+    let all = lines(pages)
+    #expect(all.count > 8)
+    for (index, (line, column)) in all.enumerated() {
+        let last = index == all.count - 1
+        let forced = text.scalars[line.range.upperBound - 1] == AttributedText.lineSeparator
+        if last || forced {
+            #expect(!line.isJustified, "line \(index) (\(string(text, line.range))) must not be justified")
+            #expect(line.rect.maxX < column.rect.maxX - 1)
+        } else if line.isJustified {
+            let end = try #require(inkEnd(of: line, on: pages[0]))
+            #expect(abs(end - column.rect.maxX) <= halfPixel, "line \(index) ends at \(end), the measure at \(column.rect.maxX)")
+            #expect(abs(line.rect.x - column.rect.x) <= halfPixel)
+        } else {
+            #expect(line.isLoose, "line \(index) of a justified paragraph is neither justified nor counted as loose")
+        }
+    }
+    #expect(all.filter(\.line.isJustified).count > all.count / 2)
+}
+
+@Test func theThresholdChoosesWhichStartAlignedLinesAreJustified() throws {
+    let text = testText([english, english])
+    func justified(_ threshold: Double) throws -> [LineBox] {
+        lines(try typesetAll(text, column(240, threshold: threshold), fonts: sharedFonts)).map(\.line).filter(\.isJustified)
+    }
+    #expect(try justified(1).isEmpty, "a threshold of 1 turns justification off")
+    let loose = try justified(0.5), strict = try justified(0.97)
+    #expect(!loose.isEmpty)
+    #expect(strict.count < loose.count, "a higher threshold justifies fewer lines")
+    // Line breaks do not depend on justification: the same ranges at every threshold.
+    let ranges = { (t: Double) in try lines(typesetAll(text, column(240, threshold: t), fonts: sharedFonts)).map(\.line.range) }
+    #expect(try ranges(1) == ranges(0.5))
+}
+
+@Test func centredAndRightAlignedParagraphsAreNeverJustified() throws {
+    for alignment in [TextAlignment.center, .right] {
+        let text = testText([english], paragraphStyle: paragraphStyle(alignment))
+        #expect(try lines(typesetAll(text, column(240, threshold: 0), fonts: sharedFonts)).allSatisfy { !$0.line.isJustified })
+    }
+}
+
+@Test func aLineOfIdeographsSpreadsItsSlackBetweenCharacters() throws {
+    let chinese = "排版是指将文字、图片、图形等可视化信息元素在版面布局上调整位置、大小，使版面布局条理化的过程。「引用」在这里，（括号）也在这里。"
+    // A measure that is not a whole number of ideographs leaves slack on every line.
+    let text = testText([chinese + chinese], paragraphStyle: paragraphStyle(.justify))
+    let pages = try typesetAll(text, column(11 * 12.5), fonts: sharedFonts)
+    let justified = lines(pages).filter(\.line.isJustified)
+    #expect(justified.count >= 3)
+    for (line, column) in justified {
+        let end = try #require(inkEnd(of: line, on: pages[0]))
+        #expect(abs(end - column.rect.maxX) <= halfPixel, "\(string(text, line.range)) ends at \(end)")
+        // The glyphs are evenly spread: every gap between neighbours is the same.
+        let xs = pages[0].placedGlyphs.filter { abs($0.y - line.baseline) < 0.01 }.map(\.x).sorted()
+        let steps = zip(xs.dropFirst(), xs).map { $0 - $1 }
+        #expect((steps.max() ?? 0) - (steps.min() ?? 0) < 0.01, "uneven spacing \(steps)")
+    }
+}
+
+@Test func aLineWhoseSpacesWouldStretchTooFarStaysRaggedAndIsCounted() throws {
+    // Long words in a narrow justified column, no hyphenation: some lines would need their
+    // spaces more than tripled.
+    let text = testText(["internationalization characteristically incomprehensibilities a interdisciplinary counterrevolutionaries b uncharacteristically"],
+                        paragraphStyle: paragraphStyle(.justify))
+    let pages = try typesetAll(text, column(150), fonts: sharedFonts)
+    let loose = lines(pages).filter(\.line.isLoose)
+    #expect(!loose.isEmpty)
+    for (line, column) in loose {
+        #expect(!line.isJustified)
+        #expect(line.rect.maxX < column.rect.maxX - 1, "a loose line is left ragged")
+    }
+    #expect(pages.reduce(0) { $0 + $1.looseLineCount } == loose.count)
+}
+
+@Test func aSoftHyphenShowsAHyphenOnlyWhereTheLineBreaks() throws {
+    let word = "extra\u{00AD}ordinarily\u{00AD}long\u{00AD}compound\u{00AD}construction"
+    let text = testText(["Here is an \(word) and then \(word) again, with ordinary words around it."])
+    let pages = try typesetAll(text, column(150), fonts: sharedFonts)
+    let all = lines(pages)
+    let hyphenated = all.filter(\.line.isHyphenated)
+    #expect(!hyphenated.isEmpty)
+    for (line, column) in hyphenated {
+        #expect(text.scalars[line.range.upperBound - 1] == "\u{00AD}", "an automatic hyphen without hyphenation turned on")
+        #expect(line.rect.maxX <= column.rect.maxX + 0.01, "the hyphen's width was not counted")
+    }
+    // One visible hyphen glyph per hyphenated line, and none anywhere else.
+    let glyphs = pages.flatMap(\.placedGlyphs)
+    let face = try #require(glyphs.first?.face)
+    let hyphen = try #require(face.glyph(for: "\u{2010}") ?? face.glyph(for: "-"))
+    #expect(glyphs.filter { $0.glyph == hyphen }.count == hyphenated.count)
+    // Wide enough for everything: no line ends at a soft hyphen, no hyphen is drawn.
+    let wide = try typesetAll(text, column(2000), fonts: sharedFonts)
+    #expect(wide.flatMap(\.placedGlyphs).filter { $0.glyph == hyphen }.isEmpty)
+    // The text is unchanged: the columns still hold the soft hyphens, nothing inserted.
+    #expect(pages.flatMap(\.columns).map(\.range).reduce(0) { $0 + $1.count } == text.count)
+}
+
+@Test func hyphensNoneIgnoresSoftHyphens() throws {
+    let word = "extra\u{00AD}ordinarily\u{00AD}long\u{00AD}compound\u{00AD}construction"
+    let text = testText(["Here is an \(word) word."], hyphens: .none)
+    let all = lines(try typesetAll(text, column(150), fonts: sharedFonts))
+    #expect(all.allSatisfy { !$0.line.isHyphenated && text.scalars[$0.line.range.upperBound - 1] != "\u{00AD}" })
+}
+
+@Test(arguments: [("en-US", english), ("de", german), ("fr", french)])
+func automaticHyphenationBreaksWordsWithTheLanguagesDictionary(language: String, sample: String) throws {
+    let text = testText([sample, sample], language: language, hyphens: .auto)
+    var layout = column(130)
+    layout.typography.maximumConsecutiveHyphens = 20
+    let all = lines(try typesetAll(text, layout, fonts: sharedFonts))
+    let hyphenated = all.filter(\.line.isHyphenated)
+    #expect(hyphenated.count >= 3, "\(language): \(hyphenated.count) hyphenated lines")
+    for (line, _) in hyphenated {
+        let break_ = line.range.upperBound
+        let (before, after) = fragments(at: break_, in: text)
+        #expect(before >= 2 && after >= 3, "\(language): \(string(text, line.range)) leaves \(before) + \(after)")
+        #expect(isLetter(text.scalars[break_ - 1]) && isLetter(text.scalars[break_]), "a hyphen after something that is not a letter")
+    }
+    // Without a dictionary for the language, nothing is hyphenated automatically.
+    let unknown = testText([sample], language: "xx", hyphens: .auto)
+    #expect(lines(try typesetAll(unknown, column(130), fonts: sharedFonts)).allSatisfy { !$0.line.isHyphenated })
+}
+
+@Test func hyphenationRespectsTheConfiguredFragmentsAndSkipsAddressesAndNumbers() throws {
+    let tricky = "Visit https://typesetting.example.org/hyphenation/internationalization or write to " +
+        "characteristically.unhelpful@example.org about the model XJ2000internationalization, " +
+        "then read counterrevolutionaries/internationalization documentation."
+    let text = testText([english, tricky], language: "en-US", hyphens: .auto)
+    var layout = column(120)
+    layout.typography.hyphenateBefore = 4
+    layout.typography.hyphenateAfter = 4
+    layout.typography.maximumConsecutiveHyphens = 20
+    let all = lines(try typesetAll(text, layout, fonts: sharedFonts))
+    let hyphenated = all.filter(\.line.isHyphenated)
+    #expect(!hyphenated.isEmpty)
+    let protected = ["https://typesetting.example.org/hyphenation/internationalization", "characteristically.unhelpful@example.org",
+                     "XJ2000internationalization,", "counterrevolutionaries/internationalization"]
+    let whole = string(text, 0..<text.count)
+    for (line, _) in hyphenated {
+        let (before, after) = fragments(at: line.range.upperBound, in: text)
+        #expect(before >= 4 && after >= 4, "\(string(text, line.range)) leaves \(before) + \(after)")
+        for token in protected {
+            guard let found = whole.range(of: token) else { Issue.record("missing \(token)"); continue }
+            let start = whole.unicodeScalars.distance(from: whole.unicodeScalars.startIndex, to: found.lowerBound)
+            let end = start + token.unicodeScalars.count
+            #expect(!(start < line.range.upperBound && line.range.upperBound < end), "hyphenated inside \(token)")
+        }
+    }
+}
+
+@Test func consecutiveHyphenatedLinesAreLimited() throws {
+    let text = testText([english, english, english], language: "en-US", hyphens: .auto)
+    for limit in [1, 2] {
+        var layout = column(110)
+        layout.typography.maximumConsecutiveHyphens = limit
+        let pages = try typesetAll(text, layout, fonts: sharedFonts)
+        var run = 0, longest = 0
+        for (line, _) in lines(pages) {
+            run = line.isHyphenated ? run + 1 : 0
+            longest = max(longest, run)
+        }
+        #expect(longest <= limit, "\(longest) consecutive hyphenated lines with a limit of \(limit)")
+        #expect(pages.reduce(0) { $0 + $1.hyphenatedLineCount } > 0)
+    }
+}
+
+@Test func justifiedHyphenatedTextMatchesItsGolden() throws {
+    let text = testText([english, "A soft\u{00AD}hyphenated para\u{00AD}graph\u{00AD}ing ex\u{00AD}am\u{00AD}ple."], language: "en-US",
+                        hyphens: .auto, paragraphStyle: paragraphStyle(.justify))
+    try LayoutGolden.check("justified-hyphenated-en", try typesetAll(text, column(180), fonts: sharedFonts), text: text)
+    let chinese = testText(["排版是指将文字、图片、图形等可视化信息元素在版面布局上调整位置、大小，使版面布局条理化的过程。"],
+                           paragraphStyle: paragraphStyle(.justify))
+    try LayoutGolden.check("justified-ideographs", try typesetAll(chinese, column(11 * 9.5), fonts: sharedFonts), text: chinese)
+}
