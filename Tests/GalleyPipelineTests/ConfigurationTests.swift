@@ -135,6 +135,11 @@ import Testing
                 font_size: 9.5
                 line_height: 1.4
                 language: ja
+                justify_threshold: 0.85
+                hyphenation: true
+                hyphenate_before: 3
+                hyphenate_after: 4
+                max_hyphenated_lines: 3
               - name: custom
                 page: [400, 600]
             """
@@ -145,8 +150,13 @@ import Testing
         #expect(wide.background == RGBColor(r: 250, g: 250, b: 250))
         #expect(wide.base.fontFamily == "DejaVu Sans" && wide.base.fontSize == 9.5 && wide.base.lineHeight == 1.4)
         #expect(wide.base.language == "ja")
+        #expect(wide.typography.justifyThreshold == 0.85 && wide.base.hyphens == .auto)
+        #expect(wide.typography.hyphenateBefore == 3 && wide.typography.hyphenateAfter == 4 && wide.typography.maximumConsecutiveHyphens == 3)
         let custom = configuration.layouts[1]
         #expect(custom.pageWidth == 400 && custom.pageHeight == 600 && custom.columns == 1 && custom.base.fontFamily == "DejaVu Serif")
+        // Justification off, hyphens only at soft hyphens, unless asked for.
+        #expect(custom.typography.justifyThreshold == 1 && custom.base.hyphens == .manual)
+        #expect(custom.typography.hyphenateBefore == 2 && custom.typography.hyphenateAfter == 3 && custom.typography.maximumConsecutiveHyphens == 2)
         #expect(try Configuration.load(yaml: "dpi: 72\n", file: "p.yml", baseDirectory: URL(fileURLWithPath: "/")).layouts.map(\.name) == ["a4"])
     }
 
@@ -160,6 +170,10 @@ import Testing
             ("layouts:\n  - name: x\n    columns: 12\n    column_gap: 60\n", "layouts.x"),
             ("layouts:\n  - name: x\n    background: mauve-ish\n", "layouts.x.background"),
             ("layouts:\n  - name: x\n    leading: 2\n", "layouts.x.leading"),
+            ("layouts:\n  - name: x\n    justify_threshold: 1.5\n", "layouts.x.justify_threshold"),
+            ("layouts:\n  - name: x\n    hyphenation: sometimes\n", "layouts.x.hyphenation"),
+            ("layouts:\n  - name: x\n    hyphenate_after: 0\n", "layouts.x.hyphenate_after"),
+            ("layouts:\n  - name: x\n    max_hyphenated_lines: 0\n", "layouts.x.max_hyphenated_lines"),
             ("layouts: []\n", "layouts"),
         ]
         for (yaml, key) in cases {
