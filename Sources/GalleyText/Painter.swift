@@ -5,7 +5,8 @@ extension TypesetPage {
     /// rules and boxes, then pictures resampled to their frames, then glyphs rasterized by
     /// FreeType (through the shared glyph cache) and blended in their colour. Pictures come
     /// before glyphs so text that overhangs a picture (an italic, a negative margin) stays
-    /// readable, and after rects, which under a picture are only placeholders of others.
+    /// readable, and after rects (rules, underlines, placeholders), which never lie under a
+    /// picture's frame but must not cover it if a style pushes them there.
     ///
     /// Glyph x positions are kept to a quarter pixel and baselines snapped to whole pixels, so
     /// the same page description gives the page image and every thumbnail.
