@@ -13,6 +13,8 @@ fixtures/articles:
                     nested and numbered lists, pre, hr, entities, inline styles, over-long words
   magazine.html     2-4 pages: <font>, Greek, Cyrillic, Hebrew and Arabic (dir="rtl"), images
   images/figure.png 120 x 80 RGB bar chart, written with zlib here
+  images/photo.jpg  160 x 100 JPEG (cjpeg): blue left half, orange right half, for colour tests
+  images/badge.png  48 x 48 RGBA PNG: an opaque green disc on a transparent ground (alpha)
   zh-guide.html     Simplified Chinese documentation (~6 pages)
   ja-notes.html     Japanese notes (~4 pages)
   ja-sjis.html      a short Japanese page encoded in Shift_JIS
@@ -27,6 +29,7 @@ import os
 import random
 import re
 import struct
+import subprocess
 import textwrap
 import zlib
 
@@ -605,6 +608,12 @@ pages.&rdquo;</p>
 above, reproduced at its natural size, came from an old pen plotter the studio rescued with the cases. It
 draws one bar per year, slowly, and squeaks on the downstrokes.</p>
 
+<p><img src="images/photo.jpg" width="320" alt="Two halves of a proof sheet, blue and orange"></p>
+
+<p>The proof above, two flat fields of ink side by side, is how the studio checks a new colour before a run:
+one forme, two inks, and a <img src="images/badge.png" height="16" alt="green mark"> green mark pencilled
+beside the one they keep.</p>
+
 <p>They keep a ledger by hand as well. Each job has a line: the customer, the paper, the ink, the number of
 impressions and, in a narrow column at the right, a single word describing how it went. <font color="#2e6b2e">
 &ldquo;Clean&rdquo;</font> is the most common entry. <font color="#8b1a1a">&ldquo;Rain&rdquo;</font> appears
@@ -683,12 +692,45 @@ def make_figure():
             row += bytes(pixel)
         rows.append(bytes(row))
 
+    write(os.path.join(ARTICLES, "images", "figure.png"), png_file(width, height, rows, colour_type=2))
+
+
+def png_file(width, height, rows, colour_type):
+    """A PNG of 8-bit `rows` (each starting with its filter byte): colour type 2 RGB, 6 RGBA."""
     def chunk(kind, data):
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
 
-    png = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
-           + chunk(b"IDAT", zlib.compress(b"".join(rows), 9)) + chunk(b"IEND", b""))
-    write(os.path.join(ARTICLES, "images", "figure.png"), png)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, colour_type, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(b"".join(rows), 9)) + chunk(b"IEND", b""))
+
+
+PHOTO_LEFT, PHOTO_RIGHT = (30, 80, 200), (230, 140, 20)
+
+
+def make_photo():
+    """A 160 x 100 JPEG in two flat halves (the tests look for both colours), made by cjpeg from
+    a PPM: baseline, quality 95, no restart markers, so the bytes are the same on every run."""
+    width, height = 160, 100
+    pixels = bytearray()
+    for _ in range(height):
+        for x in range(width):
+            pixels += bytes(PHOTO_LEFT if x < width // 2 else PHOTO_RIGHT)
+    ppm = b"P6\n%d %d\n255\n" % (width, height) + bytes(pixels)
+    jpeg = subprocess.run(["cjpeg", "-quality", "95", "-optimize"], input=ppm, stdout=subprocess.PIPE, check=True).stdout
+    write(os.path.join(ARTICLES, "images", "photo.jpg"), jpeg)
+
+
+def make_badge():
+    """A 48 x 48 RGBA PNG: an opaque green disc, radius 20, on a fully transparent ground."""
+    size, radius = 48, 20
+    rows = []
+    for y in range(size):
+        row = bytearray(b"\x00")
+        for x in range(size):
+            inside = (x + 0.5 - size / 2) ** 2 + (y + 0.5 - size / 2) ** 2 <= radius ** 2
+            row += bytes((46, 107, 46, 255) if inside else (0, 0, 0, 0))
+        rows.append(bytes(row))
+    write(os.path.join(ARTICLES, "images", "badge.png"), png_file(size, size, rows, colour_type=6))
 
 
 # --------------------------------------------------------------------------------------------
@@ -1125,6 +1167,8 @@ def main():
     words = make_long_essay()
     make_magazine()
     make_figure()
+    make_photo()
+    make_badge()
     make_zh_guide()
     make_ja_notes()
     make_ja_sjis()

@@ -441,3 +441,92 @@ int gm_render_rgb(fz_context *ctx, fz_display_list *list, float zoom,
     }
     return 0;
 }
+
+/*
+ * Image files for article attachments: decoded once per document at full size, so the page
+ * painter resamples the same pixels at every scale (MuPDF's store plays no part, and the
+ * image is never subsampled on decode).
+ */
+int gm_decode_image(fz_context *ctx, const unsigned char *data, size_t length, size_t max_pixels,
+                    int *width, int *height, unsigned char **samples, gm_error *error)
+{
+    fz_buffer *buffer = NULL;
+    fz_image *image = NULL;
+    fz_pixmap *decoded = NULL;
+    fz_pixmap *rgb = NULL;
+    unsigned char *out = NULL;
+    int limited = 0;
+    fz_var(buffer);
+    fz_var(image);
+    fz_var(decoded);
+    fz_var(rgb);
+    fz_var(out);
+    fz_var(limited);
+    *samples = NULL;
+    *width = 0;
+    *height = 0;
+    fz_try(ctx)
+    {
+        /* The data stays owned by the caller and outlives the buffer. */
+        buffer = fz_new_buffer_from_shared_data(ctx, data, length);
+        image = fz_new_image_from_buffer(ctx, buffer);
+        *width = image->w;
+        *height = image->h;
+        if (image->w <= 0 || image->h <= 0)
+            fz_throw(ctx, FZ_ERROR_GENERIC, "the image has no pixels");
+        if ((size_t)image->w * (size_t)image->h > max_pixels) {
+            limited = 1;
+        } else {
+            decoded = fz_get_pixmap_from_image(ctx, image, NULL, NULL, NULL, NULL);
+            /* RGB with alpha whatever the source: grey, CMYK (Adobe JPEGs included), indexed. */
+            rgb = fz_convert_pixmap(ctx, decoded, fz_device_rgb(ctx), NULL, NULL, fz_default_color_params, 1);
+            /* keep_alpha keeps an alpha channel the source has; an opaque one gets alpha 255 here. */
+            if (rgb->n != 3 + rgb->alpha)
+                fz_throw(ctx, FZ_ERROR_GENERIC, "MuPDF converted the image to %d components, not RGB", rgb->n);
+            int w = rgb->w, h = rgb->h, n = rgb->n;
+            out = malloc((size_t)w * (size_t)h * 4);
+            if (!out)
+                fz_throw(ctx, FZ_ERROR_MEMORY, "out of memory decoding a %d x %d image", w, h);
+            for (int y = 0; y < h; y++) {
+                const unsigned char *from = rgb->samples + (size_t)y * rgb->stride;
+                unsigned char *to = out + (size_t)y * w * 4;
+                if (n == 4) {
+                    memcpy(to, from, (size_t)w * 4);
+                    continue;
+                }
+                for (int x = 0; x < w; x++, from += 3, to += 4) {
+                    to[0] = from[0];
+                    to[1] = from[1];
+                    to[2] = from[2];
+                    to[3] = 255;
+                }
+            }
+            *width = w;
+            *height = h;
+        }
+    }
+    fz_always(ctx)
+    {
+        fz_drop_pixmap(ctx, rgb);
+        fz_drop_pixmap(ctx, decoded);
+        fz_drop_image(ctx, image);
+        fz_drop_buffer(ctx, buffer);
+    }
+    fz_catch(ctx)
+    {
+        free(out);
+        gm_record_error(ctx, error);
+        return -1;
+    }
+    if (limited) {
+        gm_set_error(error, GM_ERROR_LIMIT, "the image is too large to decode");
+        return -1;
+    }
+    *samples = out;
+    return 0;
+}
+
+void gm_image_samples_free(unsigned char *samples)
+{
+    free(samples);
+}

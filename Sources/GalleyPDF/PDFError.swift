@@ -23,6 +23,8 @@ public struct PDFError: Error, CustomStringConvertible, Sendable {
         public static let unreadable = Code(rawValue: "unreadable")
         /// A page could not be drawn.
         public static let renderFailed = Code(rawValue: "render-failed")
+        /// An image has more pixels than the decoder accepts.
+        public static let tooLarge = Code(rawValue: "too-large")
         /// MuPDF ran out of memory.
         public static let outOfMemory = Code(rawValue: "out-of-memory")
         /// The work was cancelled.

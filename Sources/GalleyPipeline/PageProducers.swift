@@ -97,6 +97,8 @@ final class ArticlePages: PageProducer {
     private let fonts: FontLibrary
     private let recorder: RunRecorder
     private let textLength: Int
+    /// The article's pictures, decoded once for every layout.
+    private let images: AttachmentImages
     private var warnings: [String]
     private var layoutIndex = 0
     private var typesetter: ArticleTypesetter?
@@ -108,7 +110,8 @@ final class ArticlePages: PageProducer {
     /// article is parsed once per layout, not once more.
     private var parsedForFirstLayout: ParsedArticle?
 
-    init(document: SourceDocument, index: Int, configuration: Configuration, fonts: FontLibrary, recorder: RunRecorder) throws {
+    init(document: SourceDocument, index: Int, configuration: Configuration, fonts: FontLibrary, engine: MuPDFEngine,
+         recorder: RunRecorder) throws {
         do {
             bytes = try [UInt8](Data(contentsOf: document.url))
         } catch {
@@ -129,7 +132,9 @@ final class ArticlePages: PageProducer {
                                    message: bytes.isEmpty ? "the file is empty" : "the article has no text to lay out (is it an HTML or text file?)")
         }
         textLength = first.text.count
-        warnings = first.warnings
+        let loaded = ArticleImageLoader(document: document, engine: engine).load(first.text.attachments)
+        images = loaded.images
+        warnings = first.warnings + loaded.warnings
         parsedForFirstLayout = first
     }
 
@@ -159,7 +164,7 @@ final class ArticlePages: PageProducer {
                 let parsed = parsedForFirstLayout ?? Self.parse(bytes, document: source, base: layout.base)
                 parsedForFirstLayout = nil
                 made.append(Manifest.LayoutPages(name: layout.name, pageCount: 0))
-                typesetter = try wrap(layout) { () throws(TypesetError) in try ArticleTypesetter(text: parsed.text, layout: layout, fonts: fonts) }
+                typesetter = try wrap(layout) { () throws(TypesetError) in try ArticleTypesetter(text: parsed.text, layout: layout, fonts: fonts, images: images) }
             }
             guard let typesetter else { continue }
             if let page = try wrap(layout, { () throws(TypesetError) in try typesetter.nextPage() }) {

@@ -244,7 +244,7 @@ private final class Stages: Sendable {
                                         recorder: recorder, limiter: limiter)
             case .markup:
                 producer = try ArticlePages(document: document, index: index, configuration: configuration, fonts: fonts,
-                                            recorder: recorder)
+                                            engine: engine, recorder: recorder)
             }
         } catch {
             finishDispatch(index, pages: 0, failure: Manifest.Failure(error))

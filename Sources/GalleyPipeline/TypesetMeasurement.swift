@@ -1,4 +1,5 @@
 import Foundation
+import GalleyPDF
 import GalleyRaster
 import GalleyText
 import Synchronization
@@ -35,6 +36,10 @@ public struct TypesetMeasurement: Codable, Sendable {
         let bytes = try [UInt8](Data(contentsOf: file))
         let document = SourceDocument(url: file, input: file.path, relativePath: file.lastPathComponent, kind: .markup, name: "")
         var result = TypesetMeasurement(source: file.path, textLength: 0, layouts: [])
+        // Pictures decoded once, from the article's folder, as a run with that folder as input does.
+        let engine = try MuPDFEngine()
+        let first = ArticlePages.parse(bytes, document: document, base: configuration.layouts[0].base)
+        let images = ArticleImageLoader(document: document, engine: engine).load(first.text.attachments).images
         let drawer = PageDrawer(scale: configuration.dpi / 72, jobs: render ? max(1, jobs) : 0)
         for layout in configuration.layouts {
             var typesetSeconds = 0.0
@@ -44,7 +49,7 @@ public struct TypesetMeasurement: Codable, Sendable {
             var started = clock.now
             let parsed = ArticlePages.parse(bytes, document: document, base: layout.base)
             result.textLength = parsed.text.count
-            let typesetter = try ArticleTypesetter(text: parsed.text, layout: layout, fonts: fonts)
+            let typesetter = try ArticleTypesetter(text: parsed.text, layout: layout, fonts: fonts, images: images)
             typesetSeconds += seconds(clock.now - started)
             while true {
                 started = clock.now

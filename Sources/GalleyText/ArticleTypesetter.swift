@@ -11,12 +11,18 @@ public final class ArticleTypesetter {
     public let layout: ArticleLayout
     private let framesetter: Framesetter
     private let glyphCache: GlyphCache
+    private let images: AttachmentImages
     private var offset = 0
     private var pagesMade = 0
 
-    public init(text: AttributedText, layout: ArticleLayout, fonts: FontLibrary) throws(TypesetError) {
+    /// - Parameter images: decoded pictures by attachment source. An attachment with a picture
+    ///   is sized by it (when the markup leaves a dimension open) and shows it; one without
+    ///   shows a placeholder box.
+    public init(text: AttributedText, layout: ArticleLayout, fonts: FontLibrary, images: AttachmentImages = [:]) throws(TypesetError) {
         if let problem = layout.problem { throw TypesetError(.columnTooSmall, "layout \(layout.name): \(problem)") }
+        let text = text.sizingAttachments(by: images)
         self.text = text
+        self.images = images
         self.layout = layout
         self.glyphCache = fonts.glyphCache
         self.framesetter = Framesetter(text: text, fonts: fonts, maximumBox: (layout.columnWidth, layout.columnHeight),
@@ -40,6 +46,7 @@ public final class ArticleTypesetter {
         var attachments: [AttachmentFrame] = []
         var runs: [GlyphRun] = []
         var rects: [FilledRect] = []
+        var placedImages: [PlacedImage] = []
         for (columnIndex, rect) in layout.columnRects.enumerated() where !isFinished {
             let frame = try framesetter.fill(rect, from: offset)
             var lines: [LineBox] = []
@@ -67,13 +74,17 @@ public final class ArticleTypesetter {
                 }
                 for box in line.boxes {
                     let frameRect = Rect(x: placed.origin + box.x, y: placed.baseline - box.height, width: box.width, height: box.height)
-                    attachments.append(AttachmentFrame(column: columnIndex, rect: frameRect, offset: box.offset,
-                                                       source: text.attachments[box.attachment].source))
-                    // The image itself is drawn by the attachment painter; until then its box
-                    // is a placeholder: a light fill with a border.
-                    rects.append(FilledRect(rect: frameRect, color: RGBColor(r: 200, g: 200, b: 200)))
-                    let inner = Rect(x: frameRect.x + 1, y: frameRect.y + 1, width: max(0, frameRect.width - 2), height: max(0, frameRect.height - 2))
-                    rects.append(FilledRect(rect: inner, color: RGBColor(r: 238, g: 238, b: 238)))
+                    let source = text.attachments[box.attachment].source
+                    attachments.append(AttachmentFrame(column: columnIndex, rect: frameRect, offset: box.offset, source: source))
+                    if let image = images[source] {
+                        placedImages.append(PlacedImage(rect: frameRect, image: image))
+                    } else {
+                        // No picture (refused, missing or undecodable): a placeholder, a light
+                        // fill with a border.
+                        rects.append(FilledRect(rect: frameRect, color: RGBColor(r: 200, g: 200, b: 200)))
+                        let inner = Rect(x: frameRect.x + 1, y: frameRect.y + 1, width: max(0, frameRect.width - 2), height: max(0, frameRect.height - 2))
+                        rects.append(FilledRect(rect: inner, color: RGBColor(r: 238, g: 238, b: 238)))
+                    }
                 }
             }
             for y in frame.rules {
@@ -85,6 +96,6 @@ public final class ArticleTypesetter {
         pagesMade += 1
         return TypesetPage(size: PageSize(width: layout.pageWidth, height: layout.pageHeight), number: pagesMade,
                            background: layout.background, columns: columns, attachments: attachments,
-                           glyphRuns: runs, rects: rects, glyphCache: glyphCache)
+                           glyphRuns: runs, rects: rects, images: placedImages, glyphCache: glyphCache)
     }
 }

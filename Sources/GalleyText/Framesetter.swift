@@ -86,7 +86,7 @@ public final class Framesetter {
                 gap = max(previousSpaceAfter, style.spaceBefore)
                 if style.ruleAbove { gap = max(gap, 12) }
             }
-            let height = line.naturalHeight * style.lineHeight
+            let height = line.naturalHeight * (line.holdsOnlyBoxes ? 1 : style.lineHeight)
             if cursor + gap + height > rect.height + LineFiller.tolerance {
                 guard !frame.lines.isEmpty else {
                     throw TypesetError(.columnTooSmall, String(format: "a column %.1f pt high cannot hold one line (%.1f pt) of the text at offset %d; make the page taller, the inset smaller or the font smaller", rect.height, height, offset))

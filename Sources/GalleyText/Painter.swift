@@ -2,8 +2,11 @@ import GalleyRaster
 
 extension TypesetPage {
     /// Draws the part of the page inside `rect` (pixels at `scale`) into `bitmap`: background,
-    /// rules and boxes, then glyphs rasterized by FreeType (through the shared glyph cache) and
-    /// blended in their colour.
+    /// rules and boxes, then pictures resampled to their frames, then glyphs rasterized by
+    /// FreeType (through the shared glyph cache) and blended in their colour. Pictures come
+    /// before glyphs so text that overhangs a picture (an italic, a negative margin) stays
+    /// readable, and after rects (rules, underlines, placeholders), which never lie under a
+    /// picture's frame but must not cover it if a style pushes them there.
     ///
     /// Glyph x positions are kept to a quarter pixel and baselines snapped to whole pixels, so
     /// the same page description gives the page image and every thumbnail.
@@ -15,6 +18,11 @@ extension TypesetPage {
         for filled in rects {
             canvas.fill(x0: filled.rect.x * scale, y0: filled.rect.y * scale,
                         x1: filled.rect.maxX * scale, y1: filled.rect.maxY * scale, color: filled.color)
+        }
+        for placed in images {
+            guard !cancellation.isCancelled else { throw TypesetError(.cancelled, "drawing was cancelled") }
+            canvas.draw(placed.image, x0: placed.rect.x * scale, y0: placed.rect.y * scale,
+                        x1: placed.rect.maxX * scale, y1: placed.rect.maxY * scale)
         }
         let steps = Double(GlyphCache.subpixelSteps)
         var glyphs = GlyphCache.Memo(cache: glyphCache)
@@ -37,7 +45,7 @@ extension TypesetPage {
 }
 
 /// A bitmap seen from page pixel space: drawing operations clip to it.
-private struct Canvas {
+struct Canvas {
     let bitmap: Bitmap
     let originX: Int
     let originY: Int

@@ -78,10 +78,12 @@ public struct TypesetPage: PageSource {
     public let attachments: [AttachmentFrame]
     let glyphRuns: [GlyphRun]
     let rects: [FilledRect]
+    /// Pictures of the attachments that have one, in text order.
+    let images: [PlacedImage]
     let glyphCache: GlyphCache
 
     init(size: PageSize, number: Int, background: RGBColor, columns: [ColumnFrame], attachments: [AttachmentFrame],
-         glyphRuns: [GlyphRun], rects: [FilledRect], glyphCache: GlyphCache) {
+         glyphRuns: [GlyphRun], rects: [FilledRect], images: [PlacedImage], glyphCache: GlyphCache) {
         self.size = size
         self.number = number
         self.background = background
@@ -89,6 +91,7 @@ public struct TypesetPage: PageSource {
         self.attachments = attachments
         self.glyphRuns = glyphRuns
         self.rects = rects
+        self.images = images
         self.glyphCache = glyphCache
     }
 

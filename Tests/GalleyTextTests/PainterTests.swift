@@ -53,17 +53,7 @@ private func page(color: RGBColor = RGBColor(r: 200, g: 0, b: 0), background: RG
     let page = try page()
     let scale = 120.0 / 72
     let whole = try page.render(scale: scale, cancellation: Cancellation())
-    let bounds = page.pixelBounds(scale: scale)
-    let stitched = try Bitmap(width: bounds.width, height: bounds.height)
-    var y = 0
-    while y < bounds.height {
-        let rows = min(97, bounds.height - y)
-        let band = try Bitmap(width: bounds.width, height: rows)
-        try page.draw(into: band, rect: PixelRect(x: 0, y: y, width: bounds.width, height: rows), scale: scale, cancellation: Cancellation())
-        stitched.pixels.baseAddress!.advanced(by: y * stitched.rowBytes)
-            .copyMemory(from: band.pixels.baseAddress!, byteCount: band.pixels.count)
-        y += rows
-    }
+    let stitched = try page.renderInBands(scale: scale, rows: 97)
     #expect(Array(whole.pixels) == Array(stitched.pixels))
 }
 

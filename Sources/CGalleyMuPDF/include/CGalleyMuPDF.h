@@ -84,6 +84,20 @@ int gm_render_rgb(fz_context *ctx, fz_display_list *list, float zoom,
                   int x, int y, int width, int height, unsigned char *samples,
                   gm_cookie *cookie, gm_error *error);
 
+/// Decodes an image file held in memory (PNG, JPEG, GIF, BMP, TIFF, JPEG 2000, PNM ... whatever
+/// MuPDF's image loader reads) at its full pixel size, converted to RGB with alpha, alpha
+/// premultiplied (MuPDF's own pixmap convention), 4 bytes per pixel, rows packed. The image's
+/// resolution (DPI) is ignored. An image of more than `max_pixels` pixels is refused before
+/// its pixels are decoded (code GM_ERROR_LIMIT, with *width and *height set), so memory
+/// stays bounded.
+///
+/// On success `*samples` is a malloc'd buffer of width * height * 4 bytes for the caller to
+/// release with gm_image_samples_free.
+enum { GM_ERROR_LIMIT = 100 };
+int gm_decode_image(fz_context *ctx, const unsigned char *data, size_t length, size_t max_pixels,
+                    int *width, int *height, unsigned char **samples, gm_error *error);
+void gm_image_samples_free(unsigned char *samples);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,40 @@
+import CGalleyMuPDF
+import GalleyRaster
+
+/// Decodes image files with MuPDF's image loader (PNG, JPEG including CMYK, GIF, BMP, TIFF,
+/// JPEG 2000, PNM, ...).
+///
+/// It lives in GalleyPDF, not in the typesetter, because this module owns the MuPDF engine and
+/// its shim: the pipeline decodes an article's images here and hands the pixels
+/// (`RasterImage`) to GalleyText, which so stays free of MuPDF.
+extension MuPDFEngine {
+    /// Largest image decoded, in pixels: 40 megapixels is 160 MB of RGBA, and bigger than any
+    /// page image at usual resolutions.
+    public static let maximumImagePixels = 40_000_000
+
+    /// Decodes `bytes` (a whole image file) at its pixel size, its resolution ignored.
+    ///
+    /// - Throws: `PDFError` `.corrupt` with MuPDF's message when MuPDF cannot read the image,
+    ///   `.tooLarge` when it has more than `maximumPixels` pixels (refused before decoding).
+    public func decodeImage(_ bytes: [UInt8], maximumPixels: Int = MuPDFEngine.maximumImagePixels) throws(PDFError) -> RasterImage {
+        try withContext { context throws(PDFError) in
+            var width: Int32 = 0, height: Int32 = 0
+            var samples: UnsafeMutablePointer<UInt8>?
+            do throws(PDFError) {
+                try mupdfCall("fz_get_pixmap_from_image", code: .corrupt) { error in
+                    bytes.withUnsafeBufferPointer { data in
+                        gm_decode_image(context, data.baseAddress, data.count, maximumPixels, &width, &height, &samples, error)
+                    }
+                }
+            } catch where Int(width) * Int(height) > maximumPixels {
+                throw PDFError(.tooLarge, "\(width)×\(height) pixels is over the \(maximumPixels / 1_000_000)-megapixel limit",
+                               function: "fz_new_image_from_buffer")
+            }
+            guard let samples else { throw PDFError(.corrupt, "MuPDF decoded no pixels", function: "fz_get_pixmap_from_image") }
+            defer { gm_image_samples_free(samples) }
+            let count = Int(width) * Int(height) * RasterImage.channels
+            return RasterImage(width: Int(width), height: Int(height),
+                               pixels: Array(UnsafeBufferPointer(start: samples, count: count)))
+        }
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import GalleyPDF
+import GalleyRaster
+import GalleyText
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Finds, checks and decodes the pictures an article's `<img>` elements name, once per
+/// document: every layout typesets with the same decoded pixels.
+///
+/// A source is read only when it is a path (no URL: nothing is fetched) that leads, after
+/// `..` and symbolic links are resolved, to a file under the input folder the article came
+/// from. Anything else, and a file MuPDF cannot decode, gets one warning per distinct source
+/// (in text order) and no picture, so the typesetter draws a placeholder and the document
+/// still succeeds.
+struct ArticleImageLoader {
+    /// The folder relative sources start from (the article's own).
+    let folder: URL
+    /// The input folder no source may leave.
+    let root: URL
+    let engine: MuPDFEngine
+
+    init(article: URL, root: URL, engine: MuPDFEngine) {
+        self.folder = article.deletingLastPathComponent()
+        self.root = root
+        self.engine = engine
+    }
+
+    init(document: SourceDocument, engine: MuPDFEngine) {
+        // The scan made `relativePath` relative to the input folder: strip as many components.
+        var root = document.url
+        for _ in document.relativePath.split(separator: "/") { root.deleteLastPathComponent() }
+        self.init(article: document.url, root: root, engine: engine)
+    }
+
+    /// Decoded pictures by source, and a warning for each source that has none.
+    func load(_ attachments: [Attachment]) -> (images: AttachmentImages, warnings: [String]) {
+        var images: AttachmentImages = [:]
+        var warnings: [String] = []
+        var seen = Set<String>()
+        // Two spellings of one file (`a.png`, `./a.png`) decode once.
+        var decoded: [String: Result<RasterImage, Refusal>] = [:]
+        for source in attachments.map(\.source) where seen.insert(source).inserted {
+            let result = resolve(source).flatMap { path in
+                if let done = decoded[path] { return done }
+                let result = decode(path)
+                decoded[path] = result
+                return result
+            }
+            switch result {
+            case .success(let image): images[source] = image
+            case .failure(let refusal): warnings.append("image \"\(source)\": \(refusal.reason)")
+            }
+        }
+        return (images, warnings)
+    }
+
+    /// Why a source has no picture.
+    struct Refusal: Error {
+        var reason: String
+    }
+
+    /// The real path of the file `source` names, or why it may not be read.
+    func resolve(_ source: String) -> Result<String, Refusal> {
+        let trimmed = source.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else { return .failure(Refusal(reason: "the image has no src")) }
+        if Self.isURL(trimmed) { return .failure(Refusal(reason: "URLs are not fetched")) }
+        // `src` is a URL path: percent escapes stand for bytes of the file name.
+        let path = trimmed.removingPercentEncoding ?? trimmed
+        let candidate = (path.hasPrefix("/") ? URL(fileURLWithPath: path) : folder.appendingPathComponent(path)).standardizedFileURL
+        let outside = Refusal(reason: "outside the input folder \(root.path); only files under it are read")
+        guard Self.path(candidate.path, isInside: root.standardizedFileURL.path) else { return .failure(outside) }
+        guard let real = Self.realPath(candidate.path) else {
+            let reason = errno == ENOENT || errno == ENOTDIR ? "no such file" : "cannot read it: \(String(cString: strerror(errno)))"
+            return .failure(Refusal(reason: reason))
+        }
+        // A symbolic link may still lead out of the folder.
+        guard let realRoot = Self.realPath(root.path), Self.path(real, isInside: realRoot) else { return .failure(outside) }
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: real, isDirectory: &isFolder), !isFolder.boolValue else {
+            return .failure(Refusal(reason: "it is a folder, not an image file"))
+        }
+        return .success(real)
+    }
+
+    private func decode(_ path: String) -> Result<RasterImage, Refusal> {
+        let bytes: [UInt8]
+        do {
+            bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        } catch {
+            return .failure(Refusal(reason: "cannot read it: \(error.localizedDescription)"))
+        }
+        do {
+            return .success(try engine.decodeImage(bytes))
+        } catch where error.code == .tooLarge {
+            return .failure(Refusal(reason: "\(error.message); it is left out to bound memory"))
+        } catch {
+            return .failure(Refusal(reason: "MuPDF cannot decode it: \(error.message)"))
+        }
+    }
+
+    /// Whether `source` is a URL with a scheme (`http:`, `data:`, `file:` ...) or
+    /// scheme-relative (`//host/...`) rather than a path.
+    static func isURL(_ source: String) -> Bool {
+        if source.hasPrefix("//") { return true }
+        guard let colon = source.firstIndex(of: ":"), let first = source.first, first.isASCII, first.isLetter else { return false }
+        return source[..<colon].allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }
+    }
+
+    static func path(_ path: String, isInside folder: String) -> Bool {
+        let folder = folder.hasSuffix("/") ? String(folder.dropLast()) : folder
+        return path == folder || path.hasPrefix(folder + "/")
+    }
+
+    /// `realpath(3)`: absolute, `..` and links resolved; nil with `errno` set when it fails.
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+}

@@ -1,0 +1,30 @@
+/// A decoded picture: RGBA, 8 bits a channel, alpha premultiplied, rows packed (`width * 4`
+/// bytes apart), top row first.
+///
+/// Premultiplied because that is how MuPDF decodes, and because averaging premultiplied
+/// samples is what resampling needs (a transparent pixel's colour then weighs nothing). It
+/// lives here, beside `Bitmap`, so the decoder (GalleyPDF) and the painter (GalleyText) share
+/// it without depending on each other. Immutable, so any number of threads may read it.
+public struct RasterImage: Sendable, Equatable {
+    public let width: Int
+    public let height: Int
+    /// `width * height * 4` bytes.
+    public let pixels: [UInt8]
+
+    public static let channels = 4
+
+    public init(width: Int, height: Int, pixels: [UInt8]) {
+        precondition(width > 0 && height > 0 && pixels.count == width * height * Self.channels,
+                     "\(pixels.count) bytes for a \(width)×\(height) RGBA image")
+        self.width = width
+        self.height = height
+        self.pixels = pixels
+    }
+
+    /// The premultiplied RGBA value at (x, y).
+    public func pixel(x: Int, y: Int) -> (r: UInt8, g: UInt8, b: UInt8, a: UInt8) {
+        precondition(x >= 0 && x < width && y >= 0 && y < height, "pixel (\(x), \(y)) outside \(width)×\(height)")
+        let offset = (y * width + x) * Self.channels
+        return (pixels[offset], pixels[offset + 1], pixels[offset + 2], pixels[offset + 3])
+    }
+}

@@ -1,0 +1,52 @@
+import GalleyRaster
+
+/// Decoded pictures of an article's attachments, by `Attachment.source` as written.
+///
+/// GalleyText does not read or decode files: the caller (the pipeline) resolves each source,
+/// decodes it (with MuPDF) and hands the pixels in. An attachment whose source has no entry
+/// keeps the placeholder box.
+public typealias AttachmentImages = [String: RasterImage]
+
+extension Attachment {
+    /// Points per image pixel: a pixel counts as a CSS px, 0.75 pt, whatever resolution the
+    /// file records (as browsers do).
+    static let pointsPerPixel = 0.75
+
+    /// This attachment with the size its picture gives: the intrinsic size when the markup
+    /// gives neither width nor height, the missing one from the picture's aspect ratio when it
+    /// gives one. (Fitting to the column happens when the box is made.)
+    func sized(by image: RasterImage) -> Attachment {
+        var sized = self
+        let aspect = Double(image.height) / Double(image.width)
+        switch (width, height) {
+        case (nil, nil):
+            sized.width = Double(image.width) * Self.pointsPerPixel
+            sized.height = Double(image.height) * Self.pointsPerPixel
+        case (let w?, nil): sized.height = w * aspect
+        case (nil, let h?): sized.width = h / aspect
+        default: break
+        }
+        return sized
+    }
+}
+
+extension AttributedText {
+    /// The text with each attachment that has a picture sized by it.
+    func sizingAttachments(by images: AttachmentImages) -> AttributedText {
+        guard !images.isEmpty else { return self }
+        let sized = attachments.map { attachment in images[attachment.source].map { attachment.sized(by: $0) } ?? attachment }
+        return AttributedText(scalars: scalars, styleRuns: styleRuns, paragraphs: paragraphs, attachments: sized)
+    }
+}
+
+extension TypesetLine {
+    /// Whether the line holds pictures and no text (an image alone in its paragraph): such a
+    /// line is as tall as its tallest picture, without the paragraph's leading.
+    var holdsOnlyBoxes: Bool { runs.isEmpty && !boxes.isEmpty }
+}
+
+/// A picture drawn into its attachment frame.
+struct PlacedImage: Sendable {
+    var rect: Rect
+    var image: RasterImage
+}

@@ -1,0 +1,114 @@
+import Foundation
+import GalleyPipeline
+import GalleyRaster
+import GalleyTestSupport
+import GalleyText
+import Logging
+import Testing
+
+/// Pictures in articles through the whole pipeline: files found next to the article, decoded,
+/// sized, drawn into the page images and reported in the manifest; refusals and failures as
+/// warnings on a document that still succeeds.
+@Suite struct ArticleImageTests {
+    func run(_ folder: ScratchFolder, dpi: Double = 72, output: String = "out") throws -> (RunSummary, Manifest) {
+        var configuration = Configuration()
+        configuration.baseDirectory = folder.url
+        configuration.inputs = ["in"]
+        configuration.output = output
+        configuration.dpi = dpi
+        configuration.thumbnailBoxes = [96]
+        configuration.layouts = [ArticleLayout(name: "a4")]
+        let summary = try Pipeline(configuration: configuration, logger: Logger(label: "test")).run()
+        return (summary, try #require(summary.manifest))
+    }
+
+    func pageImage(_ summary: RunSummary, _ page: Manifest.Page) throws -> Bitmap {
+        let path = try #require(page.image?.path)
+        return try Bitmap(pngData: Array(try Data(contentsOf: summary.outputFolder.appendingPathComponent(path))))
+    }
+
+    /// Frames of `source` on every page, with the page they are on.
+    func frames(_ document: Manifest.Document, _ source: String) -> [(page: Manifest.Page, frame: Manifest.AttachmentFrame)] {
+        document.pages.flatMap { page in (page.attachments ?? []).filter { $0.source == source }.map { (page, $0) } }
+    }
+
+    @Test func theMagazinesPicturesAreSizedDrawnAndReportedAndTheMissingOneIsAWarning() throws {
+        let folder = try ScratchFolder()
+        _ = try folder.copy([Fixtures.articlesFolder.appendingPathComponent("magazine.html")], into: "in")
+        try FileManager.default.copyItem(at: Fixtures.articlesFolder.appendingPathComponent("images"), to: folder.path("in/images"))
+        for dpi in [50.0, 144] {
+            let (summary, manifest) = try run(folder, dpi: dpi, output: "out-\(Int(dpi))")
+            let document = try #require(manifest.documents.first)
+            #expect(document.status == .ok)
+            #expect(document.warnings == ["image \"images/missing.png\": no such file"])
+            // width="320" px → 240 pt, the height from the JPEG's 160 × 100 pixels.
+            let photo = try #require(frames(document, "images/photo.jpg").first)
+            #expect(photo.frame.rect.width == 240 && photo.frame.rect.height == 150)
+            // No width or height: the PNG's 120 × 80 pixels at 0.75 pt.
+            let natural = frames(document, "images/figure.png").map(\.frame.rect).filter { $0.width != 180 }
+            #expect(natural.count == 1 && natural.first?.width == 90 && natural.first?.height == 60)
+            // height="16" px → 12 pt, and as wide as the square badge is.
+            #expect(frames(document, "images/badge.png").map(\.frame.rect.width) == [12])
+
+            let bitmap = try pageImage(summary, photo.page)
+            let scale = dpi / 72
+            let rect = photo.frame.rect
+            let y = Int((rect.y + rect.height / 2) * scale)
+            let left = bitmap.pixel(x: Int((rect.x + rect.width * 0.2) * scale), y: y)
+            let right = bitmap.pixel(x: Int((rect.x + rect.width * 0.8) * scale), y: y)
+            #expect(near(left, (30, 80, 200)), "dpi \(dpi): \(left)")
+            #expect(near(right, (230, 140, 20)), "dpi \(dpi): \(right)")
+            for (page, frame) in frames(document, "images/figure.png") + frames(document, "images/missing.png") {
+                let column = try #require(page.columns?[frame.column]).rect
+                #expect(frame.rect.x >= column.x && frame.rect.x + frame.rect.width <= column.x + column.width + 0.001)
+                #expect(frame.rect.y >= column.y && frame.rect.y + frame.rect.height <= column.y + column.height + 0.001)
+            }
+            #expect(try ManifestSchema.violations(of: summary.outputFolder.appendingPathComponent("manifest.json")) == [])
+        }
+    }
+
+    @Test func urlsPathsOutsideTheInputAndBrokenFilesAreRefusedWithWarningsAndPlaceholders() throws {
+        let folder = try ScratchFolder()
+        let input = folder.path("in")
+        try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
+        let figure = Fixtures.articlesFolder.appendingPathComponent("images/figure.png")
+        try FileManager.default.copyItem(at: figure, to: folder.path("secret.png"))
+        try FileManager.default.createSymbolicLink(atPath: input.appendingPathComponent("link.png").path, withDestinationPath: "../secret.png")
+        try Data("not a picture at all".utf8).write(to: input.appendingPathComponent("broken.png"))
+        try FileManager.default.copyItem(at: figure, to: input.appendingPathComponent("good.png"))
+        let sources = ["http://example.com/a.png", "data:image/png;base64,iVBORw0KGgo=", "../secret.png", "link.png",
+                       "missing.png", "broken.png", "missing.png", "good.png"]
+        let body = sources.map { "<p>Picture: <img src=\"\($0)\" width=\"80\" height=\"60\"> in a line of text.</p>" }
+        try Data(("<html><body>" + body.joined(separator: "\n") + "</body></html>").utf8).write(to: input.appendingPathComponent("article.html"))
+
+        let (summary, manifest) = try run(folder)
+        let document = try #require(manifest.documents.first)
+        #expect(document.status == .ok)
+        let warnings = document.warnings
+        #expect(warnings.count == 6, "\(warnings)")
+        guard warnings.count == 6 else { return }
+        #expect(warnings[0] == "image \"http://example.com/a.png\": URLs are not fetched")
+        #expect(warnings[1] == "image \"data:image/png;base64,iVBORw0KGgo=\": URLs are not fetched")
+        #expect(warnings[2].hasPrefix("image \"../secret.png\": outside the input folder"))
+        #expect(warnings[3].hasPrefix("image \"link.png\": outside the input folder"))
+        #expect(warnings[4] == "image \"missing.png\": no such file")
+        #expect(warnings[5].hasPrefix("image \"broken.png\": MuPDF cannot decode it: "))
+
+        // Every refused picture is a placeholder; the good one is drawn.
+        let page = try #require(document.pages.first)
+        let bitmap = try pageImage(summary, page)
+        for frame in page.attachments ?? [] {
+            let centre = bitmap.pixel(x: Int(frame.rect.x + frame.rect.width / 2), y: Int(frame.rect.y + frame.rect.height / 2))
+            if frame.source == "good.png" {
+                #expect(centre != (238, 238, 238), "good.png is drawn")
+            } else {
+                #expect(centre == (238, 238, 238), "\(frame.source) shows the placeholder")
+            }
+        }
+        #expect(page.attachments?.count == sources.count)
+    }
+}
+
+private func near(_ pixel: (r: UInt8, g: UInt8, b: UInt8), _ colour: (Int, Int, Int), tolerance: Int = 12) -> Bool {
+    abs(Int(pixel.r) - colour.0) <= tolerance && abs(Int(pixel.g) - colour.1) <= tolerance && abs(Int(pixel.b) - colour.2) <= tolerance
+}
