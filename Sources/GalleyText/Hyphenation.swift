@@ -101,11 +101,19 @@ public final class Hyphenator: Sendable {
             // character (rare) leaves the word whole, so offsets stay one per character.
             var bytes: [CChar] = []
             var lastByte: [Int] = []
+            bytes.reserveCapacity(word.count * 2)
+            lastByte.reserveCapacity(word.count)
             for scalar in word {
-                let lower = scalar.properties.lowercaseMapping.unicodeScalars
-                guard lower.count == 1, let letter = lower.first else { return [] }
+                let letter: Unicode.Scalar
+                if scalar.isASCII {
+                    letter = ("A"..."Z").contains(scalar) ? Unicode.Scalar(scalar.value + 32)! : scalar
+                } else {
+                    let lower = scalar.properties.lowercaseMapping.unicodeScalars
+                    guard lower.count == 1, let first = lower.first else { return [] }
+                    letter = first
+                }
                 if isUTF8 {
-                    bytes.append(contentsOf: String(letter).utf8.map { CChar(bitPattern: $0) })
+                    UTF8.encode(letter) { bytes.append(CChar(bitPattern: $0)) }
                 } else {
                     guard letter.value < 256 else { return [] }
                     bytes.append(CChar(bitPattern: UInt8(letter.value)))

@@ -72,6 +72,12 @@ struct ParagraphAnalyzer {
     /// Languages of words that `hyphens: auto` asked to hyphenate but no dictionary covers
     /// ("" for text with no language at all).
     private(set) var unhyphenatedLanguages: Set<String> = []
+    private var hyphenationPoints: [WordKey: [Int]] = [:]
+
+    private struct WordKey: Hashable {
+        var language: String
+        var word: [Unicode.Scalar]
+    }
 
     init(text: AttributedText, fonts: FontLibrary, maximumBox: (width: Double, height: Double),
          typography: ArticleLayout.Typography = .init(), hyphenator: Hyphenator = .shared) {
@@ -164,7 +170,14 @@ struct ParagraphAnalyzer {
             }
         }
         runIndex = text.styleRunIndex(at: start)
-        var local = 0
+        // Most text is not hyphenated automatically: then there are no words to look for.
+        var wantsAutomatic = false
+        var probe = runIndex
+        while probe < text.styleRuns.count && text.styleRuns[probe].range.lowerBound < range.upperBound {
+            if text.styleRuns[probe].value.hyphens == .auto { wantsAutomatic = true; break }
+            probe += 1
+        }
+        var local = wantsAutomatic ? 0 : scalars.count
         while local < scalars.count {
             // A token: a stretch without white space.
             guard !Self.isSpace(scalars[start + local]) else { local += 1; continue }
@@ -183,8 +196,18 @@ struct ParagraphAnalyzer {
                     unhyphenatedLanguages.insert("")
                     continue
                 }
-                let points = hyphenator.points(in: scalars[(start + wordStart)..<(start + i)], language: language,
+                let word = scalars[(start + wordStart)..<(start + i)]
+                let key = WordKey(language: language, word: Array(word))
+                let points: [Int]
+                if let known = hyphenationPoints[key] {
+                    points = known
+                } else {
+                    points = hyphenator.points(in: word, language: language,
                                                before: typography.hyphenateBefore, after: typography.hyphenateAfter)
+                    // Words repeat: an article asks for a few thousand distinct ones.
+                    if hyphenationPoints.count > 100_000 { hyphenationPoints.removeAll(keepingCapacity: true) }
+                    hyphenationPoints[key] = points
+                }
                 if points.isEmpty, !Hyphenator.writesWithoutHyphens(language), !hyphenator.hasDictionary(for: language) {
                     unhyphenatedLanguages.insert(language)
                 }
@@ -208,13 +231,20 @@ struct ParagraphAnalyzer {
         return hyphens
     }
 
+    // ASCII answers first: Unicode property lookups dominate the cost of finding words.
     private static func isSpace(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.properties.isWhitespace || scalar == AttributedText.objectReplacement
+        if scalar.isASCII { return scalar == " " || (0x09...0x0D).contains(scalar.value) }
+        return scalar.properties.isWhitespace || scalar == AttributedText.objectReplacement
+    }
+
+    private static func isDigit(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.isASCII ? ("0"..."9").contains(scalar) : scalar.properties.numericType != nil
     }
 
     /// Letters of words that hyphenate: not ideographs, kana or Hangul, which break between
     /// characters without hyphens.
     private static func isLetter(_ scalar: Unicode.Scalar) -> Bool {
+        if scalar.isASCII { return ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) }
         if Framesetter.isIdeographic(scalar) || (0xAC00...0xD7AF).contains(scalar.value) || (0x1100...0x11FF).contains(scalar.value) {
             return false
         }
@@ -229,10 +259,10 @@ struct ParagraphAnalyzer {
     /// it (punctuation that ends a sentence or clause does not count).
     private static func looksLikeAddressOrNumber(_ token: ArraySlice<Unicode.Scalar>) -> Bool {
         var body = token
-        while let last = body.last, !isLetter(last), last.properties.numericType == nil { body.removeLast() }
+        while let last = body.last, !isLetter(last), !isDigit(last) { body.removeLast() }
         var previous: Unicode.Scalar?
         for scalar in body {
-            if scalar.properties.numericType != nil { return true }
+            if isDigit(scalar) { return true }
             switch scalar {
             case "/", "\\", "@", "_", "=", "&", "?", "#", "~", "<", ">", "{", "}", "[", "]", "|", ":", "%", "+": return true
             default:
