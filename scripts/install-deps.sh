@@ -16,8 +16,8 @@ packages=(
   # goldens and pixel tests are made with (DejaVu for Latin, Greek, Cyrillic; Noto CJK)
   # and bidirectional text (UAX #9)
   libfontconfig-dev libunibreak-dev libfribidi-dev fonts-dejavu-core fonts-dejavu-extra fonts-noto-cjk
-  # automatic hyphenation: libhyphen and its pattern dictionaries (English, German, French, Spanish)
-  libhyphen-dev hyphen-en-us hyphen-de hyphen-fr hyphen-es
+  # automatic hyphenation: libhyphen and its pattern dictionaries (English, German, French, Spanish, Italian, Russian, Greek)
+  libhyphen-dev hyphen-en-us hyphen-de hyphen-fr hyphen-es hyphen-it hyphen-ru hyphen-el
   # fixtures (mutool create, qpdf --encrypt, cjpeg) and tests (schema validation)
   mupdf-tools qpdf libjpeg-turbo-progs python3 python3-jsonschema
   # benchmark peers and measurement

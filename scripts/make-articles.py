@@ -568,6 +568,13 @@ from a case of thin and thick spaces, and every line has to be tight enough to l
 out. She justifies by feel, running a thumb along the line and listening for the faint rattle of a loose
 sort. The computer, she points out, does the same job in a millionth of the time and never once listens.</p>
 
+<p style="text-align: justify">Compositors also broke long words by hand, and marked the places where a
+word may break: a soft hyphen, invisible unless the line ends there, as in com&shy;pre&shy;hen&shy;si&shy;bil&shy;i&shy;ties
+or counter&shy;revolutionary. German customers bring their own: <span lang="de" style="hyphens: auto">die
+Donaudampfschifffahrtsgesellschaft ver&ouml;ffentlicht Fahrpl&auml;ne in au&szlig;ergew&ouml;hnlich schmalen
+Spalten</span>, and a catalogue number such as <span style="hyphens: none">LP-2019/internationalization</span>
+is never hyphenated.</p>
+
 <p class="caption"><img src="images/figure.png" width="240" height="160" alt="Bar chart of orders per year,
 rising from 12 to 58 over six years"><br><font size="2" face="DejaVu Sans">Orders per year over the last six
 years, drawn by the studio&rsquo;s own plotter: from 12 to 58.</font></p>

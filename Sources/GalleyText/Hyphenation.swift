@@ -1,4 +1,5 @@
 import CHyphen
+import Glibc
 import Foundation
 import Synchronization
 
@@ -6,8 +7,9 @@ import Synchronization
 /// Debian's `hyphen-*` packages), one dictionary per language, loaded on first use.
 ///
 /// A dictionary is looked up by BCP 47 tag: `en-GB` tries `hyph_en_GB.dic`, then `hyph_en.dic`,
-/// then the first `hyph_en_*.dic` in name order. Dictionaries in UTF-8 and ISO 8859-1 are
-/// read; words a Latin-1 dictionary cannot spell are left whole.
+/// then the first `hyph_en_*.dic` in name order. Dictionaries in UTF-8 and in any single-byte
+/// charset iconv knows (ISO 8859-x, KOI8-R…) are read; words a single-byte dictionary cannot
+/// spell are left whole.
 public final class Hyphenator: Sendable {
     /// Where Debian installs the dictionaries.
     public static let dictionaryFolder = "/usr/share/hyphen"
@@ -24,10 +26,11 @@ public final class Hyphenator: Sendable {
     }
 
     /// Languages written without hyphens (Chinese, Japanese, Korean, Thai, Lao, Khmer,
-    /// Burmese): a missing dictionary for them is no loss worth a warning.
+    /// Burmese, and Arabic, Persian, Urdu, Hebrew and Yiddish, whose words are not broken):
+    /// a missing dictionary for them is no loss worth a warning.
     public static func writesWithoutHyphens(_ language: String) -> Bool {
         let primary = language.lowercased().split(whereSeparator: { $0 == "-" || $0 == "_" }).first.map(String.init) ?? ""
-        return ["zh", "ja", "ko", "th", "lo", "km", "my"].contains(primary)
+        return ["zh", "ja", "ko", "th", "lo", "km", "my", "ar", "fa", "ur", "he", "yi"].contains(primary)
     }
 
     /// Whether there is a dictionary for `language`.
@@ -75,6 +78,9 @@ public final class Hyphenator: Sendable {
     private final class Dictionary: Sendable {
         private let handle: Mutex<Handle>
         private let isUTF8: Bool
+        /// For a dictionary in a single-byte charset (ISO 8859-x, KOI8-R…): the byte of each
+        /// character it can spell.
+        private let bytes: [Unicode.Scalar: UInt8]
 
         private struct Handle: ~Copyable {
             let pointer: UnsafeMutablePointer<HyphenDict>
@@ -85,13 +91,42 @@ public final class Hyphenator: Sendable {
             guard FileManager.default.isReadableFile(atPath: path), let pointer = hnj_hyphen_load(path) else { return nil }
             let charset = withUnsafeBytes(of: pointer.pointee.cset) { bytes in
                 String(decoding: bytes.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }.uppercased()
-            guard pointer.pointee.utf8 != 0 || charset == "ISO8859-1" || charset == "ISO-8859-1" else {
+            }
+            isUTF8 = pointer.pointee.utf8 != 0
+            if isUTF8 {
+                bytes = [:]
+            } else if let table = Self.singleByteTable(charset) {
+                bytes = table
+            } else {
                 hnj_hyphen_free(pointer)
                 return nil
             }
-            isUTF8 = pointer.pointee.utf8 != 0
             handle = Mutex(Handle(pointer: pointer))
+        }
+
+        /// What each byte 0x20–0xFF means in `charset`, through iconv; nil when iconv does not
+        /// know the charset.
+        private static func singleByteTable(_ charset: String) -> [Unicode.Scalar: UInt8]? {
+            let converter = iconv_open("UTF-32LE", charset)
+            guard converter != iconv_t(bitPattern: -1) else { return nil }
+            defer { iconv_close(converter) }
+            var table: [Unicode.Scalar: UInt8] = [:]
+            for byte in UInt8(0x20)...UInt8(0xFF) {
+                var input = [CChar(bitPattern: byte)]
+                var output = [UInt32](repeating: 0, count: 2)
+                let converted = input.withUnsafeMutableBufferPointer { inBuffer in
+                    output.withUnsafeMutableBytes { outBuffer in
+                        var inPointer: UnsafeMutablePointer<CChar>? = inBuffer.baseAddress
+                        var inLeft = 1
+                        var outPointer: UnsafeMutablePointer<CChar>? = outBuffer.baseAddress?.assumingMemoryBound(to: CChar.self)
+                        var outLeft = outBuffer.count
+                        iconv(converter, nil, nil, nil, nil)
+                        return iconv(converter, &inPointer, &inLeft, &outPointer, &outLeft) != -1 && outLeft == outBuffer.count - 4
+                    }
+                }
+                if converted, let scalar = Unicode.Scalar(UInt32(littleEndian: output[0])) { table[scalar] = byte }
+            }
+            return table
         }
 
         /// Offsets before which the dictionary allows a hyphen (standard hyphenation only: the
@@ -115,8 +150,8 @@ public final class Hyphenator: Sendable {
                 if isUTF8 {
                     UTF8.encode(letter) { bytes.append(CChar(bitPattern: $0)) }
                 } else {
-                    guard letter.value < 256 else { return [] }
-                    bytes.append(CChar(bitPattern: UInt8(letter.value)))
+                    guard let byte = self.bytes[letter] else { return [] }
+                    bytes.append(CChar(bitPattern: byte))
                 }
                 lastByte.append(bytes.count - 1)
             }

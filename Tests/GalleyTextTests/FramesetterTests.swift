@@ -86,10 +86,10 @@ func linesAndGlyphsStayInsideTheirColumns(layout: ArticleLayout) throws {
 }
 
 @Test func charactersNoFontCoversAreReported() throws {
-    let text = testText(["Private use: \u{E000}\u{E001} end."])
+    let text = testText(["Private use: \u{10FFFC}\u{10FFFD} end."])
     let typesetter = try ArticleTypesetter(text: text, layout: layouts[0], fonts: sharedFonts)
     while try typesetter.nextPage() != nil {}
-    #expect(typesetter.uncoveredCharacters == ["\u{E000}": 1, "\u{E001}": 1])
+    #expect(typesetter.uncoveredCharacters == ["\u{10FFFC}": 1, "\u{10FFFD}": 1])
 }
 
 /// Lines of `text` typeset in one column `width` points wide, as strings.

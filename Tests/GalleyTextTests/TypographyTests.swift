@@ -26,6 +26,18 @@ private let french = """
     imprimés, particulièrement dans les colonnes étroites des quotidiens.
     """
 
+/// Russian and Greek: dictionaries in KOI8-R and ISO 8859-7.
+private let russian = """
+    Типографика — искусство оформления печатного текста средствами набора и вёрстки; переносы слов \
+    необходимы в узких колонках газетных публикаций, особенно в продолжительных словосочетаниях и \
+    многочисленных терминологических определениях.
+    """
+
+private let greek = """
+    Η τυπογραφία είναι η τέχνη και η τεχνική της διάταξης των γραμμάτων ώστε να γίνεται ο γραπτός λόγος \
+    ευανάγνωστος, ιδιαίτερα στις στενές στήλες των εφημερίδων και των περιοδικών εκδόσεων.
+    """
+
 /// One tall column `width` points wide.
 private func column(_ width: Double, threshold: Double = 1) -> ArticleLayout {
     var layout = ArticleLayout(name: "column")
@@ -182,7 +194,7 @@ private let halfPixel = 0.5 * 72 / 150
     #expect(all.allSatisfy { !$0.line.isHyphenated && text.scalars[$0.line.range.upperBound - 1] != "\u{00AD}" })
 }
 
-@Test(arguments: [("en-US", english), ("de", german), ("fr", french)])
+@Test(arguments: [("en-US", english), ("de", german), ("fr", french), ("ru", russian), ("el", greek)])
 func automaticHyphenationBreaksWordsWithTheLanguagesDictionary(language: String, sample: String) throws {
     let text = testText([sample, sample], language: language, hyphens: .auto)
     var layout = column(130)
