@@ -64,6 +64,7 @@ public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
 /// | `hyphenation` | hyphenate words automatically (CSS `hyphens: auto` for the whole text) | false |
 /// | `hyphenate_before`, `hyphenate_after` | fewest characters before and after an automatic hyphen, 1...10 | 2, 3 |
 /// | `max_hyphenated_lines` | most consecutive lines ending in a hyphen, 1...20 | 2 |
+/// | `line_breaking` | `greedy` (each line takes what fits) or `optimal` (Knuth–Plass per paragraph) | `greedy` |
 ///
 /// Unknown keys, wrong types and impossible values are errors naming the key and line.
 extension Configuration {
@@ -329,8 +330,14 @@ private struct YAMLReader {
             case "hyphenate_before": layout.typography.hyphenateBefore = try integer(value, key: fieldKey, in: 1...10)
             case "hyphenate_after": layout.typography.hyphenateAfter = try integer(value, key: fieldKey, in: 1...10)
             case "max_hyphenated_lines": layout.typography.maximumConsecutiveHyphens = try integer(value, key: fieldKey, in: 1...20)
+            case "line_breaking":
+                let text = try string(value, key: fieldKey)
+                guard let mode = ArticleLayout.Typography.LineBreaking(rawValue: text) else {
+                    throw error(value, key: fieldKey, "expected greedy or optimal, got '\(text)'")
+                }
+                layout.typography.lineBreaking = mode
             default:
-                throw error(keyNode, key: fieldKey, "unknown layout key; layout keys are name, page, orientation, columns, column_gap, inset, background, color, font_family, font_size, line_height, language, justify_threshold, hyphenation, hyphenate_before, hyphenate_after, max_hyphenated_lines")
+                throw error(keyNode, key: fieldKey, "unknown layout key; layout keys are name, page, orientation, columns, column_gap, inset, background, color, font_family, font_size, line_height, language, justify_threshold, hyphenation, hyphenate_before, hyphenate_after, max_hyphenated_lines, line_breaking")
             }
         }
         if orientation == "landscape" && named && layout.pageWidth < layout.pageHeight {

@@ -16,6 +16,11 @@ public struct TypesetMeasurement: Codable, Sendable {
         public var name: String
         public var pages: Int
         public var lines: Int
+        public var justifiedLines: Int
+        public var hyphenatedLines: Int
+        public var looseLines: Int
+        /// Sum of the lines' badness (`LineBox.badness`): lower is more even spacing.
+        public var badness: Double
         /// Time spent parsing and typesetting (one thread does it all).
         public var typesetSeconds: Double
         /// Time spent drawing every page at the configured dpi, summed over the drawing
@@ -43,7 +48,7 @@ public struct TypesetMeasurement: Codable, Sendable {
         let drawer = PageDrawer(scale: configuration.dpi / 72, jobs: render ? max(1, jobs) : 0)
         for layout in configuration.layouts {
             var typesetSeconds = 0.0
-            var pages = 0, lines = 0
+            var pages = 0, lines = 0, justified = 0, hyphenated = 0, loose = 0, badness = 0.0
             let clock = ContinuousClock()
             let layoutStarted = clock.now
             var started = clock.now
@@ -57,10 +62,15 @@ public struct TypesetMeasurement: Codable, Sendable {
                 typesetSeconds += seconds(clock.now - started)
                 pages += 1
                 lines += page.lineCount
+                justified += page.justifiedLineCount
+                hyphenated += page.hyphenatedLineCount
+                loose += page.looseLineCount
+                badness += page.totalBadness
                 try drawer.draw(page)
             }
             let renderSeconds = try drawer.finish()
-            result.layouts.append(Layout(name: layout.name, pages: pages, lines: lines, typesetSeconds: typesetSeconds,
+            result.layouts.append(Layout(name: layout.name, pages: pages, lines: lines, justifiedLines: justified,
+                                         hyphenatedLines: hyphenated, looseLines: loose, badness: badness, typesetSeconds: typesetSeconds,
                                          renderSeconds: renderSeconds, wallSeconds: seconds(clock.now - layoutStarted)))
         }
         return result

@@ -37,6 +37,15 @@ public struct ArticleLayout: Hashable, Sendable {
         public var hyphenateAfter = 3
         /// Most consecutive lines ending in a hyphen (soft or automatic). Default: 2.
         public var maximumConsecutiveHyphens = 2
+        /// How line ends are chosen. Default: greedy.
+        public var lineBreaking = LineBreaking.greedy
+
+        public enum LineBreaking: String, Hashable, Sendable {
+            /// Each line takes as much as fits (fast; what browsers do).
+            case greedy
+            /// Knuth–Plass total fit per paragraph: fewer loose lines and hyphens.
+            case optimal
+        }
 
         public init() {}
     }

@@ -55,7 +55,7 @@ public final class ArticleTypesetter {
                 lines.append(LineBox(range: line.range,
                                      rect: Rect(x: placed.origin, y: placed.top, width: line.width, height: placed.height),
                                      baseline: placed.baseline, isJustified: line.expansion != nil,
-                                     isHyphenated: line.isHyphenated, isLoose: placed.loose))
+                                     isHyphenated: line.isHyphenated, isLoose: placed.loose, badness: line.badness))
                 for run in line.runs {
                     runs.append(GlyphRun(face: run.face, size: run.style.size, color: run.style.color, glyphs: run.glyphs,
                                          positions: run.positions.map { (placed.origin + $0.x, placed.baseline + $0.y) }))

@@ -13,6 +13,8 @@ public final class Framesetter {
     /// Consecutive lines ending in a hyphen at the end of what has been placed, and their
     /// paragraph.
     private var hyphenatedLines = (paragraph: -1, count: 0)
+    /// Line ends the optimal breaker chose for a paragraph (local offsets).
+    private var plan: (paragraph: Int, ends: [Int])?
 
     /// A space may grow by at most this many times its natural width when a Latin line is
     /// justified; a line that would need more is left ragged and counted as loose.
@@ -68,18 +70,29 @@ public final class Framesetter {
             }
             var measure = rect.width - max(0, startIndent) - max(0, endIndent)
             let hyphenAllowed = hyphenatedLines.paragraph != paragraphIndex || hyphenatedLines.count < typography.maximumConsecutiveHyphens
+            if typography.lineBreaking == .optimal, first, plan?.paragraph != paragraphIndex {
+                plan = OptimalBreaker.breaks(analysis, firstMeasure: measure, measure: restMeasure(style: style, width: rect.width),
+                                             maximumConsecutiveHyphens: typography.maximumConsecutiveHyphens)
+                    .map { (paragraphIndex, $0) }
+            }
             let local: Range<Int>
-            do {
-                local = try filler.nextLine(measure: measure, hyphenAllowed: hyphenAllowed)
-            } catch {
-                guard measure < rect.width else { throw error }
-                // Something as wide as the column (an image, a long unbreakable cluster) but not
-                // as the indented measure: set that line at the full column width instead.
-                (startIndent, endIndent, measure) = (0, 0, rect.width)
-                local = try filler.nextLine(measure: measure, hyphenAllowed: hyphenAllowed)
+            if let plan, plan.paragraph == paragraphIndex, let end = plannedEnd(after: filler.position, in: plan.ends),
+               analysis.lineWidth(filler.position, end) <= measure + LineFiller.tolerance {
+                local = filler.take(to: end)
+            } else {
+                do {
+                    local = try filler.nextLine(measure: measure, hyphenAllowed: hyphenAllowed)
+                } catch {
+                    guard measure < rect.width else { throw error }
+                    // Something as wide as the column (an image, a long unbreakable cluster) but
+                    // not as the indented measure: set that line at the full column width instead.
+                    (startIndent, endIndent, measure) = (0, 0, rect.width)
+                    local = try filler.nextLine(measure: measure, hyphenAllowed: hyphenAllowed)
+                }
             }
             let (expansion, loose) = justification(of: local, in: analysis, lastLine: filler.isFinished, measure: measure)
-            let line = TypesetLine(analysis: analysis, local: local, expansion: expansion)
+            var line = TypesetLine(analysis: analysis, local: local, expansion: expansion)
+            line.badness = OptimalBreaker.badness(of: local, in: analysis, measure: measure, isLast: filler.isFinished)
 
             var gap = 0.0
             if first && !frame.lines.isEmpty {
@@ -107,6 +120,18 @@ public final class Framesetter {
         }
         frame.range = start..<offset
         return frame
+    }
+
+    /// The measure of a paragraph's lines after the first, indents capped as `fill` caps them.
+    private func restMeasure(style: ParagraphStyle, width: Double) -> Double {
+        let indents = max(0, style.startIndent) + max(0, style.endIndent)
+        return width - (indents > width / 2 ? width / 2 : indents)
+    }
+
+    /// The planned line end after `position`, when `position` is where a planned line began.
+    private func plannedEnd(after position: Int, in ends: [Int]) -> Int? {
+        guard position == 0 || ends.contains(position) else { return nil }
+        return ends.first { $0 > position }
     }
 
     /// How a line is spread to the measure, and whether it was left ragged for want of

@@ -53,6 +53,13 @@ struct LineFiller {
         return start..<end
     }
 
+    /// Ends the next line at local offset `end`, chosen beforehand (by the optimal breaker).
+    mutating func take(to end: Int) -> Range<Int> {
+        let start = position
+        position = end
+        return start..<end
+    }
+
     /// The last cluster boundary that fits, when no break opportunity does.
     private func emergencyEnd(from start: Int, measure: Double) throws(TypesetError) -> Int {
         let count = analysis.range.count

@@ -30,6 +30,8 @@ struct TypesetLine {
     var isHyphenated = false
     /// How the line was spread to the measure, if it was.
     var expansion: Expansion?
+    /// How far its spaces had (or would have had) to stretch: `OptimalBreaker.badness`.
+    var badness = 0.0
 
     /// Slack given out to make a line flush at both edges.
     enum Expansion: Equatable {

@@ -29,6 +29,9 @@ public struct LineBox: Hashable, Sendable {
     public var isHyphenated = false
     /// Should have been justified but its spaces would have stretched too far, so left ragged.
     public var isLoose = false
+    /// How far its spaces stretch, or would have to stretch to make it flush: 0 flush, 100 at
+    /// the stretch limit, at most 10,000; 0 for the last line of a paragraph.
+    public var badness = 0.0
 }
 
 /// One column of a page (Core Text's `CTFrame`) and the text that filled it.
@@ -103,6 +106,7 @@ public struct TypesetPage: PageSource {
     public var lineCount: Int { columns.reduce(0) { $0 + $1.lines.count } }
     public var justifiedLineCount: Int { columns.reduce(0) { $0 + $1.lines.count(where: \.isJustified) } }
     public var hyphenatedLineCount: Int { columns.reduce(0) { $0 + $1.lines.count(where: \.isHyphenated) } }
+    public var totalBadness: Double { columns.reduce(0) { $0 + $1.lines.reduce(0) { $0 + $1.badness } } }
     public var looseLineCount: Int { columns.reduce(0) { $0 + $1.lines.count(where: \.isLoose) } }
 
     /// Every glyph with its face, size and page position (for tests and inspection).

@@ -77,7 +77,9 @@ struct Typeset: ParsableCommand {
             for result in results {
                 print("\(result.source): \(result.textLength) characters")
                 for layout in result.layouts {
-                    var line = "  \(layout.name): \(layout.pages) pages, \(layout.lines) lines, typeset \(String(format: "%.3f", layout.typesetSeconds)) s"
+                    var line = "  \(layout.name): \(layout.pages) pages, \(layout.lines) lines (\(layout.justifiedLines) justified, "
+                        + "\(layout.hyphenatedLines) hyphenated, \(layout.looseLines) loose, badness \(Int(layout.badness.rounded()))), "
+                        + "typeset \(String(format: "%.3f", layout.typesetSeconds)) s"
                     if render {
                         line += String(format: ", render %.3f s, wall %.3f s (%.1f pages/s)", layout.renderSeconds, layout.wallSeconds,
                                        Double(layout.pages) / max(1e-9, layout.wallSeconds))

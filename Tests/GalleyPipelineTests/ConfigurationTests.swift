@@ -140,6 +140,7 @@ import Testing
                 hyphenate_before: 3
                 hyphenate_after: 4
                 max_hyphenated_lines: 3
+                line_breaking: optimal
               - name: custom
                 page: [400, 600]
             """
@@ -152,6 +153,7 @@ import Testing
         #expect(wide.base.language == "ja")
         #expect(wide.typography.justifyThreshold == 0.85 && wide.base.hyphens == .auto)
         #expect(wide.typography.hyphenateBefore == 3 && wide.typography.hyphenateAfter == 4 && wide.typography.maximumConsecutiveHyphens == 3)
+        #expect(wide.typography.lineBreaking == .optimal)
         let custom = configuration.layouts[1]
         #expect(custom.pageWidth == 400 && custom.pageHeight == 600 && custom.columns == 1 && custom.base.fontFamily == "DejaVu Serif")
         // Justification off, hyphens only at soft hyphens, unless asked for.
@@ -174,6 +176,7 @@ import Testing
             ("layouts:\n  - name: x\n    hyphenation: sometimes\n", "layouts.x.hyphenation"),
             ("layouts:\n  - name: x\n    hyphenate_after: 0\n", "layouts.x.hyphenate_after"),
             ("layouts:\n  - name: x\n    max_hyphenated_lines: 0\n", "layouts.x.max_hyphenated_lines"),
+            ("layouts:\n  - name: x\n    line_breaking: best\n", "layouts.x.line_breaking"),
             ("layouts: []\n", "layouts"),
         ]
         for (yaml, key) in cases {

@@ -4,13 +4,15 @@ import GalleyText
 import Testing
 
 /// Layouts with 1, 2 and 3 columns on pages of different shapes; the last two justify lines
-/// at least 60% full, and the text is hyphenated, so the properties hold with both on.
+/// at least 60% full, and the text is hyphenated, so the properties hold with both on; the
+/// last breaks lines by total fit.
 private let layouts: [ArticleLayout] = [(1, 595.0, 842.0, 1.0), (2, 595, 842, 0.6), (3, 842, 595, 0.6)].map { columns, width, height, threshold in
     var layout = ArticleLayout(name: "c\(columns)")
     layout.columns = columns
     layout.pageWidth = width
     layout.pageHeight = height
     layout.typography.justifyThreshold = threshold
+    if columns == 3 { layout.typography.lineBreaking = .optimal }
     return layout
 }
 

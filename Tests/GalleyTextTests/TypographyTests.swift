@@ -240,10 +240,12 @@ func automaticHyphenationBreaksWordsWithTheLanguagesDictionary(language: String,
     }
 }
 
-@Test func consecutiveHyphenatedLinesAreLimited() throws {
+@Test(arguments: [ArticleLayout.Typography.LineBreaking.greedy, .optimal])
+func consecutiveHyphenatedLinesAreLimited(breaking: ArticleLayout.Typography.LineBreaking) throws {
     let text = testText([english, english, english], language: "en-US", hyphens: .auto)
     for limit in [1, 2] {
         var layout = column(110)
+        layout.typography.lineBreaking = breaking
         layout.typography.maximumConsecutiveHyphens = limit
         let pages = try typesetAll(text, layout, fonts: sharedFonts)
         var run = 0, longest = 0
@@ -252,8 +254,33 @@ func automaticHyphenationBreaksWordsWithTheLanguagesDictionary(language: String,
             longest = max(longest, run)
         }
         #expect(longest <= limit, "\(longest) consecutive hyphenated lines with a limit of \(limit)")
-        #expect(pages.reduce(0) { $0 + $1.hyphenatedLineCount } > 0)
+        if breaking == .greedy { #expect(pages.reduce(0) { $0 + $1.hyphenatedLineCount } > 0) }
     }
+}
+
+/// Total fit minimizes the sum of the lines' demerits (badness, hyphens, hyphens in a row);
+/// the greedy breaks are one of the breakings it considered, so it can only do as well or
+/// better, and it places the same text.
+@Test func optimalBreakingNeverDoesWorseThanGreedy() throws {
+    let text = testText([english, french], language: "en-US", hyphens: .auto, paragraphStyle: paragraphStyle(.justify))
+    func demerits(_ breaking: ArticleLayout.Typography.LineBreaking) throws -> (Double, [LineBox]) {
+        var layout = column(150)
+        layout.typography.lineBreaking = breaking
+        layout.typography.maximumConsecutiveHyphens = 20
+        let placed = lines(try typesetAll(text, layout, fonts: sharedFonts)).map(\.line)
+        var total = 0.0
+        for (index, line) in placed.enumerated() {
+            total += (10 + line.badness) * (10 + line.badness)
+            if line.isHyphenated { total += 50 * 50 }
+            if line.isHyphenated, index > 0, placed[index - 1].isHyphenated { total += 3000 }
+        }
+        return (total, placed)
+    }
+    let (greedy, greedyLines) = try demerits(.greedy)
+    let (optimal, optimalLines) = try demerits(.optimal)
+    #expect(optimal <= greedy + 1e-6, "optimal \(optimal) > greedy \(greedy)")
+    #expect(optimalLines.map(\.range) != greedyLines.map(\.range), "total fit chose the greedy breaks everywhere; the sample should differ")
+    #expect(optimalLines.first?.range.lowerBound == 0 && optimalLines.last?.range.upperBound == text.count)
 }
 
 @Test func justifiedHyphenatedTextMatchesItsGolden() throws {
