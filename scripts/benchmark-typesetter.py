@@ -680,7 +680,9 @@ def ratio(galley, peer):
     return "%.2fx" % (galley.rate / peer.rate)
 
 
-def table_rows(rows, reference):
+def table_rows(rows, reference, two_threads):
+    """`reference`: Galley's row per group with --workers workers; `two_threads`: its extra
+    two-worker row per group, when --workers is not 2, whose ratio is printed alongside."""
     out = []
     for m in rows:
         galley_row = m.tool.startswith("galley")
@@ -689,6 +691,8 @@ def table_rows(rows, reference):
             continue
         pages = ("%.1f page-eq" % m.pages) if m.equivalents else "%d" % m.pages
         compared = "" if galley_row else ratio(reference.get(m.group), m)
+        if not galley_row and m.group in two_threads:
+            compared += " (2 threads: %s)" % ratio(two_threads[m.group], m)
         out.append((m.group, m.tool, m.what, pages, "%.3f" % m.seconds, "%.1f" % m.rate, compared,
                     "%.0f" % (m.rss_kib / 1024.0) if m.rss_kib else "?", m.note))
     return out
@@ -713,7 +717,7 @@ def print_markdown(rows, args, article_name):
         print("| %s |" % " | ".join(c.replace("|", "\\|") for c in r))
     print()
     print("%s, %s × %s pt pages, inset %s pt, %s %s pt / line height %s, %d dpi; best of %d runs; "
-          "Galley ÷ peer compares Galley with %d worker%s in the same group. page-eq: height of pango-view's "
+          "Galley ÷ peer compares Galley with %d worker%s in the same group (and, in brackets, with 2). page-eq: height of pango-view's "
           "one tall page ÷ the text area's height."
           % (article_name, fmt(args.page_width), fmt(args.page_height), fmt(args.inset), FONT_FAMILY,
              fmt(args.font_size), fmt(LINE_HEIGHT), args.dpi, args.repeat, args.workers,
@@ -755,37 +759,32 @@ def main():
             rows.append(Measurement("render, no PNG", typeset_tool(args.workers), "", status=reason))
             rows.append(Measurement("render + PNG", "galley run --jobs %d" % args.workers, "", status=reason))
         else:
-            for jobs in [args.workers] + ([2] if args.workers != 2 else []):
-                log("measuring galley typeset --render --jobs %d ..." % jobs)
-                try:
-                    rows.append(galley_typeset(args, work, article, jobs))
-                except Failed as e:
-                    failed = True
-                    log("  failed: %s" % e)
-                    rows.append(Measurement("render, no PNG", typeset_tool(jobs), "", status="failed", note=str(e)))
-            for jobs in [args.workers] + ([2] if args.workers != 2 else []):
-                log("measuring galley run --jobs %d ..." % jobs)
-                try:
-                    rows.append(galley_run(args, work, article, jobs))
-                except Failed as e:
-                    failed = True
-                    log("  failed: %s" % e)
-                    rows.append(Measurement("render + PNG", "galley run --jobs %d" % jobs, "", status="failed",
-                                            note=str(e)))
+            for measure, group, tool in ((galley_typeset, "render, no PNG", typeset_tool),
+                                         (galley_run, "render + PNG", lambda jobs: "galley run --jobs %d" % jobs)):
+                for jobs in [args.workers] + ([2] if args.workers != 2 else []):
+                    log("measuring %s ..." % tool(jobs))
+                    try:
+                        rows.append(measure(args, work, article, jobs))
+                    except Failed as e:
+                        failed = True
+                        log("  failed: %s" % e)
+                        rows.append(Measurement(group, tool(jobs), "", status="failed", note=str(e)))
         log("measuring mutool draw ...")
         rows += mupdf(args, work, article)
         log("measuring pango-view ...")
         rows += pango(args, work, article)
 
-        reference = {}
+        reference, two_threads = {}, {}
         for m in rows:
             if m.tool in (typeset_tool(args.workers), "galley run --jobs %d" % args.workers):
                 reference[m.group] = m
+            elif args.workers != 2 and m.tool in (typeset_tool(2), "galley run --jobs 2") and m.status == "ok":
+                two_threads[m.group] = m
         order = {"render, no PNG": 0, "render + PNG": 1}
         extras = ("galley run --jobs 2", typeset_tool(2))
         rows.sort(key=lambda m: (order[m.group], not m.tool.startswith("galley"),
                                  m.tool in extras and args.workers != 2))
-        table = table_rows(rows, reference)
+        table = table_rows(rows, reference, two_threads)
         for m in rows:
             if m.status == "failed" and not m.tool.startswith("galley"):
                 failed = True

@@ -97,7 +97,7 @@ public struct AttributedTextBuilder: Sendable {
                         atLineStart = false
                     }
                 } else if whiteSpace == .preserveLineBreaks && (scalar == "\n" || scalar == "\r") {
-                    breakLine(&out, style: style)
+                    breakLine(&out)
                     spaceInOut = false
                 } else if !atLineStart {
                     if out.isEmpty && openStart != nil {
@@ -107,7 +107,7 @@ public struct AttributedTextBuilder: Sendable {
                     }
                 }
             case "\u{2028}", "\u{2029}", "\u{85}":
-                breakLine(&out, style: style)
+                breakLine(&out)
                 spaceInOut = false
             default:
                 beginContent(&out)
@@ -124,24 +124,17 @@ public struct AttributedTextBuilder: Sendable {
         if spaceInOut { pendingSpace = style }
     }
 
-    /// Appends text, treating its white space as `whiteSpace` says.
-    public mutating func append(_ text: String, style: TextStyle, whiteSpace: WhiteSpaceMode = .collapse) {
-        append(text.unicodeScalars, style: style, whiteSpace: whiteSpace)
-    }
-
     /// Appends a forced line break (U+2028, `<br>`); collapsible spaces before and after it go.
     public mutating func appendLineBreak(style: TextStyle) {
         var out: [Unicode.Scalar] = []
-        breakLine(&out, style: style)
+        breakLine(&out)
         commit(out, style: style)
     }
 
     /// Appends an inline image: one U+FFFC and its `Attachment`.
     public mutating func appendAttachment(source: String, width: Double?, height: Double?,
                                           alternative: String, style: TextStyle) {
-        var out: [Unicode.Scalar] = []
-        beginContent(&out)
-        commit(out, style: style)
+        beginContent()
         attachments.append(Attachment(offset: scalars.count, source: source, width: width, height: height,
                                       alternative: alternative))
         commit([AttributedText.objectReplacement], style: style)
@@ -201,8 +194,7 @@ public struct AttributedTextBuilder: Sendable {
     public mutating func flushListMarker() {
         guard pendingMarker != nil else { return }
         breakParagraph()
-        var out: [Unicode.Scalar] = []
-        beginContent(&out)
+        beginContent()
         breakParagraph()
     }
 
@@ -237,7 +229,13 @@ public struct AttributedTextBuilder: Sendable {
         }
     }
 
-    private mutating func breakLine(_ out: inout [Unicode.Scalar], style: TextStyle) {
+    /// `beginContent` for content that is committed on its own (an image, a list marker).
+    private mutating func beginContent() {
+        var nothing: [Unicode.Scalar] = []
+        beginContent(&nothing)
+    }
+
+    private mutating func breakLine(_ out: inout [Unicode.Scalar]) {
         if openStart == nil { openParagraph() }
         pendingSpace = nil
         out.append(AttributedText.lineSeparator)

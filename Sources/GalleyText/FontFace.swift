@@ -115,23 +115,24 @@ final class GlyphImage: Sendable {
         var offset: Int32
     }
 
-    /// `coverage` is `width × height` bytes, row by row.
-    init(left: Int, top: Int, width: Int, height: Int, coverage: UnsafeBufferPointer<UInt8>) {
+    /// `row(r)` gives the `width` coverage bytes of row `r` (top to bottom).
+    init(left: Int, top: Int, width: Int, height: Int, row: (Int) -> UnsafePointer<UInt8>) {
         self.left = left
         self.top = top
         self.width = width
         self.height = height
         var spans: [Span] = []
         var pixels: [UInt8] = []
-        for row in 0..<height {
+        for r in 0..<height {
+            let coverage = row(r)
             var column = 0
             while column < width {
-                while column < width && coverage[row * width + column] == 0 { column += 1 }
+                while column < width && coverage[column] == 0 { column += 1 }
                 guard column < width else { break }
                 let start = column
-                while column < width && coverage[row * width + column] != 0 { column += 1 }
-                spans.append(Span(row: Int32(row), start: Int32(start), end: Int32(column), offset: Int32(pixels.count)))
-                pixels.append(contentsOf: coverage[(row * width + start)..<(row * width + column)])
+                while column < width && coverage[column] != 0 { column += 1 }
+                spans.append(Span(row: Int32(r), start: Int32(start), end: Int32(column), offset: Int32(pixels.count)))
+                pixels.append(contentsOf: UnsafeBufferPointer(start: coverage + start, count: column - start))
             }
         }
         self.spans = spans
@@ -141,7 +142,7 @@ final class GlyphImage: Sendable {
     /// Bytes held, for the cache's budget.
     var byteCount: Int { pixels.count + spans.count * MemoryLayout<Span>.stride + 64 }
 
-    static let empty = GlyphImage(left: 0, top: 0, width: 0, height: 0, coverage: UnsafeBufferPointer(start: nil, count: 0))
+    static let empty = GlyphImage(left: 0, top: 0, width: 0, height: 0) { _ in fatalError("an empty glyph has no rows") }
 }
 
 /// A FreeType library and face, used only under `FontFace`'s mutex.
@@ -188,17 +189,10 @@ private struct Rasterizer: ~Copyable {
         let width = Int(bitmap.width), height = Int(bitmap.rows)
         guard width > 0, height > 0, let buffer = bitmap.buffer,
               bitmap.pixel_mode == UInt8(FT_PIXEL_MODE_GRAY.rawValue) else { return .empty }
-        var coverage = [UInt8](repeating: 0, count: width * height)
+        // Spans are read straight from FreeType's buffer (rows upward when the pitch is negative).
         let pitch = Int(bitmap.pitch)
-        coverage.withUnsafeMutableBufferPointer { out in
-            for row in 0..<height {
-                let source = pitch >= 0 ? buffer + row * pitch : buffer + (height - 1 - row) * (-pitch)
-                for column in 0..<width { out[row * width + column] = source[column] }
-            }
-        }
-        return coverage.withUnsafeBufferPointer { coverage in
-            GlyphImage(left: Int(slot.pointee.bitmap_left), top: Int(slot.pointee.bitmap_top),
-                       width: width, height: height, coverage: coverage)
+        return GlyphImage(left: Int(slot.pointee.bitmap_left), top: Int(slot.pointee.bitmap_top), width: width, height: height) { row in
+            UnsafePointer(pitch >= 0 ? buffer + row * pitch : buffer + (height - 1 - row) * (-pitch))
         }
     }
 }

@@ -158,6 +158,10 @@ public final class FontFallback: Sendable {
     private let entries: [Entry]
     /// Faces opened so far, by entry index.
     private let opened = Mutex<[Int: FontFace]>([:])
+    /// The entry `face(covering:)` found for each character asked about (nil: none covers it),
+    /// so a page of Chinese under a Latin primary face walks the fallback order once per
+    /// distinct character, not once per character.
+    private let covering = Mutex<[Unicode.Scalar: Int?]>([:])
 
     init(library: FontLibrary, entries: [Entry]) {
         self.library = library
@@ -169,11 +173,16 @@ public final class FontFallback: Sendable {
 
     /// The first face, in fallback order, that has a glyph for `scalar`; nil when none has.
     public func face(covering scalar: Unicode.Scalar) throws(TypesetError) -> FontFace? {
+        if let known = covering.withLock({ $0[scalar] }) { return try known.map { i throws(TypesetError) in try face(at: i) } }
+        var found: Int?
         for (i, entry) in entries.enumerated() where entry.charset.contains(scalar) {
-            let face = try face(at: i)
-            if face.glyph(for: scalar) != nil { return face }
+            if try face(at: i).glyph(for: scalar) != nil {
+                found = i
+                break
+            }
         }
-        return nil
+        covering.withLock { $0[scalar] = .some(found) }
+        return try found.map { i throws(TypesetError) in try face(at: i) }
     }
 
     private func face(at index: Int) throws(TypesetError) -> FontFace {

@@ -58,20 +58,12 @@ public final class Framesetter {
             let style = analysis.style
             var filler = LineFiller(analysis: analysis, position: offset - analysis.range.lowerBound)
             let first = filler.atParagraphStart
-            // Indents may take at most half the column, so deep nesting in a narrow column
-            // still leaves room for text.
-            var startIndent = style.startIndent + (first ? style.firstLineIndent : 0)
-            var endIndent = style.endIndent
-            let indents = max(0, startIndent) + max(0, endIndent)
-            if indents > rect.width / 2 {
-                let factor = rect.width / 2 / indents
-                startIndent *= factor
-                endIndent *= factor
-            }
+            var (startIndent, endIndent) = Self.indents(style, firstLine: first, width: rect.width)
             var measure = rect.width - max(0, startIndent) - max(0, endIndent)
             let hyphenAllowed = hyphenatedLines.paragraph != paragraphIndex || hyphenatedLines.count < typography.maximumConsecutiveHyphens
             if typography.lineBreaking == .optimal, first, plan?.paragraph != paragraphIndex {
-                plan = OptimalBreaker.breaks(analysis, firstMeasure: measure, measure: restMeasure(style: style, width: rect.width),
+                let rest = Self.indents(style, firstLine: false, width: rect.width)
+                plan = OptimalBreaker.breaks(analysis, firstMeasure: measure, measure: rect.width - max(0, rest.start) - max(0, rest.end),
                                              maximumConsecutiveHyphens: typography.maximumConsecutiveHyphens)
                     .map { (paragraphIndex, $0) }
             }
@@ -122,10 +114,14 @@ public final class Framesetter {
         return frame
     }
 
-    /// The measure of a paragraph's lines after the first, indents capped as `fill` caps them.
-    private func restMeasure(style: ParagraphStyle, width: Double) -> Double {
-        let indents = max(0, style.startIndent) + max(0, style.endIndent)
-        return width - (indents > width / 2 ? width / 2 : indents)
+    /// A line's start and end indents in a column `width` wide. Together they take at most
+    /// half the column, so deep nesting in a narrow column still leaves room for text.
+    private static func indents(_ style: ParagraphStyle, firstLine: Bool, width: Double) -> (start: Double, end: Double) {
+        let start = style.startIndent + (firstLine ? style.firstLineIndent : 0), end = style.endIndent
+        let total = max(0, start) + max(0, end)
+        guard total > width / 2 else { return (start, end) }
+        let factor = width / 2 / total
+        return (start * factor, end * factor)
     }
 
     /// The planned line end after `position`, when `position` is where a planned line began.
@@ -153,20 +149,12 @@ public final class Framesetter {
         case .right, .center: return (nil, false)
         }
         let slack = max(0, measure - natural)
-        var visibleEnd = local.upperBound
-        while visibleEnd > local.lowerBound && analysis.hangs[visibleEnd - 1] { visibleEnd -= 1 }
-        let visible = local.lowerBound..<visibleEnd
-        let start = analysis.range.lowerBound
-        if visible.contains(where: { Self.isIdeographic(analysis.scalar(at: start + $0)) }) {
-            let clusters = visible.filter { analysis.clusterStart[$0] }.count
-            return clusters > 1 ? (.clusters(slack / Double(clusters - 1)), false) : (nil, true)
-        }
-        let separators = visible.filter { TypesetLine.isWordSeparator(analysis.scalar(at: start + $0)) }
-        let naturalSpace = separators.reduce(0.0) { $0 + analysis.widthPrefix[$1 + 1] - analysis.widthPrefix[$1] } / Double(max(1, separators.count))
-        guard !separators.isEmpty, slack / Double(separators.count) <= Self.maximumSpaceStretch * naturalSpace + LineFiller.tolerance else {
-            return (nil, true)
-        }
-        return (.spaces(slack / Double(separators.count)), false)
+        let stretch = analysis.stretch(local.lowerBound, local.upperBound)
+        guard stretch.opportunities > 0 else { return (nil, true) }
+        let share = slack / Double(stretch.opportunities)
+        if stretch.betweenClusters { return (.clusters(share), false) }
+        guard slack <= stretch.limit + LineFiller.tolerance else { return (nil, true) }
+        return (.spaces(share), false)
     }
 
     /// Han, kana, Bopomofo and CJK punctuation: text that is justified between characters.

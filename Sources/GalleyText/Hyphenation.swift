@@ -33,15 +33,12 @@ public final class Hyphenator: Sendable {
         return ["zh", "ja", "ko", "th", "lo", "km", "my", "ar", "fa", "ur", "he", "yi"].contains(primary)
     }
 
-    /// Whether there is a dictionary for `language`.
-    public func hasDictionary(for language: String) -> Bool { dictionary(for: language) != nil }
-
     /// Local offsets `i` (1 ≤ i < word.count) before which `word` may break with a hyphen,
-    /// leaving at least `before` characters before and `after` after. `word` is letters only
-    /// (the caller cuts words out of the text); an empty result when the language has no
-    /// dictionary or the word is too short.
-    func points(in word: ArraySlice<Unicode.Scalar>, language: String, before: Int, after: Int) -> [Int] {
-        guard word.count >= before + after, let dictionary = dictionary(for: language) else { return [] }
+    /// leaving at least `before` characters before and `after` after; nil when the language
+    /// has no dictionary. `word` is letters only (the caller cuts words out of the text).
+    func points(in word: ArraySlice<Unicode.Scalar>, language: String, before: Int, after: Int) -> [Int]? {
+        guard let dictionary = dictionary(for: language) else { return nil }
+        guard word.count >= before + after else { return [] }
         return dictionary.points(in: Array(word)).filter { $0 >= before && word.count - $0 >= after }
     }
 

@@ -128,11 +128,8 @@ struct Itemizer {
     /// `shared`: the character's own script is Common or Inherited.
     private mutating func chooseFace(for scalar: Unicode.Scalar, shared: Bool, fallback: FontFallback, primary: FontFace,
                                      previous: FontFace?) throws(TypesetError) -> FontFace {
-        if scalar.value >= 0x300, let previous {
-            switch scalar.properties.generalCategory {
-            case .nonspacingMark, .spacingMark, .enclosingMark, .format: return previous
-            default: break
-            }
+        if let previous, Self.isMark(scalar) || (scalar.value >= 0x300 && scalar.properties.generalCategory == .format) {
+            return previous
         }
         if let previous, shared, previous !== primary, previous.glyph(for: scalar) != nil { return previous }
         if primary.glyph(for: scalar) != nil { return primary }
@@ -142,6 +139,16 @@ struct Itemizer {
             uncovered[scalar, default: 0] += 1
         }
         return previous ?? primary
+    }
+
+    /// Whether `scalar` is a combining mark, which belongs with the character before it (no
+    /// mark is below U+0300, so most text is answered without a property lookup).
+    static func isMark(_ scalar: Unicode.Scalar) -> Bool {
+        guard scalar.value >= 0x300 else { return false }
+        switch scalar.properties.generalCategory {
+        case .nonspacingMark, .spacingMark, .enclosingMark: return true
+        default: return false
+        }
     }
 
     /// Scripts for shaping, from each character's own: Common and Inherited characters take

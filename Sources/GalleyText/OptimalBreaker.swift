@@ -17,33 +17,16 @@ enum OptimalBreaker {
     /// TeX's `\linepenalty`.
     static let linePenalty = 10.0
 
-    /// How bad a line is that is `width` long in a measure of `measure`, on a scale where 0 is
-    /// flush, 100 is spaces stretched to `maximumSpaceStretch`, and 10,000 is the most; the last
-    /// line of a paragraph, and lines ending in a forced break, are never bad.
+    /// How bad a line is in a measure of `measure`, on a scale where 0 is flush, 100 is its
+    /// slack at its stretch limit (`ParagraphAnalysis.stretch`), and 10,000 is the most; the
+    /// last line of a paragraph, and lines ending in a forced break, are never bad.
     static func badness(of local: Range<Int>, in analysis: ParagraphAnalysis, measure: Double, isLast: Bool) -> Double {
         guard !isLast, !local.isEmpty, analysis.breaks[local.upperBound - 1] != .mandatory else { return 0 }
         let slack = max(0, measure - analysis.lineWidth(local.lowerBound, local.upperBound))
         guard slack > LineFiller.tolerance else { return 0 }
-        var spaces = 0.0, spaceWidth = 0.0, clusters = 0
-        var end = local.upperBound
-        while end > local.lowerBound && analysis.hangs[end - 1] { end -= 1 }
-        for i in local.lowerBound..<end {
-            let scalar = analysis.scalar(at: analysis.range.lowerBound + i)
-            if TypesetLine.isWordSeparator(scalar) {
-                spaces += 1
-                spaceWidth += analysis.widthPrefix[i + 1] - analysis.widthPrefix[i]
-            }
-            if analysis.clusterStart[i] { clusters += 1 }
-        }
-        // Stretch available: spaces up to the limit, or (text without spaces, such as
-        // ideographs) a quarter of the font size between clusters, approximated from the
-        // line's average advance.
-        var stretch = spaceWidth * Framesetter.maximumSpaceStretch
-        if spaces == 0, clusters > 1 {
-            stretch = (analysis.width(local.lowerBound, end) / Double(clusters)) * 0.25 * Double(clusters - 1)
-        }
-        guard stretch > 0 else { return 10_000 }
-        return min(10_000, 100 * pow3(slack / stretch))
+        let limit = analysis.stretch(local.lowerBound, local.upperBound).limit
+        guard limit > 0 else { return 10_000 }
+        return min(10_000, 100 * pow3(slack / limit))
     }
 
     private static func pow3(_ x: Double) -> Double { x * x * x }

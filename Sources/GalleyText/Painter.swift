@@ -100,16 +100,16 @@ struct Canvas {
         let rowStart = max(0, Int(top.rounded(.down))), rowEnd = min(bitmap.height, Int(bottom.rounded(.up)))
         guard columnStart < columnEnd, rowStart < rowEnd else { return }
         let pixels = bitmap.pixels.bindMemory(to: UInt8.self)
-        let channels = [Int(color.r), Int(color.g), Int(color.b)]
+        let channels = [UInt32(color.r), UInt32(color.g), UInt32(color.b)]
         for row in rowStart..<rowEnd {
             let rowCoverage = min(bottom, Double(row + 1)) - max(top, Double(row))
             for column in columnStart..<columnEnd {
                 let columnCoverage = min(right, Double(column + 1)) - max(left, Double(column))
-                let a = Int((max(0, min(1, rowCoverage * columnCoverage)) * 255).rounded())
+                let a = UInt32((max(0, min(1, rowCoverage * columnCoverage)) * 255).rounded())
                 guard a > 0 else { continue }
                 let offset = row * bitmap.rowBytes + column * 3
                 for channel in 0..<3 {
-                    pixels[offset + channel] = UInt8((Int(pixels[offset + channel]) * (255 - a) + channels[channel] * a + 127) / 255)
+                    pixels[offset + channel] = Self.divide255(UInt32(pixels[offset + channel]) * (255 - a) + channels[channel] * a)
                 }
             }
         }

@@ -22,12 +22,55 @@ struct ParagraphAnalysis {
     /// The hyphen a line shows when it ends after a local offset whose opportunity is
     /// `.hyphen`.
     let hyphens: [Int: HyphenGlyph]
+    /// Counts over local characters `0..<i`, so that what a line may stretch is a difference
+    /// of two entries: word separators, their advance, cluster starts, ideographs.
+    let stretchPrefix: StretchPrefix
+
+    struct StretchPrefix {
+        var separators: [Int]
+        var separatorWidth: [Double]
+        var clusters: [Int]
+        var ideographs: [Int]
+    }
+
+    /// Where a line's visible content ends: before its trailing hanging space.
+    func visibleEnd(_ a: Int, _ b: Int) -> Int {
+        var end = b
+        while end > a && hangs[end - 1] { end -= 1 }
+        return end
+    }
 
     /// Natural width of local characters `a..<b`, trailing hanging space excluded.
     func width(_ a: Int, _ b: Int) -> Double {
-        var end = b
-        while end > a && hangs[end - 1] { end -= 1 }
-        return widthPrefix[end] - widthPrefix[a]
+        widthPrefix[visibleEnd(a, b)] - widthPrefix[a]
+    }
+
+    /// Where a line of local characters `a..<b` may take slack, and how much it may take
+    /// before it counts as too loose: between its clusters when it holds ideographs (a quarter
+    /// of their average advance per gap), else at its word separators (`maximumSpaceStretch`
+    /// times their natural width).
+    func stretch(_ a: Int, _ b: Int) -> Stretch {
+        let end = visibleEnd(a, b)
+        let prefix = stretchPrefix
+        if prefix.ideographs[end] > prefix.ideographs[a] {
+            let clusters = prefix.clusters[end] - prefix.clusters[a]
+            let gaps = max(0, clusters - 1)
+            return Stretch(betweenClusters: true, opportunities: gaps,
+                           limit: width(a, end) / Double(max(1, clusters)) * 0.25 * Double(gaps))
+        }
+        let separators = prefix.separators[end] - prefix.separators[a]
+        return Stretch(betweenClusters: false, opportunities: separators,
+                       limit: (prefix.separatorWidth[end] - prefix.separatorWidth[a]) * Framesetter.maximumSpaceStretch)
+    }
+
+    /// What a line may stretch: see `stretch(_:_:)`.
+    struct Stretch {
+        /// Slack goes between clusters (ideographs) rather than to word separators.
+        var betweenClusters: Bool
+        /// Places that take slack: gaps between clusters, or word separators.
+        var opportunities: Int
+        /// Slack the line may take before it is too loose (points).
+        var limit: Double
     }
 
     /// The character at global offset `offset`.
@@ -124,11 +167,8 @@ struct ParagraphAnalyzer {
             }
         }
         // A character a mark attaches to keeps its marks: a cluster start must not be a mark.
-        for (i, scalar) in text.scalars[range].enumerated() where clusterStart[i] && scalar.value >= 0x300 {
-            switch scalar.properties.generalCategory {
-            case .nonspacingMark, .spacingMark, .enclosingMark: clusterStart[i] = false
-            default: break
-            }
+        for (i, scalar) in text.scalars[range].enumerated() where clusterStart[i] && Itemizer.isMark(scalar) {
+            clusterStart[i] = false
         }
         var prefix = [Double](repeating: 0, count: count + 1)
         for i in 0..<count { prefix[i + 1] = prefix[i] + advances[i] }
@@ -139,9 +179,17 @@ struct ParagraphAnalyzer {
         }
         var breaks = LineBreaks.opportunities(text.scalars[range], language: language)
         let hyphens = hyphenation(of: range, items: shaped, breaks: &breaks, clusterStart: clusterStart)
+        var stretch = ParagraphAnalysis.StretchPrefix(separators: [0], separatorWidth: [0], clusters: [0], ideographs: [0])
+        for (i, scalar) in text.scalars[range].enumerated() {
+            let separator = TypesetLine.isWordSeparator(scalar)
+            stretch.separators.append(stretch.separators[i] + (separator ? 1 : 0))
+            stretch.separatorWidth.append(stretch.separatorWidth[i] + (separator ? advances[i] : 0))
+            stretch.clusters.append(stretch.clusters[i] + (clusterStart[i] ? 1 : 0))
+            stretch.ideographs.append(stretch.ideographs[i] + (Framesetter.isIdeographic(scalar) ? 1 : 0))
+        }
         return ParagraphAnalysis(range: range, scalars: text.scalars[range], style: paragraph.value, baseLevel: baseLevel, items: shaped,
                                  breaks: breaks, widthPrefix: prefix, clusterStart: clusterStart, hangs: hangs,
-                                 hyphens: hyphens)
+                                 hyphens: hyphens, stretchPrefix: stretch)
     }
 
     /// Marks soft hyphens and, where the style says `hyphens: auto`, dictionary points as
@@ -202,14 +250,13 @@ struct ParagraphAnalyzer {
                 if let known = hyphenationPoints[key] {
                     points = known
                 } else {
-                    points = hyphenator.points(in: word, language: language,
-                                               before: typography.hyphenateBefore, after: typography.hyphenateAfter)
+                    let found = hyphenator.points(in: word, language: language,
+                                                  before: typography.hyphenateBefore, after: typography.hyphenateAfter)
+                    if found == nil, !Hyphenator.writesWithoutHyphens(language) { unhyphenatedLanguages.insert(language) }
+                    points = found ?? []
                     // Words repeat: an article asks for a few thousand distinct ones.
                     if hyphenationPoints.count > 100_000 { hyphenationPoints.removeAll(keepingCapacity: true) }
                     hyphenationPoints[key] = points
-                }
-                if points.isEmpty, !Hyphenator.writesWithoutHyphens(language), !hyphenator.hasDictionary(for: language) {
-                    unhyphenatedLanguages.insert(language)
                 }
                 for point in points {
                     let after = wordStart + point - 1

@@ -69,7 +69,6 @@ struct StyleSheet: Sendable {
     private struct Rule: Sendable {
         var selector: CSSSelector
         var declarations: [CSSDeclaration]
-        var order: Int
     }
 
     private var rules: [Rule] = []
@@ -125,7 +124,7 @@ struct StyleSheet: Sendable {
             }
             guard !declarations.isEmpty else { continue }
             let index = rules.count
-            rules.append(Rule(selector: selector, declarations: declarations, order: index))
+            rules.append(Rule(selector: selector, declarations: declarations))
             if let id = selector.ids.first {
                 rulesByID[id, default: []].append(index)
             } else if let className = selector.classes.first {
@@ -149,11 +148,11 @@ struct StyleSheet: Sendable {
             if let list = rulesByClass[className] { candidates += list }
         }
         if let list = rulesByTag[tag] { candidates += list }
+        // A rule's index is its source order.
         let matching = candidates
-            .map { rules[$0] }
-            .filter { $0.selector.matches(tag: tag, id: id, classes: classes) }
-            .sorted { ($0.selector.specificity, $0.order) < ($1.selector.specificity, $1.order) }
-        return matching.flatMap(\.declarations)
+            .filter { rules[$0].selector.matches(tag: tag, id: id, classes: classes) }
+            .sorted { (rules[$0].selector.specificity, $0) < (rules[$1].selector.specificity, $1) }
+        return matching.flatMap { rules[$0].declarations }
     }
 
     // MARK: - Declarations
@@ -827,12 +826,13 @@ struct ComputedStyle: Sendable {
     /// The family list of `font-family`, quotes stripped and generic names lower-cased, with
     /// the base family appended as the last resort. `-galley-monospace` is the user-agent
     /// style sheet's code font.
+    private static let genericFamilies: Set<String> = ["serif", "sans-serif", "monospace", "cursive", "fantasy", "system-ui",
+                                                       "ui-serif", "ui-sans-serif", "ui-monospace", "math", "emoji"]
+
     static func fontFamilies(_ value: String, base: BaseStyle) -> [String]? {
         if value.trimmingASCIIWhitespace() == "-galley-monospace" {
             return ["DejaVu Sans Mono", "monospace"]
         }
-        let generics: Set<String> = ["serif", "sans-serif", "monospace", "cursive", "fantasy", "system-ui",
-                                     "ui-serif", "ui-sans-serif", "ui-monospace", "math", "emoji"]
         var families: [String] = []
         for item in StyleSheet.split(value, on: UInt8(ascii: ",")) {
             var name = item.trimmingASCIIWhitespace()
@@ -841,7 +841,7 @@ struct ComputedStyle: Sendable {
                 if name.last == first { name = String(name.dropLast()) }
             } else {
                 name = name.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).joined(separator: " ")
-                if generics.contains(name.lowercased()) { name = name.lowercased() }
+                if genericFamilies.contains(name.lowercased()) { name = name.lowercased() }
             }
             if !name.isEmpty && !families.contains(name) { families.append(name) }
         }

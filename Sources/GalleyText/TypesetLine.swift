@@ -51,9 +51,7 @@ struct TypesetLine {
     init(analysis: ParagraphAnalysis, local: Range<Int>, expansion: Expansion? = nil) {
         let start = analysis.range.lowerBound
         range = (start + local.lowerBound)..<(start + local.upperBound)
-        var visibleEnd = local.upperBound
-        while visibleEnd > local.lowerBound && analysis.hangs[visibleEnd - 1] { visibleEnd -= 1 }
-        let visible = (start + local.lowerBound)..<(start + visibleEnd)
+        let visible = (start + local.lowerBound)..<(start + analysis.visibleEnd(local.lowerBound, local.upperBound))
         let hyphen = local.isEmpty || analysis.breaks[local.upperBound - 1] != .hyphen ? nil : analysis.hyphens[local.upperBound - 1]
         let hyphenOffset = start + local.upperBound - 1
         isHyphenated = hyphen != nil

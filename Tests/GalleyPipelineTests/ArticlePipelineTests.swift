@@ -47,6 +47,29 @@ import Testing
         return try Pipeline(configuration: configuration, logger: Logger(label: "test")).run()
     }
 
+    @Test func textWithoutADictionaryOrALanguageIsSetUnhyphenatedWithAWarning() throws {
+        let folder = try ScratchFolder("hyphenation")
+        try FileManager.default.createDirectory(at: folder.path("in"), withIntermediateDirectories: true)
+        let words = String(repeating: "onafhankelijkheidsverklaring ", count: 40)
+        let articles = ["dutch.html": "<p lang=\"nl\">\(words)</p>", "unknown.html": "<p>\(words)</p>",
+                        "japanese.html": "<p lang=\"ja\">日本語の文章です。\(words)</p>"]
+        for (name, markup) in articles {
+            try markup.write(to: folder.path("in/\(name)"), atomically: true, encoding: .utf8)
+        }
+        var layout = ArticleLayout(name: "narrow")
+        layout.columns = 3
+        layout.base.hyphens = .auto
+        let documents = try #require(try run(in: folder, layouts: [layout], thumbnails: []).manifest?.documents)
+        func document(_ source: String) throws -> Manifest.Document { try #require(documents.first { $0.source == source }) }
+        #expect(documents.allSatisfy { $0.status == .ok })
+        #expect(try document("dutch.html").warnings.contains { $0.contains("no hyphenation dictionary for nl") })
+        #expect(try document("unknown.html").warnings.contains { $0.contains("some text has no language") })
+        #expect(try document("japanese.html").warnings.isEmpty, "Japanese is written without hyphens")
+        for source in ["dutch.html", "unknown.html"] {
+            #expect(try document(source).pages.reduce(0) { $0 + ($1.hyphenatedLineCount ?? 0) } == 0)
+        }
+    }
+
     @Test func everyArticleIsTypesetInEveryLayoutAndItsColumnsTileTheText() throws {
         let folder = try ScratchFolder()
         let summary = try run(in: folder)

@@ -48,6 +48,7 @@ import Testing
             page_timeout: 12.5
             passwords:
               "secret/*.pdf": hunter2
+            fonts: [fonts, /usr/local/share/fonts]
             """)
         #expect(configuration.inputs == ["scans"])
         #expect(configuration.outputURL.path == "/tmp/previews")
@@ -61,6 +62,7 @@ import Testing
         #expect(configuration.pageTimeout == 12.5)
         #expect(configuration.password(forRelativePath: "secret/a.pdf") == "hunter2")
         #expect(configuration.password(forRelativePath: "public/a.pdf") == nil)
+        #expect(configuration.fontFolders == ["fonts", "/usr/local/share/fonts"])
     }
 
     @Test func unknownKeyNamesTheKeyAndLine() throws {
@@ -129,8 +131,10 @@ import Testing
                 page: letter
                 orientation: landscape
                 columns: 2
+                column_gap: 24
                 inset: {top: 20, left: 30}
                 background: "#fafafa"
+                color: "#333"
                 font_family: DejaVu Sans
                 font_size: 9.5
                 line_height: 1.4
@@ -148,7 +152,8 @@ import Testing
         let wide = configuration.layouts[0]
         #expect(wide.pageWidth == 792 && wide.pageHeight == 612 && wide.columns == 2)
         #expect(wide.inset.top == 20 && wide.inset.left == 30 && wide.inset.right == 54)
-        #expect(wide.background == RGBColor(r: 250, g: 250, b: 250))
+        #expect(wide.background == RGBColor(r: 250, g: 250, b: 250) && wide.base.color == RGBColor(r: 51, g: 51, b: 51))
+        #expect(wide.columnGap == 24)
         #expect(wide.base.fontFamily == "DejaVu Sans" && wide.base.fontSize == 9.5 && wide.base.lineHeight == 1.4)
         #expect(wide.base.language == "ja")
         #expect(wide.typography.justifyThreshold == 0.85 && wide.base.hyphens == .auto)

@@ -127,6 +127,22 @@ private let sentence = "Some words before the picture \u{FFFC} and some after it
     #expect(bitmap.pixel(x: Int(frame.x + 70), y: y) == (46, 107, 46))
 }
 
+@Test func halfTransparentPixelsBlendWithThePage() throws {
+    // Premultiplied green at alpha 128 over cream: each channel is the picture's value plus
+    // the page's times (1 − 128/255).
+    let pixels = Array([[UInt8]](repeating: [23, 54, 23, 128], count: 40 * 20).joined())
+    let cream = RGBColor(r: 250, g: 245, b: 230)
+    let page = try firstPage(text([sentence], width: 80, height: 40), images: ["picture.png": RasterImage(width: 40, height: 20, pixels: pixels)],
+                             background: cream)
+    let frame = try #require(page.attachments.first).rect
+    let bitmap = try page.render(scale: 1, cancellation: Cancellation())
+    let pixel = bitmap.pixel(x: Int(frame.x + 40), y: Int(frame.y + 20))
+    let keep = 1 - 128.0 / 255
+    for (value, (picture, background)) in zip([pixel.r, pixel.g, pixel.b], [(23.0, 250.0), (54, 245), (23, 230)]) {
+        #expect(abs(Double(value) - (picture + background * keep)) <= 1, "\(pixel)")
+    }
+}
+
 @Test func drawingInBandsEqualsDrawingTheWholePageWithPictures() throws {
     let paragraphs = Array(repeating: sentence, count: 6)
     let page = try firstPage(text(paragraphs, width: 150, height: nil), images: ["picture.png": halves(width: 97, height: 61)])

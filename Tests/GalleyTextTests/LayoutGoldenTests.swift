@@ -25,7 +25,7 @@ enum LayoutGolden {
                         "lines": column.lines.map { line -> [String: Any] in
                             var object: [String: Any] = [
                                 "range": [line.range.lowerBound, line.range.upperBound],
-                                "text": String(String.UnicodeScalarView(text.scalars[line.range])),
+                                "text": text.string(line.range),
                                 "x": round(line.rect.x), "width": round(line.rect.width),
                                 "top": round(line.rect.y), "height": round(line.rect.height), "baseline": round(line.baseline),
                             ]

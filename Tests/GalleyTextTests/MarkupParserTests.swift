@@ -1,4 +1,5 @@
 import Foundation
+import GalleyTestSupport
 import GalleyText
 import Testing
 
@@ -375,7 +376,7 @@ import Testing
     }
 
     @Test func everyOutputValidates() {
-        var generator = SeededGenerator(seed: 0x5EED)
+        var generator = SplitMix(seed: 0x5EED)
         let vocabulary = ["<p>", "</p>", "<b>", "</b>", "<i>", "<li>", "<ul>", "</ul>", "<ol start=-2>", "<pre>", "</pre>",
                           "<br>", "<hr>", "<img src=x>", "<table><tr><td>", "<font size=9>", "<sup>", "<h1>", "</h1>",
                           "<style>p{color:red}", "</style>", "<script>", "</script>", "<!--", "-->", "&amp;", "&#0;",
@@ -397,18 +398,5 @@ import Testing
                 #expect(MarkupParser(base: base).parse(plainText: bytes).text.validate() == [])
             }
         }
-    }
-}
-
-/// SplitMix64, seeded so that a failing random input can be reproduced.
-private struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -73,7 +73,7 @@ private func page(color: RGBColor = RGBColor(r: 200, g: 0, b: 0), background: RG
     #expect(Array(first.pixels) == Array(other.pixels))
 }
 
-@Test func thumbnailsAreDrawnFromThePageAtTheirOwnScale() throws {
+@Test func aThumbnailFitsItsBoxAndKeepsThePagesInk() throws {
     let page = try page(color: .black)
     let full = try page.render(scale: 150.0 / 72, cancellation: Cancellation())
     for box in [64, 128, 256] {

@@ -43,6 +43,23 @@ func typesetAll(_ text: AttributedText, _ layout: ArticleLayout, fonts: FontLibr
     return pages
 }
 
+/// One tall column `width` points wide, justification at `threshold` (1: off).
+func column(_ width: Double, threshold: Double = 1) -> ArticleLayout {
+    var layout = ArticleLayout(name: "column")
+    layout.pageWidth = width + 20
+    layout.pageHeight = 4000
+    layout.inset = .init(all: 10)
+    layout.typography.justifyThreshold = threshold
+    return layout
+}
+
+extension AttributedText {
+    /// The text of `range` as a string.
+    func string(_ range: Range<Int>) -> String {
+        String(String.UnicodeScalarView(scalars[range]))
+    }
+}
+
 /// One font library for all tests: fontconfig loads once.
 let sharedFonts: FontLibrary = {
     do { return try FontLibrary() } catch { fatalError("fontconfig: \(error)") }
