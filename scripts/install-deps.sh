@@ -20,6 +20,8 @@ packages=(
   libhyphen-dev hyphen-en-us hyphen-de hyphen-fr hyphen-es hyphen-it hyphen-ru hyphen-el
   # fixtures (mutool create, qpdf --encrypt, cjpeg) and tests (schema validation)
   mupdf-tools qpdf libjpeg-turbo-progs python3 python3-jsonschema
+  # the Unicode data that scripts/make-vertical-orientation.py reads (UAX #50)
+  unicode-data
   # benchmark peers and measurement
   poppler-utils libvips-tools time pango1.0-tools
 )

@@ -65,6 +65,7 @@ public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
 /// | `hyphenate_before`, `hyphenate_after` | fewest characters before and after an automatic hyphen, 1...10 | 2, 3 |
 /// | `max_hyphenated_lines` | most consecutive lines ending in a hyphen, 1...20 | 2 |
 /// | `line_breaking` | `greedy` (each line takes what fits) or `optimal` (Knuth–Plass per paragraph) | `greedy` |
+/// | `vertical` | lines top to bottom, right to left, `columns` as bands stacked down the page (markup's `writing-mode` wins) | false |
 ///
 /// Unknown keys, wrong types and impossible values are errors naming the key and line.
 extension Configuration {
@@ -330,6 +331,7 @@ private struct YAMLReader {
             case "hyphenate_before": layout.typography.hyphenateBefore = try integer(value, key: fieldKey, in: 1...10)
             case "hyphenate_after": layout.typography.hyphenateAfter = try integer(value, key: fieldKey, in: 1...10)
             case "max_hyphenated_lines": layout.typography.maximumConsecutiveHyphens = try integer(value, key: fieldKey, in: 1...20)
+            case "vertical": layout.writingMode = try boolean(value, key: fieldKey) ? .verticalRL : .horizontalTB
             case "line_breaking":
                 let text = try string(value, key: fieldKey)
                 guard let mode = ArticleLayout.Typography.LineBreaking(rawValue: text) else {
@@ -337,7 +339,7 @@ private struct YAMLReader {
                 }
                 layout.typography.lineBreaking = mode
             default:
-                throw error(keyNode, key: fieldKey, "unknown layout key; layout keys are name, page, orientation, columns, column_gap, inset, background, color, font_family, font_size, line_height, language, justify_threshold, hyphenation, hyphenate_before, hyphenate_after, max_hyphenated_lines, line_breaking")
+                throw error(keyNode, key: fieldKey, "unknown layout key; layout keys are name, page, orientation, columns, column_gap, inset, background, color, font_family, font_size, line_height, language, justify_threshold, hyphenation, hyphenate_before, hyphenate_after, max_hyphenated_lines, line_breaking, vertical")
             }
         }
         if orientation == "landscape" && named && layout.pageWidth < layout.pageHeight {

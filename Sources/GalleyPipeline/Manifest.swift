@@ -103,6 +103,9 @@ public struct Manifest: Codable, Sendable, Equatable {
         public var thumbnails: [Thumbnail]
         /// Articles: the layout this page belongs to.
         public var layout: String?
+        /// Articles: how lines run on the page, `horizontal-tb` or `vertical-rl` (the layout's
+        /// `vertical`, or the markup's `writing-mode`).
+        public var writingMode: String?
         /// Articles: the columns in filling order, with the text that filled each.
         public var columns: [Column]?
         /// Articles: lines on the page.

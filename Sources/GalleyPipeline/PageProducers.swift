@@ -159,10 +159,12 @@ final class ArticlePages: PageProducer {
 
     func next() throws -> (page: any PageSource, facts: PageFacts)? {
         while layoutIndex < layouts.count {
-            let layout = layouts[layoutIndex]
+            var layout = layouts[layoutIndex]
             if typesetter == nil {
                 let parsed = parsedForFirstLayout ?? Self.parse(bytes, document: source, base: layout.base)
                 parsedForFirstLayout = nil
+                // The markup's writing mode is the article's own; it wins over the layout's.
+                if let mode = parsed.writingMode { layout.writingMode = mode }
                 made.append(Manifest.LayoutPages(name: layout.name, pageCount: 0))
                 typesetter = try wrap(layout) { () throws(TypesetError) in try ArticleTypesetter(text: parsed.text, layout: layout, fonts: fonts, images: images) }
             }
@@ -209,7 +211,7 @@ final class ArticlePages: PageProducer {
         }
         return PageFacts(index: sequence, number: page.number, folder: "\(source.name)/\(layout.name)",
                          widthPt: manifestPoints(page.size.width), heightPt: manifestPoints(page.size.height), rotation: 0,
-                         layout: LayoutFacts(name: layout.name, columns: columns, lineCount: page.lineCount,
+                         layout: LayoutFacts(name: layout.name, writingMode: page.writingMode, columns: columns, lineCount: page.lineCount,
                                              justifiedLineCount: page.justifiedLineCount, hyphenatedLineCount: page.hyphenatedLineCount,
                                              looseLineCount: page.looseLineCount, attachments: attachments))
     }

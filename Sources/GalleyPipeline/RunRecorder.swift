@@ -1,4 +1,5 @@
 import Foundation
+import GalleyText
 import Synchronization
 
 /// What happened to one output of a page, reported by the stages to the record stage.
@@ -36,6 +37,7 @@ struct PageFacts: Sendable {
 /// The typesetting facts of an article page.
 struct LayoutFacts: Sendable {
     var name: String
+    var writingMode: WritingMode
     var columns: [Manifest.Column]
     var lineCount: Int
     var justifiedLineCount: Int
@@ -195,6 +197,7 @@ final class RunRecorder: Sendable {
                                              Manifest.Image(path: $0.path, width: $0.width, height: $0.height, sha256: $0.sha256, bytes: $0.bytes)
                                          },
                                          thumbnails: thumbnails, layout: page.facts.layout?.name,
+                                         writingMode: page.facts.layout?.writingMode.rawValue,
                                          columns: page.facts.layout?.columns, lineCount: page.facts.layout?.lineCount,
                                          justifiedLineCount: page.facts.layout?.justifiedLineCount,
                                          hyphenatedLineCount: page.facts.layout?.hyphenatedLineCount,

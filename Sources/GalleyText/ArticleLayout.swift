@@ -21,6 +21,9 @@ public struct ArticleLayout: Hashable, Sendable {
     public var base = BaseStyle()
     /// Justification, hyphenation limits and line breaking.
     public var typography = Typography()
+    /// How lines run. An article whose markup declares a `writing-mode` on `<html>` or
+    /// `<body>` is set in that mode instead. Default: horizontal.
+    public var writingMode = WritingMode.horizontalTB
 
     public init(name: String) {
         self.name = name
@@ -67,23 +70,35 @@ public struct ArticleLayout: Hashable, Sendable {
         }
     }
 
-    /// Width of each column.
+    /// Width of each column: in vertical text, of each band (the text area's width).
     public var columnWidth: Double {
-        (pageWidth - inset.left - inset.right - Double(columns - 1) * columnGap) / Double(columns)
+        let width = pageWidth - inset.left - inset.right
+        return writingMode.isVertical ? width : (width - Double(columns - 1) * columnGap) / Double(columns)
     }
 
-    /// Height of each column.
-    public var columnHeight: Double { pageHeight - inset.top - inset.bottom }
+    /// Height of each column: in vertical text, of each band.
+    public var columnHeight: Double {
+        let height = pageHeight - inset.top - inset.bottom
+        return writingMode.isVertical ? (height - Double(columns - 1) * columnGap) / Double(columns) : height
+    }
 
-    /// The column rectangles of a page, in filling order (left to right).
+    /// The column rectangles of a page, in filling order: left to right, or for vertical
+    /// text bands top to bottom.
     public var columnRects: [Rect] {
         (0..<columns).map { i in
-            Rect(x: inset.left + Double(i) * (columnWidth + columnGap), y: inset.top, width: columnWidth, height: columnHeight)
+            writingMode.isVertical
+                ? Rect(x: inset.left, y: inset.top + Double(i) * (columnHeight + columnGap), width: columnWidth, height: columnHeight)
+                : Rect(x: inset.left + Double(i) * (columnWidth + columnGap), y: inset.top, width: columnWidth, height: columnHeight)
         }
     }
 
     /// Why this layout cannot hold text, or nil when it can.
     public var problem: String? {
+        if writingMode.isVertical {
+            if columnHeight < 1 { return "bands are \(columnHeight.formatted()) pt high: the page is too short for \(columns) bands of vertical text with this inset and column_gap" }
+            if columnWidth < 1 { return "bands are \(columnWidth.formatted()) pt wide: the inset leaves no room on the page" }
+            return nil
+        }
         if columnWidth < 1 { return "columns are \(columnWidth.formatted()) pt wide: the page is too narrow for \(columns) columns with this inset and column_gap" }
         if columnHeight < 1 { return "columns are \(columnHeight.formatted()) pt high: the inset leaves no room on the page" }
         return nil

@@ -26,7 +26,7 @@ public final class ArticleTypesetter {
         self.layout = layout
         self.glyphCache = fonts.glyphCache
         self.framesetter = Framesetter(text: text, fonts: fonts, maximumBox: (layout.columnWidth, layout.columnHeight),
-                                       typography: layout.typography)
+                                       typography: layout.typography, vertical: layout.writingMode.isVertical)
     }
 
     /// Whether every character has been placed.
@@ -47,33 +47,41 @@ public final class ArticleTypesetter {
         var runs: [GlyphRun] = []
         var rects: [FilledRect] = []
         var placedImages: [PlacedImage] = []
-        for (columnIndex, rect) in layout.columnRects.enumerated() where !isFinished {
+        let vertical = layout.writingMode.isVertical
+        for (columnIndex, column) in layout.columnRects.enumerated() where !isFinished {
+            // The framesetter fills the column in line coordinates; `flow` puts them on the page.
+            let flow = FlowMapping(column: column, mode: layout.writingMode)
+            let rect = flow.flowRect
             let frame = try framesetter.fill(rect, from: offset)
             var lines: [LineBox] = []
             for placed in frame.lines {
                 let line = placed.line
                 lines.append(LineBox(range: line.range,
-                                     rect: Rect(x: placed.origin, y: placed.top, width: line.width, height: placed.height),
-                                     baseline: placed.baseline, isJustified: line.expansion != nil,
+                                     rect: flow.rect(Rect(x: placed.origin, y: placed.top, width: line.width, height: placed.height)),
+                                     baseline: vertical ? flow.point(0, placed.baseline).x : placed.baseline,
+                                     isJustified: line.expansion != nil,
                                      isHyphenated: line.isHyphenated, isLoose: placed.loose, badness: line.badness))
                 for run in line.runs {
-                    runs.append(GlyphRun(face: run.face, size: run.style.size, color: run.style.color, glyphs: run.glyphs,
-                                         positions: run.positions.map { (placed.origin + $0.x, placed.baseline + $0.y) }))
+                    runs.append(GlyphRun(face: run.face, size: run.style.size, color: run.style.color, orientation: run.orientation,
+                                         glyphs: run.glyphs,
+                                         positions: run.positions.map { flow.point(placed.origin + $0.x, placed.baseline + $0.y) }))
                     // Lines through the run, at the face's underline or strikeout offset from
-                    // the (shifted) baseline, as thick as its underline.
+                    // the (shifted) baseline, as thick as its underline. In vertical text the
+                    // underline goes on the right of the line (over, as Japanese sets it) and
+                    // the strikethrough through its middle.
                     let size = run.style.size
                     let thickness = max(0.5, run.face.underlineThickness * size)
                     let baseline = placed.baseline - run.style.baselineShift
                     var offsets: [Double] = []
-                    if run.style.underline { offsets.append(run.face.underlinePosition * size) }
-                    if run.style.strikethrough { offsets.append(-run.face.strikeoutPosition * size) }
+                    if run.style.underline { offsets.append(vertical ? -size / 2 - thickness : run.face.underlinePosition * size) }
+                    if run.style.strikethrough { offsets.append(vertical ? 0 : -run.face.strikeoutPosition * size) }
                     for offset in offsets {
-                        rects.append(FilledRect(rect: Rect(x: placed.origin + run.x0, y: baseline + offset - thickness / 2,
-                                                           width: run.x1 - run.x0, height: thickness), color: run.style.color))
+                        let through = Rect(x: placed.origin + run.x0, y: baseline + offset - thickness / 2, width: run.x1 - run.x0, height: thickness)
+                        rects.append(FilledRect(rect: flow.rect(through), color: run.style.color))
                     }
                 }
                 for box in line.boxes {
-                    let frameRect = Rect(x: placed.origin + box.x, y: placed.baseline - box.height, width: box.width, height: box.height)
+                    let frameRect = flow.rect(Rect(x: placed.origin + box.x, y: placed.baseline + box.drop - box.height, width: box.width, height: box.height))
                     let source = text.attachments[box.attachment].source
                     attachments.append(AttachmentFrame(column: columnIndex, rect: frameRect, offset: box.offset, source: source))
                     if let image = images[source] {
@@ -88,14 +96,15 @@ public final class ArticleTypesetter {
                 }
             }
             for y in frame.rules {
-                rects.append(FilledRect(rect: Rect(x: rect.x, y: y - 0.25, width: rect.width, height: 0.5), color: RGBColor(r: 128, g: 128, b: 128)))
+                rects.append(FilledRect(rect: flow.rect(Rect(x: rect.x, y: y - 0.25, width: rect.width, height: 0.5)),
+                                        color: RGBColor(r: 128, g: 128, b: 128)))
             }
-            columns.append(ColumnFrame(rect: rect, range: frame.range, lines: lines))
+            columns.append(ColumnFrame(rect: column, range: frame.range, lines: lines))
             offset = frame.range.upperBound
         }
         pagesMade += 1
         return TypesetPage(size: PageSize(width: layout.pageWidth, height: layout.pageHeight), number: pagesMade,
-                           background: layout.background, columns: columns, attachments: attachments,
+                           background: layout.background, writingMode: layout.writingMode, columns: columns, attachments: attachments,
                            glyphRuns: runs, rects: rects, images: placedImages, glyphCache: glyphCache)
     }
 }

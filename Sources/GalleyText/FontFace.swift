@@ -84,11 +84,26 @@ public final class FontFace: @unchecked Sendable {
         Double(hb_font_get_glyph_h_advance(hbFont, glyph)) / unitsPerEm
     }
 
-    /// Rasterizes a glyph at `pixelsPerEm`, shifted right by `subpixelX` pixels (0 ≤ x < 1).
-    func rasterize(glyph: UInt32, pixelsPerEm: Double, subpixelX: Double) -> GlyphImage {
+    /// Vertical advance of a glyph in ems (down positive), from the font's vertical metrics.
+    public func verticalAdvance(of glyph: UInt32) -> Double {
+        -Double(hb_font_get_glyph_v_advance(hbFont, glyph)) / unitsPerEm
+    }
+
+    /// Where a glyph's horizontal origin lies from its vertical origin (the top centre of its
+    /// vertical em box), in ems along a vertical line: `down` positive, `up` positive to the
+    /// right. HarfBuzz applies the same shift to glyphs it shapes top to bottom.
+    public func verticalOriginShift(of glyph: UInt32) -> (down: Double, up: Double) {
+        var x: hb_position_t = 0, y: hb_position_t = 0
+        _ = hb_font_get_glyph_v_origin(hbFont, glyph, &x, &y)
+        return (Double(y) / unitsPerEm, -Double(x) / unitsPerEm)
+    }
+
+    /// Rasterizes a glyph at `pixelsPerEm`, shifted by `subpixel` pixels (0 ≤ x < 1) along
+    /// its line: right, or for a glyph turned `sideways` (a quarter turn clockwise), down.
+    func rasterize(glyph: UInt32, pixelsPerEm: Double, subpixel: Double, sideways: Bool = false) -> GlyphImage {
         rasterizer.withLock { rasterizer -> GlyphImage in
             if rasterizer == nil { rasterizer = Rasterizer(path: path, index: index) }
-            return rasterizer?.render(glyph: glyph, pixelsPerEm: pixelsPerEm, subpixelX: subpixelX) ?? .empty
+            return rasterizer?.render(glyph: glyph, pixelsPerEm: pixelsPerEm, subpixel: subpixel, sideways: sideways) ?? .empty
         }
     }
 }
@@ -168,7 +183,7 @@ private struct Rasterizer: ~Copyable {
         FT_Done_FreeType(library)
     }
 
-    mutating func render(glyph: UInt32, pixelsPerEm: Double, subpixelX: Double) -> GlyphImage {
+    mutating func render(glyph: UInt32, pixelsPerEm: Double, subpixel: Double, sideways: Bool) -> GlyphImage {
         let size = max(1, Int((pixelsPerEm * 64).rounded()))
         if size != currentSize {
             guard FT_Set_Char_Size(face, 0, FT_F26Dot6(size), 72, 72) == 0 else { return .empty }
@@ -182,7 +197,17 @@ private struct Rasterizer: ~Copyable {
         let flags = Int32(FT_LOAD_NO_BITMAP) | hinting
         guard FT_Load_Glyph(face, glyph, flags) == 0, let slot = face.pointee.glyph else { return .empty }
         if slot.pointee.format == FT_GLYPH_FORMAT_OUTLINE {
-            FT_Outline_Translate(&slot.pointee.outline, FT_Pos((subpixelX * 64).rounded()), 0)
+            let shift = FT_Pos((subpixel * 64).rounded())
+            if sideways {
+                // A quarter turn clockwise (FreeType's y points up): x' = y, y' = −x. Light
+                // hinting snapped the glyph's own y, which is now across the line, where
+                // positions are whole pixels.
+                var turn = FT_Matrix(xx: 0, xy: 0x10000, yx: -0x10000, yy: 0)
+                FT_Outline_Transform(&slot.pointee.outline, &turn)
+                FT_Outline_Translate(&slot.pointee.outline, 0, -shift)
+            } else {
+                FT_Outline_Translate(&slot.pointee.outline, shift, 0)
+            }
         }
         guard FT_Render_Glyph(slot, FT_RENDER_MODE_NORMAL) == 0 else { return .empty }
         let bitmap = slot.pointee.bitmap

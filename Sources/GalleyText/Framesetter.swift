@@ -21,11 +21,13 @@ public final class Framesetter {
     public static let maximumSpaceStretch = 2.0
 
     /// - Parameter maximumBox: the largest attachment box (a column's width and height).
+    /// - Parameter vertical: lines run top to bottom; rectangles are then given in line
+    ///   coordinates (width along the line), as `FlowMapping.flowRect` makes them.
     public init(text: AttributedText, fonts: FontLibrary, maximumBox: (width: Double, height: Double),
-                typography: ArticleLayout.Typography = .init()) {
+                typography: ArticleLayout.Typography = .init(), vertical: Bool = false) {
         self.text = text
         self.typography = typography
-        self.analyzer = ParagraphAnalyzer(text: text, fonts: fonts, maximumBox: maximumBox, typography: typography)
+        self.analyzer = ParagraphAnalyzer(text: text, fonts: fonts, maximumBox: maximumBox, typography: typography, vertical: vertical)
     }
 
     /// Characters no installed font covers, with counts, among the paragraphs analysed so far.

@@ -1,7 +1,7 @@
 import Synchronization
 
 /// Rendered glyph images shared by all drawing threads, keyed by everything that changes the
-/// pixels: face, glyph, size in 1/64 pixel and subpixel offset.
+/// pixels: face, glyph, size in 1/64 pixel, subpixel offset and whether it is turned sideways.
 ///
 /// A glyph image is a pure function of its key, so what the cache holds never changes a
 /// pixel; it only saves FreeType work. Past the byte limit the cache starts over, which keeps
@@ -12,9 +12,11 @@ final class GlyphCache: Sendable {
         var glyph: UInt32
         var size64: Int
         var subpixel: UInt8
+        var sideways: Bool
     }
 
-    /// Horizontal positions are rounded to this fraction of a pixel.
+    /// Positions along a line (x, or y for glyphs turned sideways) are rounded to this
+    /// fraction of a pixel.
     static let subpixelSteps = 4
 
     private struct State {
@@ -29,12 +31,12 @@ final class GlyphCache: Sendable {
         self.byteLimit = byteLimit
     }
 
-    func image(face: FontFace, glyph: UInt32, pixelsPerEm: Double, subpixel: Int) -> GlyphImage {
+    func image(face: FontFace, glyph: UInt32, pixelsPerEm: Double, subpixel: Int, sideways: Bool = false) -> GlyphImage {
         let size64 = max(1, Int((pixelsPerEm * 64).rounded()))
-        let key = Key(face: face.id, glyph: glyph, size64: size64, subpixel: UInt8(subpixel))
+        let key = Key(face: face.id, glyph: glyph, size64: size64, subpixel: UInt8(subpixel), sideways: sideways)
         if let image = state.withLock({ $0.images[key] }) { return image }
         let image = face.rasterize(glyph: glyph, pixelsPerEm: Double(size64) / 64,
-                                   subpixelX: Double(subpixel) / Double(Self.subpixelSteps))
+                                   subpixel: Double(subpixel) / Double(Self.subpixelSteps), sideways: sideways)
         state.withLock { state in
             if state.bytes > byteLimit {
                 state.images.removeAll(keepingCapacity: true)
@@ -62,20 +64,20 @@ final class GlyphCache: Sendable {
             mask = 511
         }
 
-        mutating func image(face: FontFace, glyph: UInt32, pixelsPerEm: Double, subpixel: Int) -> GlyphImage {
+        mutating func image(face: FontFace, glyph: UInt32, pixelsPerEm: Double, subpixel: Int, sideways: Bool = false) -> GlyphImage {
             let size64 = max(1, Int((pixelsPerEm * 64).rounded()))
-            // Face, size, glyph and subpixel packed into 64 bits; a key of 0 marks an empty slot,
-            // so the packed value is offset by one. Values out of range skip the table.
-            guard face.id < 1 << 15, size64 < 1 << 22, glyph < 1 << 24 else {
-                return cache.image(face: face, glyph: glyph, pixelsPerEm: pixelsPerEm, subpixel: subpixel)
+            // Face, size, glyph, orientation and subpixel packed into 64 bits; a key of 0 marks an
+            // empty slot, so the packed value is offset by one. Values out of range skip the table.
+            guard face.id < 1 << 15, size64 < 1 << 22, glyph < 1 << 23 else {
+                return cache.image(face: face, glyph: glyph, pixelsPerEm: pixelsPerEm, subpixel: subpixel, sideways: sideways)
             }
-            let key = (UInt64(face.id) << 48 | UInt64(size64) << 26 | UInt64(glyph) << 2 | UInt64(subpixel)) &+ 1
+            let key = (UInt64(face.id) << 48 | UInt64(size64) << 26 | UInt64(glyph) << 3 | (sideways ? 4 : 0) | UInt64(subpixel)) &+ 1
             var slot = Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
             while keys[slot] != 0 {
                 if keys[slot] == key, let image = images[slot] { return image }
                 slot = (slot + 1) & mask
             }
-            let image = cache.image(face: face, glyph: glyph, pixelsPerEm: pixelsPerEm, subpixel: subpixel)
+            let image = cache.image(face: face, glyph: glyph, pixelsPerEm: pixelsPerEm, subpixel: subpixel, sideways: sideways)
             keys[slot] = key
             images[slot] = image
             count += 1

@@ -21,21 +21,28 @@ struct TextItem {
     /// Bidi embedding level: even left-to-right, odd right-to-left.
     var level: UInt8
     var script: hb_script_t
+    /// In vertical text: shaped top to bottom and drawn upright (ideographs, kana), rather
+    /// than shaped as a horizontal run turned sideways (Latin, digits). False in horizontal
+    /// text.
+    var upright = false
 }
 
 /// Splits a paragraph into items by style run, font (per-character fallback by coverage),
-/// script and bidi level.
+/// script, bidi level and, in vertical text, orientation.
 struct Itemizer {
     let text: AttributedText
     let fonts: FontLibrary
+    /// Whether lines are vertical, where characters stand upright or lie sideways.
+    let vertical: Bool
 
     /// Characters no installed font covers, found while itemizing (drawn with the primary
     /// face's missing-glyph box).
     private(set) var uncovered: [Unicode.Scalar: Int] = [:]
 
-    init(text: AttributedText, fonts: FontLibrary) {
+    init(text: AttributedText, fonts: FontLibrary, vertical: Bool = false) {
         self.text = text
         self.fonts = fonts
+        self.vertical = vertical
     }
 
     /// Items of the paragraph `range`, in logical order, and its base level.
@@ -44,6 +51,7 @@ struct Itemizer {
         let functions = hb_unicode_funcs_get_default()
         let ownScripts = text.scalars[range].map { hb_unicode_script(functions, $0.value) }
         let scripts = Self.resolved(ownScripts)
+        let upright = vertical ? Self.uprightFlags(text.scalars[range]) : []
         // Attachments are in text order: those of this paragraph are found by binary search,
         // not by a pass over every attachment of the article.
         var attachmentIndex = [Int: Int]()
@@ -66,7 +74,7 @@ struct Itemizer {
             guard let kind = itemKind else { return }
             let local = itemStart - range.lowerBound
             items.append(TextItem(range: itemStart..<end, kind: kind, style: text.styleRuns[itemRun].value,
-                                  level: levels[local], script: scripts[local]))
+                                  level: levels[local], script: scripts[local], upright: vertical && upright[local]))
         }
         for offset in range {
             if !text.styleRuns[runIndex].range.contains(offset) {
@@ -89,7 +97,8 @@ struct Itemizer {
             }
             let startLocal = itemStart - range.lowerBound
             if let open = itemKind, itemRun == runIndex, levels[startLocal] == levels[local],
-               scripts[startLocal] == scripts[local], Self.canExtend(open, with: kind) {
+               scripts[startLocal] == scripts[local], !vertical || upright[startLocal] == upright[local],
+               Self.canExtend(open, with: kind) {
                 continue
             }
             close(at: offset)
@@ -149,6 +158,21 @@ struct Itemizer {
         case .nonspacingMark, .spacingMark, .enclosingMark: return true
         default: return false
         }
+    }
+
+    /// Whether each character stands upright in vertical text (UAX #50); marks, joiners and
+    /// variation selectors go with the character before them.
+    static func uprightFlags(_ scalars: ArraySlice<Unicode.Scalar>) -> [Bool] {
+        var flags: [Bool] = []
+        flags.reserveCapacity(scalars.count)
+        for scalar in scalars {
+            if let last = flags.last, isMark(scalar) || (scalar.value >= 0x200B && scalar.properties.isDefaultIgnorableCodePoint) {
+                flags.append(last)
+            } else {
+                flags.append(VerticalOrientation(scalar).isUpright)
+            }
+        }
+        return flags
     }
 
     /// Scripts for shaping, from each character's own: Common and Inherited characters take

@@ -12,14 +12,19 @@ public struct ParsedArticle: Sendable {
     public var title: String?
     /// The `lang` of `<html>` (or `<body>`); nil when the markup gives none.
     public var language: String?
+    /// The writing mode the markup declares for the whole article (CSS `writing-mode` on
+    /// `<body>` or `<html>`, else on the first element that declares one); nil when it
+    /// declares none, and the layout's applies.
+    public var writingMode: WritingMode?
     /// What a reader of the log may want to know: charset fallbacks, replaced bytes, dropped
     /// tags, ignored CSS.
     public var warnings: [String]
 
-    public init(text: AttributedText, title: String?, language: String?, warnings: [String]) {
+    public init(text: AttributedText, title: String?, language: String?, writingMode: WritingMode? = nil, warnings: [String]) {
         self.text = text
         self.title = title
         self.language = language
+        self.writingMode = writingMode
         self.warnings = warnings
     }
 }
@@ -181,6 +186,10 @@ private struct HTMLWalker {
     /// What the walker needs to know of each gumbo tag, filled in on first use.
     var knownTags: [Tag?] = Array(repeating: nil, count: Int(GUMBO_TAG_LAST.rawValue) + 1)
     var title: String?
+    /// The article's writing mode, and the element that declared it.
+    var writingMode: (mode: WritingMode, element: String)?
+    /// Writing-mode declarations not followed, as warnings.
+    var writingModeWarnings: [String] = []
 
     init(base: BaseStyle, baseURL: URL?) {
         self.base = base
@@ -238,7 +247,24 @@ private struct HTMLWalker {
             guard let child = frames[top].children.data[index] else { continue }
             visit(child.assumingMemoryBound(to: GumboNode.self))
         }
-        return ParsedArticle(text: builder.build(), title: title, language: language, warnings: warnings)
+        return ParsedArticle(text: builder.build(), title: title, language: language, writingMode: writingMode?.mode,
+                             warnings: warnings + writingModeWarnings)
+    }
+
+    /// Takes an element's `writing-mode` as the article's when it is the first, or when it is
+    /// `<body>`'s (over `<html>`'s); warns about the others, since a page has one writing mode.
+    private mutating func noteWritingMode(_ value: String, element: String) {
+        guard let mode = ComputedStyle.writingMode(value) else {
+            writingModeWarnings.append("writing-mode \(value) on <\(element)> is not supported (horizontal-tb and vertical-rl are); ignored")
+            return
+        }
+        if let current = writingMode, element != "body" || current.element != "html" {
+            if mode != current.mode {
+                writingModeWarnings.append("writing-mode \(value) on <\(element)> ignored: the article is set \(current.mode.rawValue), as <\(current.element)> declares")
+            }
+        } else {
+            writingMode = (mode, element)
+        }
     }
 
     /// Collects the `<style>` sheets and the first `<title>`, wherever they are.
@@ -321,6 +347,7 @@ private struct HTMLWalker {
         }
         style.apply(declarations, parent: parent.style, base: base)
         if name == "html" { style.rootSize = style.text.size }  // What `rem` refers to.
+        if let declared = style.declaredWritingMode { noteWritingMode(declared, element: name) }
         if let language = attribute(element, "lang") ?? attribute(element, "xml:lang") {
             let trimmed = language.trimmingASCIIWhitespace()
             style.text.language = trimmed.isEmpty ? nil : trimmed

@@ -31,14 +31,19 @@ extension TypesetPage {
             let pixelsPerEm = run.size * scale
             // No glyph reaches further from its baseline than a few ems.
             let reach = Int(pixelsPerEm * 3) + 2
+            let sideways = run.orientation == .sideways
             for (glyph, position) in zip(run.glyphs, run.positions) {
-                let y = Int((position.y * scale).rounded()) - rect.y
+                // Across the line whole pixels, along it quarter pixels: a sideways glyph's
+                // line runs down the page.
+                let (along, across) = sideways ? (position.y * scale - Double(rect.y), position.x * scale - Double(rect.x))
+                                               : (position.x * scale - Double(rect.x), position.y * scale - Double(rect.y))
+                let fixed = Int(across.rounded())
+                let whole = along.rounded(.down)
+                let (x, y) = sideways ? (fixed, Int(whole)) : (Int(whole), fixed)
                 guard y + reach >= 0, y - reach < bitmap.height else { continue }
-                let x = position.x * scale - Double(rect.x)
-                let whole = x.rounded(.down)
-                let subpixel = min(GlyphCache.subpixelSteps - 1, Int(((x - whole) * steps).rounded(.down)))
-                let image = glyphs.image(face: run.face, glyph: glyph, pixelsPerEm: pixelsPerEm, subpixel: subpixel)
-                canvas.blend(image, x: Int(whole) + image.left, y: y - image.top, color: run.color)
+                let subpixel = min(GlyphCache.subpixelSteps - 1, Int(((along - whole) * steps).rounded(.down)))
+                let image = glyphs.image(face: run.face, glyph: glyph, pixelsPerEm: pixelsPerEm, subpixel: subpixel, sideways: sideways)
+                canvas.blend(image, x: x + image.left, y: y - image.top, color: run.color)
             }
         }
     }

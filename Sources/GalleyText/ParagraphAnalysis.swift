@@ -8,6 +8,8 @@ struct ParagraphAnalysis {
     let style: ParagraphStyle
     /// 0 for a left-to-right paragraph, 1 for right-to-left.
     let baseLevel: UInt8
+    /// Lines run top to bottom (widths are then lengths down the line).
+    let vertical: Bool
     let items: [ShapedItem]
     /// Line break opportunity after each character (local offsets).
     let breaks: [LineBreaks.Opportunity]
@@ -91,6 +93,10 @@ struct HyphenGlyph {
     var glyph: UInt32
     /// Points.
     var advance: Double
+    /// Where the glyph is drawn from the pen, along and across the line (as
+    /// `ShapedGlyph.xOffset` and `yOffset`): zero but in upright vertical text.
+    var xOffset = 0.0
+    var yOffset = 0.0
 }
 
 /// An item with its glyphs, or its box for an attachment.
@@ -107,8 +113,10 @@ struct ParagraphAnalyzer {
     private var itemizer: Itemizer
     private let shaper = Shaper()
     let text: AttributedText
-    /// Largest box an attachment may take: the column's measure and height.
+    /// Largest box an attachment may take: the column's width and height on the page.
     let maximumBox: (width: Double, height: Double)
+    /// Lines run top to bottom: an attachment's height lies along the line.
+    let vertical: Bool
 
     let typography: ArticleLayout.Typography
     private let hyphenator: Hyphenator
@@ -123,10 +131,11 @@ struct ParagraphAnalyzer {
     }
 
     init(text: AttributedText, fonts: FontLibrary, maximumBox: (width: Double, height: Double),
-         typography: ArticleLayout.Typography = .init(), hyphenator: Hyphenator = .shared) {
+         typography: ArticleLayout.Typography = .init(), vertical: Bool = false, hyphenator: Hyphenator = .shared) {
         self.text = text
-        self.itemizer = Itemizer(text: text, fonts: fonts)
+        self.itemizer = Itemizer(text: text, fonts: fonts, vertical: vertical)
         self.maximumBox = maximumBox
+        self.vertical = vertical
         self.typography = typography
         self.hyphenator = hyphenator
     }
@@ -157,10 +166,13 @@ struct ParagraphAnalyzer {
                 }
                 shaped.append(ShapedItem(item: item, glyphs: glyphs))
             case .attachment(let attachmentIndex):
+                // A picture stands upright in any text: in a vertical line its height runs
+                // along the line and its width across.
                 let box = attachmentBox(text.attachments[attachmentIndex])
-                advances[item.range.lowerBound - range.lowerBound] = box.width
+                let (along, across) = vertical ? (box.height, box.width) : (box.width, box.height)
+                advances[item.range.lowerBound - range.lowerBound] = along
                 clusterStart[item.range.lowerBound - range.lowerBound] = true
-                shaped.append(ShapedItem(item: item, glyphs: [], boxWidth: box.width, boxHeight: box.height))
+                shaped.append(ShapedItem(item: item, glyphs: [], boxWidth: along, boxHeight: across))
             case .separator:
                 for offset in item.range { clusterStart[offset - range.lowerBound] = true }
                 shaped.append(ShapedItem(item: item, glyphs: []))
@@ -187,7 +199,8 @@ struct ParagraphAnalyzer {
             stretch.clusters.append(stretch.clusters[i] + (clusterStart[i] ? 1 : 0))
             stretch.ideographs.append(stretch.ideographs[i] + (Framesetter.isIdeographic(scalar) ? 1 : 0))
         }
-        return ParagraphAnalysis(range: range, scalars: text.scalars[range], style: paragraph.value, baseLevel: baseLevel, items: shaped,
+        return ParagraphAnalysis(range: range, scalars: text.scalars[range], style: paragraph.value, baseLevel: baseLevel,
+                                 vertical: vertical, items: shaped,
                                  breaks: breaks, widthPrefix: prefix, clusterStart: clusterStart, hangs: hangs,
                                  hyphens: hyphens, stretchPrefix: stretch)
     }
@@ -271,8 +284,13 @@ struct ParagraphAnalyzer {
             guard let item = items.first(where: { $0.item.range.contains(start + local) }),
                   case .text(let face) = item.item.kind else { continue }
             guard let glyph = face.glyph(for: "\u{2010}") ?? face.glyph(for: "-") else { continue }
-            hyphens[local] = HyphenGlyph(face: face, style: item.item.style, glyph: glyph,
-                                         advance: face.advance(of: glyph) * item.item.style.size)
+            let size = item.item.style.size
+            var hyphen = HyphenGlyph(face: face, style: item.item.style, glyph: glyph, advance: face.advance(of: glyph) * size)
+            if item.item.upright {
+                let shift = face.verticalOriginShift(of: glyph)
+                (hyphen.advance, hyphen.xOffset, hyphen.yOffset) = (face.verticalAdvance(of: glyph) * size, shift.down * size, shift.up * size)
+            }
+            hyphens[local] = hyphen
             breaks[local] = .hyphen
         }
         return hyphens

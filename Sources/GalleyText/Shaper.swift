@@ -1,13 +1,19 @@
 import CHarfBuzz
 
-/// A glyph as HarfBuzz placed it, in points.
+/// A glyph as HarfBuzz placed it, in points, along the line: `advance` and `xOffset` in the
+/// direction the line runs, `yOffset` across it, up (away from the next line) positive as in
+/// HarfBuzz.
+///
+/// For a glyph shaped top to bottom (upright in vertical text) HarfBuzz's axes are turned
+/// into the line's: its downward y advance and offset become `advance` and `xOffset`, and its
+/// x offset, which places the glyph's horizontal origin left of the central baseline,
+/// becomes `yOffset` (right, away from the next line of vertical-rl text, is up).
 struct ShapedGlyph {
     var id: UInt32
     /// Global offset of the first character of the glyph's cluster.
     var cluster: Int
     var advance: Double
     var xOffset: Double
-    /// Up is positive, as in HarfBuzz.
     var yOffset: Double
 }
 
@@ -36,7 +42,8 @@ final class Shaper {
         paragraph.withUnsafeBufferPointer { text in
             hb_buffer_add_utf32(buffer, text.baseAddress, Int32(text.count), UInt32(start), Int32(item.range.count))
         }
-        hb_buffer_set_direction(buffer, item.level & 1 == 1 ? HB_DIRECTION_RTL : HB_DIRECTION_LTR)
+        // Top to bottom turns on the font's vertical metrics (vmtx, VORG) and its `vert` forms.
+        hb_buffer_set_direction(buffer, item.upright ? HB_DIRECTION_TTB : item.level & 1 == 1 ? HB_DIRECTION_RTL : HB_DIRECTION_LTR)
         hb_buffer_set_script(buffer, item.script)
         if let language = item.style.language {
             hb_buffer_set_language(buffer, hb_language_from_string(language, -1))
@@ -49,10 +56,15 @@ final class Shaper {
         var glyphs: [ShapedGlyph] = []
         glyphs.reserveCapacity(Int(count))
         for i in 0..<Int(count) {
-            glyphs.append(ShapedGlyph(id: infos[i].codepoint, cluster: paragraphStart + Int(infos[i].cluster),
-                                      advance: Double(positions[i].x_advance) * scale,
-                                      xOffset: Double(positions[i].x_offset) * scale,
-                                      yOffset: Double(positions[i].y_offset) * scale))
+            let position = positions[i]
+            let cluster = paragraphStart + Int(infos[i].cluster)
+            if item.upright {
+                glyphs.append(ShapedGlyph(id: infos[i].codepoint, cluster: cluster, advance: -Double(position.y_advance) * scale,
+                                          xOffset: -Double(position.y_offset) * scale, yOffset: Double(position.x_offset) * scale))
+            } else {
+                glyphs.append(ShapedGlyph(id: infos[i].codepoint, cluster: cluster, advance: Double(position.x_advance) * scale,
+                                          xOffset: Double(position.x_offset) * scale, yOffset: Double(position.y_offset) * scale))
+            }
         }
         return glyphs
     }

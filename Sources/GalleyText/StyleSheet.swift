@@ -577,6 +577,9 @@ struct ComputedStyle: Sendable {
     /// `width` and `height` in points, for images.
     var width: Double?
     var height: Double?
+    /// The `writing-mode` this element declares (raw, lowercased), if any. Galley sets one
+    /// writing mode per article, so this is not inherited: the walker picks the article's.
+    var declaredWritingMode: String?
 
     /// The style of the root: the base style's font, size, colour and language.
     init(base: BaseStyle) {
@@ -595,6 +598,7 @@ struct ComputedStyle: Sendable {
         style.marginBottom = 0
         style.width = nil
         style.height = nil
+        style.declaredWritingMode = nil
         return style
     }
 
@@ -614,6 +618,16 @@ struct ComputedStyle: Sendable {
         }
         paragraph.lineHeight = multiple.isFinite && multiple > 0 ? min(multiple, 100) : base.lineHeight
         return paragraph
+    }
+
+    /// The writing mode a `writing-mode` value asks for (CSS and the older SVG/IE names);
+    /// nil for modes Galley does not set (`vertical-lr`, `sideways-*`).
+    static func writingMode(_ value: String) -> WritingMode? {
+        switch value {
+        case "horizontal-tb", "lr", "lr-tb", "rl", "rl-tb": .horizontalTB
+        case "vertical-rl", "tb", "tb-rl": .verticalRL
+        default: nil
+        }
     }
 
     /// Lengths beyond this many points are absurd input (say, margins that add up over 200
@@ -710,6 +724,8 @@ struct ComputedStyle: Sendable {
         let value = rawValue.lowercased()
         if value == "inherit" || value == "initial" || value == "unset" || value == "revert" { return }
         switch property {
+        case "writing-mode", "-webkit-writing-mode", "-epub-writing-mode":
+            declaredWritingMode = value
         case "font-family":
             if let families = Self.fontFamilies(rawValue, base: base) { text.font.families = families }
         case "font-weight":

@@ -4,6 +4,7 @@ struct TypesetLine {
     struct Run {
         var face: FontFace
         var style: TextStyle
+        var orientation: GlyphOrientation
         var glyphs: [UInt32]
         var positions: [(x: Double, y: Double)]
         /// Pen extent of the run, for underline and strikethrough.
@@ -17,6 +18,10 @@ struct TypesetLine {
         var x: Double
         var width: Double
         var height: Double
+        /// How far the box reaches below (across) the baseline: none in horizontal text, where
+        /// it stands on the baseline; half its thickness in vertical text, where it is centred
+        /// on the central baseline as the characters are.
+        var drop: Double
     }
 
     /// Global offsets.
@@ -84,14 +89,17 @@ struct TypesetLine {
             let shaped = pieces[index].item
             switch shaped.item.kind {
             case .text(let face):
-                var run = Run(face: face, style: shaped.item.style, glyphs: [], positions: [], x0: pen, x1: pen)
-                let shift = shaped.item.style.baselineShift
+                let orientation: GlyphOrientation = !analysis.vertical ? .horizontal : shaped.item.upright ? .upright : .sideways
+                var run = Run(face: face, style: shaped.item.style, orientation: orientation, glyphs: [], positions: [], x0: pen, x1: pen)
+                // A run turned sideways is centred on the vertical line's central baseline.
+                let centring = orientation == .sideways ? (face.ascender - face.descender) / 2 * shaped.item.style.size : 0
+                let shift = shaped.item.style.baselineShift - centring
                 let rightToLeft = shaped.item.level & 1 == 1
                 let addHyphen = hyphen != nil && shaped.item.range.contains(hyphenOffset)
                 // A right-to-left run ends on its left, so its hyphen comes first.
                 if addHyphen, rightToLeft, let hyphen {
                     run.glyphs.append(hyphen.glyph)
-                    run.positions.append((pen, -shift))
+                    run.positions.append((pen + hyphen.xOffset, -hyphen.yOffset - shift))
                     pen += hyphen.advance
                 }
                 for glyph in shaped.glyphs where visible.contains(glyph.cluster) {
@@ -103,18 +111,20 @@ struct TypesetLine {
                 }
                 if addHyphen, !rightToLeft, let hyphen {
                     run.glyphs.append(hyphen.glyph)
-                    run.positions.append((pen, -shift))
+                    run.positions.append((pen + hyphen.xOffset, -hyphen.yOffset - shift))
                     pen += hyphen.advance
                 }
                 run.x1 = pen
                 if !run.glyphs.isEmpty { runs.append(run) }
-                measure(face: face, style: shaped.item.style)
+                measure(face: face, style: shaped.item.style, orientation: orientation)
             case .attachment(let attachment):
                 gap(before: shaped.item.range.lowerBound, pen: &pen)
+                let drop = analysis.vertical ? shaped.boxHeight / 2 : 0
                 boxes.append(Box(attachment: attachment, offset: shaped.item.range.lowerBound, x: pen,
-                                 width: shaped.boxWidth, height: shaped.boxHeight))
+                                 width: shaped.boxWidth, height: shaped.boxHeight, drop: drop))
                 pen += shaped.boxWidth
-                ascent = max(ascent, shaped.boxHeight)
+                ascent = max(ascent, shaped.boxHeight - drop)
+                descent = max(descent, drop)
             case .separator:
                 break
             }
@@ -124,7 +134,7 @@ struct TypesetLine {
         // height from the break's font. Every line that is not empty of glyphs ends in visible
         // content or a separator, so this is the only case left.
         if runs.isEmpty, boxes.isEmpty, let separator {
-            measure(face: separator.face, style: separator.style)
+            measure(face: separator.face, style: separator.style, orientation: analysis.vertical ? .upright : .horizontal)
         }
     }
 
@@ -133,10 +143,25 @@ struct TypesetLine {
         scalar == " " || scalar == "\u{00A0}"
     }
 
-    private mutating func measure(face: FontFace, style: TextStyle) {
-        ascent = max(ascent, face.ascender * style.size + style.baselineShift)
-        descent = max(descent, face.descender * style.size - style.baselineShift)
-        lineGap = max(lineGap, face.lineGap * style.size)
+    /// Takes a run's extent across the line into the line's.
+    ///
+    /// A vertical line is as thick as the em boxes of its runs (an upright ideograph's is one
+    /// em square; a sideways run's is its ascender plus descender), at least the typical
+    /// natural line height of horizontal text so that `line-height` means the same in both,
+    /// centred on its central baseline.
+    private mutating func measure(face: FontFace, style: TextStyle, orientation: GlyphOrientation) {
+        let size = style.size
+        switch orientation {
+        case .horizontal:
+            ascent = max(ascent, face.ascender * size + style.baselineShift)
+            descent = max(descent, face.descender * size - style.baselineShift)
+            lineGap = max(lineGap, face.lineGap * size)
+        case .upright, .sideways:
+            let box = orientation == .upright ? 1 : face.ascender + face.descender
+            let half = max(box, ComputedStyle.naturalLineHeight) * size / 2
+            ascent = max(ascent, half + style.baselineShift)
+            descent = max(descent, half - style.baselineShift)
+        }
     }
 
     /// Visual order of pieces with these levels (UAX #9 L2: from the highest level down to the

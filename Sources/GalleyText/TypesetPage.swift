@@ -20,8 +20,10 @@ public struct Rect: Hashable, Sendable, Codable {
 public struct LineBox: Hashable, Sendable {
     /// Global text offsets, trailing spaces and separators included, so lines tile the text.
     public var range: Range<Int>
-    /// The line's box: x and width cover its visible glyphs, y and height its line height.
+    /// The line's box: along the line it covers the visible glyphs, across it the line
+    /// height.
     public var rect: Rect
+    /// The baseline: a y in horizontal text, the x of the central baseline in vertical text.
     public var baseline: Double
     /// Spread to the measure (flush at both edges).
     public var isJustified = false
@@ -52,12 +54,23 @@ public struct AttachmentFrame: Hashable, Sendable {
     public var source: String
 }
 
-/// Glyphs of one face, size and colour, at page positions (points; x at the pen, y at the
-/// baseline).
+/// How a glyph stands on the page.
+public enum GlyphOrientation: Sendable, Hashable {
+    /// In a horizontal line.
+    case horizontal
+    /// Upright in a vertical line, placed by vertical metrics.
+    case upright
+    /// In a vertical line, turned a quarter turn clockwise with its run (Latin, digits).
+    case sideways
+}
+
+/// Glyphs of one face, size, colour and orientation, at page positions (points; the
+/// glyph's horizontal origin: x at the pen, y at the baseline in horizontal text).
 struct GlyphRun: Sendable {
     var face: FontFace
     var size: Double
     var color: RGBColor
+    var orientation: GlyphOrientation = .horizontal
     var glyphs: [UInt32]
     var positions: [(x: Double, y: Double)]
 }
@@ -77,6 +90,8 @@ public struct TypesetPage: PageSource {
     /// 1-based number within its layout.
     public let number: Int
     public let background: RGBColor
+    /// How lines run: vertical pages have bands for columns.
+    public let writingMode: WritingMode
     public let columns: [ColumnFrame]
     public let attachments: [AttachmentFrame]
     let glyphRuns: [GlyphRun]
@@ -85,11 +100,12 @@ public struct TypesetPage: PageSource {
     let images: [PlacedImage]
     let glyphCache: GlyphCache
 
-    init(size: PageSize, number: Int, background: RGBColor, columns: [ColumnFrame], attachments: [AttachmentFrame],
+    init(size: PageSize, number: Int, background: RGBColor, writingMode: WritingMode, columns: [ColumnFrame], attachments: [AttachmentFrame],
          glyphRuns: [GlyphRun], rects: [FilledRect], images: [PlacedImage], glyphCache: GlyphCache) {
         self.size = size
         self.number = number
         self.background = background
+        self.writingMode = writingMode
         self.columns = columns
         self.attachments = attachments
         self.glyphRuns = glyphRuns
@@ -109,10 +125,11 @@ public struct TypesetPage: PageSource {
     public var totalBadness: Double { columns.reduce(0) { $0 + $1.lines.reduce(0) { $0 + $1.badness } } }
     public var looseLineCount: Int { columns.reduce(0) { $0 + $1.lines.count(where: \.isLoose) } }
 
-    /// Every glyph with its face, size and page position (for tests and inspection).
-    public var placedGlyphs: [(face: FontFace, size: Double, glyph: UInt32, x: Double, y: Double)] {
+    /// Every glyph with its face, size, orientation and page position (its horizontal
+    /// origin), for tests and inspection.
+    public var placedGlyphs: [(face: FontFace, size: Double, glyph: UInt32, x: Double, y: Double, orientation: GlyphOrientation)] {
         glyphRuns.flatMap { run in
-            zip(run.glyphs, run.positions).map { (run.face, run.size, $0, $1.x, $1.y) }
+            zip(run.glyphs, run.positions).map { (run.face, run.size, $0, $1.x, $1.y, run.orientation) }
         }
     }
 

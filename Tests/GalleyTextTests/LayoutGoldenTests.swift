@@ -33,7 +33,13 @@ enum LayoutGolden {
                             if line.isJustified { object["justified"] = true }
                             if line.isHyphenated { object["hyphenated"] = true }
                             if line.isLoose { object["loose"] = true }
-                            if line.isJustified || line.isHyphenated {
+                            if page.writingMode.isVertical {
+                                // Every glyph of a vertical line, where its vertical metrics and
+                                // forms put it.
+                                object["glyphs"] = page.placedGlyphs.filter {
+                                    $0.x >= line.rect.x - 0.01 && $0.x <= line.rect.maxX + 0.01 && $0.y >= line.rect.y - 0.01 && $0.y <= line.rect.maxY + 0.01
+                                }.map { [round($0.x), round($0.y)] }
+                            } else if line.isJustified || line.isHyphenated {
                                 object["glyph_x"] = page.placedGlyphs.filter { abs($0.y - line.baseline) < 0.01 }.map { round($0.x) }
                             }
                             return object
@@ -102,6 +108,17 @@ private func layout(_ name: String, columns: Int, width: Double = 595, height: D
     let japanese = testText(["日本語の組版では、句読点や括弧類が行頭に来ないように禁則処理を行う。「これは読みやすさのためである。」ひらがな、カタカナ、漢字が混在する。"],
                             language: "ja", paragraphStyle: style)
     try LayoutGolden.check("japanese", try typesetAll(japanese, layout("ja", columns: 2, width: 420, height: 300), fonts: sharedFonts), text: japanese)
+}
+
+@Test func verticalJapaneseMatchesGolden() throws {
+    var style = ParagraphStyle()
+    style.lineHeight = 1.5
+    let text = testText(["縦書きでは行が上から下へ進み、右から左へ並ぶ。「括弧」や句読点は縦書き用の字形になる。", "英語 Latin と数字 2026 は横に寝かせる。ー（長音）"],
+                        size: 10, family: "Noto Serif CJK JP", language: "ja", paragraphStyle: style)
+    var vertical = layout("tate", columns: 2, width: 300, height: 320)
+    vertical.writingMode = .verticalRL
+    vertical.typography.justifyThreshold = 0.8
+    try LayoutGolden.check("vertical-japanese", try typesetAll(text, vertical, fonts: sharedFonts), text: text)
 }
 
 @Test func bidirectionalTextMatchesGolden() throws {

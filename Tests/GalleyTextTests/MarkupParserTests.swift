@@ -399,4 +399,22 @@ import Testing
             }
         }
     }
+
+    @Test func theArticlesWritingModeComesFromBodyOrTheFirstElementThatDeclaresOne() {
+        #expect(html("<p>横</p>").writingMode == nil)
+        #expect(html("<body style='writing-mode: vertical-rl'><p>縦</p></body>").writingMode == .verticalRL)
+        #expect(html("<html style='-epub-writing-mode: tb-rl'><p>縦</p></html>").writingMode == .verticalRL)
+        #expect(html("<style>.tate { writing-mode: vertical-rl }</style><div class=tate><p>縦</p></div>").writingMode == .verticalRL)
+        // <body> wins over <html>, and says nothing about the others.
+        let bodyWins = html("<html style='writing-mode: vertical-rl'><body style='writing-mode: horizontal-tb'><p>横</p></body></html>")
+        #expect(bodyWins.writingMode == .horizontalTB && bodyWins.warnings.isEmpty)
+        // A page has one writing mode: a later, different one is reported, not followed.
+        let mixed = html("<body style='writing-mode: vertical-rl'><p>縦</p><div style='writing-mode: horizontal-tb'>横</div></body>")
+        #expect(mixed.writingMode == .verticalRL)
+        #expect(mixed.warnings.contains { $0.contains("horizontal-tb on <div> ignored") })
+        let unsupported = html("<body style='writing-mode: vertical-lr'><p>ᠮᠣᠩᠭᠣᠯ</p></body>")
+        #expect(unsupported.writingMode == nil)
+        #expect(unsupported.warnings.contains { $0.contains("vertical-lr") && $0.contains("not supported") })
+        #expect(paragraphs(unsupported) == ["ᠮᠣᠩᠭᠣᠯ"], "the text is kept")
+    }
 }
