@@ -88,8 +88,11 @@ import Testing
                 #expect(pages.count == document.layouts?.first { $0.name == layout.name }?.pageCount)
                 #expect(pages.map(\.number) == Array(1...max(1, pages.count)))
                 var next = 0
+                // The vertical notes declare writing-mode in their markup, which wins over the layout.
+                let mode = document.source == "ja-vertical.html" ? WritingMode.verticalRL : layout.writingMode
                 for page in pages {
                     #expect(page.widthPt == layout.pageWidth && page.heightPt == layout.pageHeight)
+                    #expect(page.writingMode == mode.rawValue, "\(document.source) \(layout.name) page \(page.number)")
                     let columns = try #require(page.columns)
                     #expect(columns.count <= layout.columns && !columns.isEmpty)
                     #expect(page.lineCount == columns.reduce(0) { $0 + $1.lineCount })
@@ -166,6 +169,37 @@ import Testing
 }
 
 extension ArticlePipelineTests {
+    @Test func aVerticalLayoutSetsArticlesInBandsUnlessTheirMarkupSaysOtherwise() throws {
+        let folder = try ScratchFolder("vertical")
+        try FileManager.default.createDirectory(at: folder.path("in"), withIntermediateDirectories: true)
+        let japanese = String(repeating: "縦書きの文章は上から下へ、右から左へと進む。", count: 60)
+        try "<p lang=ja>\(japanese)</p>".write(to: folder.path("in/tate.html"), atomically: true, encoding: .utf8)
+        try "<body style='writing-mode: horizontal-tb'><p lang=ja>\(japanese)</p></body>"
+            .write(to: folder.path("in/yoko.html"), atomically: true, encoding: .utf8)
+        var layout = ArticleLayout(name: "bands")
+        layout.writingMode = .verticalRL
+        layout.columns = 2
+        let summary = try run(in: folder, layouts: [layout], thumbnails: [])
+        let documents = try #require(summary.manifest?.documents)
+        #expect(try ManifestSchema.violations(of: summary.outputFolder.appendingPathComponent("manifest.json")) == [])
+        let tate = try #require(documents.first { $0.source == "tate.html" })
+        let yoko = try #require(documents.first { $0.source == "yoko.html" })
+        #expect(tate.pages.allSatisfy { $0.writingMode == "vertical-rl" })
+        #expect(yoko.pages.allSatisfy { $0.writingMode == "horizontal-tb" })
+        // Bands span the text area's width and stack down the page; the horizontal article has
+        // the same page in two side-by-side columns.
+        let bands = try #require(tate.pages.first?.columns)
+        #expect(bands.count == 2 && bands.allSatisfy { $0.rect.x == 54 && $0.rect.width == 595 - 108 })
+        #expect(bands[1].rect.y > bands[0].rect.y + bands[0].rect.height)
+        let columns = try #require(yoko.pages.first?.columns)
+        #expect(columns.count == 2 && columns[1].rect.x > columns[0].rect.x + columns[0].rect.width)
+        for document in [tate, yoko] {
+            let ranges = document.pages.flatMap { $0.columns ?? [] }.map(\.textRange)
+            #expect(ranges.first?[0] == 0 && ranges.last?[1] == document.textLength)
+            #expect(zip(ranges, ranges.dropFirst()).allSatisfy { $0[1] == $1[0] })
+        }
+    }
+
     @Test func aMissingFontFolderIsAConfigurationError() throws {
         let folder = try ScratchFolder()
         var configuration = Configuration()
