@@ -216,6 +216,47 @@ static int gm_page_rotation(fz_context *ctx, fz_page *page)
     return rotate;
 }
 
+/* Bounds and rotation of a loaded page; may throw (call inside fz_try). */
+static fz_rect gm_page_bounds(fz_context *ctx, fz_page *page, gm_page_info *info)
+{
+    fz_rect bounds = fz_bound_page(ctx, page);
+    info->x0 = bounds.x0;
+    info->y0 = bounds.y0;
+    info->x1 = bounds.x1;
+    info->y1 = bounds.y1;
+    info->rotation = gm_page_rotation(ctx, page);
+    info->errors = 0;
+    return bounds;
+}
+
+int gm_page_inspect(fz_context *ctx, fz_document *doc, int number, gm_page_info *info, int *links, gm_error *error)
+{
+    fz_page *page = NULL;
+    fz_link *list = NULL;
+    fz_var(page);
+    fz_var(list);
+    *links = 0;
+    fz_try(ctx)
+    {
+        page = fz_load_page(ctx, doc, number);
+        gm_page_bounds(ctx, page, info);
+        list = fz_load_links(ctx, page);
+        for (fz_link *link = list; link; link = link->next)
+            (*links)++;
+    }
+    fz_always(ctx)
+    {
+        fz_drop_link(ctx, list);
+        fz_drop_page(ctx, page);
+    }
+    fz_catch(ctx)
+    {
+        gm_record_error(ctx, error);
+        return -1;
+    }
+    return 0;
+}
+
 int gm_page_record(fz_context *ctx, fz_document *doc, int number, fz_display_list **out,
                    gm_page_info *info, gm_cookie *cookie, gm_error *error)
 {
@@ -229,12 +270,7 @@ int gm_page_record(fz_context *ctx, fz_document *doc, int number, fz_display_lis
     fz_try(ctx)
     {
         page = fz_load_page(ctx, doc, number);
-        fz_rect bounds = fz_bound_page(ctx, page);
-        info->x0 = bounds.x0;
-        info->y0 = bounds.y0;
-        info->x1 = bounds.x1;
-        info->y1 = bounds.y1;
-        info->rotation = gm_page_rotation(ctx, page);
+        fz_rect bounds = gm_page_bounds(ctx, page, info);
         /* fz_new_display_list_from_page, with a cookie to count the errors MuPDF skips. */
         list = fz_new_display_list(ctx, bounds);
         device = fz_new_list_device(ctx, list);

@@ -99,6 +99,19 @@ public final class PDFDocument {
         return value.isEmpty ? nil : value
     }
 
+    /// A page's size in points (after CropBox and /Rotate), its /Rotate and its number of
+    /// links, read without running its contents.
+    public func pageFacts(_ index: Int) throws(PDFError) -> (size: PageSize, rotation: Int, links: Int) {
+        precondition(index >= 0 && index < pageCount, "page \(index) outside 0..<\(pageCount)")
+        var info = gm_page_info()
+        var links: Int32 = 0
+        try mupdfCall("fz_load_page", code: .corrupt) { gm_page_inspect(context, document, Int32(index), &info, &links, $0) }
+        return (PageSize(width: Double(info.x1 - info.x0), height: Double(info.y1 - info.y0)), Int(info.rotation), Int(links))
+    }
+
+    /// The name of the document's encryption (`None` when it has none), as MuPDF reports it.
+    public var encryption: String { metadata("encryption") ?? "None" }
+
     /// Loads page `index` (0-based) and records it as a display list that any thread may draw.
     /// Cancelling `cancellation` stops the recording.
     public func recordPage(_ index: Int, cancellation: Cancellation = Cancellation()) throws(PDFError) -> PDFPage {

@@ -12,6 +12,8 @@ public struct ParsedArticle: Sendable {
     public var title: String?
     /// The `lang` of `<html>` (or `<body>`); nil when the markup gives none.
     public var language: String?
+    /// The content of `<meta name="author">`; nil when missing or blank.
+    public var author: String?
     /// The writing mode the markup declares for the whole article (CSS `writing-mode` on
     /// `<body>` or `<html>`, else on the first element that declares one); nil when it
     /// declares none, and the layout's applies.
@@ -186,6 +188,7 @@ private struct HTMLWalker {
     /// What the walker needs to know of each gumbo tag, filled in on first use.
     var knownTags: [Tag?] = Array(repeating: nil, count: Int(GUMBO_TAG_LAST.rawValue) + 1)
     var title: String?
+    var author: String?
     /// The article's writing mode, and the element that declared it.
     var writingMode: (mode: WritingMode, element: String)?
     /// Writing-mode declarations not followed, as warnings.
@@ -247,8 +250,10 @@ private struct HTMLWalker {
             guard let child = frames[top].children.data[index] else { continue }
             visit(child.assumingMemoryBound(to: GumboNode.self))
         }
-        return ParsedArticle(text: builder.build(), title: title, language: language, writingMode: writingMode?.mode,
-                             warnings: warnings + writingModeWarnings)
+        var article = ParsedArticle(text: builder.build(), title: title, language: language, writingMode: writingMode?.mode,
+                                    warnings: warnings + writingModeWarnings)
+        article.author = author
+        return article
     }
 
     /// Takes an element's `writing-mode` as the article's when it is the first, or when it is
@@ -267,7 +272,8 @@ private struct HTMLWalker {
         }
     }
 
-    /// Collects the `<style>` sheets and the first `<title>`, wherever they are.
+    /// Collects the `<style>` sheets, the first `<title>` and the first `<meta name=author>`,
+    /// wherever they are.
     private mutating func collectStyleSheetsAndTitle(_ document: UnsafeMutablePointer<GumboNode>?) {
         guard let document else { return }
         var pending = [document]
@@ -291,6 +297,10 @@ private struct HTMLWalker {
                         continue
                     }
                     if element.tag == GUMBO_TAG_SCRIPT { continue }
+                    if element.tag == GUMBO_TAG_META, author == nil, attribute(element, "name")?.lowercased() == "author",
+                       let content = attribute(element, "content")?.trimmingCharacters(in: .whitespacesAndNewlines), !content.isEmpty {
+                        author = content
+                    }
                 }
                 children = element.children
             default:

@@ -157,6 +157,22 @@ struct Run: ParsableCommand {
         "\(count) \(noun)\(count == 1 ? "" : "s")"
     }
 
+    /// The configuration for the commands that also work without one (`typeset`, `inspect`):
+    /// the file when it exists, the defaults when the default file is missing, and a usage
+    /// error when a file the user named is missing or invalid.
+    static func optionalConfiguration(_ path: String) -> Configuration {
+        let url = URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            if path != "pipeline.yml" { fail("\(url.path): no such configuration file") }
+            return Configuration()
+        }
+        do {
+            return try Configuration.load(file: url)
+        } catch {
+            fail("\(error)")
+        }
+    }
+
     static func fail(_ message: String, status: Int32 = Galley.Status.usage) -> Never {
         FileHandle.standardError.write(Data("galley: \(message)\n".utf8))
         Foundation.exit(status)

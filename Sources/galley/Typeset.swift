@@ -38,17 +38,7 @@ struct Typeset: ParsableCommand {
 
     func run() throws {
         let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-        let configURL = URL(fileURLWithPath: config, relativeTo: cwd)
-        var configuration = Configuration()
-        if FileManager.default.fileExists(atPath: configURL.path) {
-            do {
-                configuration = try Configuration.load(file: configURL)
-            } catch {
-                Run.fail("\(error)")
-            }
-        } else if config != "pipeline.yml" {
-            Run.fail("\(configURL.path): no such configuration file")
-        }
+        var configuration = Run.optionalConfiguration(config)
         if let dpi { configuration.dpi = dpi }
         let fonts: FontLibrary
         do {

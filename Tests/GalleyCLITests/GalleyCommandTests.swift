@@ -139,4 +139,25 @@ import Testing
             #expect(throws: Never.self) { try Bitmap(pngData: Array(try Data(contentsOf: out.appendingPathComponent(path)))) }
         }
     }
+
+    @Test func inspectDescribesDocumentsForPeopleAndMachinesAndExitsOneForAnUnreadableOne() throws {
+        let folder = try folderWithConfig("inputs: [docs]\n", files: [Fixtures.pdf("mixed.pdf"), Fixtures.brokenFolder.appendingPathComponent("garbage.pdf")])
+        _ = try folder.copy([Fixtures.articlesFolder.appendingPathComponent("ja-vertical.html")], into: "docs")
+        let text = try galley(["inspect", "docs"], in: folder.url)
+        #expect(text.status == 1, "\(text.stderr)")
+        #expect(text.stdout.contains("docs/mixed.pdf\n  kind: PDF"))
+        #expect(text.stdout.contains("page 2: 792 × 612 pt, rotated 270°"))
+        #expect(text.stdout.contains("error: not-pdf"))
+        #expect(text.stdout.contains("layout a4: ") && text.stdout.contains("1 band, vertical"))
+        let json = try galley(["inspect", "--json", "docs/mixed.pdf", "docs/ja-vertical.html"], in: folder.url)
+        #expect(json.status == 0, "\(json.stderr)")
+        let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        let documents = try #require(object?["documents"] as? [[String: Any]])
+        #expect(documents.map { $0["path"] as? String } == ["docs/mixed.pdf", "docs/ja-vertical.html"])
+        #expect(documents[0]["page_count"] as? Int == 4 && documents[0]["kind"] as? String == "pdf")
+        let layouts = try #require(documents[1]["layouts"] as? [[String: Any]])
+        #expect(layouts.first?["writing_mode"] as? String == "vertical-rl" && (layouts.first?["page_count"] as? Int ?? 0) > 1)
+        let usage = try galley(["inspect", "nothing-here"], in: folder.url)
+        #expect(usage.status == 2 && usage.stderr.contains("nothing-here"))
+    }
 }

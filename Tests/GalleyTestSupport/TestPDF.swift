@@ -2,15 +2,29 @@ import Foundation
 
 /// Writes small PDFs from content streams, for tests that need a page made to measure.
 public enum TestPDF {
-    /// A PDF with one page per content stream, each `width`×`height` points.
-    public static func write(pages contents: [String], width: Int = 612, height: Int = 792, to url: URL) throws {
+    /// A PDF with one page per content stream, each `width`×`height` points; `links[i]` URI
+    /// link annotations and `/Rotate rotations[i]` on page i, and an info dictionary with
+    /// `title` and `author` when given.
+    public static func write(pages contents: [String], width: Int = 612, height: Int = 792, links: [Int] = [], rotations: [Int] = [],
+                             title: String? = nil, author: String? = nil, to url: URL) throws {
         var objects: [String] = ["<< /Type /Catalog /Pages 2 0 R >>", ""]
         var kids: [String] = []
-        for content in contents {
+        for (index, content) in contents.enumerated() {
             let pageNumber = objects.count + 1
             kids.append("\(pageNumber) 0 R")
-            objects.append("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 \(width) \(height)] /Contents \(pageNumber + 1) 0 R /Resources << >> >>")
+            let count = index < links.count ? links[index] : 0
+            let annotations = (0..<count).map { i in
+                "<< /Type /Annot /Subtype /Link /Rect [\(20 + 30 * i) 20 \(40 + 30 * i) 40] /Border [0 0 0] /A << /S /URI /URI (https://example.org/\(i)) >> >>"
+            }
+            let annots = annotations.isEmpty ? "" : " /Annots [\(annotations.joined(separator: " "))]"
+            let rotate = index < rotations.count ? " /Rotate \(rotations[index])" : ""
+            objects.append("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 \(width) \(height)] /Contents \(pageNumber + 1) 0 R /Resources << >>\(rotate)\(annots) >>")
             objects.append("<< /Length \(content.utf8.count) >>\nstream\n\(content)\nendstream")
+        }
+        var info = ""
+        if title != nil || author != nil {
+            objects.append("<< " + (title.map { "/Title (\($0)) " } ?? "") + (author.map { "/Author (\($0)) " } ?? "") + ">>")
+            info = " /Info \(objects.count) 0 R"
         }
         objects[1] = "<< /Type /Pages /Kids [\(kids.joined(separator: " "))] /Count \(contents.count) >>"
         var pdf = "%PDF-1.7\n"
@@ -22,7 +36,7 @@ public enum TestPDF {
         let xref = pdf.utf8.count
         pdf += "xref\n0 \(objects.count + 1)\n0000000000 65535 f \n"
         for offset in offsets { pdf += String(format: "%010d 00000 n \n", offset) }
-        pdf += "trailer\n<< /Size \(objects.count + 1) /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n"
+        pdf += "trailer\n<< /Size \(objects.count + 1) /Root 1 0 R\(info) >>\nstartxref\n\(xref)\n%%EOF\n"
         try Data(pdf.utf8).write(to: url)
     }
 

@@ -67,6 +67,10 @@ int gm_document_was_repaired(fz_context *ctx, fz_document *doc);
 /// Writes the metadata value (UTF-8, NUL-terminated) into buf; returns -1 when absent.
 int gm_document_metadata(fz_context *ctx, fz_document *doc, const char *key, char *buf, int size);
 
+/// Loads page `number` (0-based) and reports its bounds and rotation (errors stays 0) and its
+/// number of links, without running its contents: what `galley inspect` shows.
+int gm_page_inspect(fz_context *ctx, fz_document *doc, int number, gm_page_info *info, int *links, gm_error *error);
+
 /// Loads page `number` (0-based), records it as a display list and reports its bounds.
 /// Setting `cookie`'s abort stops the recording.
 int gm_page_record(fz_context *ctx, fz_document *doc, int number, fz_display_list **out,

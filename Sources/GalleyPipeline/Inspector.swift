@@ -1,0 +1,154 @@
+import Foundation
+import GalleyPDF
+import GalleyText
+
+/// What `galley inspect` reports about one document, read without drawing anything: enough
+/// to decide how to configure a run, and to see why a document would fail.
+public struct Inspection: Codable, Sendable, Equatable {
+    /// The path as scanned (relative to the current folder when given that way).
+    public var path: String
+    public var kind: SourceDocument.Kind
+    public var bytes: Int?
+    /// Why the document cannot be read, with the code a run would record.
+    public var error: Manifest.Failure?
+    /// Encryption as MuPDF names it (`None`, `Standard V5 R6 256-bit AES`, ...) (PDFs).
+    public var encryption: String?
+    /// MuPDF rebuilt a damaged cross-reference table to open it (PDFs).
+    public var repaired: Bool?
+    /// `info:Title` of a PDF, `<title>` of an article.
+    public var title: String?
+    /// `info:Author` of a PDF, `<meta name="author">` of an article.
+    public var author: String?
+    /// PDF pages, or the sum of the article's pages over its layouts.
+    public var pageCount: Int?
+    /// Link annotations of a PDF; distinct links (`<a href>`) of an article.
+    public var linkCount: Int?
+    /// PDF pages with their sizes, rotations and links.
+    public var pages: [Page]?
+    /// Articles: Unicode scalars of the text, its language, pictures and layouts.
+    public var textLength: Int?
+    public var language: String?
+    public var imageCount: Int?
+    public var layouts: [Layout]?
+    /// What a run would warn about (articles: markup and pictures).
+    public var warnings: [String]?
+
+    public struct Page: Codable, Sendable, Equatable {
+        public var number: Int
+        /// After CropBox and /Rotate, in points, as the manifest gives them.
+        public var widthPt: Double
+        public var heightPt: Double
+        public var rotation: Int
+        public var linkCount: Int
+    }
+
+    /// An article in one configured layout.
+    public struct Layout: Codable, Sendable, Equatable {
+        public var name: String
+        public var pageCount: Int
+        /// `horizontal-tb` or `vertical-rl` (the markup's writing mode wins over the layout's).
+        public var writingMode: String
+        public var columns: Int
+        public var widthPt: Double
+        public var heightPt: Double
+        /// Why this layout fails for this article, if it does.
+        public var error: Manifest.Failure?
+    }
+}
+
+/// Inspects documents as `galley run` would read them (passwords, layouts and fonts from the
+/// configuration), without drawing or writing anything.
+public struct Inspector {
+    public let configuration: Configuration
+    private let engine: MuPDFEngine
+    private let fonts: FontLibrary
+
+    public init(configuration: Configuration) throws {
+        self.configuration = configuration
+        engine = try MuPDFEngine()
+        fonts = try configuration.fontLibrary()
+    }
+
+    public func inspect(_ document: SourceDocument) -> Inspection {
+        var inspection = Inspection(path: document.url.path, kind: document.kind)
+        if let size = (try? FileManager.default.attributesOfItem(atPath: document.url.path))?[.size] as? Int {
+            inspection.bytes = size
+        }
+        do {
+            switch document.kind {
+            case .pdf: try inspectPDF(document, into: &inspection)
+            case .markup: try inspectArticle(document, into: &inspection)
+            }
+        } catch let failure as Manifest.Failure {
+            inspection.error = failure
+        } catch {
+            inspection.error = Manifest.Failure(error)
+        }
+        return inspection
+    }
+
+    private func inspectPDF(_ document: SourceDocument, into inspection: inout Inspection) throws {
+        let pdf = try PDFDocument(path: document.url.path, password: configuration.password(forRelativePath: document.relativePath),
+                                  engine: engine)
+        inspection.encryption = pdf.encryption
+        inspection.repaired = pdf.wasRepaired
+        inspection.title = pdf.metadata("info:Title")
+        inspection.author = pdf.metadata("info:Author")
+        inspection.pageCount = pdf.pageCount
+        var pages: [Inspection.Page] = []
+        for index in 0..<pdf.pageCount {
+            do {
+                let facts = try pdf.pageFacts(index)
+                pages.append(Inspection.Page(number: index + 1, widthPt: manifestPoints(facts.size.width),
+                                             heightPt: manifestPoints(facts.size.height), rotation: facts.rotation,
+                                             linkCount: facts.links))
+            } catch {
+                throw Manifest.Failure(error, page: index + 1)
+            }
+        }
+        inspection.pages = pages
+        inspection.linkCount = pages.reduce(0) { $0 + $1.linkCount }
+    }
+
+    private func inspectArticle(_ document: SourceDocument, into inspection: inout Inspection) throws {
+        let bytes = try [UInt8](Data(contentsOf: document.url))
+        if let reason = ArticlePages.binaryContent(bytes) {
+            throw Manifest.Failure(code: "not-text", message: "\(reason); is it really an \(document.url.pathExtension) file?")
+        }
+        let first = ArticlePages.parse(bytes, document: document, base: configuration.layouts[0].base)
+        inspection.title = first.title
+        inspection.author = first.author
+        inspection.language = first.language
+        inspection.textLength = first.text.count
+        inspection.imageCount = first.text.attachments.count
+        var links = 0
+        var previous: String?
+        for run in first.text.styleRuns {
+            if let link = run.value.link, link != previous { links += 1 }
+            previous = run.value.link
+        }
+        inspection.linkCount = links
+        guard first.text.scalars.contains(where: { !$0.properties.isWhitespace }) else {
+            throw Manifest.Failure(code: TypesetError.Code.noText.rawValue, message: "the article has no text to lay out")
+        }
+        let loaded = ArticleImageLoader(document: document, engine: engine).load(first.text.attachments)
+        inspection.warnings = first.warnings + loaded.warnings
+        var layouts: [Inspection.Layout] = []
+        for var layout in configuration.layouts {
+            let parsed = ArticlePages.parse(bytes, document: document, base: layout.base)
+            if let mode = parsed.writingMode { layout.writingMode = mode }
+            var entry = Inspection.Layout(name: layout.name, pageCount: 0, writingMode: layout.writingMode.rawValue,
+                                          columns: layout.columns, widthPt: manifestPoints(layout.pageWidth),
+                                          heightPt: manifestPoints(layout.pageHeight))
+            do {
+                let typesetter = try ArticleTypesetter(text: parsed.text, layout: layout, fonts: fonts, images: loaded.images)
+                while try typesetter.nextPage() != nil { entry.pageCount += 1 }
+            } catch {
+                entry.error = Manifest.Failure(code: error.code.rawValue, message: error.message, page: entry.pageCount + 1)
+            }
+            layouts.append(entry)
+        }
+        inspection.layouts = layouts
+        inspection.pageCount = layouts.reduce(0) { $0 + $1.pageCount }
+    }
+}
