@@ -22,6 +22,8 @@ packages=(
   mupdf-tools qpdf libjpeg-turbo-progs python3 python3-jsonschema
   # the Unicode data that scripts/make-vertical-orientation.py reads (UAX #50)
   unicode-data
+  # headless browser for the contact sheet's screenshot test and scripts/screenshot-contact-sheet.sh
+  chromium
   # benchmark peers and measurement
   poppler-utils libvips-tools time pango1.0-tools
 )

@@ -96,6 +96,7 @@ public final class Pipeline: Sendable {
                        maxPagesInFlight: configuration.maxPagesInFlight))
         do {
             try store.write(try manifest.encoded(), to: "manifest.json")
+            try store.write(Array(ContactSheet.html(for: manifest).utf8), to: "index.html")
         } catch let error as OutputError {
             throw error
         } catch {
