@@ -1,0 +1,71 @@
+import Foundation
+
+/// One of N deterministic parts of a corpus, so N machines can each run one (`--shard K/N`).
+///
+/// A document belongs to shard K when the first eight bytes of its content's SHA-256, read as
+/// a big-endian number, are K − 1 modulo N. That depends only on the bytes, never on where
+/// the file is or in what order a file system lists it, so every machine agrees on the split
+/// without talking to the others, and a document renamed between runs stays in its shard.
+public struct Shard: Sendable, Hashable, CustomStringConvertible {
+    /// 1-based: 1...count.
+    public let index: Int
+    public let count: Int
+
+    /// Most shards a corpus may be split into.
+    public static let maximumCount = 100_000
+
+    public init(index: Int, count: Int) throws(ConfigurationError) {
+        guard (1...Self.maximumCount).contains(count) else {
+            throw ConfigurationError(file: "--shard", message: "the shard count \(count) is outside 1...\(Self.maximumCount)")
+        }
+        guard (1...count).contains(index) else {
+            throw ConfigurationError(file: "--shard", message: "shard \(index) of \(count) does not exist; shards are numbered 1 to \(count)")
+        }
+        self.index = index
+        self.count = count
+    }
+
+    /// Parses `K/N` (1-based K).
+    public init(parsing text: String) throws(ConfigurationError) {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let index = Int(parts[0].trimmingCharacters(in: .whitespaces)),
+              let count = Int(parts[1].trimmingCharacters(in: .whitespaces)) else {
+            throw ConfigurationError(file: "--shard", message: "'\(text)' is not K/N (say --shard 2/8 for the second of eight shards)")
+        }
+        try self.init(index: index, count: count)
+    }
+
+    public var description: String { "\(index)/\(count)" }
+
+    /// The shard a job is, from the environment of the engines that run job arrays, when the
+    /// command line gives none: `GALLEY_SHARD` (`K/N`); a Kubernetes Indexed Job's
+    /// `JOB_COMPLETION_INDEX` or an AWS Batch array job's `AWS_BATCH_JOB_ARRAY_INDEX` (both
+    /// 0-based) with the total from `count` (`--shard-count`) or `GALLEY_SHARD_COUNT`, since
+    /// neither engine tells a job how many there are. nil when none of them is set.
+    public static func fromEnvironment(_ environment: [String: String], count: Int?) throws(ConfigurationError) -> Shard? {
+        if let value = environment["GALLEY_SHARD"], !value.isEmpty { return try Shard(parsing: value) }
+        for variable in ["JOB_COMPLETION_INDEX", "AWS_BATCH_JOB_ARRAY_INDEX"] {
+            guard let value = environment[variable], !value.isEmpty else { continue }
+            guard let zeroBased = Int(value), zeroBased >= 0 else {
+                throw ConfigurationError(file: "--shard", message: "\(variable)=\(value) is not a job index (0, 1, 2, ...)")
+            }
+            let total: Int
+            if let count {
+                total = count
+            } else if let text = environment["GALLEY_SHARD_COUNT"], let parsed = Int(text) {
+                total = parsed
+            } else {
+                throw ConfigurationError(file: "--shard", message: "\(variable) is set but not how many shards there are; pass --shard-count N or set GALLEY_SHARD_COUNT")
+            }
+            return try Shard(index: zeroBased + 1, count: total)
+        }
+        return nil
+    }
+
+    /// Whether the document whose content has this SHA-256 belongs to this shard.
+    public func contains(sha256 digest: some Collection<UInt8>) -> Bool {
+        var value: UInt64 = 0
+        for byte in digest.prefix(8) { value = value << 8 | UInt64(byte) }
+        return Int(value % UInt64(count)) == index - 1
+    }
+}
