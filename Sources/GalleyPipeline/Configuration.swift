@@ -88,6 +88,17 @@ public struct Configuration: Sendable, Equatable {
         }
     }
 
+    /// Checks that every font folder exists, without starting fontconfig (which a rerun that
+    /// opens no article never needs).
+    public func checkFontFolders() throws(ConfigurationError) {
+        for folder in fontFolders.map({ resolve($0) }) {
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isFolder), isFolder.boolValue else {
+                throw ConfigurationError(file: "fonts", message: "font folder \(folder.path) does not exist; fix the fonts: list in pipeline.yml")
+            }
+        }
+    }
+
     /// The output folder as an absolute URL.
     public var outputURL: URL { resolve(output) }
 

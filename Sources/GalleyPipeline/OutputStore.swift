@@ -1,5 +1,5 @@
-import Crypto
 import Foundation
+import GalleyCatalog
 
 /// Writes outputs atomically: bytes go to a temporary file under `<output>/.galley/tmp` and
 /// are renamed into place, so an interrupted run never leaves a half-written file.
@@ -99,26 +99,13 @@ public struct OutputError: Error, CustomStringConvertible, Sendable {
     public var description: String { "\(path): \(message)" }
 }
 
-/// SHA-256 as lowercase hex.
+/// SHA-256 as lowercase hex (the catalog's hashing, so content hashes always agree).
 enum Digest {
     static func sha256(_ bytes: [UInt8]) -> String {
-        hex(SHA256.hash(data: bytes))
+        ContentHash.sha256(bytes)
     }
 
-    /// Hashes a file in 1 MiB pieces, so large documents are not read into memory at once.
     static func sha256(file url: URL) throws -> (hash: String, bytes: Int) {
-        let handle = try FileHandle(forReadingFrom: url)
-        defer { try? handle.close() }
-        var hasher = SHA256()
-        var total = 0
-        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-            hasher.update(data: chunk)
-            total += chunk.count
-        }
-        return (hex(hasher.finalize()), total)
-    }
-
-    private static func hex(_ digest: SHA256.Digest) -> String {
-        digest.map { String(format: "%02x", $0) }.joined()
+        try ContentHash.sha256(file: url)
     }
 }

@@ -28,6 +28,9 @@ struct Run: ParsableCommand {
     @Option(name: .long, help: "Workers for every stage (1...256).")
     var jobs: Int?
 
+    @Flag(name: .long, help: "Draw every page again, ignoring what the catalog says is already done.")
+    var force = false
+
     @Flag(name: .long, help: "Print debug details of the run.")
     var verbose = false
 
@@ -76,7 +79,7 @@ struct Run: ParsableCommand {
 
         let summary: RunSummary
         do {
-            summary = try Pipeline(configuration: configuration, logger: logger).run(cancellation: cancellation) { event in
+            summary = try Pipeline(configuration: configuration, logger: logger).run(force: force, cancellation: cancellation) { event in
                 Self.report(event)
             }
         } catch let error as ConfigurationError {
@@ -130,6 +133,8 @@ struct Run: ParsableCommand {
             var line = "[\(done)/\(total)] \(source) → \(name)/: "
             if status == .failed, let failure {
                 line += "FAILED \(failure)"
+            } else if status == .unchanged {
+                line += "unchanged, " + plural(pages, "page")
             } else {
                 line += plural(pages, "page")
             }
@@ -147,6 +152,9 @@ struct Run: ParsableCommand {
         let rate = summary.duration > 0 ? String(format: "%.1f", Double(totals.pages) / summary.duration) : "-"
         print("galley: \(plural(totals.documents, "document")): \(totals.ok) ok, \(totals.failed) failed, \(totals.unchanged) unchanged; "
               + "\(plural(totals.pages, "page")) in \(seconds) s (\(rate) pages/s)")
+        var work = "galley: \(plural(summary.drawnOutputs, "image")) drawn, \(summary.reusedOutputs) kept from earlier runs"
+        if summary.removedDocuments > 0 { work += "; outputs of \(plural(summary.removedDocuments, "vanished document")) removed" }
+        print(work)
         for document in manifest.documents where document.status == .failed {
             if let error = document.error { print("  failed: \(document.source): \(error)") }
         }
