@@ -20,6 +20,9 @@ public final class ThumbnailCache: Sendable {
     public let diskBudget: Int
     /// Bytes the memory store may hold.
     public let memoryBudget: Int
+    /// Where files are written before they are renamed into the store (cleared by the caller
+    /// after a killed run).
+    public let temporaryFolder: URL
     private let catalog: Catalog
     private let memory: Mutex<MemoryStore>
     /// Keys read from disk since the last `flush()`, whose use time is written in one go.
@@ -37,8 +40,11 @@ public final class ThumbnailCache: Sendable {
     ///   - folder: the disk store's folder (made on first store).
     ///   - diskBudget: bytes the disk store may hold after eviction.
     ///   - memoryBudget: bytes the memory store may hold.
-    public init(folder: URL, catalog: Catalog, diskBudget: Int, memoryBudget: Int = 32 << 20) {
+    ///   - temporaryFolder: a folder on the same file system for writing before the rename;
+    ///     the store's own folder when nil.
+    public init(folder: URL, catalog: Catalog, diskBudget: Int, memoryBudget: Int = 32 << 20, temporaryFolder: URL? = nil) {
         self.folder = folder
+        self.temporaryFolder = temporaryFolder ?? folder
         self.catalog = catalog
         self.diskBudget = diskBudget
         self.memoryBudget = memoryBudget
@@ -70,10 +76,16 @@ public final class ThumbnailCache: Sendable {
     public func store(_ bytes: [UInt8], forKey key: String, sourcePath: String) throws(CatalogError) {
         memory.withLock { $0.put(key, bytes, budget: memoryBudget) }
         let url = file(forKey: key)
+        let temporary = temporaryFolder.appendingPathComponent("cache-\(UUID().uuidString).tmp")
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            try Data(bytes).write(to: url, options: .atomic)
+            try FileManager.default.createDirectory(at: temporaryFolder, withIntermediateDirectories: true)
+            try Data(bytes).write(to: temporary)
+            guard rename(temporary.path, url.path) == 0 else {
+                throw CatalogError(path: url.path, message: String(cString: strerror(errno)))
+            }
         } catch {
+            try? FileManager.default.removeItem(at: temporary)
             throw CatalogError(path: url.path, message: "cannot write a cached thumbnail: \(error.localizedDescription)")
         }
         let entry = CacheEntry(key: key, sourcePath: sourcePath, bytes: bytes.count, lastUsed: Date().timeIntervalSince1970)

@@ -25,9 +25,15 @@ public struct OutputStore: Sendable {
 
     /// Writes `bytes` to `relativePath` under the root, atomically.
     public func write(_ bytes: [UInt8], to relativePath: String) throws(OutputError) {
-        let destination = root.appendingPathComponent(relativePath).path
-        let temporary = temporaryFolder.appendingPathComponent("\(UUID().uuidString).tmp").path
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        try Self.write(bytes, to: root.appendingPathComponent(relativePath).path,
+                       through: temporaryFolder.appendingPathComponent("\(UUID().uuidString).tmp").path, mode: 0o644)
+    }
+
+    /// Writes `bytes` to `temporary` (created with `mode`) and renames it to `destination`,
+    /// making the destination's folders on first need. Nothing is left under either name when
+    /// it fails.
+    static func write(_ bytes: [UInt8], to destination: String, through temporary: String, mode: mode_t) throws(OutputError) {
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard fd >= 0 else { throw OutputError(path: temporary, errno: errno, action: "create") }
         var written = 0
         let failure: Int32? = bytes.withUnsafeBytes { buffer -> Int32? in

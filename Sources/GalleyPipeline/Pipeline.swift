@@ -29,6 +29,27 @@ public struct RunSummary: Sendable {
     public var reusedOutputs = 0
     /// Documents whose source is gone: their outputs were removed.
     public var removedDocuments = 0
+    /// Thumbnail cache entries removed to keep within `thumbnail_cache_size`, and with
+    /// `pruneCache` because their source is gone.
+    public var cacheEvicted = 0
+    public var cachePruned = 0
+}
+
+/// What a run does besides the defaults.
+public struct RunOptions: Sendable {
+    /// Draw everything again, ignoring the catalog and the thumbnail cache.
+    public var force = false
+    /// Make thumbnails only: page images are kept when an earlier run made them with the same
+    /// settings, and otherwise left out (`galley thumbs`).
+    public var thumbnailsOnly = false
+    /// Remove thumbnail cache entries whose source file is gone.
+    public var pruneCache = false
+
+    public init(force: Bool = false, thumbnailsOnly: Bool = false, pruneCache: Bool = false) {
+        self.force = force
+        self.thumbnailsOnly = thumbnailsOnly
+        self.pruneCache = pruneCache
+    }
 }
 
 /// The batch pipeline: scan → open → render page / render thumbnails → encode → record.
@@ -60,13 +81,14 @@ public final class Pipeline: Sendable {
     ///
     /// The run is incremental: documents the catalog knows as finished with the same content
     /// and settings are not opened, and outputs already made with the same settings are kept
-    /// (or copied from a file with the same content) instead of drawn again. `force` draws
-    /// everything.
+    /// (or copied from a file with the same content) instead of drawn again; thumbnails come
+    /// from the thumbnail cache when it has them. `options` can force a full run or make
+    /// thumbnails only.
     ///
     /// - Throws: `ConfigurationError` when an input is missing, the output folder cannot be
     ///   made or the catalog cannot be opened, `OutputError` when the manifest cannot be
     ///   written. Failing documents do not throw: they are in the manifest.
-    public func run(force: Bool = false, cancellation: Cancellation = Cancellation(),
+    public func run(_ options: RunOptions = RunOptions(), cancellation: Cancellation = Cancellation(),
                     onEvent: @escaping @Sendable (PipelineEvent) -> Void = { _ in }) throws -> RunSummary {
         let started = Date()
         let (documents, warnings) = try InputScanner(configuration: configuration).scan()
@@ -84,7 +106,7 @@ public final class Pipeline: Sendable {
         let runCatalog: RunCatalog
         do {
             runCatalog = try RunCatalog(catalog: try Catalog(path: catalogURL.path), configuration: configuration, store: store,
-                                        force: force, logger: logger)
+                                        force: options.force, logger: logger)
         } catch {
             throw ConfigurationError(file: catalogURL.path,
                                      message: "the catalog cannot be used (\(error.message)); delete it to start afresh (the next run then redoes every page)")
@@ -97,7 +119,8 @@ public final class Pipeline: Sendable {
         let recorder = RunRecorder(documents: documents, outputsPerPage: outputsPerPage, slots: slots, onEvent: onEvent,
                                    onFinished: { index, entry in runCatalog.finish(index, kind: documents[index].kind, entry: entry) })
         let stages = Stages(configuration: configuration, documents: documents, engine: engine, fonts: LazyFonts(configuration: configuration),
-                            store: store, slots: slots, recorder: recorder, catalog: runCatalog, cancellation: cancellation, logger: logger)
+                            store: store, slots: slots, recorder: recorder, catalog: runCatalog, drawImages: !options.thumbnailsOnly,
+                            cancellation: cancellation, logger: logger)
         logger.info("scanned \(documents.count) document(s) from \(configuration.inputs.joined(separator: ", "))")
         stages.start()
         stages.waitUntilFinished()
@@ -114,6 +137,7 @@ public final class Pipeline: Sendable {
             page.thumbnails.forEach { keep.insert($0.path) }
         }
         let removed = runCatalog.removeVanished(scanned: Set(documents.map(\.url.path)), keeping: keep)
+        let cache = runCatalog.closeCache(prune: options.pruneCache)
         let failed = manifestDocuments.filter { $0.status == .failed }.count
         let unchanged = manifestDocuments.filter { $0.status == .unchanged }.count
         let manifest = Manifest(
@@ -137,7 +161,8 @@ public final class Pipeline: Sendable {
         let counts = recorder.outputCounts
         return RunSummary(outcome: failed > 0 ? .someFailed : .succeeded, manifest: manifest,
                           outputFolder: store.root, duration: duration, warnings: warnings,
-                          drawnOutputs: counts.drawn, reusedOutputs: counts.reused, removedDocuments: removed)
+                          drawnOutputs: counts.drawn, reusedOutputs: counts.reused, removedDocuments: removed,
+                          cacheEvicted: cache.evicted, cachePruned: cache.pruned)
     }
 
     /// Deletes page images and thumbnails of these documents that this run did not write
@@ -192,6 +217,8 @@ private final class Stages: Sendable {
     let slots: PageSlots
     let recorder: RunRecorder
     let catalog: RunCatalog
+    /// False in a thumbnails-only run: page images are only ever kept, never drawn.
+    let drawImages: Bool
     let cancellation: Cancellation
     let logger: Logger
     let openQueue = OperationQueue()
@@ -201,7 +228,7 @@ private final class Stages: Sendable {
     let recordQueue = OperationQueue()
 
     init(configuration: Configuration, documents: [SourceDocument], engine: MuPDFEngine, fonts: LazyFonts, store: OutputStore,
-         slots: PageSlots, recorder: RunRecorder, catalog: RunCatalog, cancellation: Cancellation, logger: Logger) {
+         slots: PageSlots, recorder: RunRecorder, catalog: RunCatalog, drawImages: Bool, cancellation: Cancellation, logger: Logger) {
         self.configuration = configuration
         self.documents = documents
         self.engine = engine
@@ -210,6 +237,7 @@ private final class Stages: Sendable {
         self.slots = slots
         self.recorder = recorder
         self.catalog = catalog
+        self.drawImages = drawImages
         self.cancellation = cancellation
         self.logger = logger
         let widths = [(openQueue, "open", configuration.workers.open), (renderQueue, "render", configuration.workers.render),
@@ -371,11 +399,13 @@ private final class Stages: Sendable {
         case .image: String(format: "%@/page-%04d.png", facts.folder, facts.number)
         case .thumbnail(let box): String(format: "%@/thumbs/%d/page-%04d.png", facts.folder, box, facts.number)
         }
-        if let kept = catalog.reuse(index, page: facts, variant: variant, path: path) {
+        if let kept = catalog.reuse(index, page: facts, variant: variant, path: path)
+            ?? catalog.cachedThumbnail(index, page: facts, variant: variant, path: path) {
             report(index, facts, variant, .success(kept), reused: true)
             return
         }
         switch variant {
+        case .image where !drawImages: record { [recorder] in recorder.skipped(index, page: facts, variant: variant) }
         case .image: submit(renderQueue) { [self] in renderImage(index, page, facts, path: path) }
         case .thumbnail(let box): submit(thumbnailQueue) { [self] in renderThumbnail(index, page, facts, box: box, path: path) }
         }
@@ -430,7 +460,9 @@ private final class Stages: Sendable {
         guard !cancellation.isCancelled else { return }
         let result = Result { () throws -> WrittenOutput in
             let png = try bitmap.pngData(compression: configuration.png)
-            return try write(png, width: bitmap.width, height: bitmap.height, path: path)
+            let written = try write(png, width: bitmap.width, height: bitmap.height, path: path)
+            catalog.cache(index, page: facts, variant: variant, png: png)
+            return written
         }.mapError { Manifest.Failure($0, page: facts.number) }
         report(index, facts, variant, result)
     }

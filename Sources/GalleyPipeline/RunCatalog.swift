@@ -1,5 +1,6 @@
 import Foundation
 import GalleyCatalog
+import GalleyRaster
 import GalleyText
 import Logging
 import Synchronization
@@ -35,6 +36,8 @@ final class RunCatalog: Sendable {
     private let store: OutputStore
     private let logger: Logger
     private let work = Mutex<[Int: DocumentWork]>([:])
+    /// Thumbnails by content and settings, in memory and on disk (nil when turned off).
+    let thumbnails: ThumbnailCache?
 
     /// What a run does with a document in the catalog.
     enum Decision {
@@ -47,6 +50,8 @@ final class RunCatalog: Sendable {
     /// A document being worked on: its catalog row and the outputs that may stand in for its own.
     struct DocumentWork: Sendable {
         var id: Int64
+        var contentHash: String
+        var sourcePath: String
         var reusable: [OutputKey: OutputRecord]
     }
 
@@ -71,6 +76,9 @@ final class RunCatalog: Sendable {
             }
         }
         outputFingerprints = outputs
+        thumbnails = configuration.thumbnailCacheMiB == 0 ? nil
+            : ThumbnailCache(folder: store.stateFolder.appendingPathComponent("thumbnail-cache"), catalog: catalog,
+                             diskBudget: configuration.thumbnailCacheMiB << 20, temporaryFolder: store.temporaryFolder)
         documentFingerprints = [.pdf: fingerprints.document(.pdf), .markup: fingerprints.document(.markup)]
     }
 
@@ -117,7 +125,7 @@ final class RunCatalog: Sendable {
                     if reusable[key] == nil { reusable[key] = output }
                 }
             }
-            work.withLock { $0[index] = DocumentWork(id: id, reusable: reusable) }
+            work.withLock { $0[index] = DocumentWork(id: id, contentHash: hash, sourcePath: document.url.path, reusable: reusable) }
         }
     }
 
@@ -146,6 +154,44 @@ final class RunCatalog: Sendable {
         return written
     }
 
+    /// The thumbnail cache's key for an output: the content and every setting of its bytes.
+    private func cacheKey(_ index: Int, _ facts: PageFacts, _ variant: OutputVariant) -> (key: String, source: String)? {
+        let layout = facts.layout?.name ?? ""
+        guard case .thumbnail = variant, let work = work.withLock({ $0[index] }),
+              let fingerprint = outputFingerprints[layout]?[variant] else { return nil }
+        return ("\(work.contentHash)@\(layout)@\(facts.number)@\(fingerprint)", work.sourcePath)
+    }
+
+    /// A thumbnail from the cache (memory, then disk), written into place.
+    func cachedThumbnail(_ index: Int, page facts: PageFacts, variant: OutputVariant, path: String) -> WrittenOutput? {
+        guard !force, let thumbnails, let (key, _) = cacheKey(index, facts, variant),
+              let bytes = thumbnails.bytes(forKey: key), let size = PNGText.dimensions(of: bytes) else { return nil }
+        do {
+            try store.write(bytes, to: path)
+        } catch {
+            return nil
+        }
+        return WrittenOutput(path: path, width: size.width, height: size.height, sha256: Digest.sha256(bytes), bytes: bytes.count)
+    }
+
+    /// A thumbnail just drawn goes into the cache.
+    func cache(_ index: Int, page facts: PageFacts, variant: OutputVariant, png: [UInt8]) {
+        guard let thumbnails, let (key, source) = cacheKey(index, facts, variant) else { return }
+        note { try thumbnails.store(png, forKey: key, sourcePath: source) }
+    }
+
+    /// The end of a run: the disk cache is brought within its budget, and with `prune`
+    /// entries whose source file is gone are removed. Returns (evicted, pruned).
+    func closeCache(prune: Bool) -> (evicted: Int, pruned: Int) {
+        guard let thumbnails else { return (0, 0) }
+        var result = (evicted: 0, pruned: 0)
+        note {
+            if prune { result.pruned = try thumbnails.prune { access($0, F_OK) == 0 } }
+            result.evicted = try thumbnails.evict()
+        }
+        return result
+    }
+
     // MARK: recording
 
     /// An output landed: recorded at once, so a killed run keeps it.
@@ -169,10 +215,13 @@ final class RunCatalog: Sendable {
             page.thumbnails.forEach { keep.insert($0.path) }
         }
         let ok = entry.status == .ok
+        // A thumbnails-only run may leave page images out: such a document is not finished
+        // for the next full run, which then draws just those.
+        let complete = !fingerprints.configuration.pageImages || entry.pages.allSatisfy { $0.image != nil }
         note {
             try catalog.finish(documentID: id, status: ok ? .ok : .failed, pageCount: entry.pageCount,
                                errorCode: entry.error?.code, errorMessage: entry.error?.message,
-                               settings: ok ? documentFingerprints[kind] : nil,
+                               settings: ok && complete ? documentFingerprints[kind] : nil,
                                summary: ok ? Data(try entry.encodedEntry()) : nil, keeping: keep)
         }
     }

@@ -59,6 +59,9 @@ final class RunRecorder: Sendable {
         var facts: PageFacts
         var outputs: [OutputVariant: WrittenOutput] = [:]
         var reported = 0
+        /// Outputs not made on purpose (page images in a thumbnails-only pass, when none was kept).
+        var skipped = 0
+        var complete: Bool { outputs.count + skipped == reported }
     }
 
     private struct DocumentState {
@@ -176,17 +179,29 @@ final class RunRecorder: Sendable {
         onEvent(event)
     }
 
+    /// One output of a page is left out on purpose (a thumbnails-only pass draws no page image).
+    func skipped(_ document: Int, page facts: PageFacts, variant: OutputVariant) {
+        count(document, facts) { page, _ in page.skipped += 1 }
+    }
+
     /// One output of a page was written (`reused`: kept or copied from an earlier run), or failed.
     func reported(_ document: Int, page facts: PageFacts, variant: OutputVariant, result: Result<WrittenOutput, Manifest.Failure>,
                   reused: Bool = false) {
-        let (pageDone, event) = state.withLock { state -> (Bool, PipelineEvent?) in
-            var page = state.documents[document].pages[facts.index] ?? PageState(facts: facts)
+        count(document, facts) { page, state in
             switch result {
             case .success(let output):
                 page.outputs[variant] = output
                 if reused { state.reused += 1 } else { state.drawn += 1 }
             case .failure(let failure): Self.keepEarliest(&state.documents[document].failure, failure)
             }
+        }
+    }
+
+    /// Counts one report for a page; the page's last one frees its slot and may finish the document.
+    private func count(_ document: Int, _ facts: PageFacts, _ update: (inout PageState, inout State) -> Void) {
+        let (pageDone, event) = state.withLock { state -> (Bool, PipelineEvent?) in
+            var page = state.documents[document].pages[facts.index] ?? PageState(facts: facts)
+            update(&page, &state)
             page.reported += 1
             state.documents[document].pages[facts.index] = page
             guard page.reported == outputsPerPage else { return (false, nil) }
@@ -202,7 +217,7 @@ final class RunRecorder: Sendable {
         guard !document.finished, let dispatched = document.dispatched, document.completedPages == dispatched else { return nil }
         state.documents[index].finished = true
         state.finishedCount += 1
-        let written = document.pages.values.filter { $0.outputs.count == outputsPerPage }.count
+        let written = document.pages.values.filter { $0.reported == outputsPerPage && $0.complete }.count
         return .documentFinished(name: document.source.name, source: document.source.relativePath,
                                  status: document.failure == nil ? .ok : .failed, pages: written,
                                  failure: document.failure, done: state.finishedCount, total: state.documents.count)
@@ -224,7 +239,7 @@ final class RunRecorder: Sendable {
     private static func entry(_ document: DocumentState, outputsPerPage: Int) -> Manifest.Document {
         if let unchanged = document.unchanged { return unchanged }
         let pages = document.pages.keys.sorted().compactMap { index -> Manifest.Page? in
-            guard let page = document.pages[index], page.outputs.count == outputsPerPage else { return nil }
+            guard let page = document.pages[index], page.reported == outputsPerPage, page.complete else { return nil }
             let thumbnails = page.outputs.keys.sorted().compactMap { variant -> Manifest.Thumbnail? in
                 guard case .thumbnail(let box) = variant, let output = page.outputs[variant] else { return nil }
                 return Manifest.Thumbnail(box: box, path: output.path, width: output.width, height: output.height,

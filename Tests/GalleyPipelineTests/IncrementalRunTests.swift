@@ -33,7 +33,7 @@ import Testing
     }
 
     func run(_ configuration: Configuration, force: Bool = false) throws -> RunSummary {
-        try Pipeline(configuration: configuration, logger: Logger(label: "test")).run(force: force)
+        try Pipeline(configuration: configuration, logger: Logger(label: "test")).run(RunOptions(force: force))
     }
 
     /// The file identity of every PNG under the output folder: a file drawn again is renamed
