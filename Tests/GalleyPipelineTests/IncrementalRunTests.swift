@@ -182,3 +182,50 @@ import Testing
         }
     }
 }
+
+/// Thumbnails only, through the thumbnail cache.
+@Suite struct ThumbnailsOnlyTests {
+    let base = IncrementalRunTests()
+
+    @Test func aThumbnailsOnlyRunKeepsPageImagesAndTheCacheServesBoxesMadeBefore() throws {
+        let folder = try base.library()
+        var settings = base.configuration(folder)
+        let first = try base.run(settings)
+        let pages = first.manifest?.totals.pages ?? 0
+        let images = try base.identities(folder.path("out")).filter { !$0.key.contains("/thumbs/") }
+
+        // Drop the 96 box, then bring it back: the cache (not the catalog) has its thumbnails.
+        settings.thumbnailBoxes = [48]
+        let dropped = try Pipeline(configuration: settings, logger: Logger(label: "test")).run(RunOptions(thumbnailsOnly: true))
+        #expect(dropped.drawnOutputs == 0)
+        #expect(!FileManager.default.fileExists(atPath: folder.path("out/photo/thumbs/96/page-0001.png").path))
+        settings.thumbnailBoxes = [48, 96]
+        let back = try Pipeline(configuration: settings, logger: Logger(label: "test")).run(RunOptions(thumbnailsOnly: true))
+        #expect(back.drawnOutputs == 0, "every thumbnail came from the cache")
+        #expect(back.manifest?.documents.flatMap(\.pages).allSatisfy { $0.image != nil && $0.thumbnails.count == 2 } == true)
+        #expect(IncrementalRunTests.comparable(back.manifest) == IncrementalRunTests.comparable(first.manifest))
+        let after = try base.identities(folder.path("out"))
+        #expect(images.allSatisfy { after[$0.key] == $0.value }, "page images are kept, not drawn")
+
+        // A new dpi: a thumbnails-only run draws no page image, and the next full run draws them all.
+        settings.dpi = 50
+        let thumbsOnly = try Pipeline(configuration: settings, logger: Logger(label: "test")).run(RunOptions(thumbnailsOnly: true))
+        #expect(thumbsOnly.drawnOutputs == 0)
+        #expect(thumbsOnly.manifest?.documents.flatMap(\.pages).allSatisfy { $0.image == nil } == true)
+        let full = try base.run(settings)
+        #expect(full.drawnOutputs == pages)
+
+        // A vanished source's cache entries go with --prune.
+        try FileManager.default.removeItem(at: folder.path("in/photo.pdf"))
+        let pruned = try Pipeline(configuration: settings, logger: Logger(label: "test")).run(RunOptions(thumbnailsOnly: true, pruneCache: true))
+        #expect(pruned.cachePruned == 2, "photo.pdf's 48 and 96 thumbnails")
+    }
+
+    @Test func theFreedesktopFolderFollowsXDGAndURIsAreEncodedAsGLibDoes() {
+        #expect(FreedesktopThumbnails.defaultFolder(environment: ["XDG_CACHE_HOME": "/x/cache", "HOME": "/home/a"]).path == "/x/cache/thumbnails")
+        #expect(FreedesktopThumbnails.defaultFolder(environment: ["XDG_CACHE_HOME": "relative", "HOME": "/home/a"]).path == "/home/a/.cache/thumbnails")
+        #expect(FreedesktopThumbnails.defaultFolder(environment: ["HOME": "/home/a"]).path == "/home/a/.cache/thumbnails")
+        #expect(FreedesktopThumbnails.uri(path: "/home/a/My Report (final)+1é#?.pdf")
+                == "file:///home/a/My%20Report%20(final)+1%C3%A9%23%3F.pdf")
+    }
+}
