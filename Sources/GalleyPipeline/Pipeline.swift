@@ -33,6 +33,8 @@ public struct RunSummary: Sendable {
     /// `pruneCache` because their source is gone.
     public var cacheEvicted = 0
     public var cachePruned = 0
+    /// Files moved from the inbox into the library: (path in the inbox, path in the library).
+    public var inboxMoves: [(String, String)] = []
 }
 
 /// What a run does besides the defaults.
@@ -91,7 +93,14 @@ public final class Pipeline: Sendable {
     public func run(_ options: RunOptions = RunOptions(), cancellation: Cancellation = Cancellation(),
                     onEvent: @escaping @Sendable (PipelineEvent) -> Void = { _ in }) throws -> RunSummary {
         let started = Date()
-        let (documents, warnings) = try InputScanner(configuration: configuration).scan()
+        var inboxWarnings: [String] = []
+        var inboxMoves: [(String, String)] = []
+        if configuration.inbox != nil {
+            (inboxMoves, inboxWarnings) = try Inbox(configuration: configuration).collect()
+            for (from, to) in inboxMoves { logger.info("inbox: \(from) → \(to)") }
+        }
+        let (documents, scanWarnings) = try InputScanner(configuration: configuration).scan()
+        let warnings = inboxWarnings + scanWarnings
         for warning in warnings { logger.warning("\(warning)") }
         let store = OutputStore(root: configuration.outputURL)
         do {
@@ -126,7 +135,8 @@ public final class Pipeline: Sendable {
         stages.waitUntilFinished()
         let duration = Date().timeIntervalSince(started)
         if cancellation.isCancelled {
-            return RunSummary(outcome: .interrupted, manifest: nil, outputFolder: store.root, duration: duration, warnings: warnings)
+            return RunSummary(outcome: .interrupted, manifest: nil, outputFolder: store.root, duration: duration, warnings: warnings,
+                              inboxMoves: inboxMoves)
         }
 
         let manifestDocuments = recorder.manifestDocuments()
@@ -162,7 +172,7 @@ public final class Pipeline: Sendable {
         return RunSummary(outcome: failed > 0 ? .someFailed : .succeeded, manifest: manifest,
                           outputFolder: store.root, duration: duration, warnings: warnings,
                           drawnOutputs: counts.drawn, reusedOutputs: counts.reused, removedDocuments: removed,
-                          cacheEvicted: cache.evicted, cachePruned: cache.pruned)
+                          cacheEvicted: cache.evicted, cachePruned: cache.pruned, inboxMoves: inboxMoves)
     }
 
     /// Deletes page images and thumbnails of these documents that this run did not write
