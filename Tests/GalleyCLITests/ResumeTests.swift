@@ -30,20 +30,8 @@ import Testing
         }
         try "inputs: [docs]\ndpi: 200\nthumbnails: [64]\nworkers: 1\n".write(to: folder.path("pipeline.yml"), atomically: true, encoding: .utf8)
 
-        let process = Process()
-        process.executableURL = GalleyCommandTests.binary
-        process.arguments = ["run"]
-        process.currentDirectoryURL = folder.url
-        let err = Pipe()
-        process.standardError = err
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        var seen = Data()
-        while !String(decoding: seen, as: UTF8.self).contains("[4/24]") {
-            let chunk = err.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            seen.append(chunk)
-        }
+        let (process, output) = try GalleyChild.start(["run"], in: folder.url)
+        #expect(output.wait(for: "[4/24]"))
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         #expect(process.terminationReason == .uncaughtSignal)

@@ -1,53 +1,15 @@
 import Foundation
 import GalleyTestSupport
-import Synchronization
 import Testing
-
-/// What a running child process has printed so far (stdout and stderr together).
-final class LiveOutput: Sendable {
-    private let text = Mutex("")
-
-    init(_ pipe: Pipe) {
-        pipe.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            self.text.withLock { $0 += String(decoding: data, as: UTF8.self) }
-        }
-    }
-
-    var current: String { text.withLock { $0 } }
-
-    /// Waits until the output holds `needle` `count` times; false after `timeout` seconds.
-    func wait(for needle: String, count: Int = 1, timeout: Double = 60) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if current.components(separatedBy: needle).count - 1 >= count { return true }
-            Thread.sleep(forTimeInterval: 0.05)
-        }
-        return false
-    }
-}
 
 /// `galley watch` as a child process: changes are picked up once settled, Ctrl-C stops it.
 @Suite struct WatchTests {
-    func start(_ arguments: [String], in folder: URL) throws -> (Process, LiveOutput) {
-        let process = Process()
-        process.executableURL = GalleyCommandTests.binary
-        process.arguments = arguments
-        process.currentDirectoryURL = folder
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        let output = LiveOutput(pipe)
-        try process.run()
-        return (process, output)
-    }
-
     @Test func changesAreProcessedOnceSettledAndCtrlCStopsWithStatus130() throws {
         let folder = try ScratchFolder("galley-watch")
         let docs = try folder.copy([Fixtures.pdf("photo.pdf")], into: "docs")
         try "inputs: [docs]\ndpi: 30\nthumbnails: [32]\ninbox: inbox\nwatch_debounce: 1.0\n"
             .write(to: folder.path("pipeline.yml"), atomically: true, encoding: .utf8)
-        let (process, output) = try start(["watch"], in: folder.url)
+        let (process, output) = try GalleyChild.start(["watch"], in: folder.url)
         defer { if process.isRunning { process.terminate() } }
         #expect(output.wait(for: "images drawn"), "the first run: \(output.current)")
 
