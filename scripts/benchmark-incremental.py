@@ -67,9 +67,9 @@ def measure(name, config, cwd, output, edit):
                 others=len(others), after=after_seconds)
 
 
-def append_comment(pdf):
+def append_comment(pdf, text="edited by benchmark-incremental.py"):
     with open(pdf, "ab") as f:
-        f.write(b"\n% edited by benchmark-incremental.py\n")
+        f.write(("\n%% %s\n" % text).encode())
 
 
 def main():
@@ -95,7 +95,7 @@ def main():
     # About 1,000 generated pages.
     generated = os.path.join(WORK, "generated")
     corpus = os.path.join(generated, "corpus")
-    if not os.path.exists(os.path.join(generated, "ready")):
+    if not os.path.exists(os.path.join(generated, "ready-2")):
         shutil.rmtree(generated, ignore_errors=True)
         subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "make-stress-corpus.py"), corpus], check=True,
                        stdout=subprocess.DEVNULL)
@@ -103,8 +103,11 @@ def main():
         spec = importlib.util.spec_from_file_location("benchmark", os.path.join(ROOT, "scripts", "benchmark.py"))
         benchmark = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(benchmark)
-        benchmark.make_corpus(os.path.join(corpus, "merged"), args.units)
-        open(os.path.join(generated, "ready"), "w").close()
+        # Units are merged from the same files; make each file's content its own, or the full
+        # run would copy outputs between identical files instead of drawing them.
+        for pdf in benchmark.make_corpus(os.path.join(corpus, "merged"), args.units):
+            append_comment(pdf, os.path.basename(pdf))
+        open(os.path.join(generated, "ready-2"), "w").close()
     with open(os.path.join(generated, "pipeline.yml"), "w") as f:
         f.write("inputs: [corpus]\ndpi: 150\nthumbnails: [128, 256]\n")
 

@@ -4,11 +4,11 @@ import Testing
 
 /// `kill -9` in the middle of a run costs only the work in flight.
 @Suite struct ResumeTests {
-    /// PNG paths under a folder with their inode (a file drawn again is renamed into place and
+    /// PNG paths under a folder (not Galley's own state) with their inode (a file drawn again is renamed into place and
     /// gets a new one).
     func identities(_ folder: URL) -> [String: UInt64] {
         var result: [String: UInt64] = [:]
-        for case let path as String in FileManager.default.enumerator(atPath: folder.path) ?? .init() where path.hasSuffix(".png") {
+        for case let path as String in FileManager.default.enumerator(atPath: folder.path) ?? .init() where path.hasSuffix(".png") && !path.hasPrefix(".galley/") {
             var info = stat()
             if stat(folder.appendingPathComponent(path).path, &info) == 0 { result[path] = UInt64(info.st_ino) }
         }

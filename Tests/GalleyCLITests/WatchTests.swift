@@ -28,6 +28,7 @@ import Testing
         try handle.close()
         #expect(output.wait(for: "growing.pdf → growing/: 4 pages"), "\(output.current)")
         #expect(!output.current.contains("FAILED"), "never read half-written: \(output.current)")
+        #expect(output.wait(for: "images drawn", count: 2))
         #expect(output.current.components(separatedBy: "images drawn").count - 1 == 2, "one run for the whole write")
 
         // A file dropped in the inbox is moved into the library and processed; a different file

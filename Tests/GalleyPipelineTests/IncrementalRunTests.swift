@@ -36,11 +36,11 @@ import Testing
         try Pipeline(configuration: configuration, logger: Logger(label: "test")).run(RunOptions(force: force))
     }
 
-    /// The file identity of every PNG under the output folder: a file drawn again is renamed
+    /// The file identity of every PNG under the output folder (not Galley's own state): a file drawn again is renamed
     /// into place, so it gets a new inode.
     func identities(_ folder: URL) throws -> [String: UInt64] {
         var result: [String: UInt64] = [:]
-        for case let path as String in FileManager.default.enumerator(atPath: folder.path) ?? .init() where path.hasSuffix(".png") {
+        for case let path as String in FileManager.default.enumerator(atPath: folder.path) ?? .init() where path.hasSuffix(".png") && !path.hasPrefix(".galley/") {
             var info = stat()
             if stat(folder.appendingPathComponent(path).path, &info) == 0 { result[path] = UInt64(info.st_ino) }
         }
