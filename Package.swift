@@ -20,6 +20,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // MARK: System libraries (Debian -dev packages)
@@ -55,13 +56,19 @@ let package = Package(
         .target(
             name: "GalleyText",
             dependencies: ["GalleyRaster", "CHarfBuzz", "CFreeType", "CFontconfig", "CGumbo", "CUnibreak", "CFriBidi", "CHyphen"]),
+        // The catalog: SQLite through GRDB (which links the system libsqlite3).
+        .target(
+            name: "GalleyCatalog",
+            dependencies: [
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
         .target(
             name: "GalleyPipeline",
             dependencies: [
-                "GalleyPDF", "GalleyRaster", "GalleyText",
+                "GalleyPDF", "GalleyRaster", "GalleyText", "GalleyCatalog",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Crypto", package: "swift-crypto"),
             ]),
 
         // MARK: Command line
@@ -84,6 +91,7 @@ let package = Package(
         .testTarget(
             name: "GalleyPipelineTests",
             dependencies: ["GalleyPipeline", "GalleyRaster", "GalleyTestSupport"]),
+        .testTarget(name: "GalleyCatalogTests", dependencies: ["GalleyCatalog"]),
         .testTarget(name: "GalleyCLITests", dependencies: ["GalleyRaster", "GalleyTestSupport"]),
     ]
 )

@@ -12,6 +12,8 @@ packages=(
   libharfbuzz-dev libfreetype-dev zlib1g-dev
   # PNG output
   libpng-dev
+  # the catalog: GRDB links the system's SQLite
+  libsqlite3-dev
   # article typesetting: font matching, line breaking (UAX #14), and the fonts the layout
   # goldens and pixel tests are made with (DejaVu for Latin, Greek, Cyrillic; Noto CJK)
   # and bidirectional text (UAX #9)

@@ -43,6 +43,9 @@ public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
 /// | `passwords` | map of file name, relative path or glob → password, or `env:NAME` to read it from the environment | none |
 /// | `fonts` | list of font folders searched before the system's fonts | none |
 /// | `layouts` | list of article layouts (keys below) | one layout, `a4` |
+/// | `thumbnail_cache_size` | MiB the thumbnail cache keeps on disk, 0...1048576 (0: off) | 256 |
+/// | `watch_debounce` | seconds `galley watch` waits for changes to settle, 0...3600 | 2 |
+/// | `inbox` | folder whose files are moved into the first input folder and processed | none |
 ///
 /// Keys of a layout (only `name` is required):
 ///
@@ -155,8 +158,17 @@ extension Configuration {
                 }
                 guard !layouts.isEmpty else { throw reader.error(value, key: key, "list at least one layout, or leave the key out for the default") }
                 configuration.layouts = layouts
+            case "thumbnail_cache_size":
+                configuration.thumbnailCacheMiB = try reader.integer(value, key: key, in: thumbnailCacheRange)
+            case "watch_debounce":
+                configuration.watchDebounce = try reader.number(value, key: key, in: watchDebounceRange)
+            case "inbox":
+                let inbox = try reader.string(value, key: key)
+                guard !inbox.isEmpty else { throw reader.error(value, key: key, "must not be empty; leave the key out for no inbox") }
+                configuration.inbox = inbox
             default:
-                let known = ["inputs", "output", "dpi", "page_images", "thumbnails", "workers", "max_pages_in_flight", "page_timeout", "png", "passwords", "fonts", "layouts"]
+                let known = ["inputs", "output", "dpi", "page_images", "thumbnails", "workers", "max_pages_in_flight", "page_timeout", "png", "passwords", "fonts", "layouts",
+                             "thumbnail_cache_size", "watch_debounce", "inbox"]
                 throw reader.error(keyNode, key: key, "unknown key; known keys are \(known.joined(separator: ", "))")
             }
         }

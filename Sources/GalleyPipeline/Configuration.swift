@@ -17,6 +17,14 @@ public struct Configuration: Sendable, Equatable {
     public var pageImages = true
     /// Thumbnail boxes in pixels: each thumbnail fits inside a box × box square. Default: 128, 256.
     public var thumbnailBoxes: [Int] = [128, 256]
+    /// Mebibytes the thumbnail cache under `<output>/.galley/thumbnail-cache` may keep on disk;
+    /// least recently used thumbnails go first. 0 turns the cache off. Default: 256.
+    public var thumbnailCacheMiB: Int = 256
+    /// Seconds `galley watch` waits for changes to settle before a run. Default: 2.
+    public var watchDebounce: Double = 2
+    /// A folder whose files are moved into the first input folder and processed (`galley run`
+    /// and `galley watch`). Default: none.
+    public var inbox: String?
     /// Concurrent operations per stage.
     public var workers = Workers()
     /// Pages recorded but not yet fully written; bounds memory whatever the corpus size.
@@ -76,6 +84,8 @@ public struct Configuration: Sendable, Equatable {
     public static let workerRange: ClosedRange<Int> = 1...256
     public static let pagesInFlightRange: ClosedRange<Int> = 1...4096
     public static let pageTimeoutRange: ClosedRange<Double> = 0.001...86_400
+    public static let thumbnailCacheRange: ClosedRange<Int> = 0...1_048_576
+    public static let watchDebounceRange: ClosedRange<Double> = 0...3600
 
     /// The fonts to typeset with: the system's, plus `fontFolders`.
     ///
@@ -85,6 +95,17 @@ public struct Configuration: Sendable, Equatable {
             return try FontLibrary(fontFolders: fontFolders.map { resolve($0) })
         } catch {
             throw ConfigurationError(file: "fonts", message: "\(error.message); fix the fonts: list in pipeline.yml")
+        }
+    }
+
+    /// Checks that every font folder exists, without starting fontconfig (which a rerun that
+    /// opens no article never needs).
+    public func checkFontFolders() throws(ConfigurationError) {
+        for folder in fontFolders.map({ resolve($0) }) {
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isFolder), isFolder.boolValue else {
+                throw ConfigurationError(file: "fonts", message: "font folder \(folder.path) does not exist; fix the fonts: list in pipeline.yml")
+            }
         }
     }
 

@@ -1,5 +1,5 @@
-import Crypto
 import Foundation
+import GalleyCatalog
 
 /// Writes outputs atomically: bytes go to a temporary file under `<output>/.galley/tmp` and
 /// are renamed into place, so an interrupted run never leaves a half-written file.
@@ -25,9 +25,15 @@ public struct OutputStore: Sendable {
 
     /// Writes `bytes` to `relativePath` under the root, atomically.
     public func write(_ bytes: [UInt8], to relativePath: String) throws(OutputError) {
-        let destination = root.appendingPathComponent(relativePath).path
-        let temporary = temporaryFolder.appendingPathComponent("\(UUID().uuidString).tmp").path
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        try Self.write(bytes, to: root.appendingPathComponent(relativePath).path,
+                       through: temporaryFolder.appendingPathComponent("\(UUID().uuidString).tmp").path, mode: 0o644)
+    }
+
+    /// Writes `bytes` to `temporary` (created with `mode`) and renames it to `destination`,
+    /// making the destination's folders on first need. Nothing is left under either name when
+    /// it fails.
+    static func write(_ bytes: [UInt8], to destination: String, through temporary: String, mode: mode_t) throws(OutputError) {
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard fd >= 0 else { throw OutputError(path: temporary, errno: errno, action: "create") }
         var written = 0
         let failure: Int32? = bytes.withUnsafeBytes { buffer -> Int32? in
@@ -99,26 +105,13 @@ public struct OutputError: Error, CustomStringConvertible, Sendable {
     public var description: String { "\(path): \(message)" }
 }
 
-/// SHA-256 as lowercase hex.
+/// SHA-256 as lowercase hex (the catalog's hashing, so content hashes always agree).
 enum Digest {
     static func sha256(_ bytes: [UInt8]) -> String {
-        hex(SHA256.hash(data: bytes))
+        ContentHash.sha256(bytes)
     }
 
-    /// Hashes a file in 1 MiB pieces, so large documents are not read into memory at once.
     static func sha256(file url: URL) throws -> (hash: String, bytes: Int) {
-        let handle = try FileHandle(forReadingFrom: url)
-        defer { try? handle.close() }
-        var hasher = SHA256()
-        var total = 0
-        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-            hasher.update(data: chunk)
-            total += chunk.count
-        }
-        return (hex(hasher.finalize()), total)
-    }
-
-    private static func hex(_ digest: SHA256.Digest) -> String {
-        digest.map { String(format: "%02x", $0) }.joined()
+        try ContentHash.sha256(file: url)
     }
 }

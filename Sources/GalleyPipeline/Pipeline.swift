@@ -1,4 +1,5 @@
 import Foundation
+import GalleyCatalog
 import GalleyPDF
 import GalleyRaster
 import GalleyText
@@ -22,6 +23,35 @@ public struct RunSummary: Sendable {
     public var outputFolder: URL
     public var duration: Double
     public var warnings: [String]
+    /// Outputs drawn and encoded by this run.
+    public var drawnOutputs = 0
+    /// Outputs kept from an earlier run, or copied from a document with the same content.
+    public var reusedOutputs = 0
+    /// Documents whose source is gone: their outputs were removed.
+    public var removedDocuments = 0
+    /// Thumbnail cache entries removed to keep within `thumbnail_cache_size`, and with
+    /// `pruneCache` because their source is gone.
+    public var cacheEvicted = 0
+    public var cachePruned = 0
+    /// Files moved from the inbox into the library: (path in the inbox, path in the library).
+    public var inboxMoves: [(String, String)] = []
+}
+
+/// What a run does besides the defaults.
+public struct RunOptions: Sendable {
+    /// Draw everything again, ignoring the catalog and the thumbnail cache.
+    public var force = false
+    /// Make thumbnails only: page images are kept when an earlier run made them with the same
+    /// settings, and otherwise left out (`galley thumbs`).
+    public var thumbnailsOnly = false
+    /// Remove thumbnail cache entries whose source file is gone.
+    public var pruneCache = false
+
+    public init(force: Bool = false, thumbnailsOnly: Bool = false, pruneCache: Bool = false) {
+        self.force = force
+        self.thumbnailsOnly = thumbnailsOnly
+        self.pruneCache = pruneCache
+    }
 }
 
 /// The batch pipeline: scan → open → render page / render thumbnails → encode → record.
@@ -44,15 +74,33 @@ public final class Pipeline: Sendable {
         self.logger = logger
     }
 
+    /// The catalog of an output folder.
+    public static func catalogURL(output: URL) -> URL {
+        OutputStore(root: output).stateFolder.appendingPathComponent("catalog.sqlite")
+    }
+
     /// Runs the pipeline to the end, or until `cancellation` fires.
     ///
-    /// - Throws: `ConfigurationError` when an input is missing or the output folder cannot be
-    ///   made, `OutputError` when the manifest cannot be written. Failing documents do not
-    ///   throw: they are in the manifest.
-    public func run(cancellation: Cancellation = Cancellation(),
+    /// The run is incremental: documents the catalog knows as finished with the same content
+    /// and settings are not opened, and outputs already made with the same settings are kept
+    /// (or copied from a file with the same content) instead of drawn again; thumbnails come
+    /// from the thumbnail cache when it has them. `options` can force a full run or make
+    /// thumbnails only.
+    ///
+    /// - Throws: `ConfigurationError` when an input is missing, the output folder cannot be
+    ///   made or the catalog cannot be opened, `OutputError` when the manifest cannot be
+    ///   written. Failing documents do not throw: they are in the manifest.
+    public func run(_ options: RunOptions = RunOptions(), cancellation: Cancellation = Cancellation(),
                     onEvent: @escaping @Sendable (PipelineEvent) -> Void = { _ in }) throws -> RunSummary {
         let started = Date()
-        let (documents, warnings) = try InputScanner(configuration: configuration).scan()
+        var inboxWarnings: [String] = []
+        var inboxMoves: [(String, String)] = []
+        if configuration.inbox != nil {
+            (inboxMoves, inboxWarnings) = try Inbox(configuration: configuration).collect()
+            for (from, to) in inboxMoves { logger.info("inbox: \(from) → \(to)") }
+        }
+        let (documents, scanWarnings) = try InputScanner(configuration: configuration).scan()
+        let warnings = inboxWarnings + scanWarnings
         for warning in warnings { logger.warning("\(warning)") }
         let store = OutputStore(root: configuration.outputURL)
         do {
@@ -63,30 +111,49 @@ public final class Pipeline: Sendable {
                                      message: "\(error.message); choose a folder you can write to (output: in pipeline.yml, or --output)")
         }
         defer { store.cleanUp() }
+        let catalogURL = Self.catalogURL(output: store.root)
+        let runCatalog: RunCatalog
+        do {
+            runCatalog = try RunCatalog(catalog: try Catalog(path: catalogURL.path), configuration: configuration, store: store,
+                                        force: options.force, logger: logger)
+        } catch {
+            throw ConfigurationError(file: catalogURL.path,
+                                     message: "the catalog cannot be used (\(error.message)); delete it to start afresh (the next run then redoes every page)")
+        }
 
+        try configuration.checkFontFolders()
         let engine = try MuPDFEngine()
-        let fonts = try configuration.fontLibrary()
         let slots = PageSlots(capacity: configuration.maxPagesInFlight)
         let outputsPerPage = (configuration.pageImages ? 1 : 0) + configuration.thumbnailBoxes.count
-        let recorder = RunRecorder(documents: documents, outputsPerPage: outputsPerPage,
-                                   slots: slots, onEvent: onEvent)
-        let stages = Stages(configuration: configuration, documents: documents, engine: engine, fonts: fonts, store: store,
-                            slots: slots, recorder: recorder, cancellation: cancellation, logger: logger)
+        let recorder = RunRecorder(documents: documents, outputsPerPage: outputsPerPage, slots: slots, onEvent: onEvent,
+                                   onFinished: { index, entry in runCatalog.finish(index, kind: documents[index].kind, entry: entry) })
+        let stages = Stages(configuration: configuration, documents: documents, engine: engine, fonts: LazyFonts(configuration: configuration),
+                            store: store, slots: slots, recorder: recorder, catalog: runCatalog, drawImages: !options.thumbnailsOnly,
+                            cancellation: cancellation, logger: logger)
         logger.info("scanned \(documents.count) document(s) from \(configuration.inputs.joined(separator: ", "))")
         stages.start()
         stages.waitUntilFinished()
         let duration = Date().timeIntervalSince(started)
         if cancellation.isCancelled {
-            return RunSummary(outcome: .interrupted, manifest: nil, outputFolder: store.root, duration: duration, warnings: warnings)
+            return RunSummary(outcome: .interrupted, manifest: nil, outputFolder: store.root, duration: duration, warnings: warnings,
+                              inboxMoves: inboxMoves)
         }
 
         let manifestDocuments = recorder.manifestDocuments()
         removeStaleOutputs(of: manifestDocuments, in: store.root)
+        var keep = Set<String>()
+        for page in manifestDocuments.flatMap(\.pages) {
+            page.image.map { keep.insert($0.path) }
+            page.thumbnails.forEach { keep.insert($0.path) }
+        }
+        let removed = runCatalog.removeVanished(scanned: Set(documents.map(\.url.path)), keeping: keep)
+        let cache = runCatalog.closeCache(prune: options.pruneCache)
         let failed = manifestDocuments.filter { $0.status == .failed }.count
+        let unchanged = manifestDocuments.filter { $0.status == .unchanged }.count
         let manifest = Manifest(
             settings: .init(dpi: configuration.dpi, pageImages: configuration.pageImages, thumbnails: configuration.thumbnailBoxes, png: configuration.png.rawValue),
-            totals: .init(documents: manifestDocuments.count, ok: manifestDocuments.count - failed, failed: failed,
-                          unchanged: 0, pages: manifestDocuments.reduce(0) { $0 + $1.pages.count }),
+            totals: .init(documents: manifestDocuments.count, ok: manifestDocuments.count - failed - unchanged, failed: failed,
+                          unchanged: unchanged, pages: manifestDocuments.reduce(0) { $0 + $1.pages.count }),
             documents: manifestDocuments,
             run: .init(galleyVersion: Self.version, mupdfVersion: MuPDFEngine.version,
                        startedAt: ISO8601DateFormatter().string(from: started),
@@ -102,8 +169,11 @@ public final class Pipeline: Sendable {
         } catch {
             throw OutputError(path: store.root.appendingPathComponent("manifest.json").path, message: "cannot encode: \(error)")
         }
+        let counts = recorder.outputCounts
         return RunSummary(outcome: failed > 0 ? .someFailed : .succeeded, manifest: manifest,
-                          outputFolder: store.root, duration: duration, warnings: warnings)
+                          outputFolder: store.root, duration: duration, warnings: warnings,
+                          drawnOutputs: counts.drawn, reusedOutputs: counts.reused, removedDocuments: removed,
+                          cacheEvicted: cache.evicted, cachePruned: cache.pruned, inboxMoves: inboxMoves)
     }
 
     /// Deletes page images and thumbnails of these documents that this run did not write
@@ -138,6 +208,11 @@ public final class Pipeline: Sendable {
                     let path = "\(folder)/\(entry)"
                     if !keep.contains(path) { try? fileManager.removeItem(at: root.appendingPathComponent(path)) }
                 }
+                // A thumbnail box no longer configured leaves no empty folder behind.
+                if folder.hasSuffix("/thumbs") || folder.contains("/thumbs/"),
+                   (try? fileManager.contentsOfDirectory(atPath: root.appendingPathComponent(folder).path))?.isEmpty == true {
+                    try? fileManager.removeItem(at: root.appendingPathComponent(folder))
+                }
             }
         }
     }
@@ -148,10 +223,13 @@ private final class Stages: Sendable {
     let configuration: Configuration
     let documents: [SourceDocument]
     let engine: MuPDFEngine
-    let fonts: FontLibrary
+    let fonts: LazyFonts
     let store: OutputStore
     let slots: PageSlots
     let recorder: RunRecorder
+    let catalog: RunCatalog
+    /// False in a thumbnails-only run: page images are only ever kept, never drawn.
+    let drawImages: Bool
     let cancellation: Cancellation
     let logger: Logger
     let openQueue = OperationQueue()
@@ -160,8 +238,8 @@ private final class Stages: Sendable {
     let encodeQueue = OperationQueue()
     let recordQueue = OperationQueue()
 
-    init(configuration: Configuration, documents: [SourceDocument], engine: MuPDFEngine, fonts: FontLibrary, store: OutputStore,
-         slots: PageSlots, recorder: RunRecorder, cancellation: Cancellation, logger: Logger) {
+    init(configuration: Configuration, documents: [SourceDocument], engine: MuPDFEngine, fonts: LazyFonts, store: OutputStore,
+         slots: PageSlots, recorder: RunRecorder, catalog: RunCatalog, drawImages: Bool, cancellation: Cancellation, logger: Logger) {
         self.configuration = configuration
         self.documents = documents
         self.engine = engine
@@ -169,6 +247,8 @@ private final class Stages: Sendable {
         self.store = store
         self.slots = slots
         self.recorder = recorder
+        self.catalog = catalog
+        self.drawImages = drawImages
         self.cancellation = cancellation
         self.logger = logger
         let widths = [(openQueue, "open", configuration.workers.open), (renderQueue, "render", configuration.workers.render),
@@ -228,9 +308,21 @@ private final class Stages: Sendable {
     private func open(_ index: Int) {
         let document = documents[index]
         guard !cancellation.isCancelled else { return }
+        let stamp = FileStamp(path: document.url.path)
+        var knownHash: String?
+        switch catalog.decide(document, stamp: stamp) {
+        case .unchanged(let entry):
+            record { [recorder] in recorder.unchanged(index, entry: entry) }
+            openNextDocument()
+            return
+        case .open(let hash):
+            knownHash = hash
+        }
         do {
-            let digest = try Digest.sha256(file: document.url)
+            let digest: (hash: String, bytes: Int)
+            if let knownHash, let stamp { digest = (knownHash, Int(stamp.size)) } else { digest = try Digest.sha256(file: document.url) }
             recorder.opened(index, sha256: digest.hash, bytes: digest.bytes)
+            catalog.begin(index, document, stamp: stamp, hash: digest.hash, bytes: digest.bytes)
         } catch {
             let failure = Manifest.Failure(code: PDFError.Code.unreadable.rawValue,
                                            message: "cannot read the file: \(error.localizedDescription)")
@@ -244,7 +336,7 @@ private final class Stages: Sendable {
                 producer = try PDFPages(document: document, index: index, configuration: configuration, engine: engine,
                                         recorder: recorder, limiter: limiter)
             case .markup:
-                producer = try ArticlePages(document: document, index: index, configuration: configuration, fonts: fonts,
+                producer = try ArticlePages(document: document, index: index, configuration: configuration, fonts: try fonts.library(),
                                             engine: engine, recorder: recorder)
             }
         } catch {
@@ -293,10 +385,10 @@ private final class Stages: Sendable {
             cursor.dispatched += 1
             let index = cursor.index
             if configuration.pageImages {
-                submit(renderQueue) { [self] in renderImage(index, page, facts) }
+                dispatch(index, page, facts, variant: .image)
             }
             for box in configuration.thumbnailBoxes {
-                submit(thumbnailQueue) { [self] in renderThumbnail(index, page, facts, box: box) }
+                dispatch(index, page, facts, variant: .thumbnail(box: box))
             }
         }
         cursor.producer.finish()
@@ -312,10 +404,36 @@ private final class Stages: Sendable {
         openNextDocument()
     }
 
+    /// Hands one output of a page to its stage, unless a finished output can stand in for it.
+    private func dispatch(_ index: Int, _ page: any PageSource, _ facts: PageFacts, variant: OutputVariant) {
+        let path = switch variant {
+        case .image: String(format: "%@/page-%04d.png", facts.folder, facts.number)
+        case .thumbnail(let box): String(format: "%@/thumbs/%d/page-%04d.png", facts.folder, box, facts.number)
+        }
+        if let kept = catalog.reuse(index, page: facts, variant: variant, path: path)
+            ?? catalog.cachedThumbnail(index, page: facts, variant: variant, path: path) {
+            report(index, facts, variant, .success(kept), reused: true)
+            return
+        }
+        switch variant {
+        case .image where !drawImages: record { [recorder] in recorder.skipped(index, page: facts, variant: variant) }
+        case .image: submit(renderQueue) { [self] in renderImage(index, page, facts, path: path) }
+        case .thumbnail(let box): submit(thumbnailQueue) { [self] in renderThumbnail(index, page, facts, box: box, path: path) }
+        }
+    }
+
+    /// Tells the record stage how an output went; a written one goes into the catalog at once.
+    private func report(_ index: Int, _ facts: PageFacts, _ variant: OutputVariant, _ result: Result<WrittenOutput, Manifest.Failure>,
+                        reused: Bool = false) {
+        record { [recorder, catalog] in
+            if case .success(let output) = result { catalog.record(index, page: facts, variant: variant, output: output) }
+            recorder.reported(index, page: facts, variant: variant, result: result, reused: reused)
+        }
+    }
+
     // MARK: render
 
-    private func renderImage(_ index: Int, _ page: any PageSource, _ facts: PageFacts) {
-        let path = String(format: "%@/page-%04d.png", facts.folder, facts.number)
+    private func renderImage(_ index: Int, _ page: any PageSource, _ facts: PageFacts, path: String) {
         let scale = configuration.dpi / 72
         let bounds = page.pixelBounds(scale: scale)
         if bounds.width * bounds.height > Pipeline.bandPixelLimit {
@@ -323,14 +441,13 @@ private final class Stages: Sendable {
             let result = Result { () throws -> WrittenOutput in
                 try writeBanded(page, facts, bounds: bounds, scale: scale, path: path)
             }.mapError { Manifest.Failure($0, page: facts.number) }
-            record { [recorder] in recorder.reported(index, page: facts, variant: .image, result: result) }
+            report(index, facts, .image, result)
             return
         }
         render(index, page, facts, scale: scale, variant: .image, path: path)
     }
 
-    private func renderThumbnail(_ index: Int, _ page: any PageSource, _ facts: PageFacts, box: Int) {
-        let path = String(format: "%@/thumbs/%d/page-%04d.png", facts.folder, box, facts.number)
+    private func renderThumbnail(_ index: Int, _ page: any PageSource, _ facts: PageFacts, box: Int, path: String) {
         render(index, page, facts, scale: page.thumbnailScale(box: box), variant: .thumbnail(box: box), path: path)
     }
 
@@ -342,8 +459,7 @@ private final class Stages: Sendable {
                 try page.render(scale: scale, cancellation: limit)
             }
         } catch {
-            let failure = Manifest.Failure(error, page: facts.number)
-            record { [recorder] in recorder.reported(index, page: facts, variant: variant, result: .failure(failure)) }
+            report(index, facts, variant, .failure(Manifest.Failure(error, page: facts.number)))
             return
         }
         submit(encodeQueue) { [self] in encode(index, bitmap, facts, variant: variant, path: path) }
@@ -355,9 +471,11 @@ private final class Stages: Sendable {
         guard !cancellation.isCancelled else { return }
         let result = Result { () throws -> WrittenOutput in
             let png = try bitmap.pngData(compression: configuration.png)
-            return try write(png, width: bitmap.width, height: bitmap.height, path: path)
+            let written = try write(png, width: bitmap.width, height: bitmap.height, path: path)
+            catalog.cache(index, page: facts, variant: variant, png: png)
+            return written
         }.mapError { Manifest.Failure($0, page: facts.number) }
-        record { [recorder] in recorder.reported(index, page: facts, variant: variant, result: result) }
+        report(index, facts, variant, result)
     }
 
     private func writeBanded(_ page: any PageSource, _ facts: PageFacts, bounds: PixelRect, scale: Double, path: String) throws -> WrittenOutput {
@@ -399,6 +517,9 @@ extension Manifest.Failure {
             self.init(code: error.code.rawValue, message: error.message, page: page)
         case let error as Manifest.Failure:
             self = error
+        case let error as ConfigurationError:
+            // Only the fonts, made when the first article opens, fail this way mid-run.
+            self.init(code: TypesetError.Code.fontUnreadable.rawValue, message: error.description, page: page)
         default:
             self.init(code: "render-failed", message: "\(error)", page: page)
         }
@@ -419,5 +540,26 @@ private final class DocumentCursor: @unchecked Sendable {
     init(index: Int, producer: any PageProducer) {
         self.index = index
         self.producer = producer
+    }
+}
+
+/// The font library, made when the first article is opened: fontconfig's start-up costs more
+/// than a rerun that opens nothing.
+private final class LazyFonts: Sendable {
+    private let configuration: Configuration
+    private let made = Mutex<Result<FontLibrary, ConfigurationError>?>(nil)
+
+    init(configuration: Configuration) {
+        self.configuration = configuration
+    }
+
+    func library() throws(ConfigurationError) -> FontLibrary {
+        let result = made.withLock { made in
+            if let made { return made }
+            let result = Result { () throws(ConfigurationError) -> FontLibrary in try configuration.fontLibrary() }
+            made = result
+            return result
+        }
+        return try result.get()
     }
 }

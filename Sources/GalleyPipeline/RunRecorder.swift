@@ -61,6 +61,9 @@ final class RunRecorder: Sendable {
         var facts: PageFacts
         var outputs: [OutputVariant: WrittenOutput] = [:]
         var reported = 0
+        /// Outputs not made on purpose (page images in a thumbnails-only pass, when none was kept).
+        var skipped = 0
+        var complete: Bool { outputs.count + skipped == reported }
     }
 
     private struct DocumentState {
@@ -79,23 +82,48 @@ final class RunRecorder: Sendable {
         /// Set when the open stage has dispatched every page it will dispatch.
         var dispatched: Int?
         var finished = false
+        /// The entry of a document that needed nothing done, taken from the catalog.
+        var unchanged: Manifest.Document?
     }
 
     private struct State {
         var documents: [DocumentState]
         var finishedCount = 0
+        var drawn = 0
+        var reused = 0
     }
 
     private let state: Mutex<State>
     private let outputsPerPage: Int
     private let slots: PageSlots
     private let onEvent: @Sendable (PipelineEvent) -> Void
+    /// Told, on the record queue, each document's manifest entry as it finishes (for the catalog).
+    private let onFinished: @Sendable (Int, Manifest.Document) -> Void
 
-    init(documents: [SourceDocument], outputsPerPage: Int, slots: PageSlots, onEvent: @escaping @Sendable (PipelineEvent) -> Void) {
+    init(documents: [SourceDocument], outputsPerPage: Int, slots: PageSlots, onEvent: @escaping @Sendable (PipelineEvent) -> Void,
+         onFinished: @escaping @Sendable (Int, Manifest.Document) -> Void = { _, _ in }) {
         self.state = Mutex(State(documents: documents.map { DocumentState(source: $0) }))
         self.outputsPerPage = outputsPerPage
         self.slots = slots
         self.onEvent = onEvent
+        self.onFinished = onFinished
+    }
+
+    /// Outputs drawn and encoded by this run, and outputs kept or copied from earlier runs.
+    var outputCounts: (drawn: Int, reused: Int) {
+        state.withLock { ($0.drawn, $0.reused) }
+    }
+
+    /// A document that needs nothing done: its entry from the catalog stands.
+    func unchanged(_ document: Int, entry: Manifest.Document) {
+        let event = state.withLock { state -> PipelineEvent in
+            state.documents[document].unchanged = entry
+            state.documents[document].finished = true
+            state.finishedCount += 1
+            return .documentFinished(name: entry.name, source: entry.source, status: .unchanged, pages: entry.pages.count,
+                                     failure: nil, done: state.finishedCount, total: state.documents.count)
+        }
+        onEvent(event)
     }
 
     func opened(_ document: Int, sha256: String?, bytes: Int?) {
@@ -134,7 +162,7 @@ final class RunRecorder: Sendable {
             Self.keepEarliest(&state.documents[document].failure, failure)
             return finishIfDone(&state, document)
         }
-        event.map(onEvent)
+        announce(document, event)
     }
 
     /// The open stage has dispatched `count` pages and will dispatch no more.
@@ -143,17 +171,39 @@ final class RunRecorder: Sendable {
             state.documents[document].dispatched = count
             return finishIfDone(&state, document)
         }
-        event.map(onEvent)
+        announce(document, event)
     }
 
-    /// One output of a page was written, or failed.
-    func reported(_ document: Int, page facts: PageFacts, variant: OutputVariant, result: Result<WrittenOutput, Manifest.Failure>) {
-        let (pageDone, event) = state.withLock { state -> (Bool, PipelineEvent?) in
-            var page = state.documents[document].pages[facts.index] ?? PageState(facts: facts)
+    private func announce(_ document: Int, _ event: PipelineEvent?) {
+        guard let event else { return }
+        let entry = state.withLock { state in Self.entry(state.documents[document], outputsPerPage: outputsPerPage) }
+        onFinished(document, entry)
+        onEvent(event)
+    }
+
+    /// One output of a page is left out on purpose (a thumbnails-only pass draws no page image).
+    func skipped(_ document: Int, page facts: PageFacts, variant: OutputVariant) {
+        count(document, facts) { page, _ in page.skipped += 1 }
+    }
+
+    /// One output of a page was written (`reused`: kept or copied from an earlier run), or failed.
+    func reported(_ document: Int, page facts: PageFacts, variant: OutputVariant, result: Result<WrittenOutput, Manifest.Failure>,
+                  reused: Bool = false) {
+        count(document, facts) { page, state in
             switch result {
-            case .success(let output): page.outputs[variant] = output
+            case .success(let output):
+                page.outputs[variant] = output
+                if reused { state.reused += 1 } else { state.drawn += 1 }
             case .failure(let failure): Self.keepEarliest(&state.documents[document].failure, failure)
             }
+        }
+    }
+
+    /// Counts one report for a page; the page's last one frees its slot and may finish the document.
+    private func count(_ document: Int, _ facts: PageFacts, _ update: (inout PageState, inout State) -> Void) {
+        let (pageDone, event) = state.withLock { state -> (Bool, PipelineEvent?) in
+            var page = state.documents[document].pages[facts.index] ?? PageState(facts: facts)
+            update(&page, &state)
             page.reported += 1
             state.documents[document].pages[facts.index] = page
             guard page.reported == outputsPerPage else { return (false, nil) }
@@ -161,7 +211,7 @@ final class RunRecorder: Sendable {
             return (true, finishIfDone(&state, document))
         }
         if pageDone { slots.release() }
-        event.map(onEvent)
+        announce(document, event)
     }
 
     private func finishIfDone(_ state: inout State, _ index: Int) -> PipelineEvent? {
@@ -169,7 +219,7 @@ final class RunRecorder: Sendable {
         guard !document.finished, let dispatched = document.dispatched, document.completedPages == dispatched else { return nil }
         state.documents[index].finished = true
         state.finishedCount += 1
-        let written = document.pages.values.filter { $0.outputs.count == outputsPerPage }.count
+        let written = document.pages.values.filter { $0.reported == outputsPerPage && $0.complete }.count
         return .documentFinished(name: document.source.name, source: document.source.relativePath,
                                  status: document.failure == nil ? .ok : .failed, pages: written,
                                  failure: document.failure, done: state.finishedCount, total: state.documents.count)
@@ -183,34 +233,38 @@ final class RunRecorder: Sendable {
     /// The manifest's documents, in scan order, with pages in page order.
     func manifestDocuments() -> [Manifest.Document] {
         state.withLock { state in
-            state.documents.map { document in
-                let pages = document.pages.keys.sorted().compactMap { index -> Manifest.Page? in
-                    guard let page = document.pages[index], page.outputs.count == outputsPerPage else { return nil }
-                    let thumbnails = page.outputs.keys.sorted().compactMap { variant -> Manifest.Thumbnail? in
-                        guard case .thumbnail(let box) = variant, let output = page.outputs[variant] else { return nil }
-                        return Manifest.Thumbnail(box: box, path: output.path, width: output.width, height: output.height,
-                                                  sha256: output.sha256, bytes: output.bytes)
-                    }
-                    return Manifest.Page(number: page.facts.number, widthPt: page.facts.widthPt, heightPt: page.facts.heightPt,
-                                         rotation: page.facts.rotation,
-                                         image: page.outputs[.image].map {
-                                             Manifest.Image(path: $0.path, width: $0.width, height: $0.height, sha256: $0.sha256, bytes: $0.bytes)
-                                         },
-                                         thumbnails: thumbnails, layout: page.facts.layout?.name,
-                                         writingMode: page.facts.layout?.writingMode.rawValue,
-                                         columns: page.facts.layout?.columns, lineCount: page.facts.layout?.lineCount,
-                                         justifiedLineCount: page.facts.layout?.justifiedLineCount,
-                                         hyphenatedLineCount: page.facts.layout?.hyphenatedLineCount,
-                                         looseLineCount: page.facts.layout?.looseLineCount,
-                                         attachments: page.facts.layout?.attachments)
-                }
-                return Manifest.Document(name: document.source.name, input: document.source.input,
-                                         source: document.source.relativePath, kind: document.source.kind.rawValue,
-                                         sha256: document.sha256, bytes: document.bytes,
-                                         status: document.failure == nil ? .ok : .failed, error: document.failure,
-                                         warnings: document.warnings + document.pageWarnings, pageCount: document.pageCount,
-                                         textLength: document.textLength, layouts: document.layouts, pages: pages)
-            }
+            state.documents.map { Self.entry($0, outputsPerPage: outputsPerPage) }
         }
+    }
+
+    /// One document's manifest entry: pages whose outputs were all written, in page order.
+    private static func entry(_ document: DocumentState, outputsPerPage: Int) -> Manifest.Document {
+        if let unchanged = document.unchanged { return unchanged }
+        let pages = document.pages.keys.sorted().compactMap { index -> Manifest.Page? in
+            guard let page = document.pages[index], page.reported == outputsPerPage, page.complete else { return nil }
+            let thumbnails = page.outputs.keys.sorted().compactMap { variant -> Manifest.Thumbnail? in
+                guard case .thumbnail(let box) = variant, let output = page.outputs[variant] else { return nil }
+                return Manifest.Thumbnail(box: box, path: output.path, width: output.width, height: output.height,
+                                          sha256: output.sha256, bytes: output.bytes)
+            }
+            return Manifest.Page(number: page.facts.number, widthPt: page.facts.widthPt, heightPt: page.facts.heightPt,
+                                 rotation: page.facts.rotation,
+                                 image: page.outputs[.image].map {
+                                     Manifest.Image(path: $0.path, width: $0.width, height: $0.height, sha256: $0.sha256, bytes: $0.bytes)
+                                 },
+                                 thumbnails: thumbnails, layout: page.facts.layout?.name,
+                                 writingMode: page.facts.layout?.writingMode.rawValue,
+                                 columns: page.facts.layout?.columns, lineCount: page.facts.layout?.lineCount,
+                                 justifiedLineCount: page.facts.layout?.justifiedLineCount,
+                                 hyphenatedLineCount: page.facts.layout?.hyphenatedLineCount,
+                                 looseLineCount: page.facts.layout?.looseLineCount,
+                                 attachments: page.facts.layout?.attachments)
+        }
+        return Manifest.Document(name: document.source.name, input: document.source.input,
+                                 source: document.source.relativePath, kind: document.source.kind.rawValue,
+                                 sha256: document.sha256, bytes: document.bytes,
+                                 status: document.failure == nil ? .ok : .failed, error: document.failure,
+                                 warnings: document.warnings + document.pageWarnings, pageCount: document.pageCount,
+                                 textLength: document.textLength, layouts: document.layouts, pages: pages)
     }
 }

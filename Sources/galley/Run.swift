@@ -4,12 +4,8 @@ import GalleyPipeline
 import GalleyRaster
 import Logging
 
-/// `galley run`: one batch over the configured inputs.
-struct Run: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        abstract: "Render every document under the inputs of pipeline.yml.",
-        discussion: "With no options, reads pipeline.yml in the current folder. Options override the file.")
-
+/// Options every command that runs the pipeline takes.
+struct PipelineOptions: ParsableArguments {
     @Option(name: .long, help: "The configuration file.")
     var config: String = "pipeline.yml"
 
@@ -43,7 +39,8 @@ struct Run: ParsableCommand {
         }
     }
 
-    func run() throws {
+    /// Logging to standard error; debug details with --verbose.
+    func logger() -> Logger {
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = .info
@@ -51,12 +48,16 @@ struct Run: ParsableCommand {
         }
         var logger = Logger(label: "galley")
         logger.logLevel = verbose ? .debug : .notice
+        return logger
+    }
 
+    /// The file's configuration with the options applied; exits with status 2 when it is unusable.
+    func configuration() -> Configuration {
         var configuration: Configuration
         do {
             configuration = try loadConfiguration()
         } catch {
-            Self.fail("\(error)")
+            Run.fail("\(error)")
         }
         // Paths given on the command line are relative to the current folder, not the file's.
         let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
@@ -69,27 +70,7 @@ struct Run: ParsableCommand {
         if let dpi { configuration.dpi = dpi }
         if let jobs { configuration.workers = Configuration.Workers(all: jobs) }
         if let png, let preset = PNGCompression(rawValue: png) { configuration.png = preset }
-
-        let cancellation = Cancellation()
-        let signals = Self.cancelOnSignals(cancellation)
-        defer { signals.forEach { $0.cancel() } }
-
-        let summary: RunSummary
-        do {
-            summary = try Pipeline(configuration: configuration, logger: logger).run(cancellation: cancellation) { event in
-                Self.report(event)
-            }
-        } catch let error as ConfigurationError {
-            Self.fail("\(error)")
-        } catch {
-            Self.fail("\(error)", status: Galley.Status.someFailed)
-        }
-        Self.printSummary(summary)
-        switch summary.outcome {
-        case .succeeded: return
-        case .someFailed: throw ExitCode(Galley.Status.someFailed)
-        case .interrupted: throw ExitCode(Galley.Status.interrupted)
-        }
+        return configuration
     }
 
     private func loadConfiguration() throws -> Configuration {
@@ -103,11 +84,58 @@ struct Run: ParsableCommand {
         }
         return try Configuration.load(file: url)
     }
+}
+
+/// `galley run`: one batch over the configured inputs.
+struct Run: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Render every document under the inputs of pipeline.yml.",
+        discussion: """
+            With no options, reads pipeline.yml in the current folder. Options override the file. \
+            Runs are incremental: what an earlier run made with the same content and settings is kept \
+            (the catalog is <output>/.galley/catalog.sqlite); --force draws everything.
+            """)
+
+    @OptionGroup var options: PipelineOptions
+
+    @Flag(name: .long, help: "Draw every page again, ignoring what the catalog says is already done.")
+    var force = false
+
+    func run() throws {
+        let logger = options.logger()
+        let configuration = options.configuration()
+        let summary = Self.runPipeline(configuration, RunOptions(force: force), logger: logger)
+        Self.printSummary(summary)
+        try Self.exit(for: summary)
+    }
+
+    /// Runs the pipeline once with Ctrl-C handling; configuration errors exit with status 2.
+    static func runPipeline(_ configuration: Configuration, _ runOptions: RunOptions, logger: Logger,
+                            onEvent: @escaping @Sendable (PipelineEvent) -> Void = { Run.report($0) }) -> RunSummary {
+        let cancellation = Cancellation()
+        let signals = cancelOnSignals(cancellation)
+        defer { signals.forEach { $0.cancel() } }
+        do {
+            return try Pipeline(configuration: configuration, logger: logger).run(runOptions, cancellation: cancellation, onEvent: onEvent)
+        } catch let error as ConfigurationError {
+            fail("\(error)")
+        } catch {
+            fail("\(error)", status: Galley.Status.someFailed)
+        }
+    }
+
+    static func exit(for summary: RunSummary) throws {
+        switch summary.outcome {
+        case .succeeded: return
+        case .someFailed: throw ExitCode(Galley.Status.someFailed)
+        case .interrupted: throw ExitCode(Galley.Status.interrupted)
+        }
+    }
 
     /// Ctrl-C and SIGTERM cancel the run; the pipeline stops in-flight work and cleans up.
     /// A second one exits at once: only files under `.galley/tmp` can be left, never a
     /// half-written output under its final name, and the next run clears that folder.
-    private static func cancelOnSignals(_ cancellation: Cancellation) -> [DispatchSourceSignal] {
+    static func cancelOnSignals(_ cancellation: Cancellation) -> [DispatchSourceSignal] {
         [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
@@ -124,12 +152,14 @@ struct Run: ParsableCommand {
         }
     }
 
-    private static func report(_ event: PipelineEvent) {
+    static func report(_ event: PipelineEvent) {
         switch event {
         case let .documentFinished(name, source, status, pages, failure, done, total):
             var line = "[\(done)/\(total)] \(source) → \(name)/: "
             if status == .failed, let failure {
                 line += "FAILED \(failure)"
+            } else if status == .unchanged {
+                line += "unchanged, " + plural(pages, "page")
             } else {
                 line += plural(pages, "page")
             }
@@ -137,7 +167,7 @@ struct Run: ParsableCommand {
         }
     }
 
-    private static func printSummary(_ summary: RunSummary) {
+    static func printSummary(_ summary: RunSummary) {
         let seconds = String(format: "%.2f", summary.duration)
         guard let manifest = summary.manifest else {
             print("galley: interrupted after \(seconds) s; finished pages are in \(summary.outputFolder.path), no manifest was written")
@@ -147,13 +177,16 @@ struct Run: ParsableCommand {
         let rate = summary.duration > 0 ? String(format: "%.1f", Double(totals.pages) / summary.duration) : "-"
         print("galley: \(plural(totals.documents, "document")): \(totals.ok) ok, \(totals.failed) failed, \(totals.unchanged) unchanged; "
               + "\(plural(totals.pages, "page")) in \(seconds) s (\(rate) pages/s)")
+        var work = "galley: \(plural(summary.drawnOutputs, "image")) drawn, \(summary.reusedOutputs) kept from earlier runs"
+        if summary.removedDocuments > 0 { work += "; outputs of \(plural(summary.removedDocuments, "vanished document")) removed" }
+        print(work)
         for document in manifest.documents where document.status == .failed {
             if let error = document.error { print("  failed: \(document.source): \(error)") }
         }
         print("galley: outputs in \(summary.outputFolder.path) (manifest: \(summary.outputFolder.appendingPathComponent("manifest.json").path))")
     }
 
-    private static func plural(_ count: Int, _ noun: String) -> String {
+    static func plural(_ count: Int, _ noun: String) -> String {
         "\(count) \(noun)\(count == 1 ? "" : "s")"
     }
 

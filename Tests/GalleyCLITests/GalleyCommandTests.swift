@@ -112,21 +112,9 @@ import Testing
         }
         try "inputs: [docs]\ndpi: 400\nworkers: 1\n".write(to: folder.path("pipeline.yml"), atomically: true, encoding: .utf8)
 
-        let process = Process()
-        process.executableURL = Self.binary
-        process.arguments = ["run"]
-        process.currentDirectoryURL = folder.url
-        let err = Pipe()
-        process.standardError = err
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        let (process, output) = try GalleyChild.start(["run"], in: folder.url)
         // Interrupt once the first document is done, well before the last.
-        var seen = Data()
-        while !String(decoding: seen, as: UTF8.self).contains("[1/40]") {
-            let chunk = err.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            seen.append(chunk)
-        }
+        #expect(output.wait(for: "[1/40]"))
         kill(process.processIdentifier, SIGINT)
         process.waitUntilExit()
         #expect(process.terminationStatus == 130)

@@ -49,7 +49,13 @@ import Testing
             passwords:
               "secret/*.pdf": hunter2
             fonts: [fonts, /usr/local/share/fonts]
+            thumbnail_cache_size: 64
+            watch_debounce: 0.5
+            inbox: drop
             """)
+        #expect(configuration.thumbnailCacheMiB == 64)
+        #expect(configuration.watchDebounce == 0.5)
+        #expect(configuration.inbox == "drop")
         #expect(configuration.inputs == ["scans"])
         #expect(configuration.outputURL.path == "/tmp/previews")
         #expect(configuration.dpi == 96)
@@ -76,6 +82,9 @@ import Testing
     @Test(arguments: [
         ("dpi: lots\n", "dpi", 1),
         ("dpi: 0\n", "dpi", 1),
+        ("inputs: [a]\nthumbnail_cache_size: -1\n", "thumbnail_cache_size", 2),
+        ("inputs: [a]\nwatch_debounce: soon\n", "watch_debounce", 2),
+        ("inputs: [a]\ninbox: [x, y]\n", "inbox", 2),
         ("inputs: [a]\nthumbnails: [64, 64]\n", "thumbnails", 2),
         ("thumbnails: [4]\n", "thumbnails", 1),
         ("workers: {render: 0}\n", "workers.render", 1),

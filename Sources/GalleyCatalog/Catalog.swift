@@ -1,0 +1,303 @@
+import Foundation
+import GRDB
+
+/// What Galley knows about the documents it has processed and the files it made of them,
+/// kept in SQLite (`<output>/.galley/catalog.sqlite`, WAL mode) so that a rerun does only the
+/// work that changed and a killed run resumes.
+///
+/// The catalog knows nothing of the pipeline: a document is a source path with the facts that
+/// tell whether it changed, and an output is a file made from one page of it, with the
+/// fingerprint of every setting that changed those bytes. Callers decide what those mean.
+///
+/// Sendable: all state is in the database, reached through GRDB's `DatabasePool`, which is
+/// Sendable and serializes writes (reads run concurrently against WAL snapshots).
+public final class Catalog: Sendable {
+    /// The database file.
+    public let path: String
+    private let pool: DatabasePool
+
+    /// Opens (or creates) the catalog at `path` and brings its schema up to date.
+    ///
+    /// - Throws: `CatalogError` naming the file when it cannot be opened or migrated (a file
+    ///   that is not a database, a schema from a newer Galley, an unwritable folder).
+    public init(path: String) throws(CatalogError) {
+        self.path = path
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in
+            // WAL (DatabasePool's mode) plus NORMAL sync: a committed row survives a killed
+            // process; only a power loss may lose the last transactions, which a rerun redoes.
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        configuration.busyMode = .timeout(10)
+        do {
+            pool = try DatabasePool(path: path, configuration: configuration)
+            try Self.migrator.migrate(pool)
+        } catch {
+            throw CatalogError(path: path, error)
+        }
+    }
+
+    /// The schema, one migration per change; never edit a migration that has shipped.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: documents and outputs") { db in
+            try db.create(table: DocumentRecord.databaseTableName) { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("sourcePath", .text).notNull().unique()
+                t.column("contentHash", .text).notNull().indexed()
+                t.column("size", .integer).notNull()
+                t.column("mtime", .integer).notNull()
+                t.column("kind", .text).notNull()
+                t.column("pageCount", .integer)
+                t.column("status", .text).notNull()
+                t.column("errorCode", .text)
+                t.column("errorMessage", .text)
+                t.column("settings", .text)
+                t.column("summary", .blob)
+            }
+            try db.create(table: OutputRecord.databaseTableName) { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.belongsTo(DocumentRecord.databaseTableName, onDelete: .cascade).notNull()
+                t.column("layout", .text).notNull()
+                t.column("page", .integer).notNull()
+                t.column("variant", .text).notNull()
+                t.column("fingerprint", .text).notNull()
+                t.column("path", .text).notNull()
+                t.column("sha256", .text).notNull()
+                t.column("bytes", .integer).notNull()
+                t.column("width", .integer).notNull()
+                t.column("height", .integer).notNull()
+                t.uniqueKey(["documentId", "layout", "page", "variant"])
+            }
+        }
+        migrator.registerMigration("v2: thumbnail cache") { db in
+            try db.create(table: CacheEntry.databaseTableName) { t in
+                t.primaryKey("key", .text)
+                t.column("sourcePath", .text).notNull().indexed()
+                t.column("bytes", .integer).notNull()
+                t.column("lastUsed", .double).notNull().indexed()
+            }
+        }
+        return migrator
+    }
+
+    /// The names of the migrations applied, oldest first.
+    public func appliedMigrations() throws(CatalogError) -> [String] {
+        try read { db in try Self.migrator.appliedMigrations(db) }
+    }
+
+    // MARK: Documents
+
+    /// Every document, by source path.
+    public func documents() throws(CatalogError) -> [String: DocumentRecord] {
+        try read { db in
+            Dictionary(try DocumentRecord.fetchAll(db).map { ($0.sourcePath, $0) }, uniquingKeysWith: { a, _ in a })
+        }
+    }
+
+    /// Starts (or restarts) work on a document: inserts it, or updates the row with the same
+    /// source path. When its content hash changed, the outputs recorded for the old content
+    /// are forgotten. The row's status becomes `pending` until `finish` is called.
+    @discardableResult
+    public func begin(_ document: DocumentRecord) throws(CatalogError) -> DocumentRecord {
+        try write { db in
+            var record = document
+            record.status = .pending
+            record.summary = nil
+            if let existing = try DocumentRecord.filter(Column("sourcePath") == document.sourcePath).fetchOne(db) {
+                record.id = existing.id
+                if existing.contentHash != document.contentHash {
+                    try OutputRecord.filter(Column("documentId") == existing.id).deleteAll(db)
+                }
+                try record.update(db)
+            } else {
+                record.id = nil
+                try record.insert(db)
+            }
+            return record
+        }
+    }
+
+    /// A document whose content is unchanged was seen with a new size or modification time.
+    public func touch(documentID: Int64, size: Int64, mtime: Int64) throws(CatalogError) {
+        try write { db in
+            try db.execute(sql: "UPDATE document SET size = ?, mtime = ? WHERE id = ?", arguments: [size, mtime, documentID])
+        }
+    }
+
+    /// A document is done: its outcome, the settings fingerprint it was made with and the
+    /// caller's summary of it. Outputs whose path is not in `keeping` (pages it no longer has,
+    /// boxes no longer made) are forgotten.
+    public func finish(documentID: Int64, status: DocumentRecord.Status, pageCount: Int?, errorCode: String?, errorMessage: String?,
+                       settings: String?, summary: Data?, keeping paths: Set<String>) throws(CatalogError) {
+        try write { db in
+            try db.execute(sql: """
+                UPDATE document SET status = ?, pageCount = ?, errorCode = ?, errorMessage = ?, settings = ?, summary = ?
+                WHERE id = ?
+                """, arguments: [status.rawValue, pageCount, errorCode, errorMessage, settings, summary, documentID])
+            for output in try OutputRecord.filter(Column("documentId") == documentID).fetchAll(db) where !paths.contains(output.path) {
+                try output.delete(db)
+            }
+        }
+    }
+
+    /// Forgets documents and their outputs.
+    public func remove(documentIDs: [Int64]) throws(CatalogError) {
+        guard !documentIDs.isEmpty else { return }
+        try write { db in
+            _ = try DocumentRecord.filter(keys: documentIDs).deleteAll(db)
+        }
+    }
+
+    // MARK: Outputs
+
+    /// Outputs that can stand in for a document's: its own, then those of other documents
+    /// with the same content (copies and renames), oldest first.
+    public func reusableOutputs(documentID: Int64?, contentHash: String) throws(CatalogError) -> [OutputRecord] {
+        try read { db in
+            try OutputRecord.fetchAll(db, sql: """
+                SELECT output.* FROM output JOIN document ON document.id = output.documentId
+                WHERE document.contentHash = ?
+                ORDER BY (output.documentId = ?) DESC, output.documentId, output.id
+                """, arguments: [contentHash, documentID ?? -1])
+        }
+    }
+
+    /// Every output of these documents.
+    public func outputs(documentIDs: [Int64]) throws(CatalogError) -> [OutputRecord] {
+        try read { db in try OutputRecord.filter(documentIDs.contains(Column("documentId"))).fetchAll(db) }
+    }
+
+    /// Records a finished output file, replacing what was recorded for the same page and
+    /// variant. Called as each file lands, so a killed run leaves a record of what is done.
+    public func record(_ output: OutputRecord) throws(CatalogError) {
+        try write { db in
+            var record = output
+            record.id = nil
+            // REPLACE: the row for the same document, layout, page and variant gives way.
+            try record.insert(db, onConflict: .replace)
+        }
+    }
+
+    // MARK: Access
+
+    func read<T>(_ body: @Sendable (Database) throws -> T) throws(CatalogError) -> T {
+        do {
+            return try pool.read(body)
+        } catch {
+            throw CatalogError(path: path, error)
+        }
+    }
+
+    func write<T>(_ body: @Sendable (Database) throws -> T) throws(CatalogError) -> T {
+        do {
+            return try pool.write(body)
+        } catch {
+            throw CatalogError(path: path, error)
+        }
+    }
+}
+
+/// A source document as the catalog remembers it.
+public struct DocumentRecord: Codable, Sendable, Equatable, FetchableRecord, MutablePersistableRecord {
+    public static let databaseTableName = "document"
+
+    /// Where work on a document stands.
+    public enum Status: String, Codable, Sendable {
+        /// Work started and has not finished (or the run was killed).
+        case pending
+        /// Every output was made.
+        case ok
+        /// The document failed; `errorCode` says why.
+        case failed
+    }
+
+    public var id: Int64?
+    /// Absolute path of the source file.
+    public var sourcePath: String
+    /// SHA-256 of the file's bytes, lowercase hex.
+    public var contentHash: String
+    public var size: Int64
+    /// Modification time in nanoseconds since 1970.
+    public var mtime: Int64
+    public var kind: String
+    public var pageCount: Int?
+    public var status: Status
+    public var errorCode: String?
+    public var errorMessage: String?
+    /// Fingerprint of every setting the document's outputs were made with, set when it finished.
+    public var settings: String?
+    /// The caller's description of the finished document (opaque to the catalog).
+    public var summary: Data?
+
+    /// A new row (status `pending`).
+    public init(sourcePath: String, contentHash: String, size: Int64, mtime: Int64, kind: String) {
+        self.sourcePath = sourcePath
+        self.contentHash = contentHash
+        self.size = size
+        self.mtime = mtime
+        self.kind = kind
+        self.status = .pending
+    }
+
+    public mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+    }
+}
+
+/// A file made from one page of a document.
+public struct OutputRecord: Codable, Sendable, Equatable, FetchableRecord, MutablePersistableRecord {
+    public static let databaseTableName = "output"
+
+    public var id: Int64?
+    public var documentId: Int64
+    /// The layout the page belongs to (articles), or empty.
+    public var layout: String
+    /// The page number (1-based, within its layout).
+    public var page: Int
+    /// What the file is, e.g. `image` or `thumbnail-128`.
+    public var variant: String
+    /// Fingerprint of every setting that changes the file's bytes.
+    public var fingerprint: String
+    /// Path relative to the output folder.
+    public var path: String
+    public var sha256: String
+    public var bytes: Int
+    public var width: Int
+    public var height: Int
+
+    public init(documentId: Int64, layout: String, page: Int, variant: String, fingerprint: String, path: String,
+                sha256: String, bytes: Int, width: Int, height: Int) {
+        self.documentId = documentId
+        self.layout = layout
+        self.page = page
+        self.variant = variant
+        self.fingerprint = fingerprint
+        self.path = path
+        self.sha256 = sha256
+        self.bytes = bytes
+        self.width = width
+        self.height = height
+    }
+
+    public mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+    }
+}
+
+/// A catalog that cannot be read or written: the file and SQLite's reason.
+public struct CatalogError: Error, CustomStringConvertible, Sendable {
+    public var path: String
+    public var message: String
+
+    public init(path: String, message: String) {
+        self.path = path
+        self.message = message
+    }
+
+    init(path: String, _ error: any Error) {
+        self.init(path: path, message: (error as? DatabaseError)?.message ?? "\(error)")
+    }
+
+    public var description: String { "\(path): \(message)" }
+}

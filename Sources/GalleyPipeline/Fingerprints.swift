@@ -1,0 +1,51 @@
+import Foundation
+import GalleyCatalog
+import GalleyPDF
+import GalleyText
+
+/// Fingerprints of the settings that shape each output, so that a settings change redoes only
+/// the outputs it affects: `dpi` changes page images, a thumbnail box its thumbnails, a layout
+/// the pages typeset in it; the PNG preset and the versions of Galley and MuPDF change all.
+struct Fingerprints: Sendable {
+    let configuration: Configuration
+
+    /// The fingerprint of one output of a page.
+    func output(_ variant: OutputVariant, layout: ArticleLayout?) -> String {
+        var parts = ["galley \(Pipeline.version)", "mupdf \(MuPDFEngine.version)", "png \(configuration.png.rawValue)"]
+        switch variant {
+        case .image: parts.append("image dpi \(configuration.dpi)")
+        case .thumbnail(let box): parts.append("thumbnail box \(box)")
+        }
+        if let layout { parts.append(layoutKey(layout)) }
+        return ContentHash.sha256(Array(parts.joined(separator: "\n").utf8))
+    }
+
+    /// Everything about a layout that changes its pages: every field of the layout (its name
+    /// too: it names the folder) and the font folders searched.
+    func layoutKey(_ layout: ArticleLayout) -> String {
+        "layout \(String(reflecting: layout)) fonts \(configuration.fontFolders)"
+    }
+
+    /// The outputs every page of a document of this kind gets, per layout (nil for PDFs).
+    func variants() -> [OutputVariant] {
+        (configuration.pageImages ? [.image] : []) + configuration.thumbnailBoxes.map { .thumbnail(box: $0) }
+    }
+
+    /// One fingerprint for every output a document of this kind gets: equal means a finished
+    /// document needs nothing redone.
+    func document(_ kind: SourceDocument.Kind) -> String {
+        let layouts: [ArticleLayout?] = kind == .pdf ? [nil] : configuration.layouts.map { $0 }
+        let parts = layouts.flatMap { layout in variants().map { output($0, layout: layout) } }
+        return ContentHash.sha256(Array(parts.joined(separator: "\n").utf8))
+    }
+}
+
+extension OutputVariant {
+    /// The catalog's name for the variant.
+    var catalogName: String {
+        switch self {
+        case .image: "image"
+        case .thumbnail(let box): "thumbnail-\(box)"
+        }
+    }
+}

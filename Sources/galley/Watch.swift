@@ -1,0 +1,78 @@
+import ArgumentParser
+import Foundation
+import GalleyPipeline
+import GalleyRaster
+
+/// `galley watch`: an incremental run whenever the input folders change.
+struct Watch: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Watch the input folders (and the inbox) and run incrementally whenever something changes.",
+        discussion: """
+            Runs once, then waits for changes (inotify). Once no change has come for the debounce time and no \
+            changed file is still growing, it runs again and prints the documents that changed. Ctrl-C stops \
+            it (exit status 130), finishing nothing half-way.
+            """)
+
+    @OptionGroup var options: PipelineOptions
+
+    @Option(name: .long, help: "Seconds to wait for changes to settle (overrides watch_debounce; default 2).")
+    var debounce: Double?
+
+    func validate() throws {
+        if let debounce, !Configuration.watchDebounceRange.contains(debounce) {
+            throw ValidationError("--debounce \(debounce) is outside 0...3600")
+        }
+    }
+
+    func run() throws {
+        let logger = options.logger()
+        var configuration = options.configuration()
+        if let debounce { configuration.watchDebounce = debounce }
+        let cancellation = Cancellation()
+        let signals = Run.cancelOnSignals(cancellation)
+        defer { signals.forEach { $0.cancel() } }
+
+        var folders = configuration.inputs.map { input -> URL in
+            let url = configuration.resolveInput(input)
+            var isFolder: ObjCBool = false
+            let exists = FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder)
+            // A file or glob is watched through its folder.
+            return exists && isFolder.boolValue ? url : url.deletingLastPathComponent()
+        }
+        if let inbox = configuration.inbox {
+            let url = configuration.resolve(inbox)
+            try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+            folders.append(url)
+        }
+        let watcher: FolderWatcher
+        do {
+            watcher = try FolderWatcher(folders: folders, skipping: configuration.outputURL)
+        } catch {
+            Run.fail("\(error)")
+        }
+        print("galley: watching \(folders.map(\.path).joined(separator: ", ")) (debounce \(configuration.watchDebounce) s; Ctrl-C stops)")
+        fflush(nil)
+        let pipeline = Pipeline(configuration: configuration, logger: logger)
+        while true {
+            let summary: RunSummary
+            do {
+                summary = try pipeline.run(cancellation: cancellation) { event in
+                    // Only what changed: unchanged documents are the quiet majority.
+                    if case let .documentFinished(_, _, status, _, _, _, _) = event, status == .unchanged { return }
+                    Run.report(event)
+                }
+            } catch {
+                Run.fail("\(error)", status: Galley.Status.someFailed)
+            }
+            for (from, to) in summary.inboxMoves { print("galley: inbox: \(from) → \(to)") }
+            Run.printSummary(summary)
+            fflush(nil)  // a watcher's output is read as it comes, often through a pipe
+            if summary.outcome == .interrupted { break }
+            guard let changed = watcher.waitForChanges(debounce: configuration.watchDebounce, cancellation: cancellation) else { break }
+            print("galley: changed: \(changed.map { ($0 as NSString).lastPathComponent }.joined(separator: ", "))")
+            fflush(nil)
+        }
+        print("galley: stopped watching")
+        throw ExitCode(Galley.Status.interrupted)
+    }
+}

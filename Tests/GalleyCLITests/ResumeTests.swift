@@ -1,0 +1,83 @@
+import Foundation
+import GalleyTestSupport
+import Testing
+
+/// `kill -9` in the middle of a run costs only the work in flight.
+@Suite struct ResumeTests {
+    /// PNG paths under a folder (not Galley's own state) with their inode (a file drawn again is renamed into place and
+    /// gets a new one).
+    func identities(_ folder: URL) -> [String: UInt64] {
+        var result: [String: UInt64] = [:]
+        for case let path as String in FileManager.default.enumerator(atPath: folder.path) ?? .init() where path.hasSuffix(".png") && !path.hasPrefix(".galley/") {
+            var info = stat()
+            if stat(folder.appendingPathComponent(path).path, &info) == 0 { result[path] = UInt64(info.st_ino) }
+        }
+        return result
+    }
+
+    @Test func aRunKilledMidwayIsFinishedByTheNextWithoutRedoingFinishedPages() throws {
+        let folder = try ScratchFolder("galley-resume")
+        let docs = folder.path("docs")
+        try FileManager.default.createDirectory(at: docs, withIntermediateDirectories: true)
+        for i in 0..<24 {
+            let source = i % 2 == 0 ? "photo.pdf" : "vector-art.pdf"
+            try FileManager.default.copyItem(at: Fixtures.pdf(source), to: docs.appendingPathComponent(String(format: "doc-%02d.pdf", i)))
+            // Distinct content, so no document can borrow another's outputs.
+            let handle = try FileHandle(forWritingTo: docs.appendingPathComponent(String(format: "doc-%02d.pdf", i)))
+            try handle.seekToEnd()
+            try handle.write(contentsOf: Data("\n% copy \(i)\n".utf8))
+            try handle.close()
+        }
+        try "inputs: [docs]\ndpi: 200\nthumbnails: [64]\nworkers: 1\n".write(to: folder.path("pipeline.yml"), atomically: true, encoding: .utf8)
+
+        let (process, output) = try GalleyChild.start(["run"], in: folder.url)
+        #expect(output.wait(for: "[4/24]"))
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal)
+        let out = folder.path("out")
+        #expect(!FileManager.default.fileExists(atPath: out.appendingPathComponent("manifest.json").path))
+        // Whatever the kill left in the temporary folder (a half-written PNG) must go.
+        let stray = out.appendingPathComponent(".galley/tmp/stray.tmp")
+        try Data("half a png".utf8).write(to: stray)
+        let finished = identities(out)
+        #expect(finished.count >= 8, "four documents were done: \(finished.count) files")
+        #expect(finished.count < 48, "the run was killed before the end")
+
+        let rerun = try PeerTools.run(GalleyCommandTests.binary.path, ["run"], in: folder.url)
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: stray.path))
+        let after = identities(out)
+        #expect(after.count == 48)
+        for (path, inode) in finished where path.hasPrefix("doc-00/") || path.hasPrefix("doc-01/") {
+            #expect(after[path] == inode, "\(path) was not drawn again")
+        }
+        let drawn = rerun.stdout.split(separator: "\n").first { $0.contains("images drawn") }.map(String.init) ?? ""
+        #expect(drawn.hasPrefix("galley: \(48 - finished.count) images drawn") || drawn.hasPrefix("galley: \(48 - finished.count + 1) images drawn")
+                || drawn.hasPrefix("galley: \(48 - finished.count + 2) images drawn"),
+                "only what was not finished (or was written but not yet recorded) is drawn: \(drawn)")
+
+        // The same outputs as a run never interrupted.
+        let reference = try PeerTools.run(GalleyCommandTests.binary.path, ["run", "--output", "reference"], in: folder.url)
+        #expect(reference.status == 0)
+        #expect(identities(folder.path("reference")).keys.sorted() == after.keys.sorted())
+        for path in after.keys {
+            #expect(FileManager.default.contentsEqual(atPath: out.appendingPathComponent(path).path,
+                                                      andPath: folder.path("reference/\(path)").path), "\(path)")
+        }
+        func documents(_ url: URL) throws -> String {
+            var json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+            // What may differ from an uninterrupted run: timings, and documents finished
+            // before the kill counting as unchanged.
+            json["run"] = nil
+            json["totals"] = nil
+            json["documents"] = (json["documents"] as? [[String: Any]] ?? []).map { document in
+                var document = document
+                if document["status"] as? String == "unchanged" { document["status"] = "ok" }
+                return document
+            }
+            return String(decoding: try JSONSerialization.data(withJSONObject: json, options: [.sortedKeys]), as: UTF8.self)
+        }
+        #expect(try documents(out.appendingPathComponent("manifest.json")) == documents(folder.path("reference/manifest.json")))
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+@testable import GalleyCatalog
+
+/// A fresh folder under the temporary directory, removed when the test ends.
+final class TemporaryFolder {
+    let url: URL
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("galley-catalog-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(at: url) }
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+}
+
+@Suite struct CatalogTests {
+    func output(_ id: Int64, page: Int, variant: String = "image", path: String? = nil, fingerprint: String = "f1") -> OutputRecord {
+        OutputRecord(documentId: id, layout: "", page: page, variant: variant, fingerprint: fingerprint,
+                     path: path ?? "doc/page-\(page).png", sha256: "sha\(page)", bytes: 100 + page, width: 10, height: 20)
+    }
+
+    @Test func theSchemaIsMigratedAndTheDatabaseIsInWALMode() throws {
+        let folder = try TemporaryFolder()
+        let catalog = try Catalog(path: folder.path("catalog.sqlite"))
+        #expect(try catalog.appliedMigrations() == ["v1: documents and outputs", "v2: thumbnail cache"])
+        // Opening again applies nothing twice and keeps the rows.
+        try catalog.begin(DocumentRecord(sourcePath: "/in/a.pdf", contentHash: "h", size: 1, mtime: 2, kind: "pdf"))
+        let again = try Catalog(path: folder.path("catalog.sqlite"))
+        #expect(try again.documents().keys.sorted() == ["/in/a.pdf"])
+        // The header of a WAL-mode database says so (bytes 18 and 19 are 2).
+        let header = try #require(FileManager.default.contents(atPath: folder.path("catalog.sqlite")))
+        #expect(header[18] == 2 && header[19] == 2)
+    }
+
+    @Test func aFileThatIsNotADatabaseIsAnErrorNamingIt() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path("catalog.sqlite")
+        try Data(repeating: 0x41, count: 4096).write(to: URL(fileURLWithPath: path))
+        let error = #expect(throws: CatalogError.self) { try Catalog(path: path) }
+        #expect(error?.path == path)
+    }
+
+    @Test func outputsAreForgottenWhenTheContentChanges() throws {
+        let folder = try TemporaryFolder()
+        let catalog = try Catalog(path: folder.path("catalog.sqlite"))
+        let first = try catalog.begin(DocumentRecord(sourcePath: "/in/a.pdf", contentHash: "old", size: 1, mtime: 1, kind: "pdf"))
+        let id = try #require(first.id)
+        try catalog.record(output(id, page: 1))
+        try catalog.record(output(id, page: 2))
+        // Same content again (a resumed run): the outputs stay.
+        let resumed = try catalog.begin(DocumentRecord(sourcePath: "/in/a.pdf", contentHash: "old", size: 1, mtime: 5, kind: "pdf"))
+        #expect(resumed.id == id)
+        #expect(try catalog.reusableOutputs(documentID: id, contentHash: "old").count == 2)
+        // New content: they go.
+        try catalog.begin(DocumentRecord(sourcePath: "/in/a.pdf", contentHash: "new", size: 2, mtime: 6, kind: "pdf"))
+        #expect(try catalog.reusableOutputs(documentID: id, contentHash: "new").isEmpty)
+        #expect(try catalog.outputs(documentIDs: [id]).isEmpty)
+    }
+
+    @Test func recordingTheSameOutputTwiceKeepsOneRow() throws {
+        let folder = try TemporaryFolder()
+        let catalog = try Catalog(path: folder.path("catalog.sqlite"))
+        let id = try #require(try catalog.begin(DocumentRecord(sourcePath: "/a", contentHash: "h", size: 1, mtime: 1, kind: "pdf")).id)
+        try catalog.record(output(id, page: 1, fingerprint: "dpi 72"))
+        try catalog.record(output(id, page: 1, fingerprint: "dpi 150"))
+        let rows = try catalog.outputs(documentIDs: [id])
+        #expect(rows.map(\.fingerprint) == ["dpi 150"])
+    }
+
+    @Test func copiesOfTheSameContentOfferTheirOutputsOwnFirst() throws {
+        let folder = try TemporaryFolder()
+        let catalog = try Catalog(path: folder.path("catalog.sqlite"))
+        let a = try #require(try catalog.begin(DocumentRecord(sourcePath: "/in/a.pdf", contentHash: "same", size: 1, mtime: 1, kind: "pdf")).id)
+        let b = try #require(try catalog.begin(DocumentRecord(sourcePath: "/in/b.pdf", contentHash: "same", size: 1, mtime: 1, kind: "pdf")).id)
+        let c = try #require(try catalog.begin(DocumentRecord(sourcePath: "/in/c.pdf", contentHash: "other", size: 1, mtime: 1, kind: "pdf")).id)
+        try catalog.record(output(a, page: 1, path: "a/page-1.png"))
+        try catalog.record(output(b, page: 1, path: "b/page-1.png"))
+        try catalog.record(output(c, page: 1, path: "c/page-1.png"))
+        #expect(try catalog.reusableOutputs(documentID: b, contentHash: "same").map(\.path) == ["b/page-1.png", "a/page-1.png"])
+        // A renamed file is a new row that finds the old one's outputs.
+        #expect(try catalog.reusableOutputs(documentID: nil, contentHash: "same").map(\.path) == ["a/page-1.png", "b/page-1.png"])
+    }
+
+    @Test func finishingKeepsOnlyTheOutputsStillMadeAndRemovingCascades() throws {
+        let folder = try TemporaryFolder()
+        let catalog = try Catalog(path: folder.path("catalog.sqlite"))
+        let id = try #require(try catalog.begin(DocumentRecord(sourcePath: "/a", contentHash: "h", size: 1, mtime: 1, kind: "pdf")).id)
+        for page in 1...3 { try catalog.record(output(id, page: page)) }
+        try catalog.finish(documentID: id, status: .ok, pageCount: 2, errorCode: nil, errorMessage: nil, settings: "s",
+                           summary: Data("{}".utf8), keeping: ["doc/page-1.png", "doc/page-2.png"])
+        let row = try #require(try catalog.documents()["/a"])
+        #expect(row.status == .ok && row.pageCount == 2 && row.settings == "s" && row.summary == Data("{}".utf8))
+        #expect(try catalog.outputs(documentIDs: [id]).map(\.page).sorted() == [1, 2])
+        try catalog.touch(documentID: id, size: 9, mtime: 99)
+        #expect(try catalog.documents()["/a"]?.mtime == 99)
+        try catalog.remove(documentIDs: [id])
+        #expect(try catalog.documents().isEmpty)
+        #expect(try catalog.outputs(documentIDs: [id]).isEmpty)
+    }
+
+    @Test func contentHashesAgreeWithIndependentValues() throws {
+        // Known answers: SHA-256 and MD5 of "abc" (FIPS 180-2, RFC 1321).
+        #expect(ContentHash.sha256(Array("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(ContentHash.md5("abc") == "900150983cd24fb0d6963f7d28e17f72")
+        let folder = try TemporaryFolder()
+        try Data("abc".utf8).write(to: URL(fileURLWithPath: folder.path("f")))
+        let file = try ContentHash.sha256(file: URL(fileURLWithPath: folder.path("f")))
+        #expect(file.hash == ContentHash.sha256(Array("abc".utf8)) && file.bytes == 3)
+    }
+}
