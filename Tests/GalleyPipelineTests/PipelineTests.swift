@@ -71,7 +71,8 @@ import Testing
         }
         #expect(try ManifestSchema.violations(of: summary.outputFolder.appendingPathComponent("manifest.json")) == [])
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: summary.outputFolder.appendingPathComponent(".galley").path)
-        #expect(leftovers.filter { !$0.hasPrefix("catalog.sqlite") } == [], "no temporary files remain, only the catalog")
+        #expect(leftovers.filter { !$0.hasPrefix("catalog.sqlite") && $0 != "thumbnail-cache" } == [],
+                "no temporary files remain, only the catalog and the thumbnail cache")
     }
 
     @Test func hashesInTheManifestMatchTheFiles() throws {
