@@ -9,6 +9,9 @@ import GalleyText
 public struct Configuration: Sendable, Equatable {
     /// Folders, files or glob patterns to read documents from. Default: the current folder.
     public var inputs: [String] = ["."]
+    /// Process only this shard of the documents (`--shard K/N`; not a file key: each machine
+    /// of a sharded run gets its own). nil: every document.
+    public var shard: Shard?
     /// Where page images, thumbnails and the manifest go. Default: `out`.
     public var output: String = "out"
     /// Page image resolution in pixels per inch (page pixels = points × dpi / 72). Default: 150.

@@ -9,6 +9,9 @@ public struct Manifest: Codable, Sendable, Equatable {
     public var settings: Settings
     public var totals: Totals
     public var documents: [Document]
+    /// Present when the run processed one shard of its documents (`--shard K/N`): what
+    /// `galley merge` needs to put the shards back together.
+    public var shard: ShardInfo?
     /// Facts about this run (timings, versions, workers): the only part that differs between
     /// two runs of the same input.
     public var run: Run
@@ -18,6 +21,20 @@ public struct Manifest: Codable, Sendable, Equatable {
         public var pageImages: Bool
         public var thumbnails: [Int]
         public var png: String
+    }
+
+    public struct ShardInfo: Codable, Sendable, Equatable {
+        /// 1-based.
+        public var index: Int
+        public var count: Int
+        /// The configured inputs, in order: documents are ordered by input, then path.
+        public var inputs: [String]
+
+        public init(index: Int, count: Int, inputs: [String]) {
+            self.index = index
+            self.count = count
+            self.inputs = inputs
+        }
     }
 
     public struct Totals: Codable, Sendable, Equatable {

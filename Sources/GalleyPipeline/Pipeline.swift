@@ -99,7 +99,10 @@ public final class Pipeline: Sendable {
             (inboxMoves, inboxWarnings) = try Inbox(configuration: configuration).collect()
             for (from, to) in inboxMoves { logger.info("inbox: \(from) → \(to)") }
         }
-        let (documents, scanWarnings) = try InputScanner(configuration: configuration).scan()
+        let (scanned, scanWarnings) = try InputScanner(configuration: configuration).scan()
+        // Named over the whole scan first, so every shard gives a document the name a single run
+        // would.
+        let documents = configuration.shard.map { shard in scanned.filter { Self.belongs($0, to: shard) } } ?? scanned
         let warnings = inboxWarnings + scanWarnings
         for warning in warnings { logger.warning("\(warning)") }
         let store = OutputStore(root: configuration.outputURL)
@@ -155,6 +158,7 @@ public final class Pipeline: Sendable {
             totals: .init(documents: manifestDocuments.count, ok: manifestDocuments.count - failed - unchanged, failed: failed,
                           unchanged: unchanged, pages: manifestDocuments.reduce(0) { $0 + $1.pages.count }),
             documents: manifestDocuments,
+            shard: configuration.shard.map { .init(index: $0.index, count: $0.count, inputs: configuration.inputs) },
             run: .init(galleyVersion: Self.version, mupdfVersion: MuPDFEngine.version,
                        startedAt: ISO8601DateFormatter().string(from: started),
                        durationSeconds: (duration * 1000).rounded() / 1000,
@@ -174,6 +178,20 @@ public final class Pipeline: Sendable {
                           outputFolder: store.root, duration: duration, warnings: warnings,
                           drawnOutputs: counts.drawn, reusedOutputs: counts.reused, removedDocuments: removed,
                           cacheEvicted: cache.evicted, cachePruned: cache.pruned, inboxMoves: inboxMoves)
+    }
+
+    /// Whether a document is in `shard`, by its content's hash. A file that cannot be read
+    /// belongs to the first shard, so exactly one shard reports it.
+    static func belongs(_ document: SourceDocument, to shard: Shard) -> Bool {
+        guard let hash = try? ContentHash.sha256(file: document.url).hash else { return shard.index == 1 }
+        var bytes: [UInt8] = []
+        var index = hash.startIndex
+        while bytes.count < 8, index < hash.endIndex, let next = hash.index(index, offsetBy: 2, limitedBy: hash.endIndex),
+              let byte = UInt8(hash[index..<next], radix: 16) {
+            bytes.append(byte)
+            index = next
+        }
+        return shard.contains(sha256: bytes)
     }
 
     /// Deletes page images and thumbnails of these documents that this run did not write

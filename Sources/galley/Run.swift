@@ -101,9 +101,24 @@ struct Run: ParsableCommand {
     @Flag(name: .long, help: "Draw every page again, ignoring what the catalog says is already done.")
     var force = false
 
+    @Option(name: .long, help: ArgumentHelp(
+        "Process shard K of N (1-based), chosen by content hash; combine the shards' outputs with galley merge.",
+        discussion: "Without it, GALLEY_SHARD=K/N, or a 0-based JOB_COMPLETION_INDEX (Kubernetes Indexed Job) or AWS_BATCH_JOB_ARRAY_INDEX with --shard-count, name the shard.",
+        valueName: "K/N"))
+    var shard: String?
+
+    @Option(name: .long, help: "How many shards there are, for job indexes taken from the environment.")
+    var shardCount: Int?
+
     func run() throws {
         let logger = options.logger()
-        let configuration = options.configuration()
+        var configuration = options.configuration()
+        do {
+            configuration.shard = try shard.map { try Shard(parsing: $0) }
+                ?? Shard.fromEnvironment(ProcessInfo.processInfo.environment, count: shardCount)
+        } catch {
+            Self.fail("\(error)")
+        }
         let summary = Self.runPipeline(configuration, RunOptions(force: force), logger: logger)
         Self.printSummary(summary)
         try Self.exit(for: summary)

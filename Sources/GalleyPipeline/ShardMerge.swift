@@ -1,0 +1,96 @@
+import Foundation
+
+/// Puts the output folders of a sharded run (`galley run --shard K/N` on N machines) back
+/// together into the folder one run would have written: the same page images and thumbnails
+/// under the same names, and a manifest and contact sheet identical to a single run's apart
+/// from the `run` block.
+public enum ShardMerge {
+    /// Merges `shards` (output folders, any order) into `output`.
+    ///
+    /// - Throws: `ConfigurationError` when a folder has no manifest, is not a shard, belongs to
+    ///   a different run (other settings, inputs or shard count), or when a shard is missing or
+    ///   given twice; `OutputError` when a file cannot be copied or written.
+    public static func merge(shards: [URL], into output: URL) throws -> Manifest {
+        var parts: [(folder: URL, manifest: Manifest, shard: Manifest.ShardInfo)] = []
+        for folder in shards {
+            let url = folder.appendingPathComponent("manifest.json")
+            guard let data = FileManager.default.contents(atPath: url.path) else {
+                throw ConfigurationError(file: folder.path, message: "no manifest.json: is this a shard's output folder, and did its run finish?")
+            }
+            let manifest: Manifest
+            do {
+                manifest = try Manifest.decode(data)
+            } catch {
+                throw ConfigurationError(file: url.path, message: "not a Galley manifest (\(error))")
+            }
+            guard let shard = manifest.shard else {
+                throw ConfigurationError(file: url.path, message: "not the output of a sharded run (galley run --shard K/N)")
+            }
+            parts.append((folder, manifest, shard))
+        }
+        guard let first = parts.first else { throw ConfigurationError(file: "merge", message: "no shard output folders given") }
+        for part in parts.dropFirst() {
+            guard part.shard.count == first.shard.count, part.shard.inputs == first.shard.inputs,
+                  part.manifest.settings == first.manifest.settings else {
+                throw ConfigurationError(file: part.folder.path,
+                                         message: "belongs to a different run than \(first.folder.path) (shard count, inputs or settings differ)")
+            }
+        }
+        let indexes = parts.map(\.shard.index)
+        if let twice = Dictionary(grouping: indexes, by: { $0 }).first(where: { $0.value.count > 1 })?.key {
+            throw ConfigurationError(file: "merge", message: "shard \(twice)/\(first.shard.count) is given twice")
+        }
+        let missing = Set(1...first.shard.count).subtracting(indexes).sorted()
+        guard missing.isEmpty else {
+            throw ConfigurationError(file: "merge", message: "shard(s) \(missing.map { "\($0)/\(first.shard.count)" }.joined(separator: ", ")) missing; every shard's output folder is needed")
+        }
+
+        // Scan order: by input, then by path in byte order, as InputScanner orders documents.
+        let inputs = first.shard.inputs
+        var documents: [(document: Manifest.Document, folder: URL)] = parts.flatMap { part in part.manifest.documents.map { ($0, part.folder) } }
+        documents.sort { a, b in
+            let x = inputs.firstIndex(of: a.document.input) ?? inputs.count, y = inputs.firstIndex(of: b.document.input) ?? inputs.count
+            if x != y { return x < y }
+            return Array(a.document.source.utf8).lexicographicallyPrecedes(Array(b.document.source.utf8))
+        }
+        if let clash = Dictionary(grouping: documents.map(\.document.name), by: { $0 }).first(where: { $0.value.count > 1 })?.key {
+            throw ConfigurationError(file: "merge", message: "two shards both wrote a document named \(clash): were they run over the same inputs?")
+        }
+
+        let store = OutputStore(root: output)
+        do {
+            try store.prepare()
+        } catch {
+            throw ConfigurationError(file: output.path, message: "\(error.message); choose a folder you can write to")
+        }
+        defer { store.cleanUp() }
+        for (document, folder) in documents {
+            for page in document.pages {
+                for path in [page.image?.path].compactMap({ $0 }) + page.thumbnails.map(\.path) {
+                    guard let bytes = FileManager.default.contents(atPath: folder.appendingPathComponent(path).path) else {
+                        throw OutputError(path: folder.appendingPathComponent(path).path, message: "listed in the shard's manifest but missing")
+                    }
+                    try store.write(Array(bytes), to: path)
+                }
+            }
+        }
+        let merged = documents.map(\.document)
+        let failed = merged.count { $0.status == .failed }, unchanged = merged.count { $0.status == .unchanged }
+        var run = first.manifest.run
+        run.startedAt = parts.map(\.manifest.run.startedAt).min() ?? run.startedAt
+        run.durationSeconds = parts.map(\.manifest.run.durationSeconds).max() ?? run.durationSeconds
+        let manifest = Manifest(settings: first.manifest.settings,
+                                totals: .init(documents: merged.count, ok: merged.count - failed - unchanged, failed: failed,
+                                              unchanged: unchanged, pages: merged.reduce(0) { $0 + $1.pages.count }),
+                                documents: merged, shard: nil, run: run)
+        do {
+            try store.write(try manifest.encoded(), to: "manifest.json")
+        } catch let error as OutputError {
+            throw error
+        } catch {
+            throw OutputError(path: output.appendingPathComponent("manifest.json").path, message: "cannot encode: \(error)")
+        }
+        try store.write(Array(ContactSheet.html(for: manifest).utf8), to: "index.html")
+        return manifest
+    }
+}
