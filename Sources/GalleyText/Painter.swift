@@ -26,8 +26,11 @@ extension TypesetPage {
         }
         let steps = Double(GlyphCache.subpixelSteps)
         var glyphs = GlyphCache.Memo(cache: glyphCache)
+        // Runs of one colour follow each other, so an ink is made once per change of colour.
+        var ink = Ink(color: .black, background: background)
         for run in glyphRuns {
             guard !cancellation.isCancelled else { throw TypesetError(.cancelled, "drawing was cancelled") }
+            if run.color != ink.color { ink = Ink(color: run.color, background: background) }
             let pixelsPerEm = run.size * scale
             // No glyph reaches further from its baseline than a few ems.
             let reach = Int(pixelsPerEm * 3) + 2
@@ -38,7 +41,7 @@ extension TypesetPage {
                 let whole = x.rounded(.down)
                 let subpixel = min(GlyphCache.subpixelSteps - 1, Int(((x - whole) * steps).rounded(.down)))
                 let image = glyphs.image(face: run.face, glyph: glyph, pixelsPerEm: pixelsPerEm, subpixel: subpixel)
-                canvas.blend(image, x: Int(whole) + image.left, y: y - image.top, color: run.color)
+                canvas.blend(image, x: Int(whole) + image.left, y: y - image.top, ink: ink)
             }
         }
     }
@@ -50,13 +53,12 @@ struct Canvas {
     let originX: Int
     let originY: Int
 
-    /// Blends 8-bit coverage in `color`, top-left corner at (x, y) in bitmap pixels.
-    func blend(_ image: GlyphImage, x: Int, y: Int, color: RGBColor) {
+    /// Blends 8-bit coverage in `ink`'s colour, top-left corner at (x, y) in bitmap pixels.
+    func blend(_ image: GlyphImage, x: Int, y: Int, ink: Ink) {
         guard image.width > 0, x < bitmap.width, x + image.width > 0, y < bitmap.height, y + image.height > 0,
               let base = bitmap.pixels.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
         let rowBytes = bitmap.rowBytes
         let width = bitmap.width, height = bitmap.height
-        let r = UInt32(color.r), g = UInt32(color.g), b = UInt32(color.b)
         image.pixels.withUnsafeBufferPointer { pixels in
             guard let source = pixels.baseAddress else { return }
             for span in image.spans {
@@ -64,30 +66,10 @@ struct Canvas {
                 guard row >= 0, row < height else { continue }
                 let start = max(Int(span.start), -x), end = min(Int(span.end), width - x)
                 guard start < end else { continue }
-                var from = source + (Int(span.offset) + start - Int(span.start))
-                var to = base + (row * rowBytes + (x + start) * 3)
-                for _ in start..<end {
-                    let a = UInt32(from.pointee)
-                    if a == 255 {
-                        to[0] = UInt8(r); to[1] = UInt8(g); to[2] = UInt8(b)
-                    } else {
-                        let inverse = 255 - a
-                        to[0] = Self.divide255(UInt32(to[0]) * inverse + r * a)
-                        to[1] = Self.divide255(UInt32(to[1]) * inverse + g * a)
-                        to[2] = Self.divide255(UInt32(to[2]) * inverse + b * a)
-                    }
-                    from += 1
-                    to += 3
-                }
+                ink.blend(coverage: source + (Int(span.offset) + start - Int(span.start)),
+                          into: base + (row * rowBytes + (x + start) * 3), count: end - start)
             }
         }
-    }
-
-    /// `(value + 127) / 255` rounded, for value ≤ 255 × 255, without a division.
-    @inline(__always)
-    static func divide255(_ value: UInt32) -> UInt8 {
-        let v = value + 128
-        return UInt8(truncatingIfNeeded: (v + (v >> 8)) >> 8)
     }
 
     /// Fills a rectangle given in page pixels, with partial coverage at its edges so thin
@@ -109,7 +91,7 @@ struct Canvas {
                 guard a > 0 else { continue }
                 let offset = row * bitmap.rowBytes + column * 3
                 for channel in 0..<3 {
-                    pixels[offset + channel] = Self.divide255(UInt32(pixels[offset + channel]) * (255 - a) + channels[channel] * a)
+                    pixels[offset + channel] = Ink.divide255(UInt32(pixels[offset + channel]) * (255 - a) + channels[channel] * a)
                 }
             }
         }
