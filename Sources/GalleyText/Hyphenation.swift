@@ -153,16 +153,18 @@ public final class Hyphenator: Sendable {
                 lastByte.append(bytes.count - 1)
             }
             let lastBytes = lastByte
-            let word = bytes
+            let length = bytes.count
+            // libhyphen looks for patterns in the word with strstr, so it reads up to a NUL.
+            let word = bytes + [0]
             return handle.withLock { handle -> [Int] in
-                var hyphens = [CChar](repeating: 0, count: word.count + 5)
+                var hyphens = [CChar](repeating: 0, count: length + 5)
                 var rep: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
                 var pos: UnsafeMutablePointer<Int32>?
                 var cut: UnsafeMutablePointer<Int32>?
-                let status = hnj_hyphen_hyphenate2(handle.pointer, word, Int32(word.count), &hyphens, nil, &rep, &pos, &cut)
+                let status = hnj_hyphen_hyphenate2(handle.pointer, word, Int32(length), &hyphens, nil, &rep, &pos, &cut)
                 defer {
                     if let rep {
-                        for i in 0..<word.count { free(rep[i]) }
+                        for i in 0..<length { free(rep[i]) }
                         free(rep)
                     }
                     free(pos)
