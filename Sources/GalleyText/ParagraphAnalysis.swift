@@ -105,7 +105,7 @@ struct ShapedItem {
 /// Analyses paragraphs of one text for one layout.
 struct ParagraphAnalyzer {
     private var itemizer: Itemizer
-    private let shaper = Shaper()
+    private let shaper = ShapingCache()
     let text: AttributedText
     /// Largest box an attachment may take: the column's measure and height.
     let maximumBox: (width: Double, height: Double)
