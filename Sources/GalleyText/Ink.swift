@@ -48,6 +48,23 @@ package struct Ink {
         }
     }
 
+    /// Blends `count` coverage bytes onto `count` packed RGB pixels that all still show the
+    /// background, which the caller knows without reading them: the table alone gives each
+    /// pixel, so nothing waits for the page's memory to be read.
+    @inline(__always)
+    package func blendOntoBackground(coverage: UnsafePointer<UInt8>, into target: UnsafeMutablePointer<UInt8>, count: Int) {
+        table.withUnsafeBufferPointer { table in
+            var to = target
+            for i in 0..<count {
+                let packed = table[Int(coverage[i])]
+                to[0] = UInt8(truncatingIfNeeded: packed)
+                to[1] = UInt8(truncatingIfNeeded: packed >> 8)
+                to[2] = UInt8(truncatingIfNeeded: packed >> 16)
+                to += 3
+            }
+        }
+    }
+
     /// One channel of `colour` at coverage `a` over `page`.
     @inline(__always)
     static func sourceOver(_ page: UInt8, _ colour: UInt8, _ a: UInt32) -> UInt8 {

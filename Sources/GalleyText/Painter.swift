@@ -15,14 +15,21 @@ extension TypesetPage {
         guard !cancellation.isCancelled else { throw TypesetError(.cancelled, "drawing was cancelled") }
         bitmap.fill(r: background.r, g: background.g, b: background.b)
         let canvas = Canvas(bitmap: bitmap, originX: rect.x, originY: rect.y)
+        // Per bitmap row, the first column from which the row still shows only the background.
+        // Glyphs of a line come left to right, so most glyph rows start past everything drawn
+        // before them and are blended without reading the page (`Ink.blendOntoBackground`).
+        // Rows that rules, boxes and pictures reach count as drawn all the way across.
+        var untouched = [Int](repeating: 0, count: bitmap.height)
         for filled in rects {
             canvas.fill(x0: filled.rect.x * scale, y0: filled.rect.y * scale,
                         x1: filled.rect.maxX * scale, y1: filled.rect.maxY * scale, color: filled.color)
+            canvas.markDrawn(y0: filled.rect.y * scale, y1: filled.rect.maxY * scale, in: &untouched)
         }
         for placed in images {
             guard !cancellation.isCancelled else { throw TypesetError(.cancelled, "drawing was cancelled") }
             canvas.draw(placed.image, x0: placed.rect.x * scale, y0: placed.rect.y * scale,
                         x1: placed.rect.maxX * scale, y1: placed.rect.maxY * scale)
+            canvas.markDrawn(y0: placed.rect.y * scale, y1: placed.rect.maxY * scale, in: &untouched)
         }
         let steps = Double(GlyphCache.subpixelSteps)
         var glyphs = GlyphCache.Memo(cache: glyphCache)
@@ -41,7 +48,7 @@ extension TypesetPage {
                 let whole = x.rounded(.down)
                 let subpixel = min(GlyphCache.subpixelSteps - 1, Int(((x - whole) * steps).rounded(.down)))
                 let image = glyphs.image(face: run.face, glyph: glyph, pixelsPerEm: pixelsPerEm, subpixel: subpixel)
-                canvas.blend(image, x: Int(whole) + image.left, y: y - image.top, ink: ink)
+                canvas.blend(image, x: Int(whole) + image.left, y: y - image.top, ink: ink, untouched: &untouched)
             }
         }
     }
@@ -54,7 +61,9 @@ struct Canvas {
     let originY: Int
 
     /// Blends 8-bit coverage in `ink`'s colour, top-left corner at (x, y) in bitmap pixels.
-    func blend(_ image: GlyphImage, x: Int, y: Int, ink: Ink) {
+    /// `untouched[row]`: the first column from which the row shows only the background (see
+    /// `TypesetPage.draw`); kept up to date.
+    func blend(_ image: GlyphImage, x: Int, y: Int, ink: Ink, untouched: inout [Int]) {
         guard image.width > 0, x < bitmap.width, x + image.width > 0, y < bitmap.height, y + image.height > 0,
               let base = bitmap.pixels.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
         let rowBytes = bitmap.rowBytes
@@ -66,10 +75,25 @@ struct Canvas {
                 guard row >= 0, row < height else { continue }
                 let start = max(Int(span.start), -x), end = min(Int(span.end), width - x)
                 guard start < end else { continue }
-                ink.blend(coverage: source + (Int(span.offset) + start - Int(span.start)),
-                          into: base + (row * rowBytes + (x + start) * 3), count: end - start)
+                let coverage = source + (Int(span.offset) + start - Int(span.start))
+                let target = base + (row * rowBytes + (x + start) * 3)
+                if x + start >= untouched[row] {
+                    ink.blendOntoBackground(coverage: coverage, into: target, count: end - start)
+                } else {
+                    ink.blend(coverage: coverage, into: target, count: end - start)
+                }
+                untouched[row] = max(untouched[row], x + end)
             }
         }
+    }
+
+    /// Records that rows from `y0` to `y1` (page pixels) may be drawn on all the way across.
+    func markDrawn(y0: Double, y1: Double, in untouched: inout [Int]) {
+        // One row more on each side than any drawing operation reaches.
+        let first = max(0, Int((y0 - Double(originY)).rounded(.down)) - 1)
+        let last = min(bitmap.height, Int((y1 - Double(originY)).rounded(.up)) + 1)
+        guard first < last else { return }
+        for row in first..<last { untouched[row] = bitmap.width }
     }
 
     /// Fills a rectangle given in page pixels, with partial coverage at its edges so thin

@@ -78,3 +78,23 @@ private func reference(page: UInt8, colour: UInt8, coverage: UInt8) -> Double {
         #expect(viaTable == viaFormula)
     }
 }
+
+/// Where the painter knows a span still shows the background it writes the table's pixels
+/// without reading the page: the same bytes as reading it and blending.
+@Test func blendingOntoKnownBackgroundMatchesBlending() {
+    var generator = SplitMix(seed: 0xB1A4)
+    func byte() -> UInt8 { UInt8.random(in: 0...255, using: &generator) }
+    for _ in 0..<200 {
+        let colour = RGBColor(r: byte(), g: byte(), b: byte()), background = RGBColor(r: byte(), g: byte(), b: byte())
+        let ink = Ink(color: colour, background: background)
+        let count = Int.random(in: 1...40, using: &generator)
+        let coverage = (0..<count).map { _ in byte() }
+        var read = [UInt8](), known = [UInt8]()
+        for _ in 0..<count { read += [background.r, background.g, background.b] }
+        // Garbage where the page is not read: every byte must be written.
+        for _ in 0..<count { known += [byte(), byte(), byte()] }
+        ink.blend(coverage: coverage, into: &read, count: count)
+        ink.blendOntoBackground(coverage: coverage, into: &known, count: count)
+        #expect(read == known)
+    }
+}
