@@ -31,6 +31,14 @@ extension TypesetPage {
                         x1: placed.rect.maxX * scale, y1: placed.rect.maxY * scale)
             canvas.markDrawn(y0: placed.rect.y * scale, y1: placed.rect.maxY * scale, in: &untouched)
         }
+        try untouched.withUnsafeMutableBufferPointer { untouched in
+            try drawGlyphs(on: canvas, height: bitmap.height, rect: rect, scale: scale, untouched: untouched, cancellation: cancellation)
+        }
+    }
+
+    /// Blends every glyph run in its colour, in order (see `draw(into:rect:scale:cancellation:)`).
+    private func drawGlyphs(on canvas: Canvas, height: Int, rect: PixelRect, scale: Double,
+                            untouched: UnsafeMutableBufferPointer<Int>, cancellation: Cancellation) throws {
         let steps = Double(GlyphCache.subpixelSteps)
         var glyphs = GlyphCache.Memo(cache: glyphCache)
         // Runs of one colour follow each other, so an ink is made once per change of colour.
@@ -43,12 +51,12 @@ extension TypesetPage {
             let reach = Int(pixelsPerEm * 3) + 2
             for (glyph, position) in zip(run.glyphs, run.positions) {
                 let y = Int((position.y * scale).rounded()) - rect.y
-                guard y + reach >= 0, y - reach < bitmap.height else { continue }
+                guard y + reach >= 0, y - reach < height else { continue }
                 let x = position.x * scale - Double(rect.x)
                 let whole = x.rounded(.down)
                 let subpixel = min(GlyphCache.subpixelSteps - 1, Int(((x - whole) * steps).rounded(.down)))
                 let image = glyphs.image(face: run.face, glyph: glyph, pixelsPerEm: pixelsPerEm, subpixel: subpixel)
-                canvas.blend(image, x: Int(whole) + image.left, y: y - image.top, ink: ink, untouched: &untouched)
+                canvas.blend(image, x: Int(whole) + image.left, y: y - image.top, ink: ink, untouched: untouched)
             }
         }
     }
@@ -63,26 +71,35 @@ struct Canvas {
     /// Blends 8-bit coverage in `ink`'s colour, top-left corner at (x, y) in bitmap pixels.
     /// `untouched[row]`: the first column from which the row shows only the background (see
     /// `TypesetPage.draw`); kept up to date.
-    func blend(_ image: GlyphImage, x: Int, y: Int, ink: Ink, untouched: inout [Int]) {
-        guard image.width > 0, x < bitmap.width, x + image.width > 0, y < bitmap.height, y + image.height > 0,
-              let base = bitmap.pixels.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
-        let rowBytes = bitmap.rowBytes
+    func blend(_ image: GlyphImage, x: Int, y: Int, ink: Ink, untouched: UnsafeMutableBufferPointer<Int>) {
         let width = bitmap.width, height = bitmap.height
+        guard image.width > 0, x < width, x + image.width > 0, y < height, y + image.height > 0,
+              let base = bitmap.pixels.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+        precondition(untouched.count == height, "one untouched column per row")
+        let rowBytes = bitmap.rowBytes
+        // Nearly every glyph lies wholly inside the bitmap: its spans need no clipping.
+        let inside = x >= 0 && x + image.width <= width && y >= 0 && y + image.height <= height
         image.pixels.withUnsafeBufferPointer { pixels in
-            guard let source = pixels.baseAddress else { return }
-            for span in image.spans {
-                let row = y + Int(span.row)
-                guard row >= 0, row < height else { continue }
-                let start = max(Int(span.start), -x), end = min(Int(span.end), width - x)
-                guard start < end else { continue }
-                let coverage = source + (Int(span.offset) + start - Int(span.start))
-                let target = base + (row * rowBytes + (x + start) * 3)
-                if x + start >= untouched[row] {
-                    ink.blendOntoBackground(coverage: coverage, into: target, count: end - start)
-                } else {
-                    ink.blend(coverage: coverage, into: target, count: end - start)
+            image.spans.withUnsafeBufferPointer { spans in
+                guard let source = pixels.baseAddress, let untouched = untouched.baseAddress else { return }
+                for span in spans {
+                    let row = y &+ Int(span.row)
+                    var start = Int(span.start), end = Int(span.end)
+                    if !inside {
+                        guard row >= 0, row < height else { continue }
+                        start = max(start, -x)
+                        end = min(end, width &- x)
+                        guard start < end else { continue }
+                    }
+                    let coverage = source + (Int(span.offset) &+ start &- Int(span.start))
+                    let target = base + (row &* rowBytes &+ (x &+ start) &* 3)
+                    if x &+ start >= untouched[row] {
+                        ink.blendOntoBackground(coverage: coverage, into: target, count: end &- start)
+                    } else {
+                        ink.blend(coverage: coverage, into: target, count: end &- start)
+                    }
+                    untouched[row] = max(untouched[row], x &+ end)
                 }
-                untouched[row] = max(untouched[row], x + end)
             }
         }
     }
