@@ -90,7 +90,9 @@ extension Configuration {
         configuration.baseDirectory = baseDirectory
         let root: Node?
         do {
-            root = try Yams.compose(yaml: text)
+            // Every value is read from its text (`YAMLReader`), so no tag resolution is needed;
+            // the default resolver compiles seven regular expressions at first use.
+            root = try Yams.compose(yaml: text, .basic)
         } catch {
             throw ConfigurationError(file: file, message: "not valid YAML: \(error)")
         }

@@ -43,16 +43,22 @@ public struct TypesetMeasurement: Codable, Sendable {
         var result = TypesetMeasurement(source: file.path, textLength: 0, layouts: [])
         // Pictures decoded once, from the article's folder, as a run with that folder as input does.
         let engine = try MuPDFEngine()
-        let first = ArticlePages.parse(bytes, document: document, base: configuration.layouts[0].base)
-        let images = ArticleImageLoader(document: document, engine: engine).load(first.text.attachments).images
+        let clock = ContinuousClock()
+        // The first layout's parse also finds the pictures, and is reused for that layout as
+        // `galley run` reuses it; its time counts as that layout's.
+        let parseStarted = clock.now
+        var parsedForFirstLayout: ParsedArticle? = ArticlePages.parse(bytes, document: document, base: configuration.layouts[0].base)
+        var parseSeconds = seconds(clock.now - parseStarted)
+        let images = ArticleImageLoader(document: document, engine: engine).load(parsedForFirstLayout?.text.attachments ?? []).images
         let drawer = PageDrawer(scale: configuration.dpi / 72, jobs: render ? max(1, jobs) : 0)
         for layout in configuration.layouts {
-            var typesetSeconds = 0.0
+            var typesetSeconds = parseSeconds
             var pages = 0, lines = 0, justified = 0, hyphenated = 0, loose = 0, badness = 0.0
-            let clock = ContinuousClock()
-            let layoutStarted = clock.now
+            let layoutStarted = clock.now - .seconds(parseSeconds)
             var started = clock.now
-            let parsed = ArticlePages.parse(bytes, document: document, base: layout.base)
+            let parsed = parsedForFirstLayout ?? ArticlePages.parse(bytes, document: document, base: layout.base)
+            parsedForFirstLayout = nil
+            parseSeconds = 0
             result.textLength = parsed.text.count
             let typesetter = try ArticleTypesetter(text: parsed.text, layout: layout, fonts: fonts, images: images)
             typesetSeconds += seconds(clock.now - started)

@@ -38,6 +38,7 @@ struct Itemizer {
     /// Characters no installed font covers, found while itemizing (drawn with the primary
     /// face's missing-glyph box).
     private(set) var uncovered: [Unicode.Scalar: Int] = [:]
+    private var coverage = CoverageMemo()
 
     init(text: AttributedText, fonts: FontLibrary, vertical: Bool = false) {
         self.text = text
@@ -140,8 +141,8 @@ struct Itemizer {
         if let previous, Self.isMark(scalar) || (scalar.value >= 0x300 && scalar.properties.generalCategory == .format) {
             return previous
         }
-        if let previous, shared, previous !== primary, previous.glyph(for: scalar) != nil { return previous }
-        if primary.glyph(for: scalar) != nil { return primary }
+        if let previous, shared, previous !== primary, coverage.covers(previous, scalar) { return previous }
+        if coverage.covers(primary, scalar) { return primary }
         if let face = try fallback.face(covering: scalar) { return face }
         let properties = scalar.properties
         if !properties.isWhitespace && !properties.isDefaultIgnorableCodePoint {

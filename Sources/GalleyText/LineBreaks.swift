@@ -22,7 +22,7 @@ enum LineBreaks {
         guard !scalars.isEmpty else { return [] }
         let codes = scalars.map { utf32_t($0.value) }
         var breaks = [CChar](repeating: 0, count: codes.count)
-        let languageCode = language.map { $0.lowercased().replacingOccurrences(of: "_", with: "-") }
+        let languageCode = language.map(libunibreakLanguage)
         codes.withUnsafeBufferPointer { input in
             breaks.withUnsafeMutableBufferPointer { output in
                 if let languageCode {
@@ -39,5 +39,12 @@ enum LineBreaks {
             default: .prohibited
             }
         }
+    }
+
+    /// A language tag as libunibreak matches it: lowercase, hyphens. Tags usually come that
+    /// way already, and this runs once per paragraph, so they are then used as they are.
+    static func libunibreakLanguage(_ tag: String) -> String {
+        guard tag.utf8.contains(where: { (0x41...0x5A).contains($0) || $0 == 0x5F }) else { return tag }
+        return tag.lowercased().replacingOccurrences(of: "_", with: "-")
     }
 }

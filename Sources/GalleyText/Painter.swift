@@ -15,19 +15,37 @@ extension TypesetPage {
         guard !cancellation.isCancelled else { throw TypesetError(.cancelled, "drawing was cancelled") }
         bitmap.fill(r: background.r, g: background.g, b: background.b)
         let canvas = Canvas(bitmap: bitmap, originX: rect.x, originY: rect.y)
+        // Per bitmap row, the first column from which the row still shows only the background.
+        // Glyphs of a line come left to right, so most glyph rows start past everything drawn
+        // before them and are blended without reading the page (`Ink.blendOntoBackground`).
+        // Rows that rules, boxes and pictures reach count as drawn all the way across.
+        var untouched = [Int](repeating: 0, count: bitmap.height)
         for filled in rects {
             canvas.fill(x0: filled.rect.x * scale, y0: filled.rect.y * scale,
                         x1: filled.rect.maxX * scale, y1: filled.rect.maxY * scale, color: filled.color)
+            canvas.markDrawn(y0: filled.rect.y * scale, y1: filled.rect.maxY * scale, in: &untouched)
         }
         for placed in images {
             guard !cancellation.isCancelled else { throw TypesetError(.cancelled, "drawing was cancelled") }
             canvas.draw(placed.image, x0: placed.rect.x * scale, y0: placed.rect.y * scale,
                         x1: placed.rect.maxX * scale, y1: placed.rect.maxY * scale)
+            canvas.markDrawn(y0: placed.rect.y * scale, y1: placed.rect.maxY * scale, in: &untouched)
         }
+        try untouched.withUnsafeMutableBufferPointer { untouched in
+            try drawGlyphs(on: canvas, height: bitmap.height, rect: rect, scale: scale, untouched: untouched, cancellation: cancellation)
+        }
+    }
+
+    /// Blends every glyph run in its colour, in order (see `draw(into:rect:scale:cancellation:)`).
+    private func drawGlyphs(on canvas: Canvas, height: Int, rect: PixelRect, scale: Double,
+                            untouched: UnsafeMutableBufferPointer<Int>, cancellation: Cancellation) throws {
         let steps = Double(GlyphCache.subpixelSteps)
         var glyphs = GlyphCache.Memo(cache: glyphCache)
+        // Runs of one colour follow each other, so an ink is made once per change of colour.
+        var ink = Ink(color: .black, background: background)
         for run in glyphRuns {
             guard !cancellation.isCancelled else { throw TypesetError(.cancelled, "drawing was cancelled") }
+            if run.color != ink.color { ink = Ink(color: run.color, background: background) }
             let pixelsPerEm = run.size * scale
             // No glyph reaches further from its baseline than a few ems.
             let reach = Int(pixelsPerEm * 3) + 2
@@ -40,10 +58,10 @@ extension TypesetPage {
                 let fixed = Int(across.rounded())
                 let whole = along.rounded(.down)
                 let (x, y) = sideways ? (fixed, Int(whole)) : (Int(whole), fixed)
-                guard y + reach >= 0, y - reach < bitmap.height else { continue }
+                guard y + reach >= 0, y - reach < height else { continue }
                 let subpixel = min(GlyphCache.subpixelSteps - 1, Int(((along - whole) * steps).rounded(.down)))
                 let image = glyphs.image(face: run.face, glyph: glyph, pixelsPerEm: pixelsPerEm, subpixel: subpixel, sideways: sideways)
-                canvas.blend(image, x: x + image.left, y: y - image.top, color: run.color)
+                canvas.blend(image, x: x + image.left, y: y - image.top, ink: ink, untouched: untouched)
             }
         }
     }
@@ -55,44 +73,49 @@ struct Canvas {
     let originX: Int
     let originY: Int
 
-    /// Blends 8-bit coverage in `color`, top-left corner at (x, y) in bitmap pixels.
-    func blend(_ image: GlyphImage, x: Int, y: Int, color: RGBColor) {
-        guard image.width > 0, x < bitmap.width, x + image.width > 0, y < bitmap.height, y + image.height > 0,
-              let base = bitmap.pixels.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
-        let rowBytes = bitmap.rowBytes
+    /// Blends 8-bit coverage in `ink`'s colour, top-left corner at (x, y) in bitmap pixels.
+    /// `untouched[row]`: the first column from which the row shows only the background (see
+    /// `TypesetPage.draw`); kept up to date.
+    func blend(_ image: GlyphImage, x: Int, y: Int, ink: Ink, untouched: UnsafeMutableBufferPointer<Int>) {
         let width = bitmap.width, height = bitmap.height
-        let r = UInt32(color.r), g = UInt32(color.g), b = UInt32(color.b)
+        guard image.width > 0, x < width, x + image.width > 0, y < height, y + image.height > 0,
+              let base = bitmap.pixels.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+        precondition(untouched.count == height, "one untouched column per row")
+        let rowBytes = bitmap.rowBytes
+        // Nearly every glyph lies wholly inside the bitmap: its spans need no clipping.
+        let inside = x >= 0 && x + image.width <= width && y >= 0 && y + image.height <= height
         image.pixels.withUnsafeBufferPointer { pixels in
-            guard let source = pixels.baseAddress else { return }
-            for span in image.spans {
-                let row = y + Int(span.row)
-                guard row >= 0, row < height else { continue }
-                let start = max(Int(span.start), -x), end = min(Int(span.end), width - x)
-                guard start < end else { continue }
-                var from = source + (Int(span.offset) + start - Int(span.start))
-                var to = base + (row * rowBytes + (x + start) * 3)
-                for _ in start..<end {
-                    let a = UInt32(from.pointee)
-                    if a == 255 {
-                        to[0] = UInt8(r); to[1] = UInt8(g); to[2] = UInt8(b)
-                    } else {
-                        let inverse = 255 - a
-                        to[0] = Self.divide255(UInt32(to[0]) * inverse + r * a)
-                        to[1] = Self.divide255(UInt32(to[1]) * inverse + g * a)
-                        to[2] = Self.divide255(UInt32(to[2]) * inverse + b * a)
+            image.spans.withUnsafeBufferPointer { spans in
+                guard let source = pixels.baseAddress, let untouched = untouched.baseAddress else { return }
+                for span in spans {
+                    let row = y &+ Int(span.row)
+                    var start = Int(span.start), end = Int(span.end)
+                    if !inside {
+                        guard row >= 0, row < height else { continue }
+                        start = max(start, -x)
+                        end = min(end, width &- x)
+                        guard start < end else { continue }
                     }
-                    from += 1
-                    to += 3
+                    let coverage = source + (Int(span.offset) &+ start &- Int(span.start))
+                    let target = base + (row &* rowBytes &+ (x &+ start) &* 3)
+                    if x &+ start >= untouched[row] {
+                        ink.blendOntoBackground(coverage: coverage, into: target, count: end &- start)
+                    } else {
+                        ink.blend(coverage: coverage, into: target, count: end &- start)
+                    }
+                    untouched[row] = max(untouched[row], x &+ end)
                 }
             }
         }
     }
 
-    /// `(value + 127) / 255` rounded, for value ≤ 255 × 255, without a division.
-    @inline(__always)
-    static func divide255(_ value: UInt32) -> UInt8 {
-        let v = value + 128
-        return UInt8(truncatingIfNeeded: (v + (v >> 8)) >> 8)
+    /// Records that rows from `y0` to `y1` (page pixels) may be drawn on all the way across.
+    func markDrawn(y0: Double, y1: Double, in untouched: inout [Int]) {
+        // One row more on each side than any drawing operation reaches.
+        let first = max(0, Int((y0 - Double(originY)).rounded(.down)) - 1)
+        let last = min(bitmap.height, Int((y1 - Double(originY)).rounded(.up)) + 1)
+        guard first < last else { return }
+        for row in first..<last { untouched[row] = bitmap.width }
     }
 
     /// Fills a rectangle given in page pixels, with partial coverage at its edges so thin
@@ -114,7 +137,7 @@ struct Canvas {
                 guard a > 0 else { continue }
                 let offset = row * bitmap.rowBytes + column * 3
                 for channel in 0..<3 {
-                    pixels[offset + channel] = Self.divide255(UInt32(pixels[offset + channel]) * (255 - a) + channels[channel] * a)
+                    pixels[offset + channel] = Ink.divide255(UInt32(pixels[offset + channel]) * (255 - a) + channels[channel] * a)
                 }
             }
         }

@@ -108,10 +108,35 @@ struct ShapedItem {
     var boxHeight: Double = 0
 }
 
+extension ShapedItem {
+    /// The glyphs whose clusters can lie in `clusters` (global offsets): a contiguous block,
+    /// because HarfBuzz keeps clusters monotone in its output, ascending left to right and
+    /// descending right to left. Found by binary search, so a line does not pass over every
+    /// glyph of a paragraph-long item.
+    func glyphIndices(covering clusters: Range<Int>) -> Range<Int> {
+        let descending = item.level & 1 == 1
+        // The first glyph at or after the block's start, then the first past its end.
+        let start = partition { descending ? $0 < clusters.upperBound : $0 >= clusters.lowerBound }
+        let end = partition { descending ? $0 < clusters.lowerBound : $0 >= clusters.upperBound }
+        return start..<max(start, end)
+    }
+
+    /// The first glyph index whose cluster satisfies `isAfter`, which is false then true
+    /// along the glyphs.
+    private func partition(_ isAfter: (Int) -> Bool) -> Int {
+        var low = 0, high = glyphs.count
+        while low < high {
+            let middle = (low + high) / 2
+            if isAfter(glyphs[middle].cluster) { high = middle } else { low = middle + 1 }
+        }
+        return low
+    }
+}
+
 /// Analyses paragraphs of one text for one layout.
 struct ParagraphAnalyzer {
     private var itemizer: Itemizer
-    private let shaper = Shaper()
+    private let shaper = ShapingCache()
     let text: AttributedText
     /// Largest box an attachment may take: the column's width and height on the page.
     let maximumBox: (width: Double, height: Double)

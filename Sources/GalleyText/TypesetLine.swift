@@ -102,7 +102,7 @@ struct TypesetLine {
                     run.positions.append((pen + hyphen.xOffset, -hyphen.yOffset - shift))
                     pen += hyphen.advance
                 }
-                for glyph in shaped.glyphs where visible.contains(glyph.cluster) {
+                for glyph in shaped.glyphs[shaped.glyphIndices(covering: visible)] where visible.contains(glyph.cluster) {
                     gap(before: glyph.cluster, pen: &pen)
                     run.glyphs.append(glyph.id)
                     run.positions.append((pen + glyph.xOffset, -glyph.yOffset - shift))
