@@ -161,10 +161,24 @@ final class GlyphImage: Sendable {
 }
 
 /// A FreeType library and face, used only under `FontFace`'s mutex.
+///
+/// A glyph is drawn at up to `GlyphCache.subpixelSteps` horizontal offsets; loading and
+/// hinting its outline costs several times as much as rendering it, so the hinted outline is
+/// kept per glyph and size, and each offset renders a translated copy of it
+/// (`FT_Glyph_To_Bitmap` runs the same renderer as `FT_Render_Glyph` on a slot).
 private struct Rasterizer: ~Copyable {
     private let library: FT_Library
     private let face: FT_Face
     private var currentSize: Int = -1
+    private var outlines: [OutlineKey: FT_Glyph] = [:]
+
+    private struct OutlineKey: Hashable {
+        var glyph: UInt32
+        var size: Int
+    }
+
+    /// Outlines kept at most; past this the set starts over (many sizes: thumbnails).
+    private static let outlineLimit = 4096
 
     init?(path: String, index: Int) {
         var library: FT_Library?
@@ -179,14 +193,52 @@ private struct Rasterizer: ~Copyable {
     }
 
     deinit {
+        for outline in outlines.values { FT_Done_Glyph(outline) }
         FT_Done_Face(face)
         FT_Done_FreeType(library)
     }
 
     mutating func render(glyph: UInt32, pixelsPerEm: Double, subpixel: Double, sideways: Bool) -> GlyphImage {
         let size = max(1, Int((pixelsPerEm * 64).rounded()))
+        guard let outline = hintedOutline(glyph: glyph, size: size, pixelsPerEm: pixelsPerEm) else { return .empty }
+        var copy: FT_Glyph?
+        guard FT_Glyph_Copy(outline, &copy) == 0, copy != nil else { return .empty }
+        defer { FT_Done_Glyph(copy) }
+        if copy?.pointee.format == FT_GLYPH_FORMAT_OUTLINE {
+            let shift = FT_Pos((subpixel * 64).rounded())
+            if sideways {
+                // A quarter turn clockwise (FreeType's y points up): x' = y, y' = −x, then the
+                // subpixel shift down the line. Light hinting snapped the glyph's own y, which
+                // is now across the line, where positions are whole pixels.
+                var turn = FT_Matrix(xx: 0, xy: 0x10000, yx: -0x10000, yy: 0)
+                var delta = FT_Vector(x: 0, y: -shift)
+                FT_Glyph_Transform(copy, &turn, &delta)
+            } else {
+                var delta = FT_Vector(x: shift, y: 0)
+                FT_Glyph_Transform(copy, nil, &delta)
+            }
+        }
+        // Replaces `copy` with a bitmap glyph (and frees the outline copy).
+        guard FT_Glyph_To_Bitmap(&copy, FT_RENDER_MODE_NORMAL, nil, 1) == 0, let rendered = copy,
+              rendered.pointee.format == FT_GLYPH_FORMAT_BITMAP else { return .empty }
+        let bitmapGlyph = UnsafeMutableRawPointer(rendered).assumingMemoryBound(to: FT_BitmapGlyphRec.self)
+        let bitmap = bitmapGlyph.pointee.bitmap
+        let width = Int(bitmap.width), height = Int(bitmap.rows)
+        guard width > 0, height > 0, let buffer = bitmap.buffer,
+              bitmap.pixel_mode == UInt8(FT_PIXEL_MODE_GRAY.rawValue) else { return .empty }
+        // Spans are read straight from FreeType's buffer (rows upward when the pitch is negative).
+        let pitch = Int(bitmap.pitch)
+        return GlyphImage(left: Int(bitmapGlyph.pointee.left), top: Int(bitmapGlyph.pointee.top), width: width, height: height) { row in
+            UnsafePointer(pitch >= 0 ? buffer + row * pitch : buffer + (height - 1 - row) * (-pitch))
+        }
+    }
+
+    /// The glyph's outline loaded and hinted at `size` (1/64 pixel per em), loaded once.
+    private mutating func hintedOutline(glyph: UInt32, size: Int, pixelsPerEm: Double) -> FT_Glyph? {
+        let key = OutlineKey(glyph: glyph, size: size)
+        if let known = outlines[key] { return known }
         if size != currentSize {
-            guard FT_Set_Char_Size(face, 0, FT_F26Dot6(size), 72, 72) == 0 else { return .empty }
+            guard FT_Set_Char_Size(face, 0, FT_F26Dot6(size), 72, 72) == 0 else { return nil }
             currentSize = size
         }
         // Light hinting snaps vertical stems only, so advances (from HarfBuzz, unhinted) and
@@ -195,30 +247,15 @@ private struct Rasterizer: ~Copyable {
         // the page, so outlines are drawn as they are.
         let hinting = pixelsPerEm >= 8 ? Int32(FT_LOAD_TARGET_LIGHT_VALUE) : Int32(FT_LOAD_NO_HINTING)
         let flags = Int32(FT_LOAD_NO_BITMAP) | hinting
-        guard FT_Load_Glyph(face, glyph, flags) == 0, let slot = face.pointee.glyph else { return .empty }
-        if slot.pointee.format == FT_GLYPH_FORMAT_OUTLINE {
-            let shift = FT_Pos((subpixel * 64).rounded())
-            if sideways {
-                // A quarter turn clockwise (FreeType's y points up): x' = y, y' = −x. Light
-                // hinting snapped the glyph's own y, which is now across the line, where
-                // positions are whole pixels.
-                var turn = FT_Matrix(xx: 0, xy: 0x10000, yx: -0x10000, yy: 0)
-                FT_Outline_Transform(&slot.pointee.outline, &turn)
-                FT_Outline_Translate(&slot.pointee.outline, 0, -shift)
-            } else {
-                FT_Outline_Translate(&slot.pointee.outline, shift, 0)
-            }
+        var outline: FT_Glyph?
+        guard FT_Load_Glyph(face, glyph, flags) == 0, let slot = face.pointee.glyph,
+              FT_Get_Glyph(slot, &outline) == 0, let outline else { return nil }
+        if outlines.count >= Self.outlineLimit {
+            for old in outlines.values { FT_Done_Glyph(old) }
+            outlines.removeAll(keepingCapacity: true)
         }
-        guard FT_Render_Glyph(slot, FT_RENDER_MODE_NORMAL) == 0 else { return .empty }
-        let bitmap = slot.pointee.bitmap
-        let width = Int(bitmap.width), height = Int(bitmap.rows)
-        guard width > 0, height > 0, let buffer = bitmap.buffer,
-              bitmap.pixel_mode == UInt8(FT_PIXEL_MODE_GRAY.rawValue) else { return .empty }
-        // Spans are read straight from FreeType's buffer (rows upward when the pitch is negative).
-        let pitch = Int(bitmap.pitch)
-        return GlyphImage(left: Int(slot.pointee.bitmap_left), top: Int(slot.pointee.bitmap_top), width: width, height: height) { row in
-            UnsafePointer(pitch >= 0 ? buffer + row * pitch : buffer + (height - 1 - row) * (-pitch))
-        }
+        outlines[key] = outline
+        return outline
     }
 }
 

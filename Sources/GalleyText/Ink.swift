@@ -24,11 +24,38 @@ package struct Ink {
     }
 
     /// Blends `count` coverage bytes onto `count` packed RGB pixels.
-    @inline(__always)
     package func blend(coverage: UnsafePointer<UInt8>, into target: UnsafeMutablePointer<UInt8>, count: Int) {
-        let br = background.r, bg = background.g, bb = background.b
-        let r = UInt32(color.r), g = UInt32(color.g), b = UInt32(color.b)
+        withBlender { $0.blend(coverage: coverage, into: target, count: count) }
+    }
+
+    /// Blends `count` coverage bytes onto `count` packed RGB pixels that all still show the
+    /// background, which the caller knows without reading them: the table alone gives each
+    /// pixel, so nothing waits for the page's memory to be read.
+    package func blendOntoBackground(coverage: UnsafePointer<UInt8>, into target: UnsafeMutablePointer<UInt8>, count: Int) {
+        withBlender { $0.blendOntoBackground(coverage: coverage, into: target, count: count) }
+    }
+
+    /// Calls `body` with the ink's table at hand: a glyph's spans are blended with one look
+    /// at the table's storage, not one per span.
+    @inline(__always)
+    func withBlender<R>(_ body: (Blender) -> R) -> R {
         table.withUnsafeBufferPointer { table in
+            // 256 entries, so every UInt8 coverage indexes it.
+            body(Blender(table: table.baseAddress.unsafelyUnwrapped, color: color, background: background))
+        }
+    }
+
+    /// The ink's blending, valid inside `withBlender`.
+    struct Blender {
+        let table: UnsafePointer<UInt32>
+        let color: RGBColor
+        let background: RGBColor
+
+        /// See `Ink.blend(coverage:into:count:)`.
+        @inline(__always)
+        func blend(coverage: UnsafePointer<UInt8>, into target: UnsafeMutablePointer<UInt8>, count: Int) {
+            let br = background.r, bg = background.g, bb = background.b
+            let r = UInt32(color.r), g = UInt32(color.g), b = UInt32(color.b)
             var to = target
             for i in 0..<count {
                 let a = coverage[i]
@@ -39,21 +66,17 @@ package struct Ink {
                     to[2] = UInt8(truncatingIfNeeded: packed >> 16)
                 } else {
                     let a = UInt32(a), inverse = 255 &- a
-                    to[0] = Self.divide255(UInt32(to[0]) &* inverse &+ r &* a)
-                    to[1] = Self.divide255(UInt32(to[1]) &* inverse &+ g &* a)
-                    to[2] = Self.divide255(UInt32(to[2]) &* inverse &+ b &* a)
+                    to[0] = Ink.divide255(UInt32(to[0]) &* inverse &+ r &* a)
+                    to[1] = Ink.divide255(UInt32(to[1]) &* inverse &+ g &* a)
+                    to[2] = Ink.divide255(UInt32(to[2]) &* inverse &+ b &* a)
                 }
                 to += 3
             }
         }
-    }
 
-    /// Blends `count` coverage bytes onto `count` packed RGB pixels that all still show the
-    /// background, which the caller knows without reading them: the table alone gives each
-    /// pixel, so nothing waits for the page's memory to be read.
-    @inline(__always)
-    package func blendOntoBackground(coverage: UnsafePointer<UInt8>, into target: UnsafeMutablePointer<UInt8>, count: Int) {
-        table.withUnsafeBufferPointer { table in
+        /// See `Ink.blendOntoBackground(coverage:into:count:)`.
+        @inline(__always)
+        func blendOntoBackground(coverage: UnsafePointer<UInt8>, into target: UnsafeMutablePointer<UInt8>, count: Int) {
             var to = target
             for i in 0..<count {
                 let packed = table[Int(coverage[i])]

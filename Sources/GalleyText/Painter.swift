@@ -84,26 +84,28 @@ struct Canvas {
         let rowBytes = bitmap.rowBytes
         // Nearly every glyph lies wholly inside the bitmap: its spans need no clipping.
         let inside = x >= 0 && x + image.width <= width && y >= 0 && y + image.height <= height
-        image.pixels.withUnsafeBufferPointer { pixels in
-            image.spans.withUnsafeBufferPointer { spans in
-                guard let source = pixels.baseAddress, let untouched = untouched.baseAddress else { return }
-                for span in spans {
-                    let row = y &+ Int(span.row)
-                    var start = Int(span.start), end = Int(span.end)
-                    if !inside {
-                        guard row >= 0, row < height else { continue }
-                        start = max(start, -x)
-                        end = min(end, width &- x)
-                        guard start < end else { continue }
+        ink.withBlender { ink in
+            image.pixels.withUnsafeBufferPointer { pixels in
+                image.spans.withUnsafeBufferPointer { spans in
+                    guard let source = pixels.baseAddress, let untouched = untouched.baseAddress else { return }
+                    for span in spans {
+                        let row = y &+ Int(span.row)
+                        var start = Int(span.start), end = Int(span.end)
+                        if !inside {
+                            guard row >= 0, row < height else { continue }
+                            start = max(start, -x)
+                            end = min(end, width &- x)
+                            guard start < end else { continue }
+                        }
+                        let coverage = source + (Int(span.offset) &+ start &- Int(span.start))
+                        let target = base + (row &* rowBytes &+ (x &+ start) &* 3)
+                        if x &+ start >= untouched[row] {
+                            ink.blendOntoBackground(coverage: coverage, into: target, count: end &- start)
+                        } else {
+                            ink.blend(coverage: coverage, into: target, count: end &- start)
+                        }
+                        untouched[row] = max(untouched[row], x &+ end)
                     }
-                    let coverage = source + (Int(span.offset) &+ start &- Int(span.start))
-                    let target = base + (row &* rowBytes &+ (x &+ start) &* 3)
-                    if x &+ start >= untouched[row] {
-                        ink.blendOntoBackground(coverage: coverage, into: target, count: end &- start)
-                    } else {
-                        ink.blend(coverage: coverage, into: target, count: end &- start)
-                    }
-                    untouched[row] = max(untouched[row], x &+ end)
                 }
             }
         }
