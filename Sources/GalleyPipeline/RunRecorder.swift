@@ -48,6 +48,12 @@ struct LayoutFacts: Sendable {
 
 /// Progress reported while a run goes on.
 public enum PipelineEvent: Sendable {
+    /// A document was opened and its pages start to be drawn (`index`: 0-based, scan order).
+    case documentStarted(name: String, source: String, index: Int, total: Int)
+    /// Every output of a page was written. `pagesDone` counts pages finished in the run so far
+    /// (those of unchanged documents included); `pagesKnown` the pages of the documents
+    /// opened so far, at least `pagesDone`: the total grows as documents are opened.
+    case pageFinished(name: String, page: Int, layout: String?, pagesDone: Int, pagesKnown: Int)
     /// A document finished: ok or failed, with how many pages were written.
     case documentFinished(name: String, source: String, status: Manifest.Status, pages: Int, failure: Manifest.Failure?, done: Int, total: Int)
 }
@@ -89,6 +95,11 @@ final class RunRecorder: Sendable {
     private struct State {
         var documents: [DocumentState]
         var finishedCount = 0
+        var pagesDone = 0
+        /// Pages of the documents whose page count is known (the others count what they finished).
+        var pagesKnown: Int {
+            documents.reduce(0) { $0 + max($1.pageCount ?? 0, $1.unchanged?.pages.count ?? $1.completedPages) }
+        }
         var drawn = 0
         var reused = 0
     }
@@ -120,6 +131,7 @@ final class RunRecorder: Sendable {
             state.documents[document].unchanged = entry
             state.documents[document].finished = true
             state.finishedCount += 1
+            state.pagesDone += entry.pages.count
             return .documentFinished(name: entry.name, source: entry.source, status: .unchanged, pages: entry.pages.count,
                                      failure: nil, done: state.finishedCount, total: state.documents.count)
         }
@@ -127,10 +139,13 @@ final class RunRecorder: Sendable {
     }
 
     func opened(_ document: Int, sha256: String?, bytes: Int?) {
-        state.withLock {
-            $0.documents[document].sha256 = sha256
-            $0.documents[document].bytes = bytes
+        let event = state.withLock { state -> PipelineEvent in
+            state.documents[document].sha256 = sha256
+            state.documents[document].bytes = bytes
+            let source = state.documents[document].source
+            return .documentStarted(name: source.name, source: source.relativePath, index: document, total: state.documents.count)
         }
+        onEvent(event)
     }
 
     func warn(_ document: Int, _ warning: String) {
@@ -201,16 +216,22 @@ final class RunRecorder: Sendable {
 
     /// Counts one report for a page; the page's last one frees its slot and may finish the document.
     private func count(_ document: Int, _ facts: PageFacts, _ update: (inout PageState, inout State) -> Void) {
-        let (pageDone, event) = state.withLock { state -> (Bool, PipelineEvent?) in
+        let (pageDone, event) = state.withLock { state -> (PipelineEvent?, PipelineEvent?) in
             var page = state.documents[document].pages[facts.index] ?? PageState(facts: facts)
             update(&page, &state)
             page.reported += 1
             state.documents[document].pages[facts.index] = page
-            guard page.reported == outputsPerPage else { return (false, nil) }
+            guard page.reported == outputsPerPage else { return (nil, nil) }
             state.documents[document].completedPages += 1
-            return (true, finishIfDone(&state, document))
+            state.pagesDone += 1
+            let done = PipelineEvent.pageFinished(name: state.documents[document].source.name, page: facts.number,
+                                                  layout: facts.layout?.name, pagesDone: state.pagesDone, pagesKnown: state.pagesKnown)
+            return (done, finishIfDone(&state, document))
         }
-        if pageDone { slots.release() }
+        if let pageDone {
+            slots.release()
+            onEvent(pageDone)
+        }
         announce(document, event)
     }
 

@@ -110,6 +110,14 @@ struct Run: ParsableCommand {
     @Option(name: .long, help: "How many shards there are, for job indexes taken from the environment.")
     var shardCount: Int?
 
+    @Option(name: .long, help: ArgumentHelp(
+        "Progress display: auto, bar, plain, json or none.",
+        discussion: "auto is bar on a terminal and plain otherwise (pipes, files, CI=true). json prints one object per event on standard output."))
+    var progress: ProgressMode = .auto
+
+    @Option(name: .long, help: "Seconds between plain progress status lines (0: none).")
+    var progressInterval: Double = 10
+
     func run() throws {
         let logger = options.logger()
         var configuration = options.configuration()
@@ -119,8 +127,15 @@ struct Run: ParsableCommand {
         } catch {
             Self.fail("\(error)")
         }
-        let summary = Self.runPipeline(configuration, RunOptions(force: force), logger: logger)
-        Self.printSummary(summary)
+        let reporter = ProgressReporter(mode: progress, interval: progressInterval)
+        let summary = Self.runPipeline(configuration, RunOptions(force: force), logger: logger) { reporter.handle($0) }
+        let status: Int32 = switch summary.outcome {
+        case .succeeded: 0
+        case .someFailed: Galley.Status.someFailed
+        case .interrupted: Galley.Status.interrupted
+        }
+        reporter.finish(summary, status: status)
+        Self.printSummary(summary, toStandardError: reporter.mode == .json)
         try Self.exit(for: summary)
     }
 
@@ -167,22 +182,32 @@ struct Run: ParsableCommand {
         }
     }
 
+    /// The per-document line of plain progress, on standard error.
     static func report(_ event: PipelineEvent) {
-        switch event {
-        case let .documentFinished(name, source, status, pages, failure, done, total):
-            var line = "[\(done)/\(total)] \(source) → \(name)/: "
-            if status == .failed, let failure {
-                line += "FAILED \(failure)"
-            } else if status == .unchanged {
-                line += "unchanged, " + plural(pages, "page")
-            } else {
-                line += plural(pages, "page")
-            }
-            FileHandle.standardError.write(Data((line + "\n").utf8))
-        }
+        guard case .documentFinished = event else { return }
+        FileHandle.standardError.write(Data((line(for: event) + "\n").utf8))
     }
 
-    static func printSummary(_ summary: RunSummary) {
+    /// `[3/10] reports/q1.pdf → reports/q1/: 4 pages` (or FAILED with the reason).
+    static func line(for event: PipelineEvent) -> String {
+        guard case let .documentFinished(name, source, status, pages, failure, done, total) = event else { return "" }
+        var line = "[\(done)/\(total)] \(source) → \(name)/: "
+        if status == .failed, let failure {
+            line += "FAILED \(failure)"
+        } else if status == .unchanged {
+            line += "unchanged, " + plural(pages, "page")
+        } else {
+            line += plural(pages, "page")
+        }
+        return line
+    }
+
+    /// The final summary: on standard output, or `toStandardError` when standard output
+    /// carries JSON progress.
+    static func printSummary(_ summary: RunSummary, toStandardError: Bool = false) {
+        let print = { (line: String) in
+            if toStandardError { FileHandle.standardError.write(Data((line + "\n").utf8)) } else { Swift.print(line) }
+        }
         let seconds = String(format: "%.2f", summary.duration)
         guard let manifest = summary.manifest else {
             print("galley: interrupted after \(seconds) s; finished pages are in \(summary.outputFolder.path), no manifest was written")

@@ -58,7 +58,7 @@ struct Watch: ParsableCommand {
             do {
                 summary = try pipeline.run(cancellation: cancellation) { event in
                     // Only what changed: unchanged documents are the quiet majority.
-                    if case let .documentFinished(_, _, status, _, _, _, _) = event, status == .unchanged { return }
+                    guard case let .documentFinished(_, _, status, _, _, _, _) = event, status != .unchanged else { return }
                     Run.report(event)
                 }
             } catch {

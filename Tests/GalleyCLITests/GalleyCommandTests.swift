@@ -148,4 +148,52 @@ import Testing
         let usage = try galley(["inspect", "nothing-here"], in: folder.url)
         #expect(usage.status == 2 && usage.stderr.contains("nothing-here"))
     }
+
+    @Test func jsonProgressReportsEveryEventAndTheTotals() throws {
+        let folder = try folderWithConfig("inputs: [docs]\ndpi: 40\nthumbnails: [64]\n",
+                                          files: [Fixtures.pdf("article.pdf"), Fixtures.pdf("mixed.pdf"),
+                                                  Fixtures.brokenFolder.appendingPathComponent("garbage.pdf")])
+        let outcome = try galley(["run", "--progress", "json"], in: folder.url)
+        #expect(outcome.status == 1)
+        let events = try outcome.stdout.split(separator: "\n").map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not JSON: \(line)")
+        }
+        func named(_ name: String) -> [[String: Any]] { events.filter { $0["event"] as? String == name } }
+        #expect(named("document_started").count == 3)
+        #expect(named("page_done").count == 8, "article.pdf has 4 pages, mixed.pdf 4")
+        #expect(named("page_done").last?["pages_done"] as? Int == 8)
+        #expect(named("document_finished").count == 2)
+        let failed = try #require(named("document_failed").first)
+        #expect(failed["source"] as? String == "garbage.pdf" && (failed["error"] as? [String: Any])?["code"] as? String == "not-pdf")
+        let finished = try #require(events.last)
+        #expect(finished["event"] as? String == "run_finished")
+        #expect(finished["pages"] as? Int == 8 && finished["failed"] as? Int == 1 && finished["exit_status"] as? Int == 1)
+        // The human summary goes to standard error, so standard output is JSON only.
+        #expect(outcome.stderr.contains("3 documents: 2 ok, 1 failed"))
+    }
+
+    @Test func withoutATerminalProgressIsPlainLines() throws {
+        let folder = try folderWithConfig("inputs: [docs]\ndpi: 100\nthumbnails: [64, 256]\n",
+                                          files: Fixtures.goodPDFs.map(Fixtures.pdf))
+        let outcome = try PeerTools.run("env", ["CI=true", Self.binary.path, "run", "--jobs", "1", "--progress-interval", "0.05"], in: folder.url)
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        #expect(outcome.stderr.contains("[1/\(Fixtures.goodPDFs.count)] "))
+        #expect(outcome.stderr.contains("galley: progress: "), "no periodic status line in: \(outcome.stderr)")
+        #expect(!outcome.stderr.contains("\u{1B}["), "no terminal escapes in a pipe")
+        #expect(outcome.stdout.contains("\(Fixtures.goodPDFs.count) documents: \(Fixtures.goodPDFs.count) ok"))
+    }
+
+    @Test func aTerminalGetsOneLineRedrawnInPlaceAndClearedAtTheEnd() throws {
+        let folder = try folderWithConfig("inputs: [docs]\ndpi: 60\nthumbnails: [64]\n",
+                                          files: [Fixtures.pdf("article.pdf"), Fixtures.pdf("photo.pdf")])
+        // `script` runs galley on a pseudo-terminal, as a person at a terminal (or tmux) would.
+        let command = "\(Self.binary.path) run"
+        let outcome = try PeerTools.run("env", ["-u", "CI", "script", "-qec", command, "/dev/null"], in: folder.url)
+        #expect(outcome.status == 0, "\(outcome.stdout)")
+        let output = outcome.stdout
+        #expect(output.contains("\r\u{1B}[2Kgalley 0/2 documents") || output.contains("\r\u{1B}[2Kgalley 1/2 documents"))
+        #expect(!output.contains("[1/2]"), "a terminal gets the bar, not a line per document")
+        // The bar is cleared before the summary.
+        #expect(output.contains("\r\u{1B}[2Kgalley: 2 documents: 2 ok"))
+    }
 }
