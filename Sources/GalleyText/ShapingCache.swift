@@ -255,11 +255,11 @@ enum FaceCheck {
     /// glyph has the advance and place it has alone.
     private static func spaceNeighboursShapeAlone(_ face: FontFace, space: UInt32) -> Bool {
         var text: [UInt32] = [0x20]
-        for code in UInt32(0x21)...0x52F {
-            // Marks, controls and default ignorables (the soft hyphen) are not drawn alone.
-            guard let scalar = Unicode.Scalar(code), !Itemizer.isMark(scalar), scalar.properties.generalCategory != .control,
-                  !scalar.properties.isDefaultIgnorableCodePoint, face.glyph(for: scalar) != nil else { continue }
-            text += [code, 0x20]
+        var nominal: [UInt32] = [space]
+        for scalar in neighbourCandidates {
+            guard let glyph = face.glyph(for: scalar) else { continue }
+            text += [scalar.value, 0x20]
+            nominal += [glyph, space]
         }
         guard let buffer = hb_buffer_create() else { return false }
         defer { hb_buffer_destroy(buffer) }
@@ -271,11 +271,20 @@ enum FaceCheck {
         guard let infos = hb_buffer_get_glyph_infos(buffer, &count),
               let positions = hb_buffer_get_glyph_positions(buffer, &count), Int(count) == text.count else { return false }
         for i in 0..<Int(count) {
-            guard let scalar = Unicode.Scalar(text[Int(infos[i].cluster)]), infos[i].codepoint == face.glyph(for: scalar) else { return false }
+            let cluster = Int(infos[i].cluster)
+            guard cluster < nominal.count, infos[i].codepoint == nominal[cluster] else { return false }
             let alone = hb_font_get_glyph_h_advance(face.hbFont, infos[i].codepoint)
             guard positions[i].x_advance == alone, positions[i].x_offset == 0, positions[i].y_offset == 0 else { return false }
         }
         return true
+    }
+
+    /// The characters of U+0021–U+052F that are drawn alone: not marks, controls or default
+    /// ignorables (the soft hyphen). Found once per process; each face keeps those it covers.
+    private static let neighbourCandidates: [Unicode.Scalar] = (UInt32(0x21)...0x52F).compactMap { code in
+        guard let scalar = Unicode.Scalar(code), !Itemizer.isMark(scalar), scalar.properties.generalCategory != .control,
+              !scalar.properties.isDefaultIgnorableCodePoint else { return nil }
+        return scalar
     }
 
     private static func tag(_ name: String) -> hb_tag_t {
