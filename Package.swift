@@ -87,11 +87,12 @@ let package = Package(
             path: "Tests/GalleyTestSupport"),
         .testTarget(name: "GalleyRasterTests", dependencies: ["GalleyRaster", "GalleyTestSupport"]),
         .testTarget(name: "GalleyPDFTests", dependencies: ["GalleyPDF", "GalleyRaster", "GalleyTestSupport"]),
-        .testTarget(name: "GalleyTextTests", dependencies: ["GalleyText", "GalleyRaster", "GalleyTestSupport"]),
+        .testTarget(name: "GalleyTextTests", dependencies: ["GalleyText", "GalleyRaster", "GalleyTestSupport"],
+                    exclude: ["Goldens"]),  // read from the repository by path, not bundled
         .testTarget(
             name: "GalleyPipelineTests",
             dependencies: ["GalleyPipeline", "GalleyRaster", "GalleyTestSupport"]),
-        .testTarget(name: "GalleyCatalogTests", dependencies: ["GalleyCatalog"]),
+        .testTarget(name: "GalleyCatalogTests", dependencies: ["GalleyCatalog", "GalleyTestSupport"]),
         .testTarget(name: "GalleyCLITests", dependencies: ["GalleyRaster", "GalleyTestSupport"]),
     ]
 )

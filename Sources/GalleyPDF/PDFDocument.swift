@@ -16,8 +16,10 @@ public final class PDFDocument {
     public let pageCount: Int
     /// Whether MuPDF had to rebuild the file's cross-reference table to open it.
     public let wasRepaired: Bool
+    /// The name of the document's encryption (`None` when it has none), as MuPDF reports it.
+    public let encryption: String
     /// Whether the document is encrypted (whether or not it needed a password).
-    public let isEncrypted: Bool
+    public var isEncrypted: Bool { encryption != "None" }
 
     /// The open document and its context, released together whenever this object or a
     /// failing initializer lets go of them.
@@ -50,10 +52,8 @@ public final class PDFDocument {
         self.handle = handle
         self.engine = engine
         self.path = path
-        var encryption = [CChar](repeating: 0, count: 128)
-        let length = gm_document_metadata(context, document, "encryption", &encryption, Int32(encryption.count))
-        let encryptionName = length > 0 ? String(cStringBuffer: encryption) : "None"
-        self.isEncrypted = encryptionName != "None"
+        let encryptionName = Self.metadata("encryption", context: context, document: document) ?? "None"
+        self.encryption = encryptionName
         self.wasRepaired = gm_document_was_repaired(context, document) != 0
 
         var needs: Int32 = 0
@@ -93,6 +93,10 @@ public final class PDFDocument {
 
     /// A metadata value such as `info:Title`, or nil when absent or empty.
     public func metadata(_ key: String) -> String? {
+        Self.metadata(key, context: context, document: document)
+    }
+
+    private static func metadata(_ key: String, context: OpaquePointer, document: OpaquePointer) -> String? {
         var buffer = [CChar](repeating: 0, count: 1024)
         guard gm_document_metadata(context, document, key, &buffer, Int32(buffer.count)) > 1 else { return nil }
         let value = String(cStringBuffer: buffer)
@@ -109,9 +113,6 @@ public final class PDFDocument {
         return (PageSize(width: Double(info.x1 - info.x0), height: Double(info.y1 - info.y0)), Int(info.rotation), Int(links))
     }
 
-    /// The name of the document's encryption (`None` when it has none), as MuPDF reports it.
-    public var encryption: String { metadata("encryption") ?? "None" }
-
     /// Loads page `index` (0-based) and records it as a display list that any thread may draw.
     /// Cancelling `cancellation` stops the recording.
     public func recordPage(_ index: Int, cancellation: Cancellation = Cancellation()) throws(PDFError) -> PDFPage {
@@ -119,8 +120,7 @@ public final class PDFDocument {
         var list: OpaquePointer?
         var info = gm_page_info()
         let cookie = try CookieHandle()
-        defer { cookie.free() }
-        try cancellation.whileRegistered(onCancel: { cookie.abort() }) { () throws(PDFError) in
+        _ = try cancellation.whileRegistered(onCancel: { cookie.abort() }) { () throws(PDFError) in
             try mupdfCall("fz_load_page", code: .corrupt) {
                 gm_page_record(context, document, Int32(index), &list, &info, cookie.cookie, $0)
             }

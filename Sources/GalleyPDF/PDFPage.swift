@@ -54,7 +54,6 @@ public final class PDFPage: PageSource, @unchecked Sendable {
         }
         guard let samples = bitmap.pixels.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
         let cookie = try CookieHandle()
-        defer { cookie.free() }
         try engine.withContext { context throws(PDFError) in
             _ = try cancellation.whileRegistered(onCancel: { cookie.abort() }) { () throws(PDFError) in
                 try mupdfCall("fz_run_display_list", code: .renderFailed) {
@@ -66,10 +65,13 @@ public final class PDFPage: PageSource, @unchecked Sendable {
     }
 }
 
-/// A MuPDF cookie that another thread may abort. Only `abort()` is called across threads, and
-/// it is an atomic store into memory that outlives the registration (the owner frees it after
-/// the MuPDF call has returned and the abort action is unregistered).
-struct CookieHandle: @unchecked Sendable {
+/// A MuPDF cookie that another thread may abort.
+///
+/// Only `abort()` is called across threads, and it is an atomic store. The cookie is freed
+/// when the last reference goes: a cancellation that took the abort action just before the
+/// MuPDF call returned still holds the action, and with it the cookie, so its store never
+/// lands in freed memory.
+final class CookieHandle: @unchecked Sendable {
     let cookie: OpaquePointer
 
     init() throws(PDFError) {
@@ -79,6 +81,7 @@ struct CookieHandle: @unchecked Sendable {
         self.cookie = cookie
     }
 
+    deinit { gm_cookie_free(cookie) }
+
     func abort() { gm_cookie_abort(cookie) }
-    func free() { gm_cookie_free(cookie) }
 }

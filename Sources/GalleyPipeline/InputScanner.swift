@@ -47,20 +47,29 @@ public struct InputScanner: Sendable {
         }
         var namer = DocumentNamer()
         var documents: [SourceDocument] = []
-        // By input entry, then relative path in byte order; the sort is stable for equal keys.
+        let layoutFolders = configuration.layouts.map(\.name)
+        // Scan order; found order (glob matches are sorted) for equal keys.
         let ordered = found.map { ($0, Array($0.relativePath.utf8)) }.enumerated().sorted { a, b in
             let (x, xBytes) = a.element, (y, yBytes) = b.element
-            if x.input != y.input { return x.input < y.input }
-            if xBytes != yBytes { return xBytes.lexicographicallyPrecedes(yBytes) }
+            if let order = Self.scanOrder((x.input, xBytes), (y.input, yBytes)) { return order }
             return a.offset < b.offset
         }
         for (_, (entry, _)) in ordered {
             guard let kind = Self.extensions[entry.file.pathExtension.lowercased()] else { continue }
             documents.append(SourceDocument(url: entry.file, input: configuration.inputs[entry.input],
                                             relativePath: entry.relativePath, kind: kind,
-                                            name: namer.name(forRelativePath: entry.relativePath)))
+                                            name: namer.name(forRelativePath: entry.relativePath,
+                                                             subfolders: kind == .markup ? layoutFolders : [])))
         }
         return (documents, warnings)
+    }
+
+    /// Documents are ordered by input entry, then by relative path in byte order; nil when
+    /// both are equal (two glob matches with the same relative path).
+    static func scanOrder(_ a: (input: Int, path: [UInt8]), _ b: (input: Int, path: [UInt8])) -> Bool? {
+        if a.input != b.input { return a.input < b.input }
+        if a.path != b.path { return a.path.lexicographicallyPrecedes(b.path) }
+        return nil
     }
 
     /// Every regular file below `folder`, skipping hidden entries and the output folder.

@@ -196,3 +196,11 @@ public struct Manifest: Codable, Sendable, Equatable {
         return try decoder.decode(Manifest.self, from: data)
     }
 }
+
+extension Manifest.Page {
+    /// The files of the page: its image (when written) and its thumbnails, relative to the
+    /// output folder.
+    var outputPaths: [String] {
+        (image.map { [$0.path] } ?? []) + thumbnails.map(\.path)
+    }
+}

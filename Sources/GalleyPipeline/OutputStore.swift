@@ -105,13 +105,3 @@ public struct OutputError: Error, CustomStringConvertible, Sendable {
     public var description: String { "\(path): \(message)" }
 }
 
-/// SHA-256 as lowercase hex (the catalog's hashing, so content hashes always agree).
-enum Digest {
-    static func sha256(_ bytes: [UInt8]) -> String {
-        ContentHash.sha256(bytes)
-    }
-
-    static func sha256(file url: URL) throws -> (hash: String, bytes: Int) {
-        try ContentHash.sha256(file: url)
-    }
-}

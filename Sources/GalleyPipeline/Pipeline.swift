@@ -100,9 +100,6 @@ public final class Pipeline: Sendable {
             for (from, to) in inboxMoves { logger.info("inbox: \(from) → \(to)") }
         }
         let (scanned, scanWarnings) = try InputScanner(configuration: configuration).scan()
-        // Named over the whole scan first, so every shard gives a document the name a single run
-        // would.
-        let documents = configuration.shard.map { shard in scanned.filter { Self.belongs($0, to: shard) } } ?? scanned
         let warnings = inboxWarnings + scanWarnings
         for warning in warnings { logger.warning("\(warning)") }
         let store = OutputStore(root: configuration.outputURL)
@@ -123,6 +120,11 @@ public final class Pipeline: Sendable {
             throw ConfigurationError(file: catalogURL.path,
                                      message: "the catalog cannot be used (\(error.message)); delete it to start afresh (the next run then redoes every page)")
         }
+        // Named over the whole scan first, so every shard gives a document the name a single run
+        // would. A file that cannot be read belongs to the first shard, so one shard reports it.
+        let documents = configuration.shard.map { shard in
+            scanned.filter { document in runCatalog.contentHash(of: document).map(shard.contains(sha256Hex:)) ?? (shard.index == 1) }
+        } ?? scanned
 
         try configuration.checkFontFolders()
         let engine = try MuPDFEngine()
@@ -145,10 +147,7 @@ public final class Pipeline: Sendable {
         let manifestDocuments = recorder.manifestDocuments()
         removeStaleOutputs(of: manifestDocuments, in: store.root)
         var keep = Set<String>()
-        for page in manifestDocuments.flatMap(\.pages) {
-            page.image.map { keep.insert($0.path) }
-            page.thumbnails.forEach { keep.insert($0.path) }
-        }
+        for page in manifestDocuments.flatMap(\.pages) { keep.formUnion(page.outputPaths) }
         let removed = runCatalog.removeVanished(scanned: Set(documents.map(\.url.path)), keeping: keep)
         let cache = runCatalog.closeCache(prune: options.pruneCache)
         let failed = manifestDocuments.filter { $0.status == .failed }.count
@@ -180,38 +179,29 @@ public final class Pipeline: Sendable {
                           cacheEvicted: cache.evicted, cachePruned: cache.pruned, inboxMoves: inboxMoves)
     }
 
-    /// Whether a document is in `shard`, by its content's hash. A file that cannot be read
-    /// belongs to the first shard, so exactly one shard reports it.
-    static func belongs(_ document: SourceDocument, to shard: Shard) -> Bool {
-        guard let hash = try? ContentHash.sha256(file: document.url).hash else { return shard.index == 1 }
-        var bytes: [UInt8] = []
-        var index = hash.startIndex
-        while bytes.count < 8, index < hash.endIndex, let next = hash.index(index, offsetBy: 2, limitedBy: hash.endIndex),
-              let byte = UInt8(hash[index..<next], radix: 16) {
-            bytes.append(byte)
-            index = next
-        }
-        return shard.contains(sha256: bytes)
-    }
-
     /// Deletes page images and thumbnails of these documents that this run did not write
     /// (pages a document no longer has, thumbnail boxes no longer configured). A document that
     /// failed keeps what an earlier run made of it: the failure may be passing (a file being
     /// copied), and its old images are all a user has of it.
     private func removeStaleOutputs(of documents: [Manifest.Document], in root: URL) {
         let fileManager = FileManager.default
+        // Every folder that holds a document's own folder.
+        var ownFolders = Set<String>()
+        for document in documents {
+            var folder = document.name
+            while ownFolders.insert(folder).inserted, let slash = folder.lastIndex(of: "/") { folder = String(folder[..<slash]) }
+        }
         for document in documents where document.status == .ok {
             var keep = Set<String>()
-            for page in document.pages {
-                page.image.map { keep.insert($0.path) }
-                page.thumbnails.forEach { keep.insert($0.path) }
-            }
+            for page in document.pages { keep.formUnion(page.outputPaths) }
             var pageFolders = [document.name]
             if document.kind == SourceDocument.Kind.markup.rawValue {
-                // Every layout folder, configured or not: a layout removed from pipeline.yml
-                // leaves nothing behind.
+                // Every layout folder, configured or not, so a layout removed from pipeline.yml
+                // leaves nothing behind; but never a folder of another document (`a.html` and
+                // `a/b.pdf` share `a/`).
                 let entries = (try? fileManager.contentsOfDirectory(atPath: root.appendingPathComponent(document.name).path)) ?? []
                 pageFolders = entries.filter { $0 != "thumbs" && !$0.hasSuffix(".png") }.sorted().map { "\(document.name)/\($0)" }
+                    .filter { !ownFolders.contains($0) }
             }
             var folders: [String] = []
             for pageFolder in pageFolders {
@@ -338,7 +328,7 @@ private final class Stages: Sendable {
         }
         do {
             let digest: (hash: String, bytes: Int)
-            if let knownHash, let stamp { digest = (knownHash, Int(stamp.size)) } else { digest = try Digest.sha256(file: document.url) }
+            if let knownHash, let stamp { digest = (knownHash, Int(stamp.size)) } else { digest = try ContentHash.sha256(file: document.url) }
             recorder.opened(index, sha256: digest.hash, bytes: digest.bytes)
             catalog.begin(index, document, stamp: stamp, hash: digest.hash, bytes: digest.bytes)
         } catch {
@@ -516,7 +506,7 @@ private final class Stages: Sendable {
 
     private func write(_ png: [UInt8], width: Int, height: Int, path: String) throws(OutputError) -> WrittenOutput {
         try store.write(png, to: path)
-        return WrittenOutput(path: path, width: width, height: height, sha256: Digest.sha256(png), bytes: png.count)
+        return WrittenOutput(path: path, width: width, height: height, sha256: ContentHash.sha256(png), bytes: png.count)
     }
 }
 

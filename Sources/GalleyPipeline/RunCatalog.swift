@@ -28,6 +28,8 @@ struct FileStamp: Equatable, Sendable {
 final class RunCatalog: Sendable {
     let catalog: Catalog
     private let known: [String: DocumentRecord]
+    /// Content hashes read by `contentHash(of:)`, by path.
+    private let hashed = Mutex<[String: String]>([:])
     private let fingerprints: Fingerprints
     /// Output fingerprints by layout name ("" for PDFs) and variant.
     private let outputFingerprints: [String: [OutputVariant: String]]
@@ -87,18 +89,32 @@ final class RunCatalog: Sendable {
     /// Whether a document needs opening. Unchanged means: finished with the same settings,
     /// under the same name, every output still on disk, and either the same size and
     /// modification time (the file is not read) or the same content hash.
+    /// The content hash of a document before the open stage (to pick its shard): the
+    /// catalog's when size and modification time are unchanged, else read and remembered, so
+    /// `decide` and the open stage do not read the file for it again.
+    func contentHash(of document: SourceDocument) -> String? {
+        let path = document.url.path
+        if let stamp = FileStamp(path: path), let row = known[path], row.size == stamp.size, row.mtime == stamp.mtime {
+            return row.contentHash
+        }
+        guard let hash = try? ContentHash.sha256(file: document.url).hash else { return nil }
+        hashed.withLock { $0[path] = hash }
+        return hash
+    }
+
     func decide(_ document: SourceDocument, stamp: FileStamp?) -> Decision {
+        let earlier = hashed.withLock { $0[document.url.path] }
         guard !force, let stamp, let row = known[document.url.path], row.status == .ok,
               row.settings == documentFingerprints[document.kind], let summary = row.summary,
               var entry = try? Manifest.Document.decodeEntry(summary),
               entry.name == document.name, entry.input == document.input, entry.source == document.relativePath,
               entry.pages.allSatisfy(outputsExist) else {
-            return .open(hash: nil)
+            return .open(hash: earlier)
         }
-        if row.size != stamp.size { return .open(hash: nil) }
+        if row.size != stamp.size { return .open(hash: earlier) }
         if row.mtime != stamp.mtime {
-            guard let digest = try? Digest.sha256(file: document.url) else { return .open(hash: nil) }
-            guard digest.hash == row.contentHash, let id = row.id else { return .open(hash: digest.hash) }
+            guard let hash = earlier ?? (try? ContentHash.sha256(file: document.url).hash) else { return .open(hash: nil) }
+            guard hash == row.contentHash, let id = row.id else { return .open(hash: hash) }
             note { try catalog.touch(documentID: id, size: stamp.size, mtime: stamp.mtime) }
         }
         entry.status = .unchanged
@@ -106,7 +122,7 @@ final class RunCatalog: Sendable {
     }
 
     private func outputsExist(_ page: Manifest.Page) -> Bool {
-        let paths = (page.image.map { [$0.path] } ?? []) + page.thumbnails.map(\.path)
+        let paths = page.outputPaths
         return paths.allSatisfy { access(store.root.appendingPathComponent($0).path, F_OK) == 0 }
     }
 
@@ -145,7 +161,7 @@ final class RunCatalog: Sendable {
             var info = stat()
             return stat(source, &info) == 0 && Int(info.st_size) == candidate.bytes ? written : nil
         }
-        guard let data = FileManager.default.contents(atPath: source), Digest.sha256([UInt8](data)) == candidate.sha256 else { return nil }
+        guard let data = FileManager.default.contents(atPath: source), ContentHash.sha256([UInt8](data)) == candidate.sha256 else { return nil }
         do {
             try store.write([UInt8](data), to: path)
         } catch {
@@ -171,7 +187,7 @@ final class RunCatalog: Sendable {
         } catch {
             return nil
         }
-        return WrittenOutput(path: path, width: size.width, height: size.height, sha256: Digest.sha256(bytes), bytes: bytes.count)
+        return WrittenOutput(path: path, width: size.width, height: size.height, sha256: ContentHash.sha256(bytes), bytes: bytes.count)
     }
 
     /// A thumbnail just drawn goes into the cache.
@@ -210,10 +226,7 @@ final class RunCatalog: Sendable {
     func finish(_ index: Int, kind: SourceDocument.Kind, entry: Manifest.Document) {
         guard let id = work.withLock({ $0.removeValue(forKey: index)?.id }) else { return }
         var keep = Set<String>()
-        for page in entry.pages {
-            page.image.map { keep.insert($0.path) }
-            page.thumbnails.forEach { keep.insert($0.path) }
-        }
+        for page in entry.pages { keep.formUnion(page.outputPaths) }
         let ok = entry.status == .ok
         // A thumbnails-only run may leave page images out: such a document is not finished
         // for the next full run, which then draws just those.

@@ -85,6 +85,8 @@ final class RunRecorder: Sendable {
         var failure: Manifest.Failure?
         var pages: [Int: PageState] = [:]
         var completedPages = 0
+        /// This document's share of `State.pagesKnown`.
+        var knownPages = 0
         /// Set when the open stage has dispatched every page it will dispatch.
         var dispatched: Int?
         var finished = false
@@ -96,9 +98,15 @@ final class RunRecorder: Sendable {
         var documents: [DocumentState]
         var finishedCount = 0
         var pagesDone = 0
-        /// Pages of the documents whose page count is known (the others count what they finished).
-        var pagesKnown: Int {
-            documents.reduce(0) { $0 + max($1.pageCount ?? 0, $1.unchanged?.pages.count ?? $1.completedPages) }
+        /// Pages of the documents whose page count is known (the others count what they
+        /// finished): the sum of every document's `knownPages`, kept as they change.
+        var pagesKnown = 0
+
+        mutating func updateKnownPages(_ index: Int) {
+            let document = documents[index]
+            let known = max(document.pageCount ?? 0, document.unchanged?.pages.count ?? document.completedPages)
+            pagesKnown += known - document.knownPages
+            documents[index].knownPages = known
         }
         var drawn = 0
         var reused = 0
@@ -132,6 +140,7 @@ final class RunRecorder: Sendable {
             state.documents[document].finished = true
             state.finishedCount += 1
             state.pagesDone += entry.pages.count
+            state.updateKnownPages(document)
             return .documentFinished(name: entry.name, source: entry.source, status: .unchanged, pages: entry.pages.count,
                                      failure: nil, done: state.finishedCount, total: state.documents.count)
         }
@@ -156,6 +165,7 @@ final class RunRecorder: Sendable {
         state.withLock {
             $0.documents[document].pageCount = pages
             $0.documents[document].warnings += warnings
+            $0.updateKnownPages(document)
         }
     }
 
@@ -167,6 +177,7 @@ final class RunRecorder: Sendable {
             $0.documents[document].layouts = layouts
             $0.documents[document].pageCount = layouts.reduce(0) { $0 + $1.pageCount }
             $0.documents[document].warnings += warnings
+            $0.updateKnownPages(document)
         }
     }
 
@@ -224,6 +235,7 @@ final class RunRecorder: Sendable {
             guard page.reported == outputsPerPage else { return (nil, nil) }
             state.documents[document].completedPages += 1
             state.pagesDone += 1
+            state.updateKnownPages(document)
             let done = PipelineEvent.pageFinished(name: state.documents[document].source.name, page: facts.number,
                                                   layout: facts.layout?.name, pagesDone: state.pagesDone, pagesKnown: state.pagesKnown)
             return (done, finishIfDone(&state, document))

@@ -62,10 +62,10 @@ public struct Shard: Sendable, Hashable, CustomStringConvertible {
         return nil
     }
 
-    /// Whether the document whose content has this SHA-256 belongs to this shard.
-    public func contains(sha256 digest: some Collection<UInt8>) -> Bool {
-        var value: UInt64 = 0
-        for byte in digest.prefix(8) { value = value << 8 | UInt64(byte) }
+    /// Whether the document whose content has this SHA-256 (lowercase hex, as the catalog
+    /// keeps it) belongs to this shard.
+    public func contains(sha256Hex digest: String) -> Bool {
+        guard let value = UInt64(digest.prefix(16), radix: 16) else { return index == 1 }
         return Int(value % UInt64(count)) == index - 1
     }
 }

@@ -45,14 +45,18 @@ public enum ShardMerge {
             throw ConfigurationError(file: "merge", message: "shard(s) \(missing.map { "\($0)/\(first.shard.count)" }.joined(separator: ", ")) missing; every shard's output folder is needed")
         }
 
-        // Scan order: by input, then by path in byte order, as InputScanner orders documents.
-        let inputs = first.shard.inputs
-        var documents: [(document: Manifest.Document, folder: URL)] = parts.flatMap { part in part.manifest.documents.map { ($0, part.folder) } }
-        documents.sort { a, b in
-            let x = inputs.firstIndex(of: a.document.input) ?? inputs.count, y = inputs.firstIndex(of: b.document.input) ?? inputs.count
-            if x != y { return x < y }
-            return Array(a.document.source.utf8).lexicographicallyPrecedes(Array(b.document.source.utf8))
-        }
+        // Scan order, as InputScanner orders documents. Two glob matches with the same relative
+        // path were named in scan order, the later one with a longer `-N` suffix: the name
+        // breaks the tie.
+        let inputIndex = Dictionary(first.shard.inputs.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
+        let documents = parts.flatMap { part in part.manifest.documents.map { (document: $0, folder: part.folder) } }
+            .map { entry in (entry, key: (input: inputIndex[entry.document.input] ?? inputIndex.count, path: Array(entry.document.source.utf8))) }
+            .sorted { a, b in
+                if let order = InputScanner.scanOrder(a.key, b.key) { return order }
+                let x = a.0.document.name, y = b.0.document.name
+                return x.utf8.count != y.utf8.count ? x.utf8.count < y.utf8.count : Array(x.utf8).lexicographicallyPrecedes(Array(y.utf8))
+            }
+            .map(\.0)
         if let clash = Dictionary(grouping: documents.map(\.document.name), by: { $0 }).first(where: { $0.value.count > 1 })?.key {
             throw ConfigurationError(file: "merge", message: "two shards both wrote a document named \(clash): were they run over the same inputs?")
         }
@@ -66,7 +70,7 @@ public enum ShardMerge {
         defer { store.cleanUp() }
         for (document, folder) in documents {
             for page in document.pages {
-                for path in [page.image?.path].compactMap({ $0 }) + page.thumbnails.map(\.path) {
+                for path in page.outputPaths {
                     guard let bytes = FileManager.default.contents(atPath: folder.appendingPathComponent(path).path) else {
                         throw OutputError(path: folder.appendingPathComponent(path).path, message: "listed in the shard's manifest but missing")
                     }

@@ -26,8 +26,8 @@ public struct SourceDocument: Sendable, Hashable {
 /// manifest (`reports/q1.pdf` → `reports/q1/page-0001.png`). Characters outside letters,
 /// digits and `._-` become `_`, a leading dot gets a `_` so nothing turns hidden, and the
 /// extension is dropped. Names are made unique case-insensitively, in scan order, by `-2`,
-/// `-3`..., also against names a document's own files use (`thumbs`) and the output folder's
-/// own entries.
+/// `-3`..., also against the folders a document's own files use (`thumbs`, and an article's
+/// layout folders) and the output folder's own entries.
 struct DocumentNamer {
     /// Names in use, lower-cased, plus the output folder's own entries.
     private var taken: Set<String> = ["manifest.json", "index.html", "_galley"]
@@ -35,7 +35,9 @@ struct DocumentNamer {
     /// names (a corpus can hold hundreds of thousands of documents).
     private var ancestors: Set<String> = []
 
-    mutating func name(forRelativePath path: String) -> String {
+    /// - Parameter subfolders: folders the document's files go in besides its own (an
+    ///   article's layouts), which no other document may own or lie in.
+    mutating func name(forRelativePath path: String, subfolders: [String] = []) -> String {
         var components = path.split(separator: "/").map(String.init)
         if let last = components.popLast() {
             let stem = (last as NSString).deletingPathExtension
@@ -49,18 +51,23 @@ struct DocumentNamer {
         let base = components.joined(separator: "/")
         var candidate = base
         var suffix = 2
-        while isTaken(candidate) {
+        while isTaken(candidate, subfolders: subfolders) {
             candidate = "\(base)-\(suffix)"
             suffix += 1
         }
         reserve(candidate)
+        for subfolder in subfolders { reserve("\(candidate)/\(subfolder)") }
         return candidate
     }
 
-    private func isTaken(_ name: String) -> Bool {
+    private func isTaken(_ name: String, subfolders: [String]) -> Bool {
         let key = name.lowercased()
-        // Taken, or its thumbnail folder would hold an existing document.
-        return taken.contains(key) || taken.contains(key + "/thumbs") || ancestors.contains(key + "/thumbs")
+        // Taken, or one of its own folders (thumbnails, layouts) is or would hold an existing
+        // document.
+        return taken.contains(key) || (["thumbs"] + subfolders).contains { folder in
+            let path = key + "/" + folder.lowercased()
+            return taken.contains(path) || ancestors.contains(path)
+        }
     }
 
     private mutating func reserve(_ name: String) {

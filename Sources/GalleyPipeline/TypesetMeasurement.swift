@@ -147,16 +147,16 @@ private final class PageDrawer: Sendable {
         let clock = ContinuousClock()
         let started = clock.now
         let rect = page.pixelBounds(scale: scale)
-        var bitmap = state.withLock { state -> Bitmap? in
+        let spare = state.withLock { state -> Bitmap? in
             guard let index = state.spare.firstIndex(where: { $0.width == rect.width && $0.height == rect.height }) else { return nil }
             return state.spare.remove(at: index)
         }
-        if bitmap == nil { bitmap = try Bitmap(width: rect.width, height: rect.height) }
-        try page.draw(into: bitmap!, rect: rect, scale: scale, cancellation: Cancellation())
+        let bitmap = try spare ?? Bitmap(width: rect.width, height: rect.height)
+        try page.draw(into: bitmap, rect: rect, scale: scale, cancellation: Cancellation())
         let elapsed = TypesetMeasurement.seconds(clock.now - started)
         state.withLock { state in
             state.seconds += elapsed
-            state.spare.append(bitmap!)
+            state.spare.append(bitmap)
         }
     }
 }

@@ -17,16 +17,19 @@ extension Attachment {
     /// gives one. (Fitting to the column happens when the box is made.)
     func sized(by image: RasterImage) -> Attachment {
         var sized = self
-        let aspect = Double(image.height) / Double(image.width)
-        switch (width, height) {
-        case (nil, nil):
-            sized.width = Double(image.width) * Self.pointsPerPixel
-            sized.height = Double(image.height) * Self.pointsPerPixel
-        case (let w?, nil): sized.height = w * aspect
-        case (nil, let h?): sized.width = h / aspect
-        default: break
-        }
+        (sized.width, sized.height) = filled(intrinsic: (Double(image.width) * Self.pointsPerPixel, Double(image.height) * Self.pointsPerPixel))
         return sized
+    }
+
+    /// Width and height in points: as the markup gives them, the missing one from the
+    /// intrinsic size's aspect ratio, or the intrinsic size when it gives neither.
+    func filled(intrinsic: (width: Double, height: Double)) -> (width: Double, height: Double) {
+        switch (width, height) {
+        case (nil, nil): intrinsic
+        case (let w?, nil): (w, w * intrinsic.height / intrinsic.width)
+        case (nil, let h?): (h * intrinsic.width / intrinsic.height, h)
+        case (let w?, let h?): (w, h)
+        }
     }
 }
 

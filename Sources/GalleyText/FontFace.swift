@@ -29,7 +29,14 @@ public final class FontFace: @unchecked Sendable {
 
     /// Immutable after `init`; HarfBuzz fonts are thread-safe once immutable.
     let hbFont: OpaquePointer
-    private let rasterizer: Mutex<Rasterizer?> = Mutex(nil)
+    private let rasterizer = Mutex(RasterizerSlot())
+
+    /// The FreeType face, opened on first use; a face FreeType cannot open is not tried
+    /// again for every glyph (its glyphs draw empty).
+    private struct RasterizerSlot: ~Copyable {
+        var rasterizer: Rasterizer?
+        var openFailed = false
+    }
 
     init(id: Int, path: String, index: Int, family: String) throws(TypesetError) {
         let blob = hb_blob_create_from_file_or_fail(path)
@@ -100,10 +107,18 @@ public final class FontFace: @unchecked Sendable {
 
     /// Rasterizes a glyph at `pixelsPerEm`, shifted by `subpixel` pixels (0 ≤ x < 1) along
     /// its line: right, or for a glyph turned `sideways` (a quarter turn clockwise), down.
-    func rasterize(glyph: UInt32, pixelsPerEm: Double, subpixel: Double, sideways: Bool = false) -> GlyphImage {
-        rasterizer.withLock { rasterizer -> GlyphImage in
-            if rasterizer == nil { rasterizer = Rasterizer(path: path, index: index) }
-            return rasterizer?.render(glyph: glyph, pixelsPerEm: pixelsPerEm, subpixel: subpixel, sideways: sideways) ?? .empty
+    ///
+    /// `cached` is asked first, with the face held: a thread that waited for the face while
+    /// another drew the same glyph takes that image instead of drawing it again.
+    func rasterize(glyph: UInt32, pixelsPerEm: Double, subpixel: Double, sideways: Bool = false,
+                   unlessCached cached: () -> GlyphImage? = { nil }) -> GlyphImage {
+        rasterizer.withLock { slot -> GlyphImage in
+            if let image = cached() { return image }
+            if slot.rasterizer == nil, !slot.openFailed {
+                slot.rasterizer = Rasterizer(path: path, index: index)
+                slot.openFailed = slot.rasterizer == nil
+            }
+            return slot.rasterizer?.render(glyph: glyph, pixelsPerEm: pixelsPerEm, subpixel: subpixel, sideways: sideways) ?? .empty
         }
     }
 }

@@ -16,7 +16,8 @@ final class GlyphCache: Sendable {
     }
 
     /// Positions along a line (x, or y for glyphs turned sideways) are rounded to this
-    /// fraction of a pixel.
+    /// fraction of a pixel. `Memo` packs the step into 2 bits of its keys, next to the
+    /// sideways bit: more steps need a wider field there.
     static let subpixelSteps = 4
 
     private struct State {
@@ -34,9 +35,12 @@ final class GlyphCache: Sendable {
     func image(face: FontFace, glyph: UInt32, pixelsPerEm: Double, subpixel: Int, sideways: Bool = false) -> GlyphImage {
         let size64 = max(1, Int((pixelsPerEm * 64).rounded()))
         let key = Key(face: face.id, glyph: glyph, size64: size64, subpixel: UInt8(subpixel), sideways: sideways)
-        if let image = state.withLock({ $0.images[key] }) { return image }
+        let lookUp = { self.state.withLock { $0.images[key] } }
+        if let image = lookUp() { return image }
+        // Looked up again once the face is held: the cache's lock is never held while waiting
+        // for a face, so the two locks cannot deadlock.
         let image = face.rasterize(glyph: glyph, pixelsPerEm: Double(size64) / 64,
-                                   subpixel: Double(subpixel) / Double(Self.subpixelSteps), sideways: sideways)
+                                   subpixel: Double(subpixel) / Double(Self.subpixelSteps), sideways: sideways, unlessCached: lookUp)
         state.withLock { state in
             if state.bytes > byteLimit {
                 state.images.removeAll(keepingCapacity: true)
@@ -58,6 +62,7 @@ final class GlyphCache: Sendable {
         private var mask: Int
 
         init(cache: GlyphCache) {
+            precondition(GlyphCache.subpixelSteps <= 4, "Memo keys hold the subpixel step in 2 bits")
             self.cache = cache
             keys = [UInt64](repeating: 0, count: 512)
             images = [GlyphImage?](repeating: nil, count: 512)

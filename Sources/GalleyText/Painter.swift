@@ -41,11 +41,16 @@ extension TypesetPage {
                             untouched: UnsafeMutableBufferPointer<Int>, cancellation: Cancellation) throws {
         let steps = Double(GlyphCache.subpixelSteps)
         var glyphs = GlyphCache.Memo(cache: glyphCache)
-        // Runs of one colour follow each other, so an ink is made once per change of colour.
+        // An ink (a 256-entry table) is made once per colour of the page, however often runs
+        // switch between colours (link, text, link).
+        var inks: [RGBColor: Ink] = [:]
         var ink = Ink(color: .black, background: background)
         for run in glyphRuns {
             guard !cancellation.isCancelled else { throw TypesetError(.cancelled, "drawing was cancelled") }
-            if run.color != ink.color { ink = Ink(color: run.color, background: background) }
+            if run.color != ink.color {
+                inks[ink.color] = ink
+                ink = inks[run.color] ?? Ink(color: run.color, background: background)
+            }
             let pixelsPerEm = run.size * scale
             // No glyph reaches further from its baseline than a few ems.
             let reach = Int(pixelsPerEm * 3) + 2
@@ -130,7 +135,6 @@ struct Canvas {
         let rowStart = max(0, Int(top.rounded(.down))), rowEnd = min(bitmap.height, Int(bottom.rounded(.up)))
         guard columnStart < columnEnd, rowStart < rowEnd else { return }
         let pixels = bitmap.pixels.bindMemory(to: UInt8.self)
-        let channels = [UInt32(color.r), UInt32(color.g), UInt32(color.b)]
         for row in rowStart..<rowEnd {
             let rowCoverage = min(bottom, Double(row + 1)) - max(top, Double(row))
             for column in columnStart..<columnEnd {
@@ -138,9 +142,9 @@ struct Canvas {
                 let a = UInt32((max(0, min(1, rowCoverage * columnCoverage)) * 255).rounded())
                 guard a > 0 else { continue }
                 let offset = row * bitmap.rowBytes + column * 3
-                for channel in 0..<3 {
-                    pixels[offset + channel] = Ink.divide255(UInt32(pixels[offset + channel]) * (255 - a) + channels[channel] * a)
-                }
+                pixels[offset] = Ink.sourceOver(pixels[offset], color.r, a)
+                pixels[offset + 1] = Ink.sourceOver(pixels[offset + 1], color.g, a)
+                pixels[offset + 2] = Ink.sourceOver(pixels[offset + 2], color.b, a)
             }
         }
     }

@@ -133,6 +133,20 @@ extension ShapedItem {
     }
 }
 
+extension [ShapedItem] {
+    /// The index of the first item that ends after `offset` (global): items tile their
+    /// paragraph in order, so a binary search finds where a line or a character is without a
+    /// pass over the paragraph's items.
+    func firstIndex(endingAfter offset: Int) -> Int {
+        var low = 0, high = count
+        while low < high {
+            let middle = (low + high) / 2
+            if self[middle].item.range.upperBound > offset { high = middle } else { low = middle + 1 }
+        }
+        return low
+    }
+}
+
 /// Analyses paragraphs of one text for one layout.
 struct ParagraphAnalyzer {
     private var itemizer: Itemizer
@@ -152,7 +166,9 @@ struct ParagraphAnalyzer {
 
     private struct WordKey: Hashable {
         var language: String
-        var word: [Unicode.Scalar]
+        /// A slice of the text itself (compared and hashed by its characters), so looking a
+        /// word up copies nothing.
+        var word: ArraySlice<Unicode.Scalar>
     }
 
     init(text: AttributedText, fonts: FontLibrary, maximumBox: (width: Double, height: Double),
@@ -283,7 +299,7 @@ struct ParagraphAnalyzer {
                     continue
                 }
                 let word = scalars[(start + wordStart)..<(start + i)]
-                let key = WordKey(language: language, word: Array(word))
+                let key = WordKey(language: language, word: word)
                 let points: [Int]
                 if let known = hyphenationPoints[key] {
                     points = known
@@ -304,21 +320,35 @@ struct ParagraphAnalyzer {
             }
         }
         var hyphens: [Int: HyphenGlyph] = [:]
+        // The hyphen comes from the font of the character it follows: one per item.
+        var itemHyphens: [Int: HyphenGlyph?] = [:]
         for local in candidates {
-            // The hyphen comes from the font of the character it follows.
-            guard let item = items.first(where: { $0.item.range.contains(start + local) }),
-                  case .text(let face) = item.item.kind else { continue }
-            guard let glyph = face.glyph(for: "\u{2010}") ?? face.glyph(for: "-") else { continue }
-            let size = item.item.style.size
-            var hyphen = HyphenGlyph(face: face, style: item.item.style, glyph: glyph, advance: face.advance(of: glyph) * size)
-            if item.item.upright {
-                let shift = face.verticalOriginShift(of: glyph)
-                (hyphen.advance, hyphen.xOffset, hyphen.yOffset) = (face.verticalAdvance(of: glyph) * size, shift.down * size, shift.up * size)
+            let index = items.firstIndex(endingAfter: start + local)
+            let hyphen: HyphenGlyph?
+            if let known = itemHyphens[index] {
+                hyphen = known
+            } else {
+                hyphen = index < items.count ? Self.hyphenGlyph(for: items[index].item) : nil
+                itemHyphens[index] = hyphen
             }
+            guard let hyphen else { continue }
             hyphens[local] = hyphen
             breaks[local] = .hyphen
         }
         return hyphens
+    }
+
+    /// The hyphen a line ending in `item` shows: U+2010 from its face, else U+002D, placed
+    /// by vertical metrics in upright vertical text; nil for an item without a face or hyphen.
+    private static func hyphenGlyph(for item: TextItem) -> HyphenGlyph? {
+        guard case .text(let face) = item.kind, let glyph = face.glyph(for: "\u{2010}") ?? face.glyph(for: "-") else { return nil }
+        let size = item.style.size
+        var hyphen = HyphenGlyph(face: face, style: item.style, glyph: glyph, advance: face.advance(of: glyph) * size)
+        if item.upright {
+            let shift = face.verticalOriginShift(of: glyph)
+            (hyphen.advance, hyphen.xOffset, hyphen.yOffset) = (face.verticalAdvance(of: glyph) * size, shift.down * size, shift.up * size)
+        }
+        return hyphen
     }
 
     // ASCII answers first: Unicode property lookups dominate the cost of finding words.
@@ -364,14 +394,8 @@ struct ParagraphAnalyzer {
     }
 
     private func attachmentBox(_ attachment: Attachment) -> (width: Double, height: Double) {
-        var width = attachment.width, height = attachment.height
-        switch (width, height) {
-        case (nil, nil): (width, height) = Self.defaultBox
-        case (let w?, nil): height = w * Self.defaultBox.height / Self.defaultBox.width
-        case (nil, let h?): width = h * Self.defaultBox.width / Self.defaultBox.height
-        default: break
-        }
-        var w = max(1, width ?? 1), h = max(1, height ?? 1)
+        let size = attachment.filled(intrinsic: Self.defaultBox)
+        var w = max(1, size.width), h = max(1, size.height)
         // Scaled down, aspect ratio kept, to fit the column.
         let factor = min(1, maximumBox.width / w, maximumBox.height / h)
         w *= factor

@@ -37,7 +37,7 @@ package final class ShapingCache {
 
     /// Scripts HarfBuzz shapes with its default shaper, whose words do not interact across a
     /// space.
-    private static let wordScripts: Set<UInt32> = [
+    static let wordScripts: Set<UInt32> = [
         HB_SCRIPT_LATIN.rawValue, HB_SCRIPT_GREEK.rawValue, HB_SCRIPT_CYRILLIC.rawValue,
         HB_SCRIPT_COMMON.rawValue, HB_SCRIPT_ARMENIAN.rawValue, HB_SCRIPT_GEORGIAN.rawValue,
     ]
@@ -227,9 +227,10 @@ enum FaceCheck {
 
     /// No lookup of the face's GSUB or GPOS touches the space glyph, the face has no AAT
     /// tables (which HarfBuzz would use instead) and no old `kern` table without GPOS, and, as
-    /// shaped, no character of the Latin, Greek and Cyrillic blocks the face covers is moved
-    /// or changed next to a space (kerning against the space's default class, which lookups
-    /// do not list).
+    /// shaped in each script whose items are shaped word by word (their features may differ),
+    /// no character of the Latin, Greek, Cyrillic, Armenian and Georgian blocks the face
+    /// covers is moved or changed next to a space (kerning against the space's default class,
+    /// which lookups do not list).
     private static func check(_ face: FontFace) -> Bool {
         guard let hbFace = hb_font_get_face(face.hbFont), let space = face.glyph(for: " ") else { return false }
         func hasTable(_ tag: String) -> Bool {
@@ -248,12 +249,12 @@ enum FaceCheck {
             }
             if sets.contains(where: { hb_set_has($0, space).isTrue }) { return false }
         }
-        return spaceNeighboursShapeAlone(face, space: space)
+        return ShapingCache.wordScripts.allSatisfy { spaceNeighboursShapeAlone(face, space: space, script: hb_script_t(rawValue: $0)) }
     }
 
-    /// Shapes "␠x␠y␠…" over the covered characters of U+0021–U+052F and checks that every
+    /// Shapes "␠x␠y␠…" over the covered candidate characters in `script` and checks that every
     /// glyph has the advance and place it has alone.
-    private static func spaceNeighboursShapeAlone(_ face: FontFace, space: UInt32) -> Bool {
+    private static func spaceNeighboursShapeAlone(_ face: FontFace, space: UInt32, script: hb_script_t) -> Bool {
         var text: [UInt32] = [0x20]
         var nominal: [UInt32] = [space]
         for scalar in neighbourCandidates {
@@ -265,7 +266,7 @@ enum FaceCheck {
         defer { hb_buffer_destroy(buffer) }
         hb_buffer_add_utf32(buffer, text, Int32(text.count), 0, Int32(text.count))
         hb_buffer_set_direction(buffer, HB_DIRECTION_LTR)
-        hb_buffer_set_script(buffer, HB_SCRIPT_LATIN)
+        hb_buffer_set_script(buffer, script)
         hb_shape(face.hbFont, buffer, nil, 0)
         var count: UInt32 = 0
         guard let infos = hb_buffer_get_glyph_infos(buffer, &count),
@@ -279,9 +280,10 @@ enum FaceCheck {
         return true
     }
 
-    /// The characters of U+0021–U+052F that are drawn alone: not marks, controls or default
-    /// ignorables (the soft hyphen). Found once per process; each face keeps those it covers.
-    private static let neighbourCandidates: [Unicode.Scalar] = (UInt32(0x21)...0x52F).compactMap { code in
+    /// The characters of U+0021–U+058F (Latin to Armenian) and U+10A0–U+10FF (Georgian) that
+    /// are drawn alone: not marks, controls or default ignorables (the soft hyphen). Found once
+    /// per process; each face keeps those it covers.
+    private static let neighbourCandidates: [Unicode.Scalar] = (Array(UInt32(0x21)...0x58F) + Array(UInt32(0x10A0)...0x10FF)).compactMap { code in
         guard let scalar = Unicode.Scalar(code), !Itemizer.isMark(scalar), scalar.properties.generalCategory != .control,
               !scalar.properties.isDefaultIgnorableCodePoint else { return nil }
         return scalar

@@ -678,19 +678,21 @@ struct ComputedStyle: Sendable {
         // physical ones, so that a later `margin-left` overrides an earlier
         // `margin-inline-start` and the other way round.
         let rtl = direction == .rtl
-        var sides: [String: String] = [:]
+        // Points by side, each parsed once; summed in a fixed order below, so the indents do
+        // not depend on a dictionary's order.
+        var sides: [String: Double] = [:]
         var decoration: String?
         for declaration in ordered {
             switch declaration.property {
             case "font-size", "direction", "display":
                 break
             case "margin-left", "margin-right", "padding-left", "padding-right":
-                if length(declaration.value, rootSize: rootSize) != nil { sides[declaration.property] = declaration.value }
+                if let points = length(declaration.value, rootSize: rootSize) { sides[declaration.property] = points }
             case "margin-inline-start", "margin-inline-end", "padding-inline-start", "padding-inline-end":
-                guard length(declaration.value, rootSize: rootSize) != nil else { break }
+                guard let points = length(declaration.value, rootSize: rootSize) else { break }
                 let box = declaration.property.hasPrefix("margin") ? "margin" : "padding"
                 let left = declaration.property.hasSuffix("start") != rtl
-                sides[box + (left ? "-left" : "-right")] = declaration.value
+                sides[box + (left ? "-left" : "-right")] = points
             case "text-decoration":
                 decoration = declaration.value.lowercased()
             default:
@@ -698,8 +700,8 @@ struct ComputedStyle: Sendable {
             }
         }
         if display != .inline {
-            for (side, value) in sides {
-                guard let points = length(value, rootSize: rootSize) else { continue }
+            for side in ["margin-left", "padding-left", "margin-right", "padding-right"] {
+                guard let points = sides[side] else { continue }
                 if side.hasSuffix("left") != rtl {
                     startIndent += points
                 } else {

@@ -77,7 +77,9 @@ struct TypesetLine {
         // Pieces of items in logical order, with their bidi levels.
         var pieces: [(item: ShapedItem, level: UInt8)] = []
         var separator: (face: FontFace, style: TextStyle)?
-        for shaped in analysis.items where shaped.item.range.overlaps(range) {
+        for shaped in analysis.items[analysis.items.firstIndex(endingAfter: range.lowerBound)...] {
+            guard shaped.item.range.lowerBound < range.upperBound else { break }
+            guard shaped.item.range.overlaps(range) else { continue }
             if case .separator(let face) = shaped.item.kind, separator == nil { separator = (face, shaped.item.style) }
             guard shaped.item.range.overlaps(visible) else { continue }
             pieces.append((shaped, shaped.item.level))

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GalleyPipeline
 
 /// The `galley` command: parses options and hands over to the pipeline.
 @main
@@ -22,6 +23,15 @@ struct Galley: ParsableCommand {
         static let someFailed: Int32 = 1
         static let usage: Int32 = 2
         static let interrupted: Int32 = 130
+
+        /// The status a run's outcome exits with.
+        static func code(for outcome: RunSummary.Outcome) -> Int32 {
+            switch outcome {
+            case .succeeded: 0
+            case .someFailed: someFailed
+            case .interrupted: interrupted
+            }
+        }
     }
 
     /// Runs the command, mapping argument errors to exit status 2 as DESIGN.md promises

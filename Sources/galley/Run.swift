@@ -129,12 +129,7 @@ struct Run: ParsableCommand {
         }
         let reporter = ProgressReporter(mode: progress, interval: progressInterval)
         let summary = Self.runPipeline(configuration, RunOptions(force: force), logger: logger) { reporter.handle($0) }
-        let status: Int32 = switch summary.outcome {
-        case .succeeded: 0
-        case .someFailed: Galley.Status.someFailed
-        case .interrupted: Galley.Status.interrupted
-        }
-        reporter.finish(summary, status: status)
+        reporter.finish(summary, status: Galley.Status.code(for: summary.outcome))
         Self.printSummary(summary, toStandardError: reporter.mode == .json)
         try Self.exit(for: summary)
     }
@@ -155,11 +150,8 @@ struct Run: ParsableCommand {
     }
 
     static func exit(for summary: RunSummary) throws {
-        switch summary.outcome {
-        case .succeeded: return
-        case .someFailed: throw ExitCode(Galley.Status.someFailed)
-        case .interrupted: throw ExitCode(Galley.Status.interrupted)
-        }
+        let status = Galley.Status.code(for: summary.outcome)
+        if status != 0 { throw ExitCode(status) }
     }
 
     /// Ctrl-C and SIGTERM cancel the run; the pipeline stops in-flight work and cleans up.

@@ -61,6 +61,9 @@ struct Watch: ParsableCommand {
                     guard case let .documentFinished(_, _, status, _, _, _, _) = event, status != .unchanged else { return }
                     Run.report(event)
                 }
+            } catch let error as ConfigurationError {
+                // An input folder removed while watching, say: a setting to fix, as `galley run` says.
+                Run.fail("\(error)")
             } catch {
                 Run.fail("\(error)", status: Galley.Status.someFailed)
             }

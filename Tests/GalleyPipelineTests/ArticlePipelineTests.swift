@@ -154,10 +154,27 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: out.appendingPathComponent("magazine/two/thumbs/96/page-0001.png").path))
     }
 
+    @Test func anArticleLeavesOtherDocumentsInItsFolderAlone() throws {
+        let folder = try ScratchFolder("neighbours")
+        try FileManager.default.createDirectory(at: folder.path("in/a"), withIntermediateDirectories: true)
+        try "<p>An article named a.</p>".write(to: folder.path("in/a.html"), atomically: true, encoding: .utf8)
+        try FileManager.default.copyItem(at: Fixtures.pdf("cropped.pdf"), to: folder.path("in/a/b.pdf"))
+        for _ in 0..<2 {
+            let manifest = try #require(try run(in: folder, layouts: [Self.layouts[0]]).manifest)
+            #expect(manifest.documents.map(\.name) == ["a", "a/b"])
+            for page in manifest.documents.flatMap(\.pages) {
+                for path in [page.image?.path].compactMap({ $0 }) + page.thumbnails.map(\.path) {
+                    #expect(FileManager.default.fileExists(atPath: folder.path("out/\(path)").path), "\(path) was removed")
+                }
+            }
+        }
+    }
+
     @Test func pagesShowTextAndNoMissingGlyphBoxes() throws {
         let folder = try ScratchFolder()
         let summary = try run(in: folder, layouts: [Self.layouts[0]])
         let manifest = try #require(summary.manifest)
+        #expect(manifest.documents.filter { $0.status == .ok }.count == Fixtures.articles.count)
         for document in manifest.documents where document.status == .ok {
             #expect(!document.warnings.contains { $0.contains("no installed font") }, "\(document.source): \(document.warnings)")
             let first = try #require(document.pages.first?.image)

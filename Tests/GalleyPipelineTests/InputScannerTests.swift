@@ -31,6 +31,18 @@ import Testing
         #expect(documents.allSatisfy { $0.input == "docs" })
     }
 
+    @Test func aDocumentNeverTakesAnArticlesLayoutFolder() throws {
+        let folder = try ScratchFolder()
+        // The article `a` writes `a/a4/page-*.png` in the default layout `a4`.
+        try touch(folder, ["docs/a.html", "docs/a/a4.pdf", "docs/b/a4/x.pdf", "docs/b.txt"])
+        let documents = try scan(folder, inputs: ["docs"])
+        let names = Dictionary(uniqueKeysWithValues: documents.map { ($0.relativePath, $0.name) })
+        #expect(names["a.html"] == "a")
+        #expect(names["a/a4.pdf"] == "a/a4-2", "the article's layout folder is taken")
+        // A document further down has a folder of its own inside the layout folder: no clash.
+        #expect(names["b.txt"] == "b" && names["b/a4/x.pdf"] == "b/a4/x")
+    }
+
     @Test func collidingNamesGetSuffixes() throws {
         let folder = try ScratchFolder()
         try touch(folder, ["docs/a.pdf", "docs/A.Pdf", "docs/a/thumbs/128.pdf", "docs/manifest.json.pdf"])

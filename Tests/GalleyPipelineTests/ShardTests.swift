@@ -30,9 +30,9 @@ import Testing
         var sizes = [Int](repeating: 0, count: count)
         var generator = SplitMix(seed: 42)
         for _ in 0..<7000 {
-            // SHA-256 digests are uniformly distributed bytes.
-            let digest = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
-            let owners = shards.filter { $0.contains(sha256: digest) }
+            // SHA-256 digests are uniformly distributed bytes, kept as lowercase hex.
+            let digest = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+            let owners = shards.filter { $0.contains(sha256Hex: digest) }
             #expect(owners.count == 1)
             if let owner = owners.first { sizes[owner.index - 1] += 1 }
         }
