@@ -80,6 +80,8 @@ def read_png(path):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("output")
+    parser.add_argument("--base", help="the folder relative inputs are resolved against (the folder of pipeline.yml, "
+                                       "or the current folder for --input); default: the current folder")
     parser.add_argument("--password", action="append", default=[], help="FILE=PASSWORD for encrypted sources")
     args = parser.parse_args()
     passwords = dict(p.split("=", 1) for p in args.password)
@@ -89,12 +91,13 @@ def main():
     worst = 0.0
     with tempfile.TemporaryDirectory() as work:
         for document in manifest["documents"]:
-            if document["status"] != "ok":
+            # Articles are typeset by Galley, not drawn by MuPDF: only PDFs have a reference.
+            if document["kind"] != "pdf" or document["status"] not in ("ok", "unchanged"):
                 continue
-            input_dir = document["input"]
-            if not os.path.isabs(input_dir):
-                sys.exit("compare: run from the folder galley ran in (inputs are relative): %s" % input_dir)
+            input_dir = os.path.join(args.base or os.getcwd(), document["input"])
             source = os.path.join(input_dir, document["source"]) if os.path.isdir(input_dir) else input_dir
+            if not os.path.exists(source):
+                sys.exit("compare: %s not found; pass --base with the folder the inputs are relative to" % source)
             for page in document["pages"]:
                 for thumb in page["thumbnails"]:
                     if thumb["width"] > thumb["box"] or thumb["height"] > thumb["box"]:
@@ -108,7 +111,13 @@ def main():
                 pw = passwords.get(os.path.basename(source))
                 if pw:
                     command += ["-p", pw]
-                subprocess.run(command + [source, str(page["number"])], check=True, stderr=subprocess.DEVNULL)
+                if os.path.exists(ref):
+                    os.remove(ref)
+                drawn = subprocess.run(command + [source, str(page["number"])], stderr=subprocess.DEVNULL)
+                if drawn.returncode != 0 or not os.path.exists(ref):
+                    # A damaged file MuPDF repairs with errors: mutool exits non-zero, no reference.
+                    print("skip %s p%d: mutool draw failed (exit %d)" % (document["source"], page["number"], drawn.returncode))
+                    continue
                 theirs = read_png(ref)
                 ours = read_png(os.path.join(args.output, page["image"]["path"]))
                 checked += 1
@@ -126,6 +135,8 @@ def main():
                     failures += 1
     print("compare: %d pages checked against mutool draw -r %s: %d failed; worst mean absolute difference %.5f"
           % (checked, dpi, failures, worst))
+    if checked == 0:
+        sys.exit("compare: no PDF page images in %s to check" % args.output)
     sys.exit(1 if failures else 0)
 
 

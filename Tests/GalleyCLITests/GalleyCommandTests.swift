@@ -123,6 +123,7 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: out.appendingPathComponent(".galley/tmp").path))
         let written = (FileManager.default.enumerator(atPath: out.path)?.allObjects as? [String] ?? []).filter { $0.hasSuffix(".png") }
         #expect(written.count < 40 * 3, "stopped before the end")
+        #expect(written.count >= 3, "the finished first document's image and thumbnails are there")
         for path in written {
             #expect(throws: Never.self) { try Bitmap(pngData: Array(try Data(contentsOf: out.appendingPathComponent(path)))) }
         }

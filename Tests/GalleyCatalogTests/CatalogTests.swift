@@ -1,17 +1,7 @@
 import Foundation
+import GalleyTestSupport
 import Testing
 @testable import GalleyCatalog
-
-/// A fresh folder under the temporary directory, removed when the test ends.
-final class TemporaryFolder {
-    let url: URL
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("galley-catalog-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-    deinit { try? FileManager.default.removeItem(at: url) }
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-}
 
 @Suite struct CatalogTests {
     func output(_ id: Int64, page: Int, variant: String = "image", path: String? = nil, fingerprint: String = "f1") -> OutputRecord {
@@ -20,29 +10,29 @@ final class TemporaryFolder {
     }
 
     @Test func theSchemaIsMigratedAndTheDatabaseIsInWALMode() throws {
-        let folder = try TemporaryFolder()
-        let catalog = try Catalog(path: folder.path("catalog.sqlite"))
+        let folder = try ScratchFolder("galley-catalog")
+        let catalog = try Catalog(path: folder.path("catalog.sqlite").path)
         #expect(try catalog.appliedMigrations() == ["v1: documents and outputs", "v2: thumbnail cache"])
         // Opening again applies nothing twice and keeps the rows.
         try catalog.begin(DocumentRecord(sourcePath: "/in/a.pdf", contentHash: "h", size: 1, mtime: 2, kind: "pdf"))
-        let again = try Catalog(path: folder.path("catalog.sqlite"))
+        let again = try Catalog(path: folder.path("catalog.sqlite").path)
         #expect(try again.documents().keys.sorted() == ["/in/a.pdf"])
         // The header of a WAL-mode database says so (bytes 18 and 19 are 2).
-        let header = try #require(FileManager.default.contents(atPath: folder.path("catalog.sqlite")))
+        let header = try #require(FileManager.default.contents(atPath: folder.path("catalog.sqlite").path))
         #expect(header[18] == 2 && header[19] == 2)
     }
 
     @Test func aFileThatIsNotADatabaseIsAnErrorNamingIt() throws {
-        let folder = try TemporaryFolder()
-        let path = folder.path("catalog.sqlite")
+        let folder = try ScratchFolder("galley-catalog")
+        let path = folder.path("catalog.sqlite").path
         try Data(repeating: 0x41, count: 4096).write(to: URL(fileURLWithPath: path))
         let error = #expect(throws: CatalogError.self) { try Catalog(path: path) }
         #expect(error?.path == path)
     }
 
     @Test func outputsAreForgottenWhenTheContentChanges() throws {
-        let folder = try TemporaryFolder()
-        let catalog = try Catalog(path: folder.path("catalog.sqlite"))
+        let folder = try ScratchFolder("galley-catalog")
+        let catalog = try Catalog(path: folder.path("catalog.sqlite").path)
         let first = try catalog.begin(DocumentRecord(sourcePath: "/in/a.pdf", contentHash: "old", size: 1, mtime: 1, kind: "pdf"))
         let id = try #require(first.id)
         try catalog.record(output(id, page: 1))
@@ -58,8 +48,8 @@ final class TemporaryFolder {
     }
 
     @Test func recordingTheSameOutputTwiceKeepsOneRow() throws {
-        let folder = try TemporaryFolder()
-        let catalog = try Catalog(path: folder.path("catalog.sqlite"))
+        let folder = try ScratchFolder("galley-catalog")
+        let catalog = try Catalog(path: folder.path("catalog.sqlite").path)
         let id = try #require(try catalog.begin(DocumentRecord(sourcePath: "/a", contentHash: "h", size: 1, mtime: 1, kind: "pdf")).id)
         try catalog.record(output(id, page: 1, fingerprint: "dpi 72"))
         try catalog.record(output(id, page: 1, fingerprint: "dpi 150"))
@@ -68,8 +58,8 @@ final class TemporaryFolder {
     }
 
     @Test func copiesOfTheSameContentOfferTheirOutputsOwnFirst() throws {
-        let folder = try TemporaryFolder()
-        let catalog = try Catalog(path: folder.path("catalog.sqlite"))
+        let folder = try ScratchFolder("galley-catalog")
+        let catalog = try Catalog(path: folder.path("catalog.sqlite").path)
         let a = try #require(try catalog.begin(DocumentRecord(sourcePath: "/in/a.pdf", contentHash: "same", size: 1, mtime: 1, kind: "pdf")).id)
         let b = try #require(try catalog.begin(DocumentRecord(sourcePath: "/in/b.pdf", contentHash: "same", size: 1, mtime: 1, kind: "pdf")).id)
         let c = try #require(try catalog.begin(DocumentRecord(sourcePath: "/in/c.pdf", contentHash: "other", size: 1, mtime: 1, kind: "pdf")).id)
@@ -82,8 +72,8 @@ final class TemporaryFolder {
     }
 
     @Test func finishingKeepsOnlyTheOutputsStillMadeAndRemovingCascades() throws {
-        let folder = try TemporaryFolder()
-        let catalog = try Catalog(path: folder.path("catalog.sqlite"))
+        let folder = try ScratchFolder("galley-catalog")
+        let catalog = try Catalog(path: folder.path("catalog.sqlite").path)
         let id = try #require(try catalog.begin(DocumentRecord(sourcePath: "/a", contentHash: "h", size: 1, mtime: 1, kind: "pdf")).id)
         for page in 1...3 { try catalog.record(output(id, page: page)) }
         try catalog.finish(documentID: id, status: .ok, pageCount: 2, errorCode: nil, errorMessage: nil, settings: "s",
@@ -102,9 +92,9 @@ final class TemporaryFolder {
         // Known answers: SHA-256 and MD5 of "abc" (FIPS 180-2, RFC 1321).
         #expect(ContentHash.sha256(Array("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
         #expect(ContentHash.md5("abc") == "900150983cd24fb0d6963f7d28e17f72")
-        let folder = try TemporaryFolder()
-        try Data("abc".utf8).write(to: URL(fileURLWithPath: folder.path("f")))
-        let file = try ContentHash.sha256(file: URL(fileURLWithPath: folder.path("f")))
+        let folder = try ScratchFolder("galley-catalog")
+        try Data("abc".utf8).write(to: folder.path("f"))
+        let file = try ContentHash.sha256(file: folder.path("f"))
         #expect(file.hash == ContentHash.sha256(Array("abc".utf8)) && file.bytes == 3)
     }
 }

@@ -1,16 +1,17 @@
 import Foundation
+import GalleyTestSupport
 import Testing
 @testable import GalleyCatalog
 
 @Suite struct ThumbnailCacheTests {
-    func cache(_ folder: TemporaryFolder, diskBudget: Int, memoryBudget: Int = 1 << 20) throws -> ThumbnailCache {
-        let catalog = try Catalog(path: folder.path("catalog.sqlite"))
+    func cache(_ folder: ScratchFolder, diskBudget: Int, memoryBudget: Int = 1 << 20) throws -> ThumbnailCache {
+        let catalog = try Catalog(path: folder.path("catalog.sqlite").path)
         return ThumbnailCache(folder: folder.url.appendingPathComponent("thumbs"), catalog: catalog,
                               diskBudget: diskBudget, memoryBudget: memoryBudget)
     }
 
     @Test func memoryAnswersFirstThenDiskSurvivesANewProcess() throws {
-        let folder = try TemporaryFolder()
+        let folder = try ScratchFolder("galley-catalog")
         let first = try cache(folder, diskBudget: 1 << 20)
         try first.store([1, 2, 3], forKey: "doc@page-1@box-128", sourcePath: "/in/doc.pdf")
         #expect(first.bytes(forKey: "doc@page-1@box-128") == [1, 2, 3])
@@ -24,7 +25,7 @@ import Testing
     }
 
     @Test func evictionRemovesTheLeastRecentlyUsedUntilTheBudgetHolds() throws {
-        let folder = try TemporaryFolder()
+        let folder = try ScratchFolder("galley-catalog")
         let cache = try cache(folder, diskBudget: 250)
         for key in ["a", "b", "c"] {
             try cache.store([UInt8](repeating: 7, count: 100), forKey: key, sourcePath: "/in/\(key)")
@@ -42,7 +43,7 @@ import Testing
     }
 
     @Test func pruneRemovesEntriesWhoseSourceIsGone() throws {
-        let folder = try TemporaryFolder()
+        let folder = try ScratchFolder("galley-catalog")
         let cache = try cache(folder, diskBudget: 1 << 20)
         try cache.store([1], forKey: "kept", sourcePath: "/in/here.pdf")
         try cache.store([2], forKey: "gone-1", sourcePath: "/in/gone.pdf")

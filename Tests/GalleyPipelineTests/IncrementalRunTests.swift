@@ -38,15 +38,6 @@ import Testing
 
     /// The file identity of every PNG under the output folder (not Galley's own state): a file drawn again is renamed
     /// into place, so it gets a new inode.
-    func identities(_ folder: URL) throws -> [String: UInt64] {
-        var result: [String: UInt64] = [:]
-        for case let path as String in FileManager.default.enumerator(atPath: folder.path) ?? .init() where path.hasSuffix(".png") && !path.hasPrefix(".galley/") {
-            var info = stat()
-            if stat(folder.appendingPathComponent(path).path, &info) == 0 { result[path] = UInt64(info.st_ino) }
-        }
-        return result
-    }
-
     /// The manifest without what a rerun may change: the `run` block, totals and statuses.
     static func comparable(_ manifest: Manifest?) -> [Manifest.Document] {
         (manifest?.documents ?? []).map { document in
@@ -59,14 +50,14 @@ import Testing
     @Test func aRerunWithNothingChangedDrawsNothingAndGivesTheFullManifest() throws {
         let folder = try library()
         let first = try run(configuration(folder))
-        let before = try identities(folder.path("out"))
+        let before = pngIdentities(in: folder.path("out"))
         let again = try run(configuration(folder))
         #expect(again.drawnOutputs == 0 && again.reusedOutputs == 0)
         let manifest = try #require(again.manifest)
         #expect(manifest.totals.unchanged == 4 && manifest.totals.ok == 0)
         #expect(manifest.documents.allSatisfy { $0.status == .unchanged })
         #expect(Self.comparable(manifest) == Self.comparable(first.manifest))
-        #expect(try identities(folder.path("out")) == before, "no file was written again")
+        #expect(pngIdentities(in: folder.path("out")) == before, "no file was written again")
         #expect(try ManifestSchema.violations(of: folder.path("out/manifest.json")) == [])
 
         // A newer modification time with the same bytes: read and hashed, still unchanged.
@@ -79,7 +70,7 @@ import Testing
     @Test func anEditedDocumentIsDrawnAgainAndNothingElse() throws {
         let folder = try library()
         _ = try run(configuration(folder))
-        let before = try identities(folder.path("out"))
+        let before = pngIdentities(in: folder.path("out"))
         // Same name, new content (one page instead of four).
         try FileManager.default.removeItem(at: folder.path("in/article.pdf"))
         try FileManager.default.copyItem(at: Fixtures.pdf("landscape.pdf"), to: folder.path("in/article.pdf"))
@@ -87,7 +78,7 @@ import Testing
         #expect(summary.drawnOutputs == 3, "one page: its image and two thumbnails")
         let statuses = Dictionary(uniqueKeysWithValues: (summary.manifest?.documents ?? []).map { ($0.source, $0.status) })
         #expect(statuses == ["article.pdf": .ok, "photo.pdf": .unchanged, "rotated.pdf": .unchanged, "book.txt": .unchanged])
-        let after = try identities(folder.path("out"))
+        let after = pngIdentities(in: folder.path("out"))
         #expect(after["article/page-0002.png"] == nil, "pages the document no longer has are gone")
         for (path, inode) in after where !path.hasPrefix("article/") {
             #expect(before[path] == inode, "\(path) was not written again")
@@ -133,11 +124,11 @@ import Testing
         #expect(pages > 8)
 
         // New thumbnail boxes: only thumbnails of the new box are drawn; page images stay.
-        var before = try identities(folder.path("out"))
+        var before = pngIdentities(in: folder.path("out"))
         settings.thumbnailBoxes = [48, 80]
         var summary = try run(settings)
         #expect(summary.drawnOutputs == pages)
-        var after = try identities(folder.path("out"))
+        var after = pngIdentities(in: folder.path("out"))
         #expect(after.filter { !$0.key.contains("/thumbs/80/") }.allSatisfy { before[$0.key] == $0.value })
         #expect(!after.keys.contains { $0.contains("/thumbs/96/") }, "the old box's thumbnails are gone")
 
@@ -146,7 +137,7 @@ import Testing
         settings.dpi = 45
         summary = try run(settings)
         #expect(summary.drawnOutputs == pages)
-        after = try identities(folder.path("out"))
+        after = pngIdentities(in: folder.path("out"))
         #expect(after.filter { $0.key.contains("/thumbs/") }.allSatisfy { before[$0.key] == $0.value })
 
         // One layout changed: only that layout's pages of the article.
@@ -155,7 +146,7 @@ import Testing
         summary = try run(settings)
         let wide = (summary.manifest?.documents ?? []).flatMap(\.pages).filter { $0.layout == "wide" }.count
         #expect(wide > 0 && summary.drawnOutputs == wide * 3)
-        after = try identities(folder.path("out"))
+        after = pngIdentities(in: folder.path("out"))
         #expect(after.filter { !$0.key.hasPrefix("book/wide/") }.allSatisfy { before[$0.key] == $0.value })
 
         // --force draws everything.
@@ -175,7 +166,7 @@ import Testing
         full.thumbnailBoxes = [48, 64]
         let fresh = try run(full)
         #expect(Self.comparable(incremental.manifest) == Self.comparable(fresh.manifest))
-        let a = try identities(folder.path("out")).keys.sorted(), b = try identities(folder.path("full")).keys.sorted()
+        let a = pngIdentities(in: folder.path("out")).keys.sorted(), b = pngIdentities(in: folder.path("full")).keys.sorted()
         #expect(a == b)
         for path in a {
             #expect(FileManager.default.contentsEqual(atPath: folder.path("out/\(path)").path, andPath: folder.path("full/\(path)").path))
@@ -192,7 +183,7 @@ import Testing
         var settings = base.configuration(folder)
         let first = try base.run(settings)
         let pages = first.manifest?.totals.pages ?? 0
-        let images = try base.identities(folder.path("out")).filter { !$0.key.contains("/thumbs/") }
+        let images = pngIdentities(in: folder.path("out")).filter { !$0.key.contains("/thumbs/") }
 
         // Drop the 96 box, then bring it back: the cache (not the catalog) has its thumbnails.
         settings.thumbnailBoxes = [48]
@@ -204,7 +195,7 @@ import Testing
         #expect(back.drawnOutputs == 0, "every thumbnail came from the cache")
         #expect(back.manifest?.documents.flatMap(\.pages).allSatisfy { $0.image != nil && $0.thumbnails.count == 2 } == true)
         #expect(IncrementalRunTests.comparable(back.manifest) == IncrementalRunTests.comparable(first.manifest))
-        let after = try base.identities(folder.path("out"))
+        let after = pngIdentities(in: folder.path("out"))
         #expect(images.allSatisfy { after[$0.key] == $0.value }, "page images are kept, not drawn")
 
         // A new dpi: a thumbnails-only run draws no page image, and the next full run draws them all.

@@ -53,7 +53,9 @@ import Testing
         configuration.thumbnailBoxes = []
         let manifest = try #require(try Pipeline(configuration: configuration, logger: Logger(label: "test")).run().manifest)
         let inspector = try Inspector(configuration: configuration)
-        for document in try InputScanner(configuration: configuration).scan().documents {
+        let documents = try InputScanner(configuration: configuration).scan().documents
+        #expect(documents.count == 2)
+        for document in documents {
             let inspection = inspector.inspect(document)
             let recorded = try #require(manifest.documents.first { $0.source == document.relativePath })
             #expect(inspection.error == nil)

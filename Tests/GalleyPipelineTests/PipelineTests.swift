@@ -158,9 +158,9 @@ import Testing
             try FileManager.default.copyItem(at: Fixtures.pdf("vector-art.pdf"), to: folder.path("in/v\(i).pdf"))
         }
         // Cancel as soon as the first document is finished: mid-run, whatever the machine's speed.
-        let summary = try run([], in: folder, workers: 1, pagesInFlight: 1, cancellation: cancellation) { _ in
-            cancellation.cancel()
-        }
+        let summary = try run([], in: folder, workers: 1, pagesInFlight: 1, cancellation: cancellation, onEvent: { event in
+            if case .documentFinished = event { cancellation.cancel() }
+        })
         #expect(summary.outcome == .interrupted)
         #expect(summary.manifest == nil)
         let output = folder.path("out")
@@ -168,6 +168,7 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: output.appendingPathComponent(".galley/tmp").path))
         let written = (FileManager.default.enumerator(atPath: output.path)?.allObjects as? [String] ?? []).filter { $0.hasSuffix(".png") }
         #expect(written.count < 16 * 3, "16 pages of 3 outputs each: the run stopped before the end")
+        #expect(written.count >= 3, "the first document's page was finished before the cancel")
         for path in written {
             #expect(throws: Never.self) { try Bitmap(pngData: Array(try Data(contentsOf: output.appendingPathComponent(path)))) }
         }

@@ -14,7 +14,7 @@ public enum Fixtures {
         fatalError("cannot find the repository root from \(#filePath)")
     }()
 
-    /// `fixtures/pdf`, made by `scripts/make-fixtures.sh`.
+    /// `fixtures/pdf`, made by `scripts/make-fixtures.py`.
     public static let pdfFolder = repositoryRoot.appendingPathComponent("fixtures/pdf")
 
     /// `fixtures/broken`: files that must fail, each for its own reason.
@@ -43,6 +43,17 @@ public enum Fixtures {
     /// Opens with this password.
     public static let encryptedPDF = "encrypted.pdf"
     public static let encryptedPassword = "galley-secret"
+}
+
+/// The inode of every PNG under an output folder (Galley's own state left out), by relative
+/// path: a file whose inode is unchanged was not written again.
+public func pngIdentities(in folder: URL) -> [String: UInt64] {
+    var result: [String: UInt64] = [:]
+    for case let path as String in FileManager.default.enumerator(atPath: folder.path) ?? .init() where path.hasSuffix(".png") && !path.hasPrefix(".galley/") {
+        var info = stat()
+        if stat(folder.appendingPathComponent(path).path, &info) == 0 { result[path] = UInt64(info.st_ino) }
+    }
+    return result
 }
 
 /// A scratch folder removed when the value is released.

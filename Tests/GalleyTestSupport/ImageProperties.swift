@@ -21,6 +21,36 @@ public enum ImageProperties {
         return Double(total) / Double(width * height * Bitmap.channels) / 255
     }
 
+    /// Pixels that are not pure white, and how many of them lie outside every rectangle
+    /// (given in bitmap pixels, widened by `margin` on every side).
+    public static func ink(_ bitmap: Bitmap, outside rects: [(x0: Double, y0: Double, x1: Double, y1: Double)],
+                           margin: Double) -> (inked: Int, outside: Int) {
+        var inked = 0, outside = 0
+        for y in 0..<bitmap.height {
+            for x in 0..<bitmap.width where bitmap.pixel(x: x, y: y) != (255, 255, 255) {
+                inked += 1
+                let inside = rects.contains { r in
+                    Double(x) >= r.x0 - margin && Double(x) <= r.x1 + margin && Double(y) >= r.y0 - margin && Double(y) <= r.y1 + margin
+                }
+                if !inside { outside += 1 }
+            }
+        }
+        return (inked, outside)
+    }
+
+    /// The size of the box around the pixels that are not white in `rows`, nil when there
+    /// are none.
+    public static func inkBounds(_ bitmap: Bitmap, rows: Range<Int>? = nil) -> (width: Int, height: Int)? {
+        var minX = Int.max, minY = Int.max, maxX = -1, maxY = -1
+        for y in rows ?? 0..<bitmap.height {
+            for x in 0..<bitmap.width where bitmap.pixel(x: x, y: y) != (255, 255, 255) {
+                minX = min(minX, x); maxX = max(maxX, x)
+                minY = min(minY, y); maxY = max(maxY, y)
+            }
+        }
+        return maxX < 0 ? nil : (maxX - minX + 1, maxY - minY + 1)
+    }
+
     /// Fraction of pixels that are not pure white.
     public static func inkCoverage(_ bitmap: Bitmap) -> Double {
         var ink = 0

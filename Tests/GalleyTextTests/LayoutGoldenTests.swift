@@ -64,6 +64,8 @@ enum LayoutGolden {
         if ProcessInfo.processInfo.environment["RECORD_GOLDENS"] != nil {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             try Data(actual).write(to: url)
+            // Recording compares nothing: a run that records must not pass as a check.
+            Issue.record("recorded \(url.path); review the diff and run again without RECORD_GOLDENS", sourceLocation: sourceLocation)
             return
         }
         guard let expected = FileManager.default.contents(atPath: url.path) else {

@@ -35,18 +35,10 @@ private func page(color: RGBColor = RGBColor(r: 200, g: 0, b: 0), background: RG
     let scale = 100.0 / 72
     let bitmap = try page.render(scale: scale, cancellation: Cancellation())
     // Side bearings and antialiasing may reach a little past the advance box.
-    let margin = 2.0
-    var outside = 0
-    for y in 0..<bitmap.height {
-        for x in 0..<bitmap.width where bitmap.pixel(x: x, y: y) != (255, 255, 255) {
-            let inColumn = page.columns.contains { column in
-                Double(x) >= column.rect.x * scale - margin && Double(x) <= column.rect.maxX * scale + margin
-                    && Double(y) >= column.rect.y * scale - margin && Double(y) <= column.rect.maxY * scale + margin
-            }
-            if !inColumn { outside += 1 }
-        }
-    }
-    #expect(outside == 0, "\(outside) inked pixels outside the columns")
+    let ink = ImageProperties.ink(bitmap, outside: page.columns.map { ($0.rect.x * scale, $0.rect.y * scale, $0.rect.maxX * scale, $0.rect.maxY * scale) },
+                                  margin: 2)
+    #expect(ink.inked > 5000, "only \(ink.inked) inked pixels")
+    #expect(ink.outside == 0, "\(ink.outside) inked pixels outside the columns")
 }
 
 @Test func drawingInBandsEqualsDrawingTheWholePage() throws {

@@ -80,7 +80,7 @@ private func verticalText(_ paragraphs: [String], hyphens: Hyphens = .manual, la
     #expect(page.placedGlyphs.count >= 14 && page.placedGlyphs.allSatisfy { $0.orientation == .sideways })
     // Sideways, the word's ink is a tall thin stroke down the page.
     let bitmap = try page.render(scale: 150.0 / 72, cancellation: Cancellation())
-    let ink = try #require(inkBounds(bitmap))
+    let ink = try #require(ImageProperties.inkBounds(bitmap))
     #expect(ink.height > 4 * ink.width, "ink \(ink.width)×\(ink.height) px: the Latin run is not turned sideways")
 }
 
@@ -90,23 +90,13 @@ private func verticalText(_ paragraphs: [String], hyphens: Hyphens = .manual, la
     let page = try #require(try typesetAll(text, layout, fonts: sharedFonts).first)
     let scale = 100.0 / 72
     let bitmap = try page.render(scale: scale, cancellation: Cancellation())
-    let margin = 2.0
-    var outside = 0, inked = 0
-    for y in 0..<bitmap.height {
-        for x in 0..<bitmap.width where bitmap.pixel(x: x, y: y) != (255, 255, 255) {
-            inked += 1
-            let inBand = page.columns.contains { band in
-                Double(x) >= band.rect.x * scale - margin && Double(x) <= band.rect.maxX * scale + margin
-                    && Double(y) >= band.rect.y * scale - margin && Double(y) <= band.rect.maxY * scale + margin
-            }
-            if !inBand { outside += 1 }
-        }
-    }
-    #expect(inked > 5000, "only \(inked) inked pixels")
-    #expect(outside == 0, "\(outside) inked pixels outside the bands")
+    let ink = ImageProperties.ink(bitmap, outside: page.columns.map { ($0.rect.x * scale, $0.rect.y * scale, $0.rect.maxX * scale, $0.rect.maxY * scale) },
+                                  margin: 2)
+    #expect(ink.inked > 5000, "only \(ink.inked) inked pixels")
+    #expect(ink.outside == 0, "\(ink.outside) inked pixels outside the bands")
     // Both bands hold text: ink in the top half and in the bottom half of the page.
     let half = bitmap.height / 2
-    #expect(inkBounds(bitmap, rows: 0..<half) != nil && inkBounds(bitmap, rows: half..<bitmap.height) != nil)
+    #expect(ImageProperties.inkBounds(bitmap, rows: 0..<half) != nil && ImageProperties.inkBounds(bitmap, rows: half..<bitmap.height) != nil)
 }
 
 @Test func justifiedVerticalLinesEndFlushAtTheFootOfTheirBand() throws {
@@ -199,16 +189,4 @@ private func verticalText(_ paragraphs: [String], hyphens: Hyphens = .manual, la
 
 @Test func aVerticalPageTooShortForItsBandsIsRefused() {
     #expect(throws: TypesetError.self) { try ArticleTypesetter(text: verticalText(["縦"]), layout: vertical(bands: 40), fonts: sharedFonts) }
-}
-
-/// The bounding box of pixels that are not white, in `rows`.
-private func inkBounds(_ bitmap: Bitmap, rows: Range<Int>? = nil) -> (width: Int, height: Int)? {
-    var minX = Int.max, minY = Int.max, maxX = -1, maxY = -1
-    for y in rows ?? 0..<bitmap.height {
-        for x in 0..<bitmap.width where bitmap.pixel(x: x, y: y) != (255, 255, 255) {
-            minX = min(minX, x); maxX = max(maxX, x)
-            minY = min(minY, y); maxY = max(maxY, y)
-        }
-    }
-    return maxX < 0 ? nil : (maxX - minX + 1, maxY - minY + 1)
 }
