@@ -12,7 +12,7 @@ Corpora (under .build-bench/incremental/):
 For each: the full run (empty output folder), then the best of three reruns with nothing
 changed (target: at most 5% of the full run), then one document edited (its content changes)
 and a rerun, checking that only its pages were drawn and no other PNG was written again.
-Requires a release build: swift build -c release --product galley.
+Requires a release build: bash scripts/build-release.sh.
 """
 import argparse
 import os
@@ -77,7 +77,7 @@ def main():
     parser.add_argument("--units", type=int, default=7, help="100-page units added to the stress corpus")
     args = parser.parse_args()
     if not os.path.exists(GALLEY):
-        raise SystemExit("build first: swift build -c release --product galley")
+        raise SystemExit("build first: bash scripts/build-release.sh")
     os.makedirs(WORK, exist_ok=True)
     rows = []
 

@@ -10,7 +10,7 @@ Every article is typeset (not drawn) with `galley typeset --json` in one layout,
 justified, hyphenated and loose lines, the total badness (the sum of every line's badness:
 0 flush, 100 for spaces stretched to the limit, at most 10,000) and the time typesetting took
 inside the process, then the totals. Lower badness, fewer hyphens and fewer loose lines are
-better. Needs a release build (swift build -c release --product galley).
+better. Needs a release build (bash scripts/build-release.sh).
 """
 import argparse
 import glob
@@ -49,7 +49,7 @@ def main():
     parser.add_argument("articles", nargs="*")
     args = parser.parse_args()
     if not os.access(args.galley, os.X_OK):
-        sys.exit("no galley at %s: swift build -c release --product galley" % args.galley)
+        sys.exit("no galley at %s: bash scripts/build-release.sh" % args.galley)
     articles = args.articles or sorted(glob.glob(os.path.join(ROOT, "fixtures", "articles", "*.html"))
                                        + glob.glob(os.path.join(ROOT, "fixtures", "articles", "*.txt")))
     with tempfile.TemporaryDirectory(prefix="galley-breaking-") as folder:

@@ -42,7 +42,7 @@ fast = zlib level 1 with the Up filter), MuPDF's writer (zlib's default level, f
 every row, as mutool 1.21 writes them) and cairo's (libpng defaults: zlib level 6, adaptive
 filters); --png small (zlib level 6, adaptive filters) is the preset closest to both peers, so
 the PNG rows compare encoders as much as typesetters unless it is used. A missing peer prints "skipped (not installed)". Requires a release build of Galley
-(swift build -c release --product galley) with the `typeset` command; without it the Galley rows
+(bash scripts/build-release.sh) with the `typeset` command; without it the Galley rows
 report why, and the script exits with status 1 after measuring the peers.
 """
 import argparse
@@ -755,7 +755,7 @@ def main():
             os.path.relpath(article, ROOT), os.cpu_count() or 1, args.repeat, work))
         rows = []
         if not os.access(args.galley, os.X_OK):
-            reason = "skipped (not built: %s; swift build -c release --product galley)" % args.galley
+            reason = "skipped (not built: %s; bash scripts/build-release.sh)" % args.galley
             rows.append(Measurement("render, no PNG", typeset_tool(args.workers), "", status=reason))
             rows.append(Measurement("render + PNG", "galley run --jobs %d" % args.workers, "", status=reason))
         else:

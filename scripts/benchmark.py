@@ -13,7 +13,7 @@ time and peak RSS of:
 
 Peers run one process per file (pdftoppm, mutool) or per page (vipsthumbnail renders one
 page per call), as a script would drive them. Requires a release build:
-swift build -c release --product galley.
+bash scripts/build-release.sh.
 """
 import argparse
 import glob
@@ -89,7 +89,7 @@ def main():
     parser.add_argument("--skip-memory", action="store_true")
     args = parser.parse_args()
     if not os.access(GALLEY, os.X_OK):
-        sys.exit("benchmark: build first: swift build -c release --product galley")
+        sys.exit("benchmark: build first: bash scripts/build-release.sh")
     for tool in ("mutool", "pdftoppm", "vipsthumbnail"):
         if shutil.which(tool) is None:
             sys.exit("benchmark: %s is missing; run scripts/install-deps.sh" % tool)

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
-swift build -c release --product galley
+bash scripts/build-release.sh
 status=0
 .build/release/galley run "$@" || status=$?
 echo "run.sh: page images, thumbnails and manifest.json are under $(pwd)/out (galley exit status $status)"

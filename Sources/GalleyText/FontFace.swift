@@ -127,7 +127,11 @@ public final class FontFace: @unchecked Sendable {
 ///
 /// Only the non-zero stretches of each row are kept, packed one after another, so drawing
 /// skips the empty parts of the box (most of it, for thin letters and punctuation) and reads
-/// the pixels it blends in order. Immutable, so threads share it freely.
+/// the pixels it blends in order. Each row's inked extent is also kept whole (zeros between
+/// its spans included), with its colours over a background made once per ink (`stamp(for:)`):
+/// a row that lands on untouched background is then one copy. Immutable but for those
+/// stamps, which are made under a lock and never change once made, so threads share it
+/// freely.
 final class GlyphImage: Sendable {
     let left: Int
     let top: Int
@@ -136,6 +140,11 @@ final class GlyphImage: Sendable {
     /// The pixels of every span, in span order.
     let pixels: [UInt8]
     let spans: [Span]
+    /// Rows with ink, top to bottom.
+    let rows: [Row]
+    /// Coverage of every row's extent, in row order.
+    let extents: [UInt8]
+    private let stamps = Mutex<[Stamp]>([])
 
     struct Span: Sendable {
         var row: Int32
@@ -143,6 +152,25 @@ final class GlyphImage: Sendable {
         var end: Int32
         /// Where the span's first pixel is in `pixels`.
         var offset: Int32
+    }
+
+    /// A row's inked extent: from its first span's start to its last span's end.
+    struct Row: Sendable {
+        var row: Int32
+        var start: Int32
+        var end: Int32
+        /// Where the extent's first pixel is in `extents` (and, times 3, in a stamp).
+        var offset: Int32
+        /// The row's spans in `spans`.
+        var firstSpan: Int32
+        var endSpan: Int32
+    }
+
+    /// `extents` in an ink's colours over its background, 3 bytes a pixel.
+    private struct Stamp {
+        var color: RGBColor
+        var background: RGBColor
+        var bytes: UnsafeMutablePointer<UInt8>
     }
 
     /// `row(r)` gives the `width` coverage bytes of row `r` (top to bottom).
@@ -153,9 +181,12 @@ final class GlyphImage: Sendable {
         self.height = height
         var spans: [Span] = []
         var pixels: [UInt8] = []
+        var rows: [Row] = []
+        var extents: [UInt8] = []
         for r in 0..<height {
             let coverage = row(r)
             var column = 0
+            let firstSpan = spans.count
             while column < width {
                 while column < width && coverage[column] == 0 { column += 1 }
                 guard column < width else { break }
@@ -164,13 +195,39 @@ final class GlyphImage: Sendable {
                 spans.append(Span(row: Int32(r), start: Int32(start), end: Int32(column), offset: Int32(pixels.count)))
                 pixels.append(contentsOf: UnsafeBufferPointer(start: coverage + start, count: column - start))
             }
+            guard spans.count > firstSpan else { continue }
+            let start = spans[firstSpan].start, end = spans[spans.count - 1].end
+            rows.append(Row(row: Int32(r), start: start, end: end, offset: Int32(extents.count),
+                            firstSpan: Int32(firstSpan), endSpan: Int32(spans.count)))
+            extents.append(contentsOf: UnsafeBufferPointer(start: coverage + Int(start), count: Int(end - start)))
         }
         self.spans = spans
         self.pixels = pixels
+        self.rows = rows
+        self.extents = extents
+    }
+
+    deinit {
+        stamps.withLock { $0.forEach { $0.bytes.deallocate() } }
+    }
+
+    /// The row extents in `ink`'s colours over its background, made on first use.
+    func stamp(for ink: Ink) -> UnsafePointer<UInt8> {
+        stamps.withLock { stamps in
+            if let made = stamps.first(where: { $0.color == ink.color && $0.background == ink.background }) {
+                return UnsafePointer(made.bytes)
+            }
+            let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, extents.count * 3))
+            extents.withUnsafeBufferPointer { coverage in
+                if let base = coverage.baseAddress { ink.blendOntoBackground(coverage: base, into: bytes, count: coverage.count) }
+            }
+            stamps.append(Stamp(color: ink.color, background: ink.background, bytes: bytes))
+            return UnsafePointer(bytes)
+        }
     }
 
     /// Bytes held, for the cache's budget.
-    var byteCount: Int { pixels.count + spans.count * MemoryLayout<Span>.stride + 64 }
+    var byteCount: Int { pixels.count + extents.count * 4 + spans.count * MemoryLayout<Span>.stride + rows.count * MemoryLayout<Row>.stride + 64 }
 
     static let empty = GlyphImage(left: 0, top: 0, width: 0, height: 0) { _ in fatalError("an empty glyph has no rows") }
 }

@@ -51,55 +51,70 @@ final class GlyphCache: Sendable {
         return image
     }
 
-    /// A drawing's own view of the cache: a page asks for the same few hundred glyphs
-    /// thousands of times, so each is looked up in the shared cache (a lock and a hash) once
-    /// per drawing and then found in an open-addressing table with a multiplicative hash.
+    /// A drawing's own view of the cache for one ink: a page asks for the same few hundred
+    /// glyphs thousands of times, so each is looked up in the shared cache (a lock and a hash),
+    /// with its stamp in the ink (`GlyphImage.stamp(for:)`), once per drawing and then found in
+    /// an open-addressing table with a multiplicative hash.
     struct Memo {
         private let cache: GlyphCache
+        /// The ink the stamps are in.
+        let ink: Ink
         private var keys: [UInt64]
         private var images: [GlyphImage?]
+        /// Each image's stamp; the image, held in `images`, keeps it alive.
+        private var stamps: [UnsafePointer<UInt8>?]
         private var count = 0
         private var mask: Int
 
-        init(cache: GlyphCache) {
+        init(cache: GlyphCache, ink: Ink) {
             precondition(GlyphCache.subpixelSteps <= 4, "Memo keys hold the subpixel step in 2 bits")
             self.cache = cache
+            self.ink = ink
             keys = [UInt64](repeating: 0, count: 512)
             images = [GlyphImage?](repeating: nil, count: 512)
+            stamps = [UnsafePointer<UInt8>?](repeating: nil, count: 512)
             mask = 511
         }
 
-        mutating func image(face: FontFace, glyph: UInt32, pixelsPerEm: Double, subpixel: Int, sideways: Bool = false) -> GlyphImage {
+        /// A glyph's image and its stamp in the memo's ink, valid while the memo lives (or,
+        /// for an image that skipped the table, while the image does).
+        mutating func image(face: FontFace, glyph: UInt32, pixelsPerEm: Double, subpixel: Int,
+                            sideways: Bool = false) -> (image: GlyphImage, stamp: UnsafePointer<UInt8>) {
             let size64 = max(1, Int((pixelsPerEm * 64).rounded()))
             // Face, size, glyph, orientation and subpixel packed into 64 bits; a key of 0 marks an
             // empty slot, so the packed value is offset by one. Values out of range skip the table.
             guard face.id < 1 << 15, size64 < 1 << 22, glyph < 1 << 23 else {
-                return cache.image(face: face, glyph: glyph, pixelsPerEm: pixelsPerEm, subpixel: subpixel, sideways: sideways)
+                let image = cache.image(face: face, glyph: glyph, pixelsPerEm: pixelsPerEm, subpixel: subpixel, sideways: sideways)
+                return (image, image.stamp(for: ink))
             }
             let key = (UInt64(face.id) << 48 | UInt64(size64) << 26 | UInt64(glyph) << 3 | (sideways ? 4 : 0) | UInt64(subpixel)) &+ 1
             var slot = Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
             while keys[slot] != 0 {
-                if keys[slot] == key, let image = images[slot] { return image }
+                if keys[slot] == key, let image = images[slot], let stamp = stamps[slot] { return (image, stamp) }
                 slot = (slot + 1) & mask
             }
             let image = cache.image(face: face, glyph: glyph, pixelsPerEm: pixelsPerEm, subpixel: subpixel, sideways: sideways)
+            let stamp = image.stamp(for: ink)
             keys[slot] = key
             images[slot] = image
+            stamps[slot] = stamp
             count += 1
             if count * 2 > mask { grow() }
-            return image
+            return (image, stamp)
         }
 
         private mutating func grow() {
-            let oldKeys = keys, oldImages = images
+            let oldKeys = keys, oldImages = images, oldStamps = stamps
             mask = mask * 2 + 1
             keys = [UInt64](repeating: 0, count: mask + 1)
             images = [GlyphImage?](repeating: nil, count: mask + 1)
-            for (key, image) in zip(oldKeys, oldImages) where key != 0 {
-                var slot = Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
-                while keys[slot] != 0 { slot = (slot + 1) & mask }
-                keys[slot] = key
-                images[slot] = image
+            stamps = [UnsafePointer<UInt8>?](repeating: nil, count: mask + 1)
+            for slot in oldKeys.indices where oldKeys[slot] != 0 {
+                var target = Int(truncatingIfNeeded: (oldKeys[slot] &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
+                while keys[target] != 0 { target = (target + 1) & mask }
+                keys[target] = oldKeys[slot]
+                images[target] = oldImages[slot]
+                stamps[target] = oldStamps[slot]
             }
         }
     }

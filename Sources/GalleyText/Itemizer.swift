@@ -64,58 +64,56 @@ struct Itemizer {
 
         var items: [TextItem] = []
         var runIndex = text.styleRunIndex(at: range.lowerBound)
+        var runEnd = text.styleRuns[runIndex].range.upperBound
         var fallback = try fallbackFor(text.styleRuns[runIndex].value)
         var primary = try fallback.primary()
         var previousFace: FontFace?
-        // The open item: extended while run, face, script and level stay the same.
+        // The open item: extended while run, face, script and level stay the same. Only a
+        // text item is ever extended (`itemFace` is its face), so a separator or an
+        // attachment is an item of its own.
         var itemStart = range.lowerBound
         var itemRun = runIndex
         var itemKind: TextItem.Kind?
+        var itemFace: FontFace?
         func close(at end: Int) {
             guard let kind = itemKind else { return }
             let local = itemStart - range.lowerBound
             items.append(TextItem(range: itemStart..<end, kind: kind, style: text.styleRuns[itemRun].value,
                                   level: levels[local], script: scripts[local], upright: vertical && upright[local]))
         }
+        let scalars = text.scalars
         for offset in range {
-            if !text.styleRuns[runIndex].range.contains(offset) {
-                while !text.styleRuns[runIndex].range.contains(offset) { runIndex += 1 }
+            if offset >= runEnd {
+                while text.styleRuns[runIndex].range.upperBound <= offset { runIndex += 1 }
+                runEnd = text.styleRuns[runIndex].range.upperBound
                 fallback = try fallbackFor(text.styleRuns[runIndex].value)
                 primary = try fallback.primary()
             }
-            let scalar = text.scalars[offset]
+            let scalar = scalars[offset]
             let local = offset - range.lowerBound
-            let kind: TextItem.Kind
             if scalar == AttributedText.paragraphSeparator || scalar == AttributedText.lineSeparator {
-                kind = .separator(primary)
-            } else if scalar == AttributedText.objectReplacement, let attachment = attachmentIndex[offset] {
-                kind = .attachment(attachment)
-            } else {
-                let shared = ownScripts[local] == HB_SCRIPT_COMMON || ownScripts[local] == HB_SCRIPT_INHERITED
-                let face = try chooseFace(for: scalar, shared: shared, fallback: fallback, primary: primary, previous: previousFace)
-                previousFace = face
-                kind = .text(face)
+                close(at: offset)
+                (itemStart, itemRun, itemKind, itemFace) = (offset, runIndex, .separator(primary), nil)
+                continue
             }
+            if scalar == AttributedText.objectReplacement, let attachment = attachmentIndex[offset] {
+                close(at: offset)
+                (itemStart, itemRun, itemKind, itemFace) = (offset, runIndex, .attachment(attachment), nil)
+                continue
+            }
+            let shared = ownScripts[local] == HB_SCRIPT_COMMON || ownScripts[local] == HB_SCRIPT_INHERITED
+            let face = try chooseFace(for: scalar, shared: shared, fallback: fallback, primary: primary, previous: previousFace)
+            if face !== previousFace { previousFace = face }
             let startLocal = itemStart - range.lowerBound
-            if let open = itemKind, itemRun == runIndex, levels[startLocal] == levels[local],
-               scripts[startLocal] == scripts[local], !vertical || upright[startLocal] == upright[local],
-               Self.canExtend(open, with: kind) {
+            if itemFace === face, itemRun == runIndex, levels[startLocal] == levels[local],
+               scripts[startLocal] == scripts[local], !vertical || upright[startLocal] == upright[local] {
                 continue
             }
             close(at: offset)
-            itemStart = offset
-            itemRun = runIndex
-            itemKind = kind
+            (itemStart, itemRun, itemKind, itemFace) = (offset, runIndex, .text(face), face)
         }
         close(at: range.upperBound)
         return (items, baseLevel)
-    }
-
-    private static func canExtend(_ a: TextItem.Kind, with b: TextItem.Kind) -> Bool {
-        switch (a, b) {
-        case (.text(let x), .text(let y)): x === y
-        default: false
-        }
     }
 
     private func fallbackFor(_ style: TextStyle) throws(TypesetError) -> FontFallback {

@@ -40,16 +40,15 @@ extension TypesetPage {
     private func drawGlyphs(on canvas: Canvas, height: Int, rect: PixelRect, scale: Double,
                             untouched: UnsafeMutableBufferPointer<Int>, cancellation: Cancellation) throws {
         let steps = Double(GlyphCache.subpixelSteps)
-        var glyphs = GlyphCache.Memo(cache: glyphCache)
-        // An ink (a 256-entry table) is made once per colour of the page, however often runs
-        // switch between colours (link, text, link).
-        var inks: [RGBColor: Ink] = [:]
-        var ink = Ink(color: .black, background: background)
+        // An ink (a 256-entry table) and its memo of glyphs are made once per colour of the
+        // page, however often runs switch between colours (link, text, link).
+        var memos: [RGBColor: GlyphCache.Memo] = [:]
+        var glyphs = GlyphCache.Memo(cache: glyphCache, ink: Ink(color: .black, background: background))
         for run in glyphRuns {
             guard !cancellation.isCancelled else { throw TypesetError(.cancelled, "drawing was cancelled") }
-            if run.color != ink.color {
-                inks[ink.color] = ink
-                ink = inks[run.color] ?? Ink(color: run.color, background: background)
+            if run.color != glyphs.ink.color {
+                memos[glyphs.ink.color] = glyphs
+                glyphs = memos.removeValue(forKey: run.color) ?? GlyphCache.Memo(cache: glyphCache, ink: Ink(color: run.color, background: background))
             }
             let pixelsPerEm = run.size * scale
             // No glyph reaches further from its baseline than a few ems.
@@ -65,8 +64,8 @@ extension TypesetPage {
                 let (x, y) = sideways ? (fixed, Int(whole)) : (Int(whole), fixed)
                 guard y + reach >= 0, y - reach < height else { continue }
                 let subpixel = min(GlyphCache.subpixelSteps - 1, Int(((along - whole) * steps).rounded(.down)))
-                let image = glyphs.image(face: run.face, glyph: glyph, pixelsPerEm: pixelsPerEm, subpixel: subpixel, sideways: sideways)
-                canvas.blend(image, x: x + image.left, y: y - image.top, ink: ink, untouched: untouched)
+                let (image, stamp) = glyphs.image(face: run.face, glyph: glyph, pixelsPerEm: pixelsPerEm, subpixel: subpixel, sideways: sideways)
+                canvas.blend(image, stamp: stamp, x: x + image.left, y: y - image.top, ink: glyphs.ink, untouched: untouched)
             }
         }
     }
@@ -79,9 +78,9 @@ struct Canvas {
     let originY: Int
 
     /// Blends 8-bit coverage in `ink`'s colour, top-left corner at (x, y) in bitmap pixels.
-    /// `untouched[row]`: the first column from which the row shows only the background (see
-    /// `TypesetPage.draw`); kept up to date.
-    func blend(_ image: GlyphImage, x: Int, y: Int, ink: Ink, untouched: UnsafeMutableBufferPointer<Int>) {
+    /// `stamp` is the image's `stamp(for: ink)`. `untouched[row]`: the first column from which
+    /// the row shows only the background (see `TypesetPage.draw`); kept up to date.
+    func blend(_ image: GlyphImage, stamp: UnsafePointer<UInt8>, x: Int, y: Int, ink: Ink, untouched: UnsafeMutableBufferPointer<Int>) {
         let width = bitmap.width, height = bitmap.height
         guard image.width > 0, x < width, x + image.width > 0, y < height, y + image.height > 0,
               let base = bitmap.pixels.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
@@ -89,6 +88,10 @@ struct Canvas {
         let rowBytes = bitmap.rowBytes
         // Nearly every glyph lies wholly inside the bitmap: its spans need no clipping.
         let inside = x >= 0 && x + image.width <= width && y >= 0 && y + image.height <= height
+        if inside {
+            blendInside(image, stamp: stamp, x: x, y: y, ink: ink, untouched: untouched, base: base, rowBytes: rowBytes)
+            return
+        }
         ink.withBlender { ink in
             image.pixels.withUnsafeBufferPointer { pixels in
                 image.spans.withUnsafeBufferPointer { spans in
@@ -113,6 +116,70 @@ struct Canvas {
                     }
                 }
             }
+        }
+    }
+
+    /// `blend` for a glyph wholly inside the bitmap, a row at a time: a row whose inked
+    /// extent starts at or past the row's untouched column lands on background only, so its
+    /// stamp is copied whole (the zeros inside the extent are background there too); other
+    /// rows blend their spans onto what is drawn.
+    @inline(__always)
+    private func blendInside(_ image: GlyphImage, stamp: UnsafePointer<UInt8>, x: Int, y: Int, ink: Ink,
+                             untouched: UnsafeMutableBufferPointer<Int>, base: UnsafeMutablePointer<UInt8>, rowBytes: Int) {
+        ink.withBlender { ink in
+            image.rows.withUnsafeBufferPointer { rows in
+                image.spans.withUnsafeBufferPointer { spans in
+                    image.pixels.withUnsafeBufferPointer { pixels in
+                        guard let source = pixels.baseAddress, let untouched = untouched.baseAddress else { return }
+                        for extent in rows {
+                            let row = y &+ Int(extent.row)
+                            let start = x &+ Int(extent.start), end = x &+ Int(extent.end)
+                            let target = base + (row &* rowBytes)
+                            if start >= untouched[row] {
+                                Self.copy(stamp + Int(extent.offset) &* 3, to: target + start &* 3, count: (end &- start) &* 3)
+                            } else {
+                                for span in spans[Int(extent.firstSpan)..<Int(extent.endSpan)] {
+                                    let count = Int(span.end &- span.start)
+                                    let to = target + (x &+ Int(span.start)) &* 3
+                                    if x &+ Int(span.start) >= untouched[row] {
+                                        ink.blendOntoBackground(coverage: source + Int(span.offset), into: to, count: count)
+                                    } else {
+                                        ink.blend(coverage: source + Int(span.offset), into: to, count: count)
+                                    }
+                                }
+                            }
+                            untouched[row] = max(untouched[row], end)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Copies `count` bytes between buffers that do not overlap. A glyph row is a few dozen
+    /// bytes, where a call to `memcpy` costs more than the copy: this copies in 16-, 8- or
+    /// 4-byte pieces, the last piece overlapping the one before it.
+    @inline(__always)
+    static func copy(_ source: UnsafePointer<UInt8>, to target: UnsafeMutablePointer<UInt8>, count: Int) {
+        let from = UnsafeRawPointer(source), to = UnsafeMutableRawPointer(target)
+        if count >= 16 {
+            var offset = 0
+            while offset &+ 16 <= count {
+                to.storeBytes(of: from.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt8>.self), toByteOffset: offset, as: SIMD16<UInt8>.self)
+                offset &+= 16
+            }
+            if offset < count {
+                let last = count &- 16
+                to.storeBytes(of: from.loadUnaligned(fromByteOffset: last, as: SIMD16<UInt8>.self), toByteOffset: last, as: SIMD16<UInt8>.self)
+            }
+        } else if count >= 8 {
+            to.storeBytes(of: from.loadUnaligned(as: UInt64.self), as: UInt64.self)
+            to.storeBytes(of: from.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self), toByteOffset: count &- 8, as: UInt64.self)
+        } else if count >= 4 {
+            to.storeBytes(of: from.loadUnaligned(as: UInt32.self), as: UInt32.self)
+            to.storeBytes(of: from.loadUnaligned(fromByteOffset: count &- 4, as: UInt32.self), toByteOffset: count &- 4, as: UInt32.self)
+        } else {
+            for i in 0..<count { target[i] = source[i] }
         }
     }
 

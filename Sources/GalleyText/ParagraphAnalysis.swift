@@ -232,14 +232,25 @@ struct ParagraphAnalyzer {
         }
         var breaks = LineBreaks.opportunities(text.scalars[range], language: language)
         let hyphens = hyphenation(of: range, items: shaped, breaks: &breaks, clusterStart: clusterStart)
-        var stretch = ParagraphAnalysis.StretchPrefix(separators: [0], separatorWidth: [0], clusters: [0], ideographs: [0])
-        for (i, scalar) in text.scalars[range].enumerated() {
-            let separator = TypesetLine.isWordSeparator(scalar)
-            stretch.separators.append(stretch.separators[i] + (separator ? 1 : 0))
-            stretch.separatorWidth.append(stretch.separatorWidth[i] + (separator ? advances[i] : 0))
-            stretch.clusters.append(stretch.clusters[i] + (clusterStart[i] ? 1 : 0))
-            stretch.ideographs.append(stretch.ideographs[i] + (Framesetter.isIdeographic(scalar) ? 1 : 0))
+        var separators = [Int](repeating: 0, count: count + 1), clusters = separators, ideographs = separators
+        var separatorWidth = [Double](repeating: 0, count: count + 1)
+        separators.withUnsafeMutableBufferPointer { separators in
+            separatorWidth.withUnsafeMutableBufferPointer { separatorWidth in
+                clusters.withUnsafeMutableBufferPointer { clusters in
+                    ideographs.withUnsafeMutableBufferPointer { ideographs in
+                        for (i, scalar) in text.scalars[range].enumerated() {
+                            let separator = TypesetLine.isWordSeparator(scalar)
+                            separators[i + 1] = separators[i] + (separator ? 1 : 0)
+                            separatorWidth[i + 1] = separatorWidth[i] + (separator ? advances[i] : 0)
+                            clusters[i + 1] = clusters[i] + (clusterStart[i] ? 1 : 0)
+                            ideographs[i + 1] = ideographs[i] + (Framesetter.isIdeographic(scalar) ? 1 : 0)
+                        }
+                    }
+                }
+            }
         }
+        let stretch = ParagraphAnalysis.StretchPrefix(separators: separators, separatorWidth: separatorWidth, clusters: clusters,
+                                                      ideographs: ideographs)
         return ParagraphAnalysis(range: range, scalars: text.scalars[range], style: paragraph.value, baseLevel: baseLevel,
                                  vertical: vertical, items: shaped,
                                  breaks: breaks, widthPrefix: prefix, clusterStart: clusterStart, hangs: hangs,

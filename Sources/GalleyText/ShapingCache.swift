@@ -19,8 +19,13 @@ package final class ShapingCache {
     /// Words already shaped, one table per face, size, script and language.
     private var tables: [Context: WordTable] = [:]
     private var wordCount = 0
-    /// `FaceCheck`'s answers for the faces seen, without its lock.
-    private var faceAllowsWords: [ObjectIdentifier: Bool] = [:]
+    /// `FaceCheck`'s answers for the faces and scripts seen, without its lock.
+    private var faceAllowsWords: [FaceScript: Bool] = [:]
+
+    private struct FaceScript: Hashable {
+        var face: ObjectIdentifier
+        var script: UInt32
+    }
 
     private struct Context: Hashable {
         var face: ObjectIdentifier
@@ -46,7 +51,7 @@ package final class ShapingCache {
     func shape(_ item: TextItem, face: FontFace, paragraph: [UInt32], paragraphStart: Int) -> [ShapedGlyph] {
         // Upright items of vertical text are shaped top to bottom: whole, and never from words
         // kept for horizontal (or sideways) runs of the same face.
-        guard item.level & 1 == 0, !item.upright, Self.wordScripts.contains(item.script.rawValue), allowsWords(face) else {
+        guard item.level & 1 == 0, !item.upright, Self.wordScripts.contains(item.script.rawValue), allowsWords(face, script: item.script) else {
             return shaper.shape(item, face: face, paragraph: paragraph, paragraphStart: paragraphStart)
         }
         let context = Context(face: ObjectIdentifier(face), size: item.style.size, script: item.script.rawValue,
@@ -103,10 +108,11 @@ package final class ShapingCache {
         return shaped
     }
 
-    private func allowsWords(_ face: FontFace) -> Bool {
-        if let known = faceAllowsWords[ObjectIdentifier(face)] { return known }
-        let allowed = FaceCheck.allowsWordShaping(face)
-        faceAllowsWords[ObjectIdentifier(face)] = allowed
+    private func allowsWords(_ face: FontFace, script: hb_script_t) -> Bool {
+        let key = FaceScript(face: ObjectIdentifier(face), script: script.rawValue)
+        if let known = faceAllowsWords[key] { return known }
+        let allowed = FaceCheck.allowsWordShaping(face, script: script)
+        faceAllowsWords[key] = allowed
         return allowed
     }
 
@@ -210,28 +216,34 @@ private final class WordTable {
     }
 }
 
-/// Whether a face's glyphs for words stay the same when the words are shaped apart.
+/// Whether a face's glyphs for words of one script stay the same when the words are shaped
+/// apart.
 enum FaceCheck {
-    /// Answers by font file and index, for the life of the process: a face's tables do not
-    /// change, and looking through its lookups costs a fraction of a millisecond, too much to
-    /// repeat for every article and layout. Shared by every thread, so behind a mutex.
+    /// Answers by font file and index, and by script, for the life of the process: a face's
+    /// tables do not change, and looking through its lookups costs a fraction of a
+    /// millisecond, too much to repeat for every article and layout. Shared by every thread,
+    /// so behind a mutex.
     private static let answers = Mutex<[String: Bool]>([:])
 
-    static func allowsWordShaping(_ face: FontFace) -> Bool {
-        let key = "\(face.index)#\(face.path)"
+    /// Whether items of `script` (one of `ShapingCache.wordScripts`) in `face` may be shaped
+    /// word by word: `tablesAllow` for the face, and `spaceNeighboursShapeAlone` for the
+    /// script, asked only for the scripts an article has.
+    static func allowsWordShaping(_ face: FontFace, script: hb_script_t) -> Bool {
+        let faceKey = "\(face.index)#\(face.path)"
+        let key = "\(faceKey)#\(script.rawValue)"
         if let known = answers.withLock({ $0[key] }) { return known }
-        let allowed = check(face)
-        answers.withLock { $0[key] = allowed }
+        let tables = answers.withLock({ $0[faceKey] }) ?? tablesAllow(face)
+        let allowed = tables && face.glyph(for: " ").map { spaceNeighboursShapeAlone(face, space: $0, script: script) } == true
+        answers.withLock {
+            $0[faceKey] = tables
+            $0[key] = allowed
+        }
         return allowed
     }
 
     /// No lookup of the face's GSUB or GPOS touches the space glyph, the face has no AAT
-    /// tables (which HarfBuzz would use instead) and no old `kern` table without GPOS, and, as
-    /// shaped in each script whose items are shaped word by word (their features may differ),
-    /// no character of the Latin, Greek, Cyrillic, Armenian and Georgian blocks the face
-    /// covers is moved or changed next to a space (kerning against the space's default class,
-    /// which lookups do not list).
-    private static func check(_ face: FontFace) -> Bool {
+    /// tables (which HarfBuzz would use instead) and no old `kern` table without GPOS.
+    private static func tablesAllow(_ face: FontFace) -> Bool {
         guard let hbFace = hb_font_get_face(face.hbFont), let space = face.glyph(for: " ") else { return false }
         func hasTable(_ tag: String) -> Bool {
             let blob = hb_face_reference_table(hbFace, Self.tag(tag))
@@ -249,16 +261,24 @@ enum FaceCheck {
             }
             if sets.contains(where: { hb_set_has($0, space).isTrue }) { return false }
         }
-        return ShapingCache.wordScripts.allSatisfy { spaceNeighboursShapeAlone(face, space: space, script: hb_script_t(rawValue: $0)) }
+        return true
     }
 
-    /// Shapes "␠x␠y␠…" over the covered candidate characters in `script` and checks that every
-    /// glyph has the advance and place it has alone.
+    /// Shaped in `script` (its features may differ from another script's), no character an
+    /// item of that script can hold and the face covers is moved or changed next to a space
+    /// (kerning against the space's default class, which lookups do not list). Shapes
+    /// "␠x␠y␠…" over those characters and checks that every glyph has the advance and place it
+    /// has alone.
+    ///
+    /// An item of a script holds characters of that script and shared ones (Common,
+    /// Inherited, Unknown), which take the script of the text around them: those are the
+    /// candidates, from the Latin to Armenian blocks and Georgian.
     private static func spaceNeighboursShapeAlone(_ face: FontFace, space: UInt32, script: hb_script_t) -> Bool {
         var text: [UInt32] = [0x20]
         var nominal: [UInt32] = [space]
-        for scalar in neighbourCandidates {
-            guard let glyph = face.glyph(for: scalar) else { continue }
+        for (scalar, own) in neighbourCandidates {
+            guard own == script || own == HB_SCRIPT_COMMON || own == HB_SCRIPT_INHERITED || own == HB_SCRIPT_UNKNOWN,
+                  let glyph = face.glyph(for: scalar) else { continue }
             text += [scalar.value, 0x20]
             nominal += [glyph, space]
         }
@@ -281,13 +301,16 @@ enum FaceCheck {
     }
 
     /// The characters of U+0021–U+058F (Latin to Armenian) and U+10A0–U+10FF (Georgian) that
-    /// are drawn alone: not marks, controls or default ignorables (the soft hyphen). Found once
-    /// per process; each face keeps those it covers.
-    private static let neighbourCandidates: [Unicode.Scalar] = (Array(UInt32(0x21)...0x58F) + Array(UInt32(0x10A0)...0x10FF)).compactMap { code in
-        guard let scalar = Unicode.Scalar(code), !Itemizer.isMark(scalar), scalar.properties.generalCategory != .control,
-              !scalar.properties.isDefaultIgnorableCodePoint else { return nil }
-        return scalar
-    }
+    /// are drawn alone: not marks, controls or default ignorables (the soft hyphen), with
+    /// their own script. Found once per process.
+    private static let neighbourCandidates: [(Unicode.Scalar, hb_script_t)] = {
+        let functions = hb_unicode_funcs_get_default()
+        return (Array(UInt32(0x21)...0x58F) + Array(UInt32(0x10A0)...0x10FF)).compactMap { code in
+            guard let scalar = Unicode.Scalar(code), !Itemizer.isMark(scalar), scalar.properties.generalCategory != .control,
+                  !scalar.properties.isDefaultIgnorableCodePoint else { return nil }
+            return (scalar, hb_unicode_script(functions, code))
+        }
+    }()
 
     private static func tag(_ name: String) -> hb_tag_t {
         name.utf8.reduce(0) { $0 << 8 | hb_tag_t($1) }
@@ -312,7 +335,9 @@ extension ShapingCache {
             for item in try itemizer.items(of: paragraph.range, direction: paragraph.value.direction).items {
                 guard case .text(let face) = item.kind else { continue }
                 items += 1
-                if item.level & 1 == 0, wordScripts.contains(item.script.rawValue), FaceCheck.allowsWordShaping(face) { byWord += 1 }
+                if item.level & 1 == 0, wordScripts.contains(item.script.rawValue), FaceCheck.allowsWordShaping(face, script: item.script) {
+                    byWord += 1
+                }
                 let whole = shaper.shape(item, face: face, paragraph: codes, paragraphStart: paragraph.range.lowerBound)
                 let cached = cache.shape(item, face: face, paragraph: codes, paragraphStart: paragraph.range.lowerBound)
                 let same = whole.count == cached.count && zip(whole, cached).allSatisfy { a, b in

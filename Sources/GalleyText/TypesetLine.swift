@@ -75,20 +75,26 @@ struct TypesetLine {
         }
 
         // Pieces of items in logical order, with their bidi levels.
-        var pieces: [(item: ShapedItem, level: UInt8)] = []
+        // Indices in `analysis.items`.
+        var pieces: [Int] = []
+        var levels: [UInt8] = []
         var separator: (face: FontFace, style: TextStyle)?
-        for shaped in analysis.items[analysis.items.firstIndex(endingAfter: range.lowerBound)...] {
-            guard shaped.item.range.lowerBound < range.upperBound else { break }
-            guard shaped.item.range.overlaps(range) else { continue }
-            if case .separator(let face) = shaped.item.kind, separator == nil { separator = (face, shaped.item.style) }
-            guard shaped.item.range.overlaps(visible) else { continue }
-            pieces.append((shaped, shaped.item.level))
+        let items = analysis.items
+        var itemIndex = items.firstIndex(endingAfter: range.lowerBound)
+        while itemIndex < items.count, items[itemIndex].item.range.lowerBound < range.upperBound {
+            defer { itemIndex += 1 }
+            let item = items[itemIndex].item
+            guard item.range.overlaps(range) else { continue }
+            if case .separator(let face) = item.kind, separator == nil { separator = (face, item.style) }
+            guard item.range.overlaps(visible) else { continue }
+            pieces.append(itemIndex)
+            levels.append(item.level)
         }
-        let order = Self.visualOrder(levels: pieces.map(\.level))
+        let order = Self.visualOrder(levels: levels)
 
         var pen = 0.0
         for index in order {
-            let shaped = pieces[index].item
+            let shaped = items[pieces[index]]
             switch shaped.item.kind {
             case .text(let face):
                 let orientation: GlyphOrientation = !analysis.vertical ? .horizontal : shaped.item.upright ? .upright : .sideways
@@ -104,7 +110,10 @@ struct TypesetLine {
                     run.positions.append((pen + hyphen.xOffset, -hyphen.yOffset - shift))
                     pen += hyphen.advance
                 }
-                for glyph in shaped.glyphs[shaped.glyphIndices(covering: visible)] where visible.contains(glyph.cluster) {
+                let indices = shaped.glyphIndices(covering: visible)
+                run.glyphs.reserveCapacity(indices.count + 1)
+                run.positions.reserveCapacity(indices.count + 1)
+                for glyph in shaped.glyphs[indices] where visible.contains(glyph.cluster) {
                     gap(before: glyph.cluster, pen: &pen)
                     run.glyphs.append(glyph.id)
                     run.positions.append((pen + glyph.xOffset, -glyph.yOffset - shift))

@@ -5,6 +5,7 @@ import GalleyPipeline
 /// `galley inspect`: what each document is and what a run would make of it, without drawing.
 struct Inspect: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "inspect",
         abstract: "Describe documents: kind, pages, page sizes and rotation, encryption, title, author, links; for articles, the pages each layout would produce.",
         discussion: """
             Files, folders (searched as `galley run` searches inputs) and globs. Passwords, layouts and \

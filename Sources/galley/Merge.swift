@@ -5,6 +5,7 @@ import GalleyPipeline
 /// `galley merge`: the outputs of a sharded run's machines, combined.
 struct Merge: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "merge",
         abstract: "Combine the output folders of a sharded run (galley run --shard K/N) into one.",
         discussion: """
             OUT gets every shard's page images and thumbnails under the names one run would give them, and a \

@@ -89,6 +89,7 @@ struct PipelineOptions: ParsableArguments {
 /// `galley run`: one batch over the configured inputs.
 struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "run",
         abstract: "Render every document under the inputs of pipeline.yml.",
         discussion: """
             With no options, reads pipeline.yml in the current folder. Options override the file. \

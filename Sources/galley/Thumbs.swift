@@ -6,6 +6,7 @@ import GalleyRaster
 /// `galley thumbs`: thumbnails only, into the output folder or a freedesktop.org cache.
 struct Thumbs: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "thumbs",
         abstract: "Regenerate thumbnails only: the output folder's, or with --freedesktop the desktop's thumbnail cache.",
         discussion: """
             Without --freedesktop: the configured thumbnail boxes of every page, from the thumbnail cache \

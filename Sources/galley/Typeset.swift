@@ -7,6 +7,7 @@ import GalleyText
 /// timings, writing nothing. For checking a layout and for benchmarks.
 struct Typeset: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "typeset",
         abstract: "Typeset articles in each configured layout and report pages and timings; writes nothing.",
         discussion: """
             --render also draws every page at the configured dpi (no PNG encoding). With --jobs 1 (the default) \

@@ -6,6 +6,7 @@ import GalleyRaster
 /// `galley watch`: an incremental run whenever the input folders change.
 struct Watch: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "watch",
         abstract: "Watch the input folders (and the inbox) and run incrementally whenever something changes.",
         discussion: """
             Runs once, then waits for changes (inotify). Once no change has come for the debounce time and no \

@@ -92,3 +92,29 @@ private func meanDarkness(_ bitmap: Bitmap) -> Double {
     for byte in bitmap.pixels { total += 255 - Int(byte) }
     return Double(total) / Double(bitmap.pixels.count)
 }
+
+/// A glyph wholly inside the bitmap is drawn a row at a time from its stamp where the row
+/// still shows the background, and span by span elsewhere; a glyph the bitmap's edge cuts is
+/// always drawn span by span. Bands 5 rows high cut nearly every glyph, so this compares the
+/// two ways on text whose glyphs overlap: italics leaning into the next letter, tight pairs,
+/// a negative letter gap, underlined links in another colour, marks stacked on letters.
+@Test func glyphRowsCopiedFromStampsEqualSpansBlendedOneByOne() throws {
+    let base = BaseStyle(fontFamily: "DejaVu Serif", fontSize: 13, lineHeight: 1.1, color: .black, language: "en")
+    let markup = """
+        <p><i>fjord ffi fly Wolf AVATAR T.Y. «jiffy»</i> <b><i>Type Jaffa</i></b>
+        <a href="x" style="color:#2050c0">linked <u>and underlined</u> text</a>
+        <span style="letter-spacing:-2px">crowded letters overlap</span> ṩ ǘ ë́ q̃ a\u{0301}\u{0323}</p>
+        <p style="color:#703000"><i>Vv Ww Yy AV AW LT Ta Te To P, F. r, y.</i> 漢字かな Ελληνικά Кириллица</p>
+        """
+    let article = MarkupParser(base: base).parse(html: Array(String(repeating: markup, count: 6).utf8), baseURL: nil)
+    var layout = ArticleLayout(name: "overlap")
+    layout.columns = 2
+    let page = try #require(try typesetAll(article.text, layout, fonts: sharedFonts).first)
+    for scale in [150.0 / 72, 1.0, 0.37] {
+        let whole = try page.render(scale: scale, cancellation: Cancellation())
+        let cut = try page.renderInBands(scale: scale, rows: 5)
+        let differing = zip(whole.pixels, cut.pixels).filter { $0 != $1 }.count
+        #expect(whole.pixels.count == cut.pixels.count && differing == 0, "scale \(scale): \(differing) bytes differ")
+        #expect(ImageProperties.ink(whole, outside: [], margin: 0).inked > 1000)
+    }
+}
