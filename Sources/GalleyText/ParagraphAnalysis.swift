@@ -201,9 +201,16 @@ struct ParagraphAnalyzer {
             switch item.kind {
             case .text(let face):
                 let glyphs = shaper.shape(item, face: face, paragraph: codes, paragraphStart: range.lowerBound)
-                for glyph in glyphs {
-                    advances[glyph.cluster - range.lowerBound] += glyph.advance
-                    clusterStart[glyph.cluster - range.lowerBound] = true
+                advances.withUnsafeMutableBufferPointer { advances in
+                    clusterStart.withUnsafeMutableBufferPointer { clusterStart in
+                        for glyph in glyphs {
+                            // Clusters are offsets of the item's characters, inside the paragraph.
+                            let local = glyph.cluster - range.lowerBound
+                            precondition(local >= 0 && local < count, "a glyph's cluster lies outside its paragraph")
+                            advances[local] += glyph.advance
+                            clusterStart[local] = true
+                        }
+                    }
                 }
                 shaped.append(ShapedItem(item: item, glyphs: glyphs))
             case .attachment(let attachmentIndex):

@@ -33,6 +33,18 @@ final class Shaper {
         hb_buffer_destroy(buffer)
     }
 
+    /// The last language tag asked for and HarfBuzz's language for it: items of a paragraph,
+    /// and the words of an item, nearly always share one, and turning a tag into a language
+    /// parses and looks it up.
+    private var lastLanguage: (tag: String, language: hb_language_t?)?
+
+    private func hbLanguage(_ tag: String) -> hb_language_t? {
+        if let lastLanguage, lastLanguage.tag == tag { return lastLanguage.language }
+        let language = hb_language_from_string(tag, -1)
+        lastLanguage = (tag, language)
+        return language
+    }
+
     /// Glyphs of `item`, in HarfBuzz's output order (visual: reversed for right-to-left).
     /// `paragraph` is the whole paragraph's text and `paragraphStart` its global offset, so
     /// HarfBuzz sees the context around the item (Arabic joining across style changes).
@@ -46,7 +58,7 @@ final class Shaper {
         hb_buffer_set_direction(buffer, item.upright ? HB_DIRECTION_TTB : item.level & 1 == 1 ? HB_DIRECTION_RTL : HB_DIRECTION_LTR)
         hb_buffer_set_script(buffer, item.script)
         if let language = item.style.language {
-            hb_buffer_set_language(buffer, hb_language_from_string(language, -1))
+            hb_buffer_set_language(buffer, hbLanguage(language))
         }
         hb_shape(face.hbFont, buffer, nil, 0)
         var count: UInt32 = 0
