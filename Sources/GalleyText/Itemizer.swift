@@ -101,6 +101,17 @@ struct Itemizer {
                 (itemStart, itemRun, itemKind, itemFace) = (offset, runIndex, .attachment(attachment), nil)
                 continue
             }
+            // The common case: the open item and the character before are in the style's primary
+            // face, which covers this character (below U+0300, so not a mark or a format
+            // control). `chooseFace` would answer the primary face, so the item may go on.
+            if scalar.value < 0x300, itemFace === primary, previousFace === primary, itemRun == runIndex,
+               coverage.covers(primary, scalar) {
+                let startLocal = itemStart - range.lowerBound
+                if levels[startLocal] == levels[local], scripts[startLocal] == scripts[local],
+                   !vertical || upright[startLocal] == upright[local] {
+                    continue
+                }
+            }
             let shared = ownScripts[local] == HB_SCRIPT_COMMON || ownScripts[local] == HB_SCRIPT_INHERITED
             let face = try chooseFace(for: scalar, shared: shared, fallback: fallback, primary: primary, previous: previousFace)
             if face !== previousFace { previousFace = face }
