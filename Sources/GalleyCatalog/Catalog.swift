@@ -97,7 +97,9 @@ public final class Catalog: Sendable {
 
     /// Starts (or restarts) work on a document: inserts it, or updates the row with the same
     /// source path. When its content hash changed, the outputs recorded for the old content
-    /// are forgotten. The row's status becomes `pending` until `finish` is called.
+    /// can no longer stand in for anything (their fingerprints are cleared) but stay listed,
+    /// since their files are still on disk until `finish` or `remove`. The row's status
+    /// becomes `pending` until `finish` is called.
     @discardableResult
     public func begin(_ document: DocumentRecord) throws(CatalogError) -> DocumentRecord {
         try write { db in
@@ -107,7 +109,7 @@ public final class Catalog: Sendable {
             if let existing = try DocumentRecord.filter(Column("sourcePath") == document.sourcePath).fetchOne(db) {
                 record.id = existing.id
                 if existing.contentHash != document.contentHash {
-                    try OutputRecord.filter(Column("documentId") == existing.id).deleteAll(db)
+                    try db.execute(sql: "UPDATE output SET fingerprint = '' WHERE documentId = ?", arguments: [existing.id])
                 }
                 try record.update(db)
             } else {
@@ -126,8 +128,9 @@ public final class Catalog: Sendable {
     }
 
     /// A document is done: its outcome, the settings fingerprint it was made with and the
-    /// caller's summary of it. Outputs whose path is not in `keeping` (pages it no longer has,
-    /// boxes no longer made) are forgotten.
+    /// caller's summary of it. When it succeeded, outputs whose path is not in `keeping`
+    /// (pages it no longer has, boxes no longer made) are forgotten; a failed document keeps
+    /// its list, as its files stay on disk, so that they go with it if it vanishes.
     public func finish(documentID: Int64, status: DocumentRecord.Status, pageCount: Int?, errorCode: String?, errorMessage: String?,
                        settings: String?, summary: Data?, keeping paths: Set<String>) throws(CatalogError) {
         try write { db in
@@ -135,6 +138,7 @@ public final class Catalog: Sendable {
                 UPDATE document SET status = ?, pageCount = ?, errorCode = ?, errorMessage = ?, settings = ?, summary = ?
                 WHERE id = ?
                 """, arguments: [status.rawValue, pageCount, errorCode, errorMessage, settings, summary, documentID])
+            guard status == .ok else { return }
             for output in try OutputRecord.filter(Column("documentId") == documentID).fetchAll(db) where !paths.contains(output.path) {
                 try output.delete(db)
             }
@@ -152,12 +156,13 @@ public final class Catalog: Sendable {
     // MARK: Outputs
 
     /// Outputs that can stand in for a document's: its own, then those of other documents
-    /// with the same content (copies and renames), oldest first.
+    /// with the same content (copies and renames), oldest first; not those made from content
+    /// a document had before (`begin`).
     public func reusableOutputs(documentID: Int64?, contentHash: String) throws(CatalogError) -> [OutputRecord] {
         try read { db in
             try OutputRecord.fetchAll(db, sql: """
                 SELECT output.* FROM output JOIN document ON document.id = output.documentId
-                WHERE document.contentHash = ?
+                WHERE document.contentHash = ? AND output.fingerprint != ''
                 ORDER BY (output.documentId = ?) DESC, output.documentId, output.id
                 """, arguments: [contentHash, documentID ?? -1])
         }

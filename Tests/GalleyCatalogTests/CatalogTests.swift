@@ -30,7 +30,7 @@ import Testing
         #expect(error?.path == path)
     }
 
-    @Test func outputsAreForgottenWhenTheContentChanges() throws {
+    @Test func outputsStopStandingInWhenTheContentChangesAndGoWhenItSucceeds() throws {
         let folder = try ScratchFolder("galley-catalog")
         let catalog = try Catalog(path: folder.path("catalog.sqlite").path)
         let first = try catalog.begin(DocumentRecord(sourcePath: "/in/a.pdf", contentHash: "old", size: 1, mtime: 1, kind: "pdf"))
@@ -41,9 +41,17 @@ import Testing
         let resumed = try catalog.begin(DocumentRecord(sourcePath: "/in/a.pdf", contentHash: "old", size: 1, mtime: 5, kind: "pdf"))
         #expect(resumed.id == id)
         #expect(try catalog.reusableOutputs(documentID: id, contentHash: "old").count == 2)
-        // New content: they go.
+        // New content: they can no longer be reused, but their files are still on disk, so
+        // they stay listed while the document fails…
         try catalog.begin(DocumentRecord(sourcePath: "/in/a.pdf", contentHash: "new", size: 2, mtime: 6, kind: "pdf"))
         #expect(try catalog.reusableOutputs(documentID: id, contentHash: "new").isEmpty)
+        try catalog.finish(documentID: id, status: .failed, pageCount: nil, errorCode: "damaged", errorMessage: "x",
+                           settings: nil, summary: nil, keeping: [])
+        #expect(try catalog.outputs(documentIDs: [id]).count == 2)
+        // …and go once it succeeds without them.
+        try catalog.begin(DocumentRecord(sourcePath: "/in/a.pdf", contentHash: "new", size: 2, mtime: 7, kind: "pdf"))
+        try catalog.finish(documentID: id, status: .ok, pageCount: 1, errorCode: nil, errorMessage: nil,
+                           settings: "s", summary: nil, keeping: [])
         #expect(try catalog.outputs(documentIDs: [id]).isEmpty)
     }
 

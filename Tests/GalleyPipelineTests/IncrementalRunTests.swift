@@ -36,8 +36,6 @@ import Testing
         try Pipeline(configuration: configuration, logger: Logger(label: "test")).run(RunOptions(force: force))
     }
 
-    /// The file identity of every PNG under the output folder (not Galley's own state): a file drawn again is renamed
-    /// into place, so it gets a new inode.
     /// The manifest without what a rerun may change: the `run` block, totals and statuses.
     static func comparable(_ manifest: Manifest?) -> [Manifest.Document] {
         (manifest?.documents ?? []).map { document in
@@ -114,6 +112,25 @@ import Testing
         let catalog = try Catalog(path: Pipeline.catalogURL(output: out).path)
         #expect(try catalog.documents().keys.map { ($0 as NSString).lastPathComponent }.sorted()
                 == ["article.pdf", "book-copy.txt", "book.txt", "picture.pdf"])
+    }
+
+    /// A document that changes and then fails keeps its earlier pages on disk; when it then
+    /// vanishes, those pages go with it.
+    @Test func pagesKeptByAFailedDocumentGoWhenItVanishes() throws {
+        let folder = try library()
+        _ = try run(configuration(folder))
+        let pages = pngIdentities(in: folder.path("out")).keys.filter { $0.hasPrefix("photo/") }
+        #expect(!pages.isEmpty)
+        // Same name, broken content: the run fails it and leaves its pages alone.
+        let photo = folder.path("in/photo.pdf")
+        try Data("%PDF-1.7 and nothing more".utf8).write(to: photo)
+        let failed = try run(configuration(folder))
+        #expect(failed.manifest?.documents.first { $0.source.hasSuffix("photo.pdf") }?.status == .failed)
+        #expect(Set(pngIdentities(in: folder.path("out")).keys).isSuperset(of: pages))
+        try FileManager.default.removeItem(at: photo)
+        _ = try run(configuration(folder))
+        let left = pngIdentities(in: folder.path("out")).keys.filter { $0.hasPrefix("photo/") }
+        #expect(left.isEmpty, "pages of the vanished document left behind: \(left.sorted())")
     }
 
     @Test func aSettingChangeRedrawsOnlyTheOutputsItAffects() throws {
