@@ -108,62 +108,50 @@ public final class FontFace: @unchecked Sendable {
     /// Rasterizes a glyph at `pixelsPerEm`, shifted by `subpixel` pixels (0 ≤ x < 1) along
     /// its line: right, or for a glyph turned `sideways` (a quarter turn clockwise), down.
     ///
-    /// `cached` is asked first, with the face held: a thread that waited for the face while
-    /// another drew the same glyph takes that image instead of drawing it again.
+    /// `cached` is asked first and a new image handed to `store` before the face is let go:
+    /// a thread that waited for the face while another drew the same glyph takes that image
+    /// instead of drawing it again.
     func rasterize(glyph: UInt32, pixelsPerEm: Double, subpixel: Double, sideways: Bool = false,
-                   unlessCached cached: () -> GlyphImage? = { nil }) -> GlyphImage {
+                   unlessCached cached: () -> GlyphImage? = { nil }, store: (GlyphImage) -> Void = { _ in }) -> GlyphImage {
         rasterizer.withLock { slot -> GlyphImage in
             if let image = cached() { return image }
             if slot.rasterizer == nil, !slot.openFailed {
                 slot.rasterizer = Rasterizer(path: path, index: index)
                 slot.openFailed = slot.rasterizer == nil
             }
-            return slot.rasterizer?.render(glyph: glyph, pixelsPerEm: pixelsPerEm, subpixel: subpixel, sideways: sideways) ?? .empty
+            let image = slot.rasterizer?.render(glyph: glyph, pixelsPerEm: pixelsPerEm, subpixel: subpixel, sideways: sideways) ?? .empty
+            store(image)
+            return image
         }
     }
 }
 
 /// A rendered glyph: 8-bit coverage, placed relative to the pen position (y down).
 ///
-/// Only the non-zero stretches of each row are kept, packed one after another, so drawing
-/// skips the empty parts of the box (most of it, for thin letters and punctuation) and reads
-/// the pixels it blends in order. Each row's inked extent is also kept whole (zeros between
-/// its spans included), with its colours over a background made once per ink (`stamp(for:)`):
-/// a row that lands on untouched background is then one copy. Immutable but for those
-/// stamps, which are made under a lock and never change once made, so threads share it
-/// freely.
+/// Each row keeps only its inked extent, from its first to its last non-zero pixel, packed
+/// one after another, so drawing skips the empty parts of the box (most of it, for thin
+/// letters and punctuation) and reads the pixels it blends in order. The extents in an ink's
+/// colours over a background (`stamp(for:)`) are made once per ink: a row that lands on
+/// untouched background is then one copy. Immutable but for those stamps, which are made
+/// under a lock and never change once made, so threads share it freely.
 final class GlyphImage: Sendable {
     let left: Int
     let top: Int
     let width: Int
     let height: Int
-    /// The pixels of every span, in span order.
-    let pixels: [UInt8]
-    let spans: [Span]
     /// Rows with ink, top to bottom.
     let rows: [Row]
     /// Coverage of every row's extent, in row order.
     let extents: [UInt8]
     private let stamps = Mutex<[Stamp]>([])
 
-    struct Span: Sendable {
-        var row: Int32
-        var start: Int32
-        var end: Int32
-        /// Where the span's first pixel is in `pixels`.
-        var offset: Int32
-    }
-
-    /// A row's inked extent: from its first span's start to its last span's end.
+    /// A row's inked extent: columns `start..<end` of row `row`.
     struct Row: Sendable {
         var row: Int32
         var start: Int32
         var end: Int32
         /// Where the extent's first pixel is in `extents` (and, times 3, in a stamp).
         var offset: Int32
-        /// The row's spans in `spans`.
-        var firstSpan: Int32
-        var endSpan: Int32
     }
 
     /// `extents` in an ink's colours over its background, 3 bytes a pixel.
@@ -179,30 +167,17 @@ final class GlyphImage: Sendable {
         self.top = top
         self.width = width
         self.height = height
-        var spans: [Span] = []
-        var pixels: [UInt8] = []
         var rows: [Row] = []
         var extents: [UInt8] = []
         for r in 0..<height {
             let coverage = row(r)
-            var column = 0
-            let firstSpan = spans.count
-            while column < width {
-                while column < width && coverage[column] == 0 { column += 1 }
-                guard column < width else { break }
-                let start = column
-                while column < width && coverage[column] != 0 { column += 1 }
-                spans.append(Span(row: Int32(r), start: Int32(start), end: Int32(column), offset: Int32(pixels.count)))
-                pixels.append(contentsOf: UnsafeBufferPointer(start: coverage + start, count: column - start))
-            }
-            guard spans.count > firstSpan else { continue }
-            let start = spans[firstSpan].start, end = spans[spans.count - 1].end
-            rows.append(Row(row: Int32(r), start: start, end: end, offset: Int32(extents.count),
-                            firstSpan: Int32(firstSpan), endSpan: Int32(spans.count)))
+            var start = 0, end = width
+            while start < width && coverage[start] == 0 { start += 1 }
+            guard start < width else { continue }
+            while coverage[end - 1] == 0 { end -= 1 }
+            rows.append(Row(row: Int32(r), start: Int32(start), end: Int32(end), offset: Int32(extents.count)))
             extents.append(contentsOf: UnsafeBufferPointer(start: coverage + Int(start), count: Int(end - start)))
         }
-        self.spans = spans
-        self.pixels = pixels
         self.rows = rows
         self.extents = extents
     }
@@ -211,23 +186,27 @@ final class GlyphImage: Sendable {
         stamps.withLock { $0.forEach { $0.bytes.deallocate() } }
     }
 
-    /// The row extents in `ink`'s colours over its background, made on first use.
-    func stamp(for ink: Ink) -> UnsafePointer<UInt8> {
-        stamps.withLock { stamps in
+    /// The row extents in `ink`'s colours over its background, made on first use, and how
+    /// many bytes were allocated for it now (0 when it was made before). Nil for an image
+    /// without ink.
+    func stamp(for ink: Ink) -> (stamp: UnsafePointer<UInt8>, made: Int)? {
+        guard !extents.isEmpty else { return nil }
+        return stamps.withLock { stamps in
             if let made = stamps.first(where: { $0.color == ink.color && $0.background == ink.background }) {
-                return UnsafePointer(made.bytes)
+                return (UnsafePointer(made.bytes), 0)
             }
-            let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, extents.count * 3))
+            let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: extents.count * 3)
             extents.withUnsafeBufferPointer { coverage in
-                if let base = coverage.baseAddress { ink.blendOntoBackground(coverage: base, into: bytes, count: coverage.count) }
+                ink.blendOntoBackground(coverage: coverage.baseAddress.unsafelyUnwrapped, into: bytes, count: coverage.count)
             }
             stamps.append(Stamp(color: ink.color, background: ink.background, bytes: bytes))
-            return UnsafePointer(bytes)
+            return (UnsafePointer(bytes), extents.count * 3)
         }
     }
 
-    /// Bytes held, for the cache's budget.
-    var byteCount: Int { pixels.count + extents.count * 4 + spans.count * MemoryLayout<Span>.stride + rows.count * MemoryLayout<Row>.stride + 64 }
+    /// Bytes held, for the cache's budget, stamps not included (`GlyphCache.stamp` counts
+    /// them as they are made).
+    var byteCount: Int { extents.count + rows.count * MemoryLayout<Row>.stride + 64 }
 
     static let empty = GlyphImage(left: 0, top: 0, width: 0, height: 0) { _ in fatalError("an empty glyph has no rows") }
 }

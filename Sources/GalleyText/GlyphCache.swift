@@ -32,23 +32,41 @@ final class GlyphCache: Sendable {
         self.byteLimit = byteLimit
     }
 
-    func image(face: FontFace, glyph: UInt32, pixelsPerEm: Double, subpixel: Int, sideways: Bool = false) -> GlyphImage {
-        let size64 = max(1, Int((pixelsPerEm * 64).rounded()))
+    /// The size of glyphs drawn `pixelsPerEm` pixels to the em, in 1/64 pixel, as the cache
+    /// keys and renders them.
+    static func size64(pixelsPerEm: Double) -> Int {
+        max(1, Int((pixelsPerEm * 64).rounded()))
+    }
+
+    /// A glyph's image at `size64` (see `size64(pixelsPerEm:)`).
+    func image(face: FontFace, glyph: UInt32, size64: Int, subpixel: Int, sideways: Bool = false) -> GlyphImage {
         let key = Key(face: face.id, glyph: glyph, size64: size64, subpixel: UInt8(subpixel), sideways: sideways)
         let lookUp = { self.state.withLock { $0.images[key] } }
         if let image = lookUp() { return image }
-        // Looked up again once the face is held: the cache's lock is never held while waiting
-        // for a face, so the two locks cannot deadlock.
-        let image = face.rasterize(glyph: glyph, pixelsPerEm: Double(size64) / 64,
-                                   subpixel: Double(subpixel) / Double(Self.subpixelSteps), sideways: sideways, unlessCached: lookUp)
-        state.withLock { state in
-            if state.bytes > byteLimit {
-                state.images.removeAll(keepingCapacity: true)
-                state.bytes = 0
+        // Looked up again, and stored, with the face held (face, then cache: the cache's lock is
+        // never held while waiting for a face, so the two locks cannot deadlock).
+        return face.rasterize(glyph: glyph, pixelsPerEm: Double(size64) / 64, subpixel: Double(subpixel) / Double(Self.subpixelSteps),
+                              sideways: sideways, unlessCached: lookUp) { image in
+            // Images dropped by starting over are freed after the cache's lock is let go.
+            let dropped = state.withLock { state -> [Key: GlyphImage] in
+                var dropped: [Key: GlyphImage] = [:]
+                if state.bytes > byteLimit {
+                    swap(&dropped, &state.images)
+                    state.bytes = 0
+                }
+                if state.images.updateValue(image, forKey: key) == nil { state.bytes += image.byteCount }
+                return dropped
             }
-            if state.images.updateValue(image, forKey: key) == nil { state.bytes += image.byteCount }
+            _ = consume dropped
         }
-        return image
+    }
+
+    /// `image`'s stamp in `ink` (`GlyphImage.stamp(for:)`); a stamp made now counts toward the
+    /// cache's budget. Nil for an image without ink.
+    func stamp(_ image: GlyphImage, ink: Ink) -> UnsafePointer<UInt8>? {
+        guard let (stamp, made) = image.stamp(for: ink) else { return nil }
+        if made > 0 { state.withLock { $0.bytes += made } }
+        return stamp
     }
 
     /// A drawing's own view of the cache for one ink: a page asks for the same few hundred
@@ -76,25 +94,25 @@ final class GlyphCache: Sendable {
             mask = 511
         }
 
-        /// A glyph's image and its stamp in the memo's ink, valid while the memo lives (or,
-        /// for an image that skipped the table, while the image does).
-        mutating func image(face: FontFace, glyph: UInt32, pixelsPerEm: Double, subpixel: Int,
-                            sideways: Bool = false) -> (image: GlyphImage, stamp: UnsafePointer<UInt8>) {
-            let size64 = max(1, Int((pixelsPerEm * 64).rounded()))
+        /// A glyph's image and its stamp in the memo's ink (nil for an image without ink),
+        /// valid while the memo lives (or, for an image that skipped the table, while the
+        /// image does).
+        mutating func image(face: FontFace, glyph: UInt32, size64: Int, subpixel: Int,
+                            sideways: Bool = false) -> (image: GlyphImage, stamp: UnsafePointer<UInt8>?) {
             // Face, size, glyph, orientation and subpixel packed into 64 bits; a key of 0 marks an
             // empty slot, so the packed value is offset by one. Values out of range skip the table.
             guard face.id < 1 << 15, size64 < 1 << 22, glyph < 1 << 23 else {
-                let image = cache.image(face: face, glyph: glyph, pixelsPerEm: pixelsPerEm, subpixel: subpixel, sideways: sideways)
-                return (image, image.stamp(for: ink))
+                let image = cache.image(face: face, glyph: glyph, size64: size64, subpixel: subpixel, sideways: sideways)
+                return (image, cache.stamp(image, ink: ink))
             }
             let key = (UInt64(face.id) << 48 | UInt64(size64) << 26 | UInt64(glyph) << 3 | (sideways ? 4 : 0) | UInt64(subpixel)) &+ 1
             var slot = Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
             while keys[slot] != 0 {
-                if keys[slot] == key, let image = images[slot], let stamp = stamps[slot] { return (image, stamp) }
+                if keys[slot] == key, let image = images[slot] { return (image, stamps[slot]) }
                 slot = (slot + 1) & mask
             }
-            let image = cache.image(face: face, glyph: glyph, pixelsPerEm: pixelsPerEm, subpixel: subpixel, sideways: sideways)
-            let stamp = image.stamp(for: ink)
+            let image = cache.image(face: face, glyph: glyph, size64: size64, subpixel: subpixel, sideways: sideways)
+            let stamp = cache.stamp(image, ink: ink)
             keys[slot] = key
             images[slot] = image
             stamps[slot] = stamp

@@ -17,7 +17,7 @@ extension TypesetPage {
         let canvas = Canvas(bitmap: bitmap, originX: rect.x, originY: rect.y)
         // Per bitmap row, the first column from which the row still shows only the background.
         // Glyphs of a line come left to right, so most glyph rows start past everything drawn
-        // before them and are blended without reading the page (`Ink.blendOntoBackground`).
+        // before them and are copied from the glyph's stamp without reading the page.
         // Rows that rules, boxes and pictures reach count as drawn all the way across.
         var untouched = [Int](repeating: 0, count: bitmap.height)
         for filled in rects {
@@ -51,6 +51,7 @@ extension TypesetPage {
                 glyphs = memos.removeValue(forKey: run.color) ?? GlyphCache.Memo(cache: glyphCache, ink: Ink(color: run.color, background: background))
             }
             let pixelsPerEm = run.size * scale
+            let size64 = GlyphCache.size64(pixelsPerEm: pixelsPerEm)
             // No glyph reaches further from its baseline than a few ems.
             let reach = Int(pixelsPerEm * 3) + 2
             let sideways = run.orientation == .sideways
@@ -64,7 +65,7 @@ extension TypesetPage {
                 let (x, y) = sideways ? (fixed, Int(whole)) : (Int(whole), fixed)
                 guard y + reach >= 0, y - reach < height else { continue }
                 let subpixel = min(GlyphCache.subpixelSteps - 1, Int(((along - whole) * steps).rounded(.down)))
-                let (image, stamp) = glyphs.image(face: run.face, glyph: glyph, pixelsPerEm: pixelsPerEm, subpixel: subpixel, sideways: sideways)
+                let (image, stamp) = glyphs.image(face: run.face, glyph: glyph, size64: size64, subpixel: subpixel, sideways: sideways)
                 canvas.blend(image, stamp: stamp, x: x + image.left, y: y - image.top, ink: glyphs.ink, untouched: untouched)
             }
         }
@@ -77,79 +78,43 @@ struct Canvas {
     let originX: Int
     let originY: Int
 
-    /// Blends 8-bit coverage in `ink`'s colour, top-left corner at (x, y) in bitmap pixels.
-    /// `stamp` is the image's `stamp(for: ink)`. `untouched[row]`: the first column from which
-    /// the row shows only the background (see `TypesetPage.draw`); kept up to date.
-    func blend(_ image: GlyphImage, stamp: UnsafePointer<UInt8>, x: Int, y: Int, ink: Ink, untouched: UnsafeMutableBufferPointer<Int>) {
+    /// Blends a glyph in `ink`'s colour, top-left corner at (x, y) in bitmap pixels, clipped
+    /// to the bitmap. `stamp` is the image's stamp in `ink` (`GlyphCache.stamp`).
+    /// `untouched[row]`: the first column from which the row shows only the background (see
+    /// `TypesetPage.draw`); kept up to date.
+    ///
+    /// Each row's extent is copied from the stamp where the row is untouched, and blended onto
+    /// what is drawn before that column; zero coverage leaves a pixel as it is, so the whole
+    /// extent may be blended.
+    func blend(_ image: GlyphImage, stamp: UnsafePointer<UInt8>?, x: Int, y: Int, ink: Ink, untouched: UnsafeMutableBufferPointer<Int>) {
         let width = bitmap.width, height = bitmap.height
-        guard image.width > 0, x < width, x + image.width > 0, y < height, y + image.height > 0,
+        guard let stamp, x < width, x + image.width > 0, y < height, y + image.height > 0,
               let base = bitmap.pixels.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
-        precondition(untouched.count == height, "one untouched column per row")
+        assert(untouched.count == height, "one untouched column per row")
         let rowBytes = bitmap.rowBytes
-        // Nearly every glyph lies wholly inside the bitmap: its spans need no clipping.
-        let inside = x >= 0 && x + image.width <= width && y >= 0 && y + image.height <= height
-        if inside {
-            blendInside(image, stamp: stamp, x: x, y: y, ink: ink, untouched: untouched, base: base, rowBytes: rowBytes)
-            return
-        }
-        ink.withBlender { ink in
-            image.pixels.withUnsafeBufferPointer { pixels in
-                image.spans.withUnsafeBufferPointer { spans in
-                    guard let source = pixels.baseAddress, let untouched = untouched.baseAddress else { return }
-                    for span in spans {
-                        let row = y &+ Int(span.row)
-                        var start = Int(span.start), end = Int(span.end)
-                        if !inside {
-                            guard row >= 0, row < height else { continue }
-                            start = max(start, -x)
-                            end = min(end, width &- x)
-                            guard start < end else { continue }
-                        }
-                        let coverage = source + (Int(span.offset) &+ start &- Int(span.start))
-                        let target = base + (row &* rowBytes &+ (x &+ start) &* 3)
-                        if x &+ start >= untouched[row] {
-                            ink.blendOntoBackground(coverage: coverage, into: target, count: end &- start)
-                        } else {
-                            ink.blend(coverage: coverage, into: target, count: end &- start)
-                        }
-                        untouched[row] = max(untouched[row], x &+ end)
-                    }
-                }
-            }
-        }
-    }
-
-    /// `blend` for a glyph wholly inside the bitmap, a row at a time: a row whose inked
-    /// extent starts at or past the row's untouched column lands on background only, so its
-    /// stamp is copied whole (the zeros inside the extent are background there too); other
-    /// rows blend their spans onto what is drawn.
-    @inline(__always)
-    private func blendInside(_ image: GlyphImage, stamp: UnsafePointer<UInt8>, x: Int, y: Int, ink: Ink,
-                             untouched: UnsafeMutableBufferPointer<Int>, base: UnsafeMutablePointer<UInt8>, rowBytes: Int) {
         ink.withBlender { ink in
             image.rows.withUnsafeBufferPointer { rows in
-                image.spans.withUnsafeBufferPointer { spans in
-                    image.pixels.withUnsafeBufferPointer { pixels in
-                        guard let source = pixels.baseAddress, let untouched = untouched.baseAddress else { return }
-                        for extent in rows {
-                            let row = y &+ Int(extent.row)
-                            let start = x &+ Int(extent.start), end = x &+ Int(extent.end)
-                            let target = base + (row &* rowBytes)
-                            if start >= untouched[row] {
-                                Self.copy(stamp + Int(extent.offset) &* 3, to: target + start &* 3, count: (end &- start) &* 3)
-                            } else {
-                                for span in spans[Int(extent.firstSpan)..<Int(extent.endSpan)] {
-                                    let count = Int(span.end &- span.start)
-                                    let to = target + (x &+ Int(span.start)) &* 3
-                                    if x &+ Int(span.start) >= untouched[row] {
-                                        ink.blendOntoBackground(coverage: source + Int(span.offset), into: to, count: count)
-                                    } else {
-                                        ink.blend(coverage: source + Int(span.offset), into: to, count: count)
-                                    }
-                                }
-                            }
-                            untouched[row] = max(untouched[row], end)
+                image.extents.withUnsafeBufferPointer { extents in
+                    guard let coverage = extents.baseAddress, let untouched = untouched.baseAddress else { return }
+                    for extent in rows {
+                        let row = y &+ Int(extent.row)
+                        guard row >= 0, row < height else { continue }
+                        let left = x &+ Int(extent.start)
+                        let start = max(left, 0), end = min(x &+ Int(extent.end), width)
+                        guard start < end else { continue }
+                        // Column c of the row is pixel `source + c` of `extents`, 3 × that of the stamp.
+                        let source = Int(extent.offset) &- left
+                        let target = base + row &* rowBytes
+                        let u = untouched[row]
+                        if start >= u {
+                            Self.copy(stamp + (source &+ start) &* 3, to: target + start &* 3, count: (end &- start) &* 3)
+                            untouched[row] = end
+                            continue
                         }
+                        let split = min(u, end)
+                        ink.blend(coverage: coverage + (source &+ start), into: target + start &* 3, count: split &- start)
+                        if split < end { Self.copy(stamp + (source &+ split) &* 3, to: target + split &* 3, count: (end &- split) &* 3) }
+                        untouched[row] = max(u, end)
                     }
                 }
             }
@@ -202,13 +167,15 @@ struct Canvas {
         let rowStart = max(0, Int(top.rounded(.down))), rowEnd = min(bitmap.height, Int(bottom.rounded(.up)))
         guard columnStart < columnEnd, rowStart < rowEnd else { return }
         let pixels = bitmap.pixels.bindMemory(to: UInt8.self)
+        let columnCoverages = (columnStart..<columnEnd).map { column in min(right, Double(column + 1)) - max(left, Double(column)) }
         for row in rowStart..<rowEnd {
             let rowCoverage = min(bottom, Double(row + 1)) - max(top, Double(row))
             for column in columnStart..<columnEnd {
-                let columnCoverage = min(right, Double(column + 1)) - max(left, Double(column))
+                let columnCoverage = columnCoverages[column - columnStart]
                 let a = UInt32((max(0, min(1, rowCoverage * columnCoverage)) * 255).rounded())
                 guard a > 0 else { continue }
                 let offset = row * bitmap.rowBytes + column * 3
+                if a == 255 { pixels[offset] = color.r; pixels[offset + 1] = color.g; pixels[offset + 2] = color.b; continue }
                 pixels[offset] = Ink.sourceOver(pixels[offset], color.r, a)
                 pixels[offset + 1] = Ink.sourceOver(pixels[offset + 1], color.g, a)
                 pixels[offset + 2] = Ink.sourceOver(pixels[offset + 2], color.b, a)
