@@ -111,11 +111,8 @@ public struct Inspector {
     }
 
     private func inspectArticle(_ document: SourceDocument, into inspection: inout Inspection) throws {
-        let bytes = try [UInt8](Data(contentsOf: document.url))
-        if let reason = ArticlePages.binaryContent(bytes) {
-            throw Manifest.Failure(code: "not-text", message: "\(reason); is it really an \(document.url.pathExtension) file?")
-        }
-        let first = ArticlePages.parse(bytes, document: document, base: configuration.layouts[0].base)
+        let article = try OpenedArticle(document: document, configuration: configuration, engine: engine)
+        let first = article.first
         inspection.title = first.title
         inspection.author = first.author
         inspection.language = first.language
@@ -128,20 +125,15 @@ public struct Inspector {
             previous = run.value.link
         }
         inspection.linkCount = links
-        guard first.text.scalars.contains(where: { !$0.properties.isWhitespace }) else {
-            throw Manifest.Failure(code: TypesetError.Code.noText.rawValue, message: "the article has no text to lay out")
-        }
-        let loaded = ArticleImageLoader(document: document, engine: engine).load(first.text.attachments)
-        inspection.warnings = first.warnings + loaded.warnings
+        inspection.warnings = article.warnings
         var layouts: [Inspection.Layout] = []
-        for var layout in configuration.layouts {
-            let parsed = ArticlePages.parse(bytes, document: document, base: layout.base)
-            if let mode = parsed.writingMode { layout.writingMode = mode }
+        for configured in configuration.layouts {
+            let (parsed, layout) = article.prepared(for: configured)
             var entry = Inspection.Layout(name: layout.name, pageCount: 0, writingMode: layout.writingMode.rawValue,
                                           columns: layout.columns, widthPt: manifestPoints(layout.pageWidth),
                                           heightPt: manifestPoints(layout.pageHeight))
             do {
-                let typesetter = try ArticleTypesetter(text: parsed.text, layout: layout, fonts: fonts, images: loaded.images)
+                let typesetter = try ArticleTypesetter(text: parsed.text, layout: layout, fonts: fonts, images: article.images)
                 while try typesetter.nextPage() != nil { entry.pageCount += 1 }
             } catch {
                 entry.error = Manifest.Failure(code: error.code.rawValue, message: error.message, page: entry.pageCount + 1)

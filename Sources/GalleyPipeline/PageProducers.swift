@@ -88,54 +88,51 @@ final class PDFPages: PageProducer {
     func finish() {}
 }
 
-/// Pages of an article: parsed, then typeset once per layout, page after page.
-final class ArticlePages: PageProducer {
-    private let source: SourceDocument
-    private let index: Int
-    private let bytes: [UInt8]
-    private let layouts: [ArticleLayout]
-    private let fonts: FontLibrary
-    private let recorder: RunRecorder
-    private let textLength: Int
+/// An article read, checked and parsed with the first layout's base style, with its pictures
+/// decoded: what a run, `galley inspect` and `galley typeset` start from, so all three refuse
+/// the same files with the same reasons and lay out the same text.
+struct OpenedArticle {
+    let document: SourceDocument
+    let bytes: [UInt8]
+    /// The parse with the first layout's base style, `firstBase`.
+    let first: ParsedArticle
+    let firstBase: BaseStyle
     /// The article's pictures, decoded once for every layout.
-    private let images: AttachmentImages
-    private var warnings: [String]
-    private var layoutIndex = 0
-    private var typesetter: ArticleTypesetter?
-    private var made: [Manifest.LayoutPages] = []
-    private var uncovered: [Unicode.Scalar: Int] = [:]
-    private var unhyphenated: Set<String> = []
-    private var sequence = 0
-    /// The parse made to check the article for text, kept for the first layout so the
-    /// article is parsed once per layout, not once more.
-    private var parsedForFirstLayout: ParsedArticle?
+    let images: AttachmentImages
+    /// The parse's warnings and the pictures'.
+    let warnings: [String]
 
-    init(document: SourceDocument, index: Int, configuration: Configuration, fonts: FontLibrary, engine: MuPDFEngine,
-         recorder: RunRecorder) throws {
+    /// Reads the article, or fails with the reason a run records: unreadable, binary, or no
+    /// text to lay out.
+    init(document: SourceDocument, configuration: Configuration, engine: MuPDFEngine) throws(Manifest.Failure) {
         do {
             bytes = try [UInt8](Data(contentsOf: document.url))
         } catch {
             throw Manifest.Failure(code: "unreadable", message: "cannot read the file: \(error.localizedDescription)")
         }
-        self.source = document
-        self.index = index
-        self.layouts = configuration.layouts
-        self.fonts = fonts
-        self.recorder = recorder
+        self.document = document
         if let reason = Self.binaryContent(bytes) {
             throw Manifest.Failure(code: "not-text", message: "\(reason); is it really an \(document.url.pathExtension) file?")
         }
-        let first = Self.parse(bytes, document: document, base: configuration.layouts[0].base)
-        let visible = first.text.scalars.contains { !$0.properties.isWhitespace }
-        guard visible else {
+        firstBase = configuration.layouts[0].base
+        first = Self.parse(bytes, document: document, base: firstBase)
+        guard first.text.scalars.contains(where: { !$0.properties.isWhitespace }) else {
             throw Manifest.Failure(code: TypesetError.Code.noText.rawValue,
                                    message: bytes.isEmpty ? "the file is empty" : "the article has no text to lay out (is it an HTML or text file?)")
         }
-        textLength = first.text.count
         let loaded = ArticleImageLoader(document: document, engine: engine).load(first.text.attachments)
         images = loaded.images
         warnings = first.warnings + loaded.warnings
-        parsedForFirstLayout = first
+    }
+
+    /// The article parsed for `layout` (the first parse when the base style is the same: the
+    /// parse depends on nothing else), and the layout in the markup's writing mode, which is
+    /// the article's own and wins over the layout's.
+    func prepared(for layout: ArticleLayout) -> (parsed: ParsedArticle, layout: ArticleLayout) {
+        let parsed = layout.base == firstBase ? first : Self.parse(bytes, document: document, base: layout.base)
+        var layout = layout
+        if let mode = parsed.writingMode { layout.writingMode = mode }
+        return (parsed, layout)
     }
 
     /// Why these bytes are not text, when they are not: NUL bytes in the first 8 KiB (no text
@@ -156,19 +153,42 @@ final class ArticlePages: PageProducer {
         if document.url.pathExtension.lowercased() == "txt" { return parser.parse(plainText: bytes) }
         return parser.parse(html: bytes, baseURL: document.url.deletingLastPathComponent())
     }
+}
+
+/// Pages of an article: parsed, then typeset once per layout, page after page.
+final class ArticlePages: PageProducer {
+    private let article: OpenedArticle
+    private let index: Int
+    private let layouts: [ArticleLayout]
+    private let fonts: FontLibrary
+    private let recorder: RunRecorder
+    private var layoutIndex = 0
+    private var typesetter: ArticleTypesetter?
+    private var made: [Manifest.LayoutPages] = []
+    private var uncovered: [Unicode.Scalar: Int] = [:]
+    private var unhyphenated: Set<String> = []
+    private var sequence = 0
+
+    init(document: SourceDocument, index: Int, configuration: Configuration, fonts: FontLibrary, engine: MuPDFEngine,
+         recorder: RunRecorder) throws {
+        article = try OpenedArticle(document: document, configuration: configuration, engine: engine)
+        self.index = index
+        self.layouts = configuration.layouts
+        self.fonts = fonts
+        self.recorder = recorder
+    }
 
     func next() throws -> (page: any PageSource, facts: PageFacts)? {
         while layoutIndex < layouts.count {
-            var layout = layouts[layoutIndex]
             if typesetter == nil {
-                let parsed = parsedForFirstLayout ?? Self.parse(bytes, document: source, base: layout.base)
-                parsedForFirstLayout = nil
-                // The markup's writing mode is the article's own; it wins over the layout's.
-                if let mode = parsed.writingMode { layout.writingMode = mode }
+                let (parsed, layout) = article.prepared(for: layouts[layoutIndex])
                 made.append(Manifest.LayoutPages(name: layout.name, pageCount: 0))
-                typesetter = try wrap(layout) { () throws(TypesetError) in try ArticleTypesetter(text: parsed.text, layout: layout, fonts: fonts, images: images) }
+                typesetter = try wrap(layout) { () throws(TypesetError) in
+                    try ArticleTypesetter(text: parsed.text, layout: layout, fonts: fonts, images: article.images)
+                }
             }
             guard let typesetter else { continue }
+            let layout = typesetter.layout
             if let page = try wrap(layout, { () throws(TypesetError) in try typesetter.nextPage() }) {
                 made[made.count - 1].pageCount += 1
                 defer { sequence += 1 }
@@ -209,7 +229,7 @@ final class ArticlePages: PageProducer {
         let attachments = page.attachments.map {
             Manifest.AttachmentFrame(column: $0.column, rect: rect($0.rect), offset: $0.offset, source: $0.source)
         }
-        return PageFacts(index: sequence, number: page.number, folder: "\(source.name)/\(layout.name)",
+        return PageFacts(index: sequence, number: page.number, folder: "\(article.document.name)/\(layout.name)",
                          widthPt: manifestPoints(page.size.width), heightPt: manifestPoints(page.size.height), rotation: 0,
                          layout: LayoutFacts(name: layout.name, writingMode: page.writingMode, columns: columns, lineCount: page.lineCount,
                                              justifiedLineCount: page.justifiedLineCount, hyphenatedLineCount: page.hyphenatedLineCount,
@@ -218,7 +238,7 @@ final class ArticlePages: PageProducer {
 
     func finish() {
         if typesetter != nil { closeLayout() }
-        var all = warnings
+        var all = article.warnings
         if !uncovered.isEmpty {
             let total = uncovered.values.reduce(0, +)
             let listed = uncovered.keys.sorted { $0.value < $1.value }.prefix(12)
@@ -232,6 +252,6 @@ final class ArticlePages: PageProducer {
         if !missing.isEmpty {
             all.append("no hyphenation dictionary for \(missing.joined(separator: ", ")), so that text was not hyphenated; install the hyphen-* package for the language (dictionaries in \(Hyphenator.dictionaryFolder))")
         }
-        recorder.typeset(index, textLength: textLength, layouts: made, warnings: all)
+        recorder.typeset(index, textLength: article.first.text.count, layouts: made, warnings: all)
     }
 }

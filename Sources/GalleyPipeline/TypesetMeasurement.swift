@@ -38,29 +38,26 @@ public struct TypesetMeasurement: Codable, Sendable {
     /// as `galley run` does; at most `2 × jobs` pages wait to be drawn.
     public static func measure(file: URL, configuration: Configuration, fonts: FontLibrary, render: Bool,
                                jobs: Int = 1) throws -> TypesetMeasurement {
-        let bytes = try [UInt8](Data(contentsOf: file))
         let document = SourceDocument(url: file, input: file.path, relativePath: file.lastPathComponent, kind: .markup, name: "")
         var result = TypesetMeasurement(source: file.path, textLength: 0, layouts: [])
         // Pictures decoded once, from the article's folder, as a run with that folder as input does.
         let engine = try MuPDFEngine()
         let clock = ContinuousClock()
-        // The first layout's parse also finds the pictures, and is reused for that layout as
-        // `galley run` reuses it; its time counts as that layout's.
+        // The article is read, checked and parsed for the first layout as `galley run` does;
+        // that parse (reused by layouts of the same base style) counts as the first layout's.
         let parseStarted = clock.now
-        var parsedForFirstLayout: ParsedArticle? = ArticlePages.parse(bytes, document: document, base: configuration.layouts[0].base)
+        let article = try OpenedArticle(document: document, configuration: configuration, engine: engine)
         var parseSeconds = seconds(clock.now - parseStarted)
-        let images = ArticleImageLoader(document: document, engine: engine).load(parsedForFirstLayout?.text.attachments ?? []).images
+        result.textLength = article.first.text.count
         let drawer = PageDrawer(scale: configuration.dpi / 72, jobs: render ? max(1, jobs) : 0)
-        for layout in configuration.layouts {
+        for configured in configuration.layouts {
             var typesetSeconds = parseSeconds
             var pages = 0, lines = 0, justified = 0, hyphenated = 0, loose = 0, badness = 0.0
             let layoutStarted = clock.now - .seconds(parseSeconds)
             var started = clock.now
-            let parsed = parsedForFirstLayout ?? ArticlePages.parse(bytes, document: document, base: layout.base)
-            parsedForFirstLayout = nil
+            let (parsed, layout) = article.prepared(for: configured)
             parseSeconds = 0
-            result.textLength = parsed.text.count
-            let typesetter = try ArticleTypesetter(text: parsed.text, layout: layout, fonts: fonts, images: images)
+            let typesetter = try ArticleTypesetter(text: parsed.text, layout: layout, fonts: fonts, images: article.images)
             typesetSeconds += seconds(clock.now - started)
             while true {
                 started = clock.now

@@ -64,6 +64,37 @@ import Testing
             #expect(inspection.textLength == recorded.textLength)
             let modes = Set(recorded.pages.compactMap(\.writingMode))
             #expect(Set(inspection.layouts?.map(\.writingMode) ?? []) == modes)
+            // `galley typeset` opens and lays out the article as the run did.
+            let measured = try TypesetMeasurement.measure(file: document.url, configuration: configuration,
+                                                          fonts: try configuration.fontLibrary(), render: false)
+            #expect(measured.layouts.map(\.pages) == recorded.layouts?.map(\.pageCount), "\(document.relativePath)")
+            #expect(measured.textLength == recorded.textLength)
+        }
+    }
+
+    /// A run, `galley inspect` and `galley typeset` refuse the same articles for the same reasons.
+    @Test func binaryAndEmptyArticlesAreRefusedAlikeEverywhere() throws {
+        let folder = try ScratchFolder("inspect")
+        try FileManager.default.createDirectory(at: folder.path("in"), withIntermediateDirectories: true)
+        try Data([0x3C, 0x70, 0x3E, 0, 1, 2, 3, 0, 0x3C]).write(to: folder.path("in/binary.html"))
+        try Data().write(to: folder.path("in/empty.html"))
+        try Data("<p> \n </p>".utf8).write(to: folder.path("in/blank.html"))
+        var configuration = Configuration()
+        configuration.baseDirectory = folder.url
+        configuration.inputs = ["in"]
+        configuration.output = "out"
+        configuration.thumbnailBoxes = []
+        let manifest = try #require(try Pipeline(configuration: configuration, logger: Logger(label: "test")).run().manifest)
+        let inspector = try Inspector(configuration: configuration)
+        let documents = try InputScanner(configuration: configuration).scan().documents
+        #expect(documents.count == 3)
+        for document in documents {
+            let recorded = try #require(manifest.documents.first { $0.source == document.relativePath }?.error)
+            #expect(inspector.inspect(document).error == recorded, "\(document.relativePath)")
+            #expect(throws: recorded) {
+                try TypesetMeasurement.measure(file: document.url, configuration: configuration,
+                                               fonts: try configuration.fontLibrary(), render: false)
+            }
         }
     }
 
