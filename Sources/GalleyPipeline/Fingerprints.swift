@@ -26,9 +26,9 @@ struct Fingerprints: Sendable {
         "layout \(String(reflecting: layout)) fonts \(configuration.fontFolders)"
     }
 
-    /// The outputs every page of a document of this kind gets, per layout (nil for PDFs).
+    /// The outputs every page gets (`OutputVariant.all`).
     func variants() -> [OutputVariant] {
-        (configuration.pageImages ? [.image] : []) + configuration.thumbnailBoxes.map { .thumbnail(box: $0) }
+        OutputVariant.all(configuration)
     }
 
     /// One fingerprint for every output a document of this kind gets: equal means a finished

@@ -126,9 +126,15 @@ public struct FreedesktopThumbnails: Sendable {
                 summary.written += 1
                 onDocument(document.relativePath, "\(stale.count) size(s) written")
             } catch {
-                // Recorded as the standard says, so no thumbnailer tries it again until it changes.
-                let empty = try? Self.emptyPNG(texts: Array(texts.prefix(2)))
-                if let empty { try? write(empty, to: failureFile(uri: uri)) }
+                // An interruption is not the document's fault: nothing is recorded, and the next
+                // run starts over with it.
+                if cancellation.isCancelled { break }
+                // A document that cannot be drawn is recorded as the standard says, so no
+                // thumbnailer tries it again until it changes; a file that could not be
+                // written is not the document's fault either.
+                if !(error is OutputError), let empty = try? Self.emptyPNG(texts: Array(texts.prefix(2))) {
+                    try? write(empty, to: failureFile(uri: uri))
+                }
                 summary.failed += 1
                 onDocument(document.relativePath, "FAILED \(Manifest.Failure(error))")
             }

@@ -129,7 +129,7 @@ public final class Pipeline: Sendable {
         try configuration.checkFontFolders()
         let engine = try MuPDFEngine()
         let slots = PageSlots(capacity: configuration.maxPagesInFlight)
-        let outputsPerPage = (configuration.pageImages ? 1 : 0) + configuration.thumbnailBoxes.count
+        let outputsPerPage = OutputVariant.all(configuration).count
         let recorder = RunRecorder(documents: documents, outputsPerPage: outputsPerPage, slots: slots, onEvent: onEvent,
                                    onFinished: { index, entry in runCatalog.finish(index, kind: documents[index].kind, entry: entry) })
         let stages = Stages(configuration: configuration, documents: documents, engine: engine, fonts: LazyFonts(configuration: configuration),
@@ -216,11 +216,12 @@ public final class Pipeline: Sendable {
                     let path = "\(folder)/\(entry)"
                     if !keep.contains(path) { try? fileManager.removeItem(at: root.appendingPathComponent(path)) }
                 }
-                // A thumbnail box no longer configured leaves no empty folder behind.
-                if folder.hasSuffix("/thumbs") || folder.contains("/thumbs/"),
-                   (try? fileManager.contentsOfDirectory(atPath: root.appendingPathComponent(folder).path))?.isEmpty == true {
-                    try? fileManager.removeItem(at: root.appendingPathComponent(folder))
-                }
+            }
+            // A thumbnail box no longer configured, or thumbnails turned off, leave no empty
+            // folder behind: box folders first, then `thumbs`.
+            for folder in folders.filter({ $0.contains("/thumbs/") }) + pageFolders.map({ "\($0)/thumbs" }) {
+                let url = root.appendingPathComponent(folder)
+                if (try? fileManager.contentsOfDirectory(atPath: url.path))?.isEmpty == true { try? fileManager.removeItem(at: url) }
             }
         }
     }
@@ -392,11 +393,8 @@ private final class Stages: Sendable {
             }
             cursor.dispatched += 1
             let index = cursor.index
-            if configuration.pageImages {
-                dispatch(index, page, facts, variant: .image)
-            }
-            for box in configuration.thumbnailBoxes {
-                dispatch(index, page, facts, variant: .thumbnail(box: box))
+            for variant in OutputVariant.all(configuration) {
+                dispatch(index, page, facts, variant: variant)
             }
         }
         cursor.producer.finish()

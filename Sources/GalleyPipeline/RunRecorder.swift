@@ -6,6 +6,12 @@ import Synchronization
 enum OutputVariant: Hashable, Sendable, Comparable {
     case image
     case thumbnail(box: Int)
+
+    /// The outputs every page gets under `configuration`: its image (unless page images are
+    /// off), then a thumbnail per box.
+    static func all(_ configuration: Configuration) -> [OutputVariant] {
+        (configuration.pageImages ? [.image] : []) + configuration.thumbnailBoxes.map { .thumbnail(box: $0) }
+    }
 }
 
 /// A written output file.
@@ -258,9 +264,12 @@ final class RunRecorder: Sendable {
                                  failure: document.failure, done: state.finishedCount, total: state.documents.count)
     }
 
+    /// Keeps the failure of the earliest page; between failures of one page (its image and a
+    /// thumbnail), the first by code and message, so the manifest does not depend on which
+    /// worker reported first.
     private static func keepEarliest(_ current: inout Manifest.Failure?, _ new: Manifest.Failure) {
         guard let existing = current else { current = new; return }
-        if (new.page ?? 0) < (existing.page ?? 0) { current = new }
+        if (new.page ?? 0, new.code, new.message) < (existing.page ?? 0, existing.code, existing.message) { current = new }
     }
 
     /// The manifest's documents, in scan order, with pages in page order.

@@ -37,8 +37,11 @@ import Testing
     }
 
     /// The manifest without what a rerun may change: the `run` block, totals and statuses.
-    static func comparable(_ manifest: Manifest?) -> [Manifest.Document] {
-        (manifest?.documents ?? []).map { document in
+    /// A run that wrote no manifest, or one without documents, is an issue of its own.
+    static func comparable(_ manifest: Manifest?, sourceLocation: SourceLocation = #_sourceLocation) -> [Manifest.Document] {
+        let documents = manifest?.documents ?? []
+        if documents.isEmpty { Issue.record("no manifest, or a manifest without documents", sourceLocation: sourceLocation) }
+        return documents.map { document in
             var document = document
             if document.status == .unchanged { document.status = .ok }
             return document
@@ -77,6 +80,7 @@ import Testing
         let statuses = Dictionary(uniqueKeysWithValues: (summary.manifest?.documents ?? []).map { ($0.source, $0.status) })
         #expect(statuses == ["article.pdf": .ok, "photo.pdf": .unchanged, "rotated.pdf": .unchanged, "book.txt": .unchanged])
         let after = pngIdentities(in: folder.path("out"))
+        #expect(after.count == before.count - 9, "three pages fewer, each an image and two thumbnails")
         #expect(after["article/page-0002.png"] == nil, "pages the document no longer has are gone")
         for (path, inode) in after where !path.hasPrefix("article/") {
             #expect(before[path] == inode, "\(path) was not written again")
@@ -146,8 +150,9 @@ import Testing
         var summary = try run(settings)
         #expect(summary.drawnOutputs == pages)
         var after = pngIdentities(in: folder.path("out"))
-        #expect(after.filter { !$0.key.contains("/thumbs/80/") }.allSatisfy { before[$0.key] == $0.value })
+        #expect(after.count == before.count && after.filter { !$0.key.contains("/thumbs/80/") }.allSatisfy { before[$0.key] == $0.value })
         #expect(!after.keys.contains { $0.contains("/thumbs/96/") }, "the old box's thumbnails are gone")
+        #expect(!FileManager.default.fileExists(atPath: folder.path("out/photo/thumbs/96").path), "and their folder")
 
         // A new dpi: page images only.
         before = after
@@ -155,7 +160,7 @@ import Testing
         summary = try run(settings)
         #expect(summary.drawnOutputs == pages)
         after = pngIdentities(in: folder.path("out"))
-        #expect(after.filter { $0.key.contains("/thumbs/") }.allSatisfy { before[$0.key] == $0.value })
+        #expect(after.count == before.count && after.filter { $0.key.contains("/thumbs/") }.allSatisfy { before[$0.key] == $0.value })
 
         // One layout changed: only that layout's pages of the article.
         before = after
@@ -164,11 +169,20 @@ import Testing
         let wide = (summary.manifest?.documents ?? []).flatMap(\.pages).filter { $0.layout == "wide" }.count
         #expect(wide > 0 && summary.drawnOutputs == wide * 3)
         after = pngIdentities(in: folder.path("out"))
-        #expect(after.filter { !$0.key.hasPrefix("book/wide/") }.allSatisfy { before[$0.key] == $0.value })
+        #expect(after.count == before.count && after.filter { !$0.key.hasPrefix("book/wide/") }.allSatisfy { before[$0.key] == $0.value })
 
         // --force draws everything.
         summary = try run(settings, force: true)
         #expect(summary.drawnOutputs == pages * 3 && summary.reusedOutputs == 0)
+
+        // Thumbnails turned off: they go, and so do their folders.
+        settings.thumbnailBoxes = []
+        summary = try run(settings)
+        #expect(summary.drawnOutputs == 0)
+        after = pngIdentities(in: folder.path("out"))
+        #expect(after.count == pages && !after.keys.contains { $0.contains("/thumbs/") })
+        #expect(!FileManager.default.fileExists(atPath: folder.path("out/photo/thumbs").path))
+        #expect(!FileManager.default.fileExists(atPath: folder.path("out/book/wide/thumbs").path))
     }
 
     @Test func outputsOfAnIncrementalRunAreIdenticalWhateverTheWorkerCount() throws {
@@ -201,6 +215,7 @@ import Testing
         let first = try base.run(settings)
         let pages = first.manifest?.totals.pages ?? 0
         let images = pngIdentities(in: folder.path("out")).filter { !$0.key.contains("/thumbs/") }
+        #expect(pages > 0 && images.count == pages)
 
         // Drop the 96 box, then bring it back: the cache (not the catalog) has its thumbnails.
         settings.thumbnailBoxes = [48]
