@@ -21,8 +21,9 @@ public struct ArticleLayout: Hashable, Sendable {
     public var base = BaseStyle()
     /// Justification, hyphenation limits and line breaking.
     public var typography = Typography()
-    /// How lines run. An article whose markup declares a `writing-mode` on `<html>` or
-    /// `<body>` is set in that mode instead. Default: horizontal.
+    /// How lines run. An article whose markup declares a `writing-mode` (on `<body>`, else
+    /// `<html>`, else the first element that declares one) is set in that mode instead.
+    /// Default: horizontal.
     public var writingMode = WritingMode.horizontalTB
 
     public init(name: String) {

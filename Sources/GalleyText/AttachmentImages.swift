@@ -8,9 +8,9 @@ import GalleyRaster
 public typealias AttachmentImages = [String: RasterImage]
 
 extension Attachment {
-    /// Points per image pixel: a pixel counts as a CSS px, 0.75 pt, whatever resolution the
-    /// file records (as browsers do).
-    static let pointsPerPixel = 0.75
+    /// Points per image pixel: a pixel counts as a CSS px, whatever resolution the file
+    /// records (as browsers do).
+    static let pointsPerPixel = CSSLength.pointsPerPixel
 
     /// This attachment with the size its picture gives: the intrinsic size when the markup
     /// gives neither width nor height, the missing one from the picture's aspect ratio when it

@@ -1,9 +1,10 @@
 /// Fills rectangles with text, one at a time, from a text position (Core Text's
 /// `CTFramesetterCreateFrame` with `CTFrameGetVisibleStringRange`).
 ///
-/// Lines are chosen greedily and never depend on what follows, so a cascade of rectangles
-/// (columns, then pages) is filled by calling `fill` with each in turn from where the last
-/// one stopped. Paragraphs are analysed (itemized, shaped, broken) when first reached and
+/// A cascade of rectangles (columns, then pages) is filled by calling `fill` with each in
+/// turn from where the last one stopped. Lines are chosen greedily, or, with optimal line
+/// breaking, by a plan made for the whole paragraph at its first line (`OptimalBreaker`)
+/// and followed while its lines fit the measure they are given. Paragraphs are analysed (itemized, shaped, broken) when first reached and
 /// only the current one is kept, so memory does not grow with the article.
 public final class Framesetter {
     public let text: AttributedText

@@ -18,7 +18,9 @@ public final class Hyphenator: Sendable {
     public static let shared = Hyphenator(folder: dictionaryFolder)
 
     private let folder: String
-    /// Dictionaries by lowercased tag; nil when the language has none.
+    /// Dictionaries by tag, as asked for and lowercased with hyphens (each word of an article
+    /// asks, so a tag seen before is found without normalising it again); nil when the
+    /// language has none.
     private let dictionaries = Mutex<[String: Dictionary?]>([:])
 
     init(folder: String) {
@@ -43,14 +45,19 @@ public final class Hyphenator: Sendable {
     }
 
     private func dictionary(for language: String) -> Dictionary? {
+        if let known = dictionaries.withLock({ $0[language] }) { return known }
         let tag = language.lowercased().replacingOccurrences(of: "_", with: "-")
-        if let known = dictionaries.withLock({ $0[tag] }) { return known }
+        if let known = dictionaries.withLock({ $0[tag] }) {
+            dictionaries.withLock { $0[language] = .some(known) }
+            return known
+        }
         let loaded = candidates(for: tag).lazy.compactMap { Dictionary(path: $0) }.first
         return dictionaries.withLock { dictionaries in
             // Another thread may have loaded it meanwhile; keep one.
-            if let existing = dictionaries[tag] { return existing }
-            dictionaries[tag] = .some(loaded)
-            return loaded
+            let kept = dictionaries[tag] ?? loaded
+            dictionaries[tag] = .some(kept)
+            dictionaries[language] = .some(kept)
+            return kept
         }
     }
 

@@ -81,6 +81,13 @@ struct Itemizer {
             items.append(TextItem(range: itemStart..<end, kind: kind, style: text.styleRuns[itemRun].value,
                                   level: levels[local], script: scripts[local], upright: vertical && upright[local]))
         }
+        /// Whether a character in the open item's face (a text item's) may join it: same style
+        /// run, bidi level, script and orientation.
+        func continuesItem(_ local: Int) -> Bool {
+            let startLocal = itemStart - range.lowerBound
+            return itemRun == runIndex && levels[startLocal] == levels[local] && scripts[startLocal] == scripts[local]
+                && (!vertical || upright[startLocal] == upright[local])
+        }
         let scalars = text.scalars
         for offset in range {
             if offset >= runEnd {
@@ -104,22 +111,14 @@ struct Itemizer {
             // The common case: the open item and the character before are in the style's primary
             // face, which covers this character (below U+0300, so not a mark or a format
             // control). `chooseFace` would answer the primary face, so the item may go on.
-            if scalar.value < 0x300, itemFace === primary, previousFace === primary, itemRun == runIndex,
-               coverage.covers(primary, scalar) {
-                let startLocal = itemStart - range.lowerBound
-                if levels[startLocal] == levels[local], scripts[startLocal] == scripts[local],
-                   !vertical || upright[startLocal] == upright[local] {
-                    continue
-                }
+            if scalar.value < 0x300, itemFace === primary, previousFace === primary, coverage.covers(primary, scalar),
+               continuesItem(local) {
+                continue
             }
             let shared = ownScripts[local] == HB_SCRIPT_COMMON || ownScripts[local] == HB_SCRIPT_INHERITED
             let face = try chooseFace(for: scalar, shared: shared, fallback: fallback, primary: primary, previous: previousFace)
             if face !== previousFace { previousFace = face }
-            let startLocal = itemStart - range.lowerBound
-            if itemFace === face, itemRun == runIndex, levels[startLocal] == levels[local],
-               scripts[startLocal] == scripts[local], !vertical || upright[startLocal] == upright[local] {
-                continue
-            }
+            if itemFace === face, continuesItem(local) { continue }
             close(at: offset)
             (itemStart, itemRun, itemKind, itemFace) = (offset, runIndex, .text(face), face)
         }

@@ -579,7 +579,7 @@ private struct HTMLWalker {
         guard !value.contains("%") else { return nil }
         let digits = value.prefix { $0.isASCII && ($0.isNumber || $0 == ".") }
         guard let number = Double(digits), number.isFinite, number >= 0 else { return nil }
-        return number * 0.75
+        return number * CSSLength.pointsPerPixel
     }
 
     private func resolvedLink(_ href: String) -> String {

@@ -22,9 +22,15 @@ enum OptimalBreaker {
     /// last line of a paragraph, and lines ending in a forced break, are never bad.
     static func badness(of local: Range<Int>, in analysis: ParagraphAnalysis, measure: Double, isLast: Bool) -> Double {
         guard !isLast, !local.isEmpty, analysis.breaks[local.upperBound - 1] != .mandatory else { return 0 }
-        let slack = max(0, measure - analysis.lineWidth(local.lowerBound, local.upperBound))
+        return badness(slack: measure - analysis.lineWidth(local.lowerBound, local.upperBound),
+                       limit: analysis.stretch(local.lowerBound, local.upperBound).limit)
+    }
+
+    /// `badness(of:in:measure:isLast:)` of a line that may be bad, from its slack and its
+    /// stretch limit (asked only when the line has slack).
+    private static func badness(slack: Double, limit: @autoclosure () -> Double) -> Double {
         guard slack > LineFiller.tolerance else { return 0 }
-        let limit = analysis.stretch(local.lowerBound, local.upperBound).limit
+        let limit = limit()
         guard limit > 0 else { return 10_000 }
         return min(10_000, 100 * pow3(slack / limit))
     }
@@ -37,61 +43,62 @@ enum OptimalBreaker {
                        maximumConsecutiveHyphens: Int) -> [Int]? {
         let count = analysis.range.count
         guard count > 0 else { return [] }
-        var candidates: [Int] = []
-        for i in 0..<count where analysis.breaks[i] != .prohibited { candidates.append(i + 1) }
-        if candidates.last != count { candidates.append(count) }
-        guard candidates.count <= maximumOpportunities else { return nil }
+        // Where lines may end, after the paragraph's start (0): ascending, the last at `count`.
+        var positions = [0]
+        for i in 0..<count where analysis.breaks[i] != .prohibited { positions.append(i + 1) }
+        if positions.last != count { positions.append(count) }
+        guard positions.count - 1 <= maximumOpportunities else { return nil }
 
-        // State: (position, consecutive hyphenated lines ending there). Best demerits and the
-        // state it came from.
+        // State: (index in `positions`, consecutive hyphenated lines ending there). Best
+        // demerits and the state it came from; states are visited in order, so ties keep the
+        // first found.
         let limit = max(0, maximumConsecutiveHyphens)
-        struct Node { var demerits: Double; var previous: (position: Int, hyphens: Int)? }
-        var best: [Int: [Int: Node]] = [0: [0: Node(demerits: 0, previous: nil)]]
-        let positions = [0] + candidates
-        for position in positions {
-            guard let states = best[position] else { continue }
+        struct Node { var demerits: Double; var previous: (index: Int, hyphens: Int)? }
+        var best = [[Node?]](repeating: [Node?](repeating: nil, count: limit + 1), count: positions.count)
+        best[0][0] = Node(demerits: 0, previous: nil)
+        for start in positions.indices {
+            let position = positions[start]
             let lineMeasure = position == 0 ? firstMeasure : measure
-            for (hyphens, node) in states {
-                // Scan forward over the candidates after `position` while they fit.
-                var index = firstIndex(in: candidates, after: position)
-                while index < candidates.count {
-                    let end = candidates[index]
-                    index += 1
-                    if analysis.width(position, end) > lineMeasure + LineFiller.tolerance { break }
+            for hyphens in 0...limit {
+                guard let node = best[start][hyphens] else { continue }
+                // Scan forward over the line ends after `position` while they fit.
+                for endIndex in (start + 1)..<positions.count {
+                    let end = positions[endIndex]
+                    let width = analysis.width(position, end)
+                    if width > lineMeasure + LineFiller.tolerance { break }
                     let hyphenated = analysis.breaks[end - 1] == .hyphen
-                    if hyphenated && analysis.lineWidth(position, end) > lineMeasure + LineFiller.tolerance { continue }
+                    let natural = hyphenated ? analysis.lineWidth(position, end) : width
+                    if natural > lineMeasure + LineFiller.tolerance { continue }
                     let run = hyphenated ? hyphens + 1 : 0
                     if run > limit { continue }
-                    let isLast = end == count
-                    let badness = badness(of: position..<end, in: analysis, measure: lineMeasure, isLast: isLast)
+                    let mandatory = analysis.breaks[end - 1] == .mandatory
+                    let badness = end == count || mandatory ? 0
+                        : badness(slack: lineMeasure - natural, limit: analysis.stretch(position, end).limit)
                     var demerits = (linePenalty + badness) * (linePenalty + badness)
                     if hyphenated { demerits += hyphenPenalty * hyphenPenalty }
                     if hyphenated && hyphens > 0 { demerits += doubleHyphenDemerits }
                     let total = node.demerits + demerits
-                    if best[end]?[run].map({ total < $0.demerits }) ?? true {
-                        best[end, default: [:]][run] = Node(demerits: total, previous: (position, hyphens))
+                    if best[endIndex][run].map({ total < $0.demerits }) ?? true {
+                        best[endIndex][run] = Node(demerits: total, previous: (start, hyphens))
                     }
-                    if analysis.breaks[end - 1] == .mandatory { break }
+                    if mandatory { break }
                 }
             }
         }
-        guard let finals = best[count], let last = finals.min(by: { $0.value.demerits < $1.value.demerits }) else { return nil }
+        let last = positions.count - 1
+        var finalRun: Int?
+        for run in 0...limit {
+            guard let node = best[last][run] else { continue }
+            if let chosen = finalRun, let current = best[last][chosen], current.demerits <= node.demerits { continue }
+            finalRun = run
+        }
+        guard let finalRun else { return nil }
         var ends: [Int] = []
-        var state: (position: Int, hyphens: Int)? = (count, last.key)
-        while let current = state, current.position > 0 {
-            ends.append(current.position)
-            state = best[current.position]?[current.hyphens]?.previous
+        var state: (index: Int, hyphens: Int)? = (last, finalRun)
+        while let current = state, current.index > 0 {
+            ends.append(positions[current.index])
+            state = best[current.index][current.hyphens]?.previous
         }
         return ends.reversed()
-    }
-
-    /// Index of the first candidate greater than `position` (binary search).
-    private static func firstIndex(in candidates: [Int], after position: Int) -> Int {
-        var low = 0, high = candidates.count
-        while low < high {
-            let mid = (low + high) / 2
-            if candidates[mid] <= position { low = mid + 1 } else { high = mid }
-        }
-        return low
     }
 }

@@ -13,7 +13,7 @@ struct ParagraphAnalysis {
     let items: [ShapedItem]
     /// Line break opportunity after each character (local offsets).
     let breaks: [LineBreaks.Opportunity]
-    /// `width[i]` = advance of characters `0..<i` (local), in points: a line's natural width
+    /// `widthPrefix[i]` = advance of characters `0..<i` (local), in points: a line's natural width
     /// is a difference of two entries.
     let widthPrefix: [Double]
     /// Whether a line may end before each character when no opportunity fits (a cluster
@@ -86,10 +86,9 @@ struct ParagraphAnalysis {
 }
 
 /// The hyphen shown at a line's end: U+2010 from the font of the character before the break
-/// when it has one, else U+002D.
+/// when it has one, else U+002D. It is drawn in the run of that character's item, so in its
+/// face and style.
 struct HyphenGlyph {
-    var face: FontFace
-    var style: TextStyle
     var glyph: UInt32
     /// Points.
     var advance: Double
@@ -324,7 +323,9 @@ struct ParagraphAnalyzer {
                 } else {
                     let found = hyphenator.points(in: word, language: language,
                                                   before: typography.hyphenateBefore, after: typography.hyphenateAfter)
-                    if found == nil, !Hyphenator.writesWithoutHyphens(language) { unhyphenatedLanguages.insert(language) }
+                    if found == nil, !unhyphenatedLanguages.contains(language), !Hyphenator.writesWithoutHyphens(language) {
+                        unhyphenatedLanguages.insert(language)
+                    }
                     points = found ?? []
                     // Words repeat: an article asks for a few thousand distinct ones.
                     if hyphenationPoints.count > 100_000 { hyphenationPoints.removeAll(keepingCapacity: true) }
@@ -361,7 +362,7 @@ struct ParagraphAnalyzer {
     private static func hyphenGlyph(for item: TextItem) -> HyphenGlyph? {
         guard case .text(let face) = item.kind, let glyph = face.glyph(for: "\u{2010}") ?? face.glyph(for: "-") else { return nil }
         let size = item.style.size
-        var hyphen = HyphenGlyph(face: face, style: item.style, glyph: glyph, advance: face.advance(of: glyph) * size)
+        var hyphen = HyphenGlyph(glyph: glyph, advance: face.advance(of: glyph) * size)
         if item.upright {
             let shift = face.verticalOriginShift(of: glyph)
             (hyphen.advance, hyphen.xOffset, hyphen.yOffset) = (face.verticalAdvance(of: glyph) * size, shift.down * size, shift.up * size)

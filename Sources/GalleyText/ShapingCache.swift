@@ -51,7 +51,7 @@ package final class ShapingCache {
     func shape(_ item: TextItem, face: FontFace, paragraph: [UInt32], paragraphStart: Int) -> [ShapedGlyph] {
         // Upright items of vertical text are shaped top to bottom: whole, and never from words
         // kept for horizontal (or sideways) runs of the same face.
-        guard item.level & 1 == 0, !item.upright, Self.wordScripts.contains(item.script.rawValue), allowsWords(face, script: item.script) else {
+        guard Self.mayShapeByWord(item), allowsWords(face, script: item.script) else {
             return shaper.shape(item, face: face, paragraph: paragraph, paragraphStart: paragraphStart)
         }
         let context = Context(face: ObjectIdentifier(face), size: item.style.size, script: item.script.rawValue,
@@ -106,6 +106,12 @@ package final class ShapingCache {
             wordCount += 1
         }
         return shaped
+    }
+
+    /// Items whose words may be shaped apart, if their face allows it (`FaceCheck`):
+    /// left-to-right, not upright in vertical text, in one of `wordScripts`.
+    static func mayShapeByWord(_ item: TextItem) -> Bool {
+        item.level & 1 == 0 && !item.upright && wordScripts.contains(item.script.rawValue)
     }
 
     private func allowsWords(_ face: FontFace, script: hb_script_t) -> Bool {
@@ -335,7 +341,7 @@ extension ShapingCache {
             for item in try itemizer.items(of: paragraph.range, direction: paragraph.value.direction).items {
                 guard case .text(let face) = item.kind else { continue }
                 items += 1
-                if item.level & 1 == 0, wordScripts.contains(item.script.rawValue), FaceCheck.allowsWordShaping(face, script: item.script) {
+                if mayShapeByWord(item), FaceCheck.allowsWordShaping(face, script: item.script) {
                     byWord += 1
                 }
                 let whole = shaper.shape(item, face: face, paragraph: codes, paragraphStart: paragraph.range.lowerBound)

@@ -402,6 +402,9 @@ enum CSSLength: Sendable, Hashable {
     /// A number without a unit.
     case number(Double)
 
+    /// Points per CSS px (1/96 in), also what an HTML attribute or a picture's pixel counts.
+    static let pointsPerPixel = 0.75
+
     init?(_ text: String) {
         let value = text.trimmingASCIIWhitespace().lowercased()
         let bytes = Array(value.utf8)
@@ -413,7 +416,7 @@ enum CSSLength: Sendable, Hashable {
         }
         switch String(decoding: bytes[end...], as: UTF8.self) {
         case "": self = .number(number)
-        case "px": self = .points(number * 0.75)
+        case "px": self = .points(number * Self.pointsPerPixel)
         case "pt": self = .points(number)
         case "pc": self = .points(number * 12)
         case "in": self = .points(number * 72)
@@ -803,7 +806,7 @@ struct ComputedStyle: Sendable {
     private func length(_ value: String, rootSize: Double) -> Double? {
         guard let length = CSSLength(value) else { return nil }
         if case .number(let number) = length, number != 0 {
-            return number * 0.75  // Legacy pages write pixels without the unit; browsers accept it.
+            return number * CSSLength.pointsPerPixel  // Legacy pages write pixels without the unit; browsers accept it.
         }
         return length.points(fontSize: text.size, rootSize: rootSize).flatMap { $0.isFinite ? $0 : nil }
     }
@@ -832,7 +835,7 @@ struct ComputedStyle: Sendable {
             case .em(let count): size = count * parent
             case .rem(let count): size = count * root
             case .percent(let percent): size = percent / 100 * parent
-            case .number(let number): size = number * 0.75
+            case .number(let number): size = number * CSSLength.pointsPerPixel
             }
         } else {
             return nil
