@@ -25,7 +25,6 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORK = os.path.join(ROOT, ".build-bench", "incremental")
 GALLEY = os.path.join(ROOT, ".build", "release", "galley")
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
 
 
 def galley(args, cwd):
@@ -95,7 +94,8 @@ def main():
     # About 1,000 generated pages.
     generated = os.path.join(WORK, "generated")
     corpus = os.path.join(generated, "corpus")
-    if not os.path.exists(os.path.join(generated, "ready-2")):
+    ready = os.path.join(generated, "ready-3-units-%d" % args.units)  # made for this --units
+    if not os.path.exists(ready):
         shutil.rmtree(generated, ignore_errors=True)
         subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "make-stress-corpus.py"), corpus], check=True,
                        stdout=subprocess.DEVNULL)
@@ -107,7 +107,7 @@ def main():
         # run would copy outputs between identical files instead of drawing them.
         for pdf in benchmark.make_corpus(os.path.join(corpus, "merged"), args.units):
             append_comment(pdf, os.path.basename(pdf))
-        open(os.path.join(generated, "ready-2"), "w").close()
+        open(ready, "w").close()
     with open(os.path.join(generated, "pipeline.yml"), "w") as f:
         f.write("inputs: [corpus]\ndpi: 150\nthumbnails: [128, 256]\n")
 

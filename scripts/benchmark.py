@@ -78,7 +78,10 @@ def galley(corpus, outdir, dpi, jobs, png="balanced", page_images=True, boxes=()
         f.write("inputs: [%s]\noutput: %s\ndpi: %s\npng: %s\npage_images: %s\nthumbnails: [%s]\n"
                 "workers: %d\n" % (corpus, outdir, dpi, png, "true" if page_images else "false",
                                    ", ".join(map(str, boxes)), jobs))
-    return [[GALLEY, "run", "--config", config]]
+    # --force: the corpus repeats files (the memory corpus is ten links to each), and without
+    # it Galley would copy the outputs of identical content instead of drawing them, and skip
+    # documents an earlier run into the same folder made.
+    return [[GALLEY, "run", "--config", config, "--force"]]
 
 
 def main():

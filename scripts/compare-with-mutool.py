@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Checks a galley output folder against `mutool draw`, page by page.
 
-    python3 scripts/compare-with-mutool.py OUTPUT_DIR [--password FILE=PASSWORD ...]
+    python3 scripts/compare-with-mutool.py OUTPUT_DIR [--base DIR] [--password FILE=PASSWORD ...]
 
-For every page in OUTPUT_DIR/manifest.json it renders the source page with
+For every PDF page in OUTPUT_DIR/manifest.json (articles are skipped; relative sources are
+resolved against --base, default the current folder) it renders the source page with
 `mutool draw -r DPI` and reports the pixel sizes (must match within one pixel) and the mean
 absolute difference of the pixels (must stay under 1%). Thumbnails are checked to lie inside
 their boxes. Exits 1 if any page fails. Needs numpy (python3-numpy).

@@ -11,7 +11,8 @@
 enum OptimalBreaker {
     /// Paragraphs with more break opportunities than this are broken greedily.
     static let maximumOpportunities = 4000
-    /// TeX's `\hyphenpenalty` and `\doublehyphendemerits`.
+    /// TeX's `\hyphenpenalty`, and the demerits for a second hyphenated line in a row (plain
+    /// TeX's `\doublehyphendemerits` is 10,000).
     static let hyphenPenalty = 50.0
     static let doubleHyphenDemerits = 3000.0
     /// TeX's `\linepenalty`.

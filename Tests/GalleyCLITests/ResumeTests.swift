@@ -4,8 +4,6 @@ import Testing
 
 /// `kill -9` in the middle of a run costs only the work in flight.
 @Suite struct ResumeTests {
-    /// PNG paths under a folder (not Galley's own state) with their inode (a file drawn again is renamed into place and
-    /// gets a new one).
     @Test func aRunKilledMidwayIsFinishedByTheNextWithoutRedoingFinishedPages() throws {
         let folder = try ScratchFolder("galley-resume")
         let docs = folder.path("docs")

@@ -124,10 +124,12 @@ import Testing
             for box in [64, 128, 256] {
                 let thumb = try page.render(scale: page.thumbnailScale(box: box), cancellation: Cancellation())
                 let theirs = try PeerTools.mutoolDraw(Fixtures.pdf(name), page: 1, options: ["-w", String(box), "-h", String(box)])
-                #expect(abs(thumb.width - theirs.width) <= 1 && abs(thumb.height - theirs.height) <= 1,
+                // Same size, and the pixels within the 1% the README promises for pages (they
+                // differ by at most 0.13% today; a thumbnail shifted by a few pixels gives 2%).
+                #expect(thumb.width == theirs.width && thumb.height == theirs.height,
                         "\(name) \(box): \(thumb.width)×\(thumb.height) vs mutool \(theirs.width)×\(theirs.height)")
                 let width = min(thumb.width, theirs.width), height = min(thumb.height, theirs.height)
-                #expect(ImageProperties.meanAbsoluteDifference(thumb, theirs, width: width, height: height) < 0.03, "\(name) \(box)")
+                #expect(ImageProperties.meanAbsoluteDifference(thumb, theirs, width: width, height: height) < 0.01, "\(name) \(box)")
             }
         }
     }

@@ -65,26 +65,42 @@ import Testing
     @Test func chromiumShowsTheThumbnails() throws {
         let folder = try ScratchFolder("contact-sheet")
         let summary = try run(in: folder)
-        let shot = folder.path("shot.png")
+        let sheet = summary.outputFolder.appendingPathComponent("index.html").path
         let script = Fixtures.repositoryRoot.appendingPathComponent("scripts/screenshot-contact-sheet.sh").path
-        let outcome = try PeerTools.run("bash", [script, summary.outputFolder.appendingPathComponent("index.html").path, shot.path, "1000", "1400"])
-        #expect(outcome.status == 0, "\(outcome.stderr)")
-        let bitmap = try Bitmap(pngData: Array(try Data(contentsOf: shot)))
-        #expect(bitmap.width == 1000 && bitmap.height == 1400)
-        var failureTint = 0, saturated = 0
-        for y in 0..<bitmap.height {
-            for x in 0..<bitmap.width {
-                let p = bitmap.pixel(x: x, y: y)
-                if p == (255, 241, 240) && y < 400 { failureTint += 1 }
-                let high = max(p.r, p.g, p.b), low = min(p.r, p.g, p.b)
-                if Int(high) - Int(low) > 80 { saturated += 1 }
-            }
+        func screenshot(_ name: String) throws -> Bitmap {
+            let shot = folder.path(name)
+            let outcome = try PeerTools.run("bash", [script, sheet, shot.path, "1000", "1400"])
+            #expect(outcome.status == 0, "\(outcome.stderr)")
+            let bitmap = try Bitmap(pngData: Array(try Data(contentsOf: shot)))
+            #expect(bitmap.width == 1000 && bitmap.height == 1400)
+            return bitmap
         }
-        #expect(failureTint > 5000, "no failure box near the top (\(failureTint) pixels)")
-        // vector-art.pdf's fills and photo.pdf's picture are strongly coloured; text and the
-        // sheet's own greys and pale red are not.
-        #expect(saturated > 3000, "only \(saturated) strongly coloured pixels: the thumbnails did not load")
-        #expect(ImageProperties.blackRows(bitmap) == 0)
+        /// Pixels of the failure box's tint near the top, and strongly coloured green-dominant
+        /// pixels: vector-art.pdf's fills and photo.pdf's picture have them, the sheet's own
+        /// text, greys, pale red and blue links do not.
+        func count(_ bitmap: Bitmap) -> (failureTint: Int, green: Int) {
+            var failureTint = 0, green = 0
+            for y in 0..<bitmap.height {
+                for x in 0..<bitmap.width {
+                    let p = bitmap.pixel(x: x, y: y)
+                    if p == (255, 241, 240) && y < 400 { failureTint += 1 }
+                    let high = max(p.r, p.g, p.b), low = min(p.r, p.g, p.b)
+                    if Int(high) - Int(low) > 80 && p.g > p.r && p.g > p.b { green += 1 }
+                }
+            }
+            return (failureTint, green)
+        }
+        let shown = try screenshot("shot.png")
+        let counted = count(shown)
+        #expect(counted.failureTint > 5000, "no failure box near the top (\(counted.failureTint) pixels)")
+        #expect(ImageProperties.blackRows(shown) == 0)
+        // The same sheet with its thumbnails gone loses that colour: it came from the pictures.
+        for document in try FileManager.default.contentsOfDirectory(atPath: summary.outputFolder.path) {
+            try? FileManager.default.removeItem(at: summary.outputFolder.appendingPathComponent(document).appendingPathComponent("thumbs"))
+        }
+        let broken = count(try screenshot("broken.png"))
+        #expect(counted.green > 1500 && broken.green * 3 < counted.green,
+                "\(counted.green) green pixels with the thumbnails, \(broken.green) without: the thumbnails did not load")
     }
 
     /// Values of an attribute, in order, HTML entities of `&` undone.

@@ -26,9 +26,11 @@ public enum Fixtures {
     /// `fixtures/broken-articles`: articles with no text to lay out.
     public static let brokenArticlesFolder = repositoryRoot.appendingPathComponent("fixtures/broken-articles")
 
-    /// Every article fixture (files directly in `fixtures/articles`), sorted.
+    /// Every article fixture (files directly in `fixtures/articles`), sorted. A missing or
+    /// empty folder stops the tests: parameterised tests would otherwise run no case at all.
     public static var articles: [URL] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: articlesFolder.path)) ?? []
+        precondition(!names.isEmpty, "no article fixtures in \(articlesFolder.path)")
         return names.filter { ["html", "htm", "xhtml", "txt"].contains(($0 as NSString).pathExtension) }.sorted()
             .map { articlesFolder.appendingPathComponent($0) }
     }

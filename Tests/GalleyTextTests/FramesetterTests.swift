@@ -53,6 +53,7 @@ func columnRangesTileTheText(layout: ArticleLayout) throws {
 func linesAndGlyphsStayInsideTheirColumns(layout: ArticleLayout) throws {
     let pages = try typesetAll(longText(), layout, fonts: sharedFonts)
     let tolerance = 0.01
+    #expect(pages.count > 1 && pages.allSatisfy { !$0.placedGlyphs.isEmpty && $0.columns.contains { !$0.lines.isEmpty } })
     for page in pages {
         for column in page.columns {
             for line in column.lines {
@@ -158,6 +159,7 @@ private func lineStrings(_ text: AttributedText, width: Double) throws -> [Strin
         let text = testText([String(repeating: "Words of varied length wrap here. ", count: 8)], paragraphStyle: style)
         let page = try #require(try typesetAll(text, layouts[0], fonts: sharedFonts).first)
         let column = page.columns[0].rect
+        #expect(page.columns[0].lines.count > 3)
         for line in page.columns[0].lines {
             switch alignment {
             case .right: #expect(abs(line.rect.maxX - column.maxX) < 1e-6)

@@ -38,8 +38,12 @@ private let greek = """
     ευανάγνωστος, ιδιαίτερα στις στενές στήλες των εφημερίδων και των περιοδικών εκδόσεων.
     """
 
-private func lines(_ pages: [TypesetPage]) -> [(line: LineBox, column: ColumnFrame)] {
-    pages.flatMap { page in page.columns.flatMap { column in column.lines.map { ($0, column) } } }
+/// Every line of the pages with its column. Typesetting text that yields no line at all is
+/// an issue of its own, so checks over the lines cannot pass on nothing.
+private func lines(_ pages: [TypesetPage], sourceLocation: SourceLocation = #_sourceLocation) -> [(line: LineBox, column: ColumnFrame)] {
+    let all = pages.flatMap { page in page.columns.flatMap { column in column.lines.map { ($0, column) } } }
+    if all.isEmpty { Issue.record("the text was set in no line", sourceLocation: sourceLocation) }
+    return all
 }
 
 
