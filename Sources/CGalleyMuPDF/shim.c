@@ -263,6 +263,9 @@ int gm_page_record(fz_context *ctx, fz_document *doc, int number, fz_display_lis
     fz_page *page = NULL;
     fz_display_list *list = NULL;
     fz_device *device = NULL;
+    /* Without a cookie (nothing to abort with), one of our own still counts skipped errors. */
+    fz_cookie own = { 0 };
+    fz_cookie *counting = cookie ? &cookie->cookie : &own;
     fz_var(page);
     fz_var(list);
     fz_var(device);
@@ -274,9 +277,9 @@ int gm_page_record(fz_context *ctx, fz_document *doc, int number, fz_display_lis
         /* fz_new_display_list_from_page, with a cookie to count the errors MuPDF skips. */
         list = fz_new_display_list(ctx, bounds);
         device = fz_new_list_device(ctx, list);
-        fz_run_page(ctx, page, device, fz_identity, &cookie->cookie);
+        fz_run_page(ctx, page, device, fz_identity, counting);
         fz_close_device(ctx, device);
-        info->errors = cookie->cookie.errors;
+        info->errors = counting->errors;
     }
     fz_always(ctx)
     {
@@ -555,7 +558,9 @@ int gm_decode_image(fz_context *ctx, const unsigned char *data, size_t length, s
         return -1;
     }
     if (limited) {
-        gm_set_error(error, GM_ERROR_LIMIT, "the image is too large to decode");
+        char message[128];
+        snprintf(message, sizeof message, "%d×%d pixels is over the %zu-megapixel limit", *width, *height, max_pixels / 1000000);
+        gm_set_error(error, GM_ERROR_LIMIT, message);
         return -1;
     }
     *samples = out;

@@ -20,15 +20,10 @@ extension MuPDFEngine {
         try withContext { context throws(PDFError) in
             var width: Int32 = 0, height: Int32 = 0
             var samples: UnsafeMutablePointer<UInt8>?
-            do throws(PDFError) {
-                try mupdfCall("fz_get_pixmap_from_image", code: .corrupt) { error in
-                    bytes.withUnsafeBufferPointer { data in
-                        gm_decode_image(context, data.baseAddress, data.count, maximumPixels, &width, &height, &samples, error)
-                    }
+            try mupdfCall("fz_get_pixmap_from_image", code: .corrupt) { error in
+                bytes.withUnsafeBufferPointer { data in
+                    gm_decode_image(context, data.baseAddress, data.count, maximumPixels, &width, &height, &samples, error)
                 }
-            } catch where Int(width) * Int(height) > maximumPixels {
-                throw PDFError(.tooLarge, "\(width)×\(height) pixels is over the \(maximumPixels / 1_000_000)-megapixel limit",
-                               function: "fz_new_image_from_buffer")
             }
             guard let samples else { throw PDFError(.corrupt, "MuPDF decoded no pixels", function: "fz_get_pixmap_from_image") }
             defer { gm_image_samples_free(samples) }

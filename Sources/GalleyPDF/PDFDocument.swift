@@ -169,13 +169,6 @@ public final class PDFDocument {
     }
 }
 
-extension String {
-    /// The NUL-terminated UTF-8 string at the start of a C buffer.
-    init(cStringBuffer buffer: [CChar]) {
-        self.init(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-}
-
 /// Owns an open MuPDF document and the context it was opened with.
 private final class DocumentHandle {
     let context: OpaquePointer

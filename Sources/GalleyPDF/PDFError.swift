@@ -63,6 +63,7 @@ func mupdfCall(_ function: String, code: PDFError.Code, _ body: (UnsafeMutablePo
         let mapped: PDFError.Code = switch Int(error.code) {
         case Int(GM_ERROR_ABORT): .cancelled
         case Int(GM_ERROR_MEMORY): .outOfMemory
+        case Int(GM_ERROR_LIMIT): .tooLarge
         default: code
         }
         throw PDFError(mapped, error.text, function: function)

@@ -58,6 +58,12 @@ struct Inbox {
     private func place(_ file: URL, relative: String) throws -> String? {
         let stem = (relative as NSString).deletingPathExtension, ext = (relative as NSString).pathExtension
         try OutputStore.makeFolders(library.appendingPathComponent((relative as NSString).deletingLastPathComponent).path)
+        // The dropped file's hash, taken once, when a name is first found taken.
+        var ownHash: String?
+        func sameContent(as destination: URL) throws -> Bool {
+            if ownHash == nil { ownHash = try ContentHash.sha256(file: file).hash }
+            return try ContentHash.sha256(file: destination).hash == ownHash
+        }
         for attempt in 1...10_000 {
             let name = attempt == 1 ? relative : "\(stem)-\(attempt)" + (ext.isEmpty ? "" : ".\(ext)")
             let destination = library.appendingPathComponent(name)
@@ -67,7 +73,7 @@ struct Inbox {
             }
             switch errno {
             case EEXIST:
-                if try ContentHash.sha256(file: destination).hash == ContentHash.sha256(file: file).hash {
+                if try sameContent(as: destination) {
                     unlink(file.path)
                     return nil
                 }
@@ -81,7 +87,7 @@ struct Inbox {
                     return name
                 }
                 guard errno == EEXIST else { throw OutputError(path: destination.path, errno: errno, action: "move into the library") }
-                if try ContentHash.sha256(file: destination).hash == ContentHash.sha256(file: file).hash {
+                if try sameContent(as: destination) {
                     unlink(file.path)
                     return nil
                 }

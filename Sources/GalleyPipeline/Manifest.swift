@@ -96,9 +96,11 @@ public struct Manifest: Codable, Sendable, Equatable {
     }
 
     public struct Failure: Codable, Sendable, Equatable, Error, CustomStringConvertible {
-        /// A stable code to match on: `corrupt`, `not-pdf`, `password-required`,
-        /// `wrong-password`, `no-pages`, `truncated`, `unreadable`, `render-failed`,
-        /// `encode-failed`, `write-failed`, `timed-out`, `out-of-memory`.
+        /// A stable code to match on: for PDFs `corrupt`, `not-pdf`, `password-required`,
+        /// `wrong-password`, `no-pages`, `truncated`; for articles `not-text`, `no-text`,
+        /// `column-too-small`, `font-missing`; for any document `unreadable`,
+        /// `render-failed`, `encode-failed`, `write-failed`, `timed-out`, `out-of-memory`,
+        /// `cancelled`.
         public var code: String
         public var message: String
         /// The page (1-based) the failure happened on, when it concerns one page.
@@ -183,17 +185,29 @@ public struct Manifest: Codable, Sendable, Equatable {
 
     /// The manifest as JSON: sorted keys, snake case, two-space indentation, trailing newline.
     public func encoded() throws -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        encoder.keyEncodingStrategy = .convertToSnakeCase
-        return Array(try encoder.encode(self)) + [0x0A]
+        Array(try Self.encoder(pretty: true).encode(self)) + [0x0A]
     }
 
     /// Reads a manifest written by `encoded()`.
     public static func decode(_ data: Data) throws -> Manifest {
+        try decoder().decode(Manifest.self, from: data)
+    }
+
+    /// Galley's JSON, for the manifest and every other JSON it writes (the catalog's entries,
+    /// `galley inspect --json`, `galley typeset --json`): sorted keys and snake case, indented
+    /// when `pretty`, slashes of paths as they are.
+    public static func encoder(pretty: Bool) -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        return encoder
+    }
+
+    /// Reads what `encoder(pretty:)` writes.
+    public static func decoder() -> JSONDecoder {
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
-        return try decoder.decode(Manifest.self, from: data)
+        return decoder
     }
 }
 

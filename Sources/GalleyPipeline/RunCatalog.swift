@@ -86,9 +86,6 @@ final class RunCatalog: Sendable {
 
     // MARK: deciding
 
-    /// Whether a document needs opening. Unchanged means: finished with the same settings,
-    /// under the same name, every output still on disk, and either the same size and
-    /// modification time (the file is not read) or the same content hash.
     /// The content hash of a document before the open stage (to pick its shard): the
     /// catalog's when size and modification time are unchanged, else read and remembered, so
     /// `decide` and the open stage do not read the file for it again.
@@ -102,6 +99,9 @@ final class RunCatalog: Sendable {
         return hash
     }
 
+    /// Whether a document needs opening. Unchanged means: finished with the same settings,
+    /// under the same name, every output still on disk, and either the same size and
+    /// modification time (the file is not read) or the same content hash.
     func decide(_ document: SourceDocument, stamp: FileStamp?) -> Decision {
         let earlier = hashed.withLock { $0[document.url.path] }
         guard !force, let stamp, let row = known[document.url.path], row.status == .ok,
@@ -281,16 +281,11 @@ final class RunCatalog: Sendable {
 extension Manifest.Document {
     /// One document's manifest entry as JSON, as the catalog keeps it.
     func encodedEntry() throws -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        encoder.keyEncodingStrategy = .convertToSnakeCase
-        return Array(try encoder.encode(self))
+        Array(try Manifest.encoder(pretty: false).encode(self))
     }
 
     /// Reads one document's entry written by `encodedEntry()`.
     static func decodeEntry(_ data: Data) throws -> Manifest.Document {
-        let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
-        return try decoder.decode(Manifest.Document.self, from: data)
+        try Manifest.decoder().decode(Manifest.Document.self, from: data)
     }
 }

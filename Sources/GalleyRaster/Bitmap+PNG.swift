@@ -30,7 +30,7 @@ public final class PNGEncoder {
                           chunkBuffer.baseAddress, Int32(chunkBuffer.count), &error, error.count)
         }
         guard let handle else {
-            throw RasterError(.encodeFailed, String(cMessage: error))
+            throw RasterError(.encodeFailed, String(cStringBuffer: error))
         }
         self.writer = handle
         self.width = width
@@ -81,7 +81,7 @@ extension Bitmap {
             gp_decode($0.baseAddress, $0.count, 3, &image, &error, error.count)
         }
         guard status == 0, let source = image.pixels else {
-            throw RasterError(.decodeFailed, String(cMessage: error))
+            throw RasterError(.decodeFailed, String(cStringBuffer: error))
         }
         defer { gp_image_free(&image) }
         try self.init(width: Int(image.width), height: Int(image.height))
@@ -90,8 +90,8 @@ extension Bitmap {
 }
 
 extension String {
-    /// The NUL-terminated message a shim wrote into a buffer.
-    fileprivate init(cMessage buffer: [CChar]) {
+    /// The NUL-terminated UTF-8 string at the start of a C buffer (a message a shim wrote).
+    package init(cStringBuffer buffer: [CChar]) {
         self.init(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

@@ -15,12 +15,12 @@ enum LineBreaks {
         return true
     }()
 
-    /// Opportunities after each scalar of `scalars` (one paragraph), for `language` (libunibreak
-    /// tailors a few languages: Chinese and Japanese quotation marks, for example).
-    static func opportunities(_ scalars: ArraySlice<Unicode.Scalar>, language: String?) -> [Opportunity] {
+    /// Opportunities after each character of `codes` (one paragraph, as UTF-32), for
+    /// `language` (libunibreak tailors a few languages: Chinese and Japanese quotation marks,
+    /// for example).
+    static func opportunities(_ codes: [UInt32], language: String?) -> [Opportunity] {
         precondition(initialized)
-        guard !scalars.isEmpty else { return [] }
-        let codes = scalars.map { utf32_t($0.value) }
+        guard !codes.isEmpty else { return [] }
         var breaks = [CChar](repeating: 0, count: codes.count)
         let languageCode = language.map(libunibreakLanguage)
         codes.withUnsafeBufferPointer { input in

@@ -236,7 +236,7 @@ struct ParagraphAnalyzer {
             scalar == " " || scalar == "\t" || scalar == "\u{3000}" || scalar == AttributedText.paragraphSeparator
                 || scalar == AttributedText.lineSeparator
         }
-        var breaks = LineBreaks.opportunities(text.scalars[range], language: language)
+        var breaks = LineBreaks.opportunities(codes, language: language)
         let hyphens = hyphenation(of: range, items: shaped, breaks: &breaks, clusterStart: clusterStart)
         var separators = [Int](repeating: 0, count: count + 1), clusters = separators, ideographs = separators
         var separatorWidth = [Double](repeating: 0, count: count + 1)

@@ -50,9 +50,7 @@ struct Inspect: ParsableCommand {
             return inspection
         }
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-            encoder.keyEncodingStrategy = .convertToSnakeCase
+            let encoder = Manifest.encoder(pretty: true)
             print(String(decoding: try encoder.encode(["documents": inspections]), as: UTF8.self))
         } else {
             for inspection in inspections { print(Self.describe(inspection)) }

@@ -59,9 +59,7 @@ struct Typeset: ParsableCommand {
             }
         }
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-            encoder.keyEncodingStrategy = .convertToSnakeCase
+            let encoder = Manifest.encoder(pretty: true)
             let data = try encoder.encode(["documents": results])
             print(String(decoding: data, as: UTF8.self))
         } else {

@@ -33,6 +33,8 @@ enum {
     GM_ERROR_SYNTAX = 3,
     GM_ERROR_TRYLATER = 5,
     GM_ERROR_ABORT = 6,
+    /// Refused before any work: over a size limit the caller set.
+    GM_ERROR_LIMIT = 100,
 };
 
 /// A base context with locks (so cloned contexts may be used on several threads at once).
@@ -72,7 +74,7 @@ int gm_document_metadata(fz_context *ctx, fz_document *doc, const char *key, cha
 int gm_page_inspect(fz_context *ctx, fz_document *doc, int number, gm_page_info *info, int *links, gm_error *error);
 
 /// Loads page `number` (0-based), records it as a display list and reports its bounds.
-/// Setting `cookie`'s abort stops the recording.
+/// Setting `cookie`'s abort stops the recording; `cookie` may be NULL.
 int gm_page_record(fz_context *ctx, fz_document *doc, int number, fz_display_list **out,
                    gm_page_info *info, gm_cookie *cookie, gm_error *error);
 void gm_display_list_free(fz_context *ctx, fz_display_list *list);
@@ -97,7 +99,6 @@ int gm_render_rgb(fz_context *ctx, fz_display_list *list, float zoom,
 ///
 /// On success `*samples` is a malloc'd buffer of width * height * 4 bytes for the caller to
 /// release with gm_image_samples_free.
-enum { GM_ERROR_LIMIT = 100 };
 int gm_decode_image(fz_context *ctx, const unsigned char *data, size_t length, size_t max_pixels,
                     int *width, int *height, unsigned char **samples, gm_error *error);
 void gm_image_samples_free(unsigned char *samples);
