@@ -274,6 +274,12 @@ private struct HTMLWalker {
 
     /// Collects the `<style>` sheets, the first `<title>` and the first `<meta name=author>`,
     /// wherever they are.
+    /// HTML's white space, which separates class names and collapses in titles: ASCII only
+    /// (U+00A0 is part of a class name); CR LF is one `Character`.
+    private static func isHTMLWhitespace(_ character: Character) -> Bool {
+        character.unicodeScalars.allSatisfy(StyleSheet.isWhitespace)
+    }
+
     private mutating func collectStyleSheetsAndTitle(_ document: UnsafeMutablePointer<GumboNode>?) {
         guard let document else { return }
         var pending = [document]
@@ -291,7 +297,7 @@ private struct HTMLWalker {
                     }
                     if element.tag == GUMBO_TAG_TITLE {
                         if title == nil {
-                            let collapsed = textContent(element).split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+                            let collapsed = textContent(element).split(whereSeparator: Self.isHTMLWhitespace).joined(separator: " ")
                             if !collapsed.isEmpty { title = collapsed }
                         }
                         continue
@@ -349,7 +355,7 @@ private struct HTMLWalker {
         }
         declarations += presentationalHints(element, name: name)
         if !sheet.isEmpty {
-            let classes = attribute(element, "class")?.split(whereSeparator: { $0.isWhitespace }).map(String.init) ?? []
+            let classes = attribute(element, "class")?.split(whereSeparator: Self.isHTMLWhitespace).map(String.init) ?? []
             declarations += sheet.declarations(tag: name, id: attribute(element, "id"), classes: classes)
         }
         if let inline = attribute(element, "style") {

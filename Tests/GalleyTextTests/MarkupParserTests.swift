@@ -258,6 +258,18 @@ import Testing
         #expect(article.warnings.contains { $0.contains("selectors not supported") })
     }
 
+    /// Class names are separated by ASCII white space only, as in browsers: a no-break space
+    /// belongs to the name; tabs and line breaks separate.
+    @Test func classNamesSplitOnASCIIWhiteSpaceOnly() {
+        let article = html("""
+            <style>.a { color: blue } .b { color: green }</style>
+            <p class="a&nbsp;b">joined</p><p class="x\r\na">crlf</p><p class="x\tb">tab</p>
+            """)
+        #expect(style(of: "joined", in: article)?.color == RGBColor(r: 0, g: 0, b: 0))
+        #expect(style(of: "crlf", in: article)?.color == RGBColor(r: 0, g: 0, b: 255))
+        #expect(style(of: "tab", in: article)?.color == RGBColor(r: 0, g: 128, b: 0))
+    }
+
     @Test func textLevelElements() {
         let article = html("""
             <p><u>under</u> <del>gone</del> H<sub>2</sub>O x<sup>2</sup> <small>small</small> <big>big</big> \
