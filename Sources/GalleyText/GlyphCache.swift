@@ -23,6 +23,10 @@ final class GlyphCache: Sendable {
     private struct State {
         var images: [Key: GlyphImage] = [:]
         var bytes = 0
+        /// How often the cache has started over; memos from before are not taken back.
+        var generation = 0
+        /// Memos handed back by finished drawings, for the next drawings to start from.
+        var spareMemos: [Memos] = []
     }
 
     private let state = Mutex(State())
@@ -53,6 +57,8 @@ final class GlyphCache: Sendable {
                 if state.bytes > byteLimit {
                     swap(&dropped, &state.images)
                     state.bytes = 0
+                    state.generation += 1
+                    state.spareMemos.removeAll()
                 }
                 if state.images.updateValue(image, forKey: key) == nil { state.bytes += image.byteCount }
                 return dropped
@@ -69,11 +75,52 @@ final class GlyphCache: Sendable {
         return stamp
     }
 
+    /// The memos (one per ink) a drawing works with: a page asks for mostly the glyphs the
+    /// page before it asked for, so memos are handed from drawing to drawing instead of being
+    /// built again for every page (`takeMemos`, `keep`).
+    struct Memos: Sendable {
+        fileprivate let generation: Int
+        var byInk: [InkKey: Memo] = [:]
+    }
+
+    /// The colours an ink is made for.
+    struct InkKey: Hashable {
+        var color: RGBColor
+        var background: RGBColor
+    }
+
+    /// Memos a finished drawing handed back, or new ones.
+    func takeMemos() -> Memos {
+        state.withLock { state in state.spareMemos.popLast() ?? Memos(generation: state.generation) }
+    }
+
+    /// Hands memos back for a later drawing. Memos made before the cache last started over are
+    /// dropped, and so are memos grown past `memoLimit` glyphs, so that memos never hold on
+    /// to more images than the cache itself would.
+    func keep(_ memos: Memos) {
+        var memos = memos
+        memos.byInk = memos.byInk.filter { $0.value.count <= Self.memoLimit }
+        // Dropped memos are freed after the lock is let go.
+        let dropped = state.withLock { state -> Memos? in
+            guard memos.generation == state.generation else { return memos }
+            state.spareMemos.append(memos)
+            return nil
+        }
+        _ = consume dropped
+    }
+
+    /// Glyphs a memo kept between drawings may hold.
+    static let memoLimit = 4096
+
     /// A drawing's own view of the cache for one ink: a page asks for the same few hundred
     /// glyphs thousands of times, so each is looked up in the shared cache (a lock and a hash),
     /// with its stamp in the ink (`GlyphImage.stamp(for:)`), once per drawing and then found in
     /// an open-addressing table with a multiplicative hash.
-    struct Memo {
+    ///
+    /// Sendable because memos move between drawing threads only through the cache's lock
+    /// (`keep`, then `takeMemos`), used by one thread at a time; the stamps they point to
+    /// belong to images the memo itself holds, and never change once made (`GlyphImage`).
+    struct Memo: @unchecked Sendable {
         private let cache: GlyphCache
         /// The ink the stamps are in.
         let ink: Ink
@@ -81,7 +128,8 @@ final class GlyphCache: Sendable {
         private var images: [GlyphImage?]
         /// Each image's stamp; the image, held in `images`, keeps it alive.
         private var stamps: [UnsafePointer<UInt8>?]
-        private var count = 0
+        /// Glyphs in the memo.
+        private(set) var count = 0
         private var mask: Int
 
         init(cache: GlyphCache, ink: Ink) {

@@ -40,15 +40,21 @@ extension TypesetPage {
     private func drawGlyphs(on canvas: Canvas, height: Int, rect: PixelRect, scale: Double,
                             untouched: UnsafeMutableBufferPointer<Int>, cancellation: Cancellation) throws {
         let steps = Double(GlyphCache.subpixelSteps)
-        // An ink (a 256-entry table) and its memo of glyphs are made once per colour of the
-        // page, however often runs switch between colours (link, text, link).
-        var memos: [RGBColor: GlyphCache.Memo] = [:]
-        var glyphs = GlyphCache.Memo(cache: glyphCache, ink: Ink(color: .black, background: background))
+        // An ink (a 256-entry table) and its memo of glyphs are made once per colour, however
+        // often runs switch between colours (link, text, link), and kept for the next page.
+        var memos = glyphCache.takeMemos()
+        let black = GlyphCache.InkKey(color: .black, background: background)
+        var glyphs = memos.byInk.removeValue(forKey: black) ?? GlyphCache.Memo(cache: glyphCache, ink: Ink(color: .black, background: background))
+        defer {
+            memos.byInk[GlyphCache.InkKey(color: glyphs.ink.color, background: background)] = glyphs
+            glyphCache.keep(memos)
+        }
         for run in glyphRuns {
             guard !cancellation.isCancelled else { throw TypesetError(.cancelled, "drawing was cancelled") }
             if run.color != glyphs.ink.color {
-                memos[glyphs.ink.color] = glyphs
-                glyphs = memos.removeValue(forKey: run.color) ?? GlyphCache.Memo(cache: glyphCache, ink: Ink(color: run.color, background: background))
+                memos.byInk[GlyphCache.InkKey(color: glyphs.ink.color, background: background)] = glyphs
+                glyphs = memos.byInk.removeValue(forKey: GlyphCache.InkKey(color: run.color, background: background))
+                    ?? GlyphCache.Memo(cache: glyphCache, ink: Ink(color: run.color, background: background))
             }
             let pixelsPerEm = run.size * scale
             let size64 = GlyphCache.size64(pixelsPerEm: pixelsPerEm)

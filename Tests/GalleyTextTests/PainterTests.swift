@@ -50,11 +50,15 @@ private func page(color: RGBColor = RGBColor(r: 200, g: 0, b: 0), background: RG
 }
 
 @Test func pixelsDoNotDependOnWhatWasDrawnBefore() throws {
-    let page = try page()
+    let page = try GalleyTextTests.page()
     let first = try page.render(scale: 1.3, cancellation: Cancellation())
-    // Fill the shared glyph cache with other sizes and pages, then draw again; and draw with a
-    // library that has never drawn anything.
+    // Fill the shared glyph cache, and the glyph memos drawings hand on to each other, with
+    // other sizes, colours and backgrounds, then draw again; and draw with a library that has
+    // never drawn anything.
     for scale in [0.2, 0.5, 2.0, 1.31] { _ = try page.render(scale: scale, cancellation: Cancellation()) }
+    for color in [RGBColor.black, RGBColor(r: 0, g: 0, b: 200)] {
+        _ = try GalleyTextTests.page(color: color, background: RGBColor(r: 250, g: 245, b: 230)).render(scale: 1.3, cancellation: Cancellation())
+    }
     let again = try page.render(scale: 1.3, cancellation: Cancellation())
     let fresh = try FontLibrary()
     var layout = ArticleLayout(name: "paint")
