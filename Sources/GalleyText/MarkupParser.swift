@@ -164,6 +164,8 @@ private struct HTMLWalker {
         var children: GumboVector
         var next = 0
         var style: ComputedStyle
+        /// Names `style` for `styleMemo`: frames with the same id have the same style.
+        var styleID: Int
         /// Paragraph attributes for text directly inside this element.
         var paragraph: ParagraphStyle
         var list: ListState?
@@ -193,6 +195,26 @@ private struct HTMLWalker {
     var writingMode: (mode: WritingMode, element: String)?
     /// Writing-mode declarations not followed, as warnings.
     var writingModeWarnings: [String] = []
+    /// Element styles already computed, with their ids (`Frame.styleID`). Most elements are a
+    /// `p` or an `em` with no attributes inside a parent of the same style, and computing a
+    /// style runs the element's CSS declarations, so it is done once per distinct `StyleKey`.
+    var styleMemo: [StyleKey: (style: ComputedStyle, id: Int)] = [:]
+    /// The id the next computed style gets; 0 is the root's.
+    var nextStyleID = 1
+    /// Entries `styleMemo` holds at most; past this it starts over (a page whose every element
+    /// has its own `id`).
+    static let styleMemoLimit = 4096
+
+    /// Everything an element's style depends on besides the style sheets and the base style,
+    /// which stay the same through a walk.
+    struct StyleKey: Hashable {
+        var parent: Int
+        var tag: String
+        /// A list inside another list, which loses its vertical margins.
+        var nestedList: Bool
+        /// Every attribute's name and value, NUL-terminated, in document order.
+        var attributes: [UInt8]
+    }
 
     init(base: BaseStyle, baseURL: URL?) {
         self.base = base
@@ -239,7 +261,7 @@ private struct HTMLWalker {
         guard let document = output.document else {
             return ParsedArticle(text: builder.build(), title: title, language: language, warnings: warnings)
         }
-        frames = [Frame(children: document.pointee.v.document.children, style: rootStyle, paragraph: rootParagraph)]
+        frames = [Frame(children: document.pointee.v.document.children, style: rootStyle, styleID: 0, paragraph: rootParagraph)]
         while let top = frames.indices.last {
             let index = frames[top].next
             guard index < Int(frames[top].children.length) else {
@@ -337,40 +359,26 @@ private struct HTMLWalker {
         guard element.tag_namespace == GUMBO_NAMESPACE_HTML else {
             // SVG and MathML: their text is kept as inline text of the parent's style.
             if !["script", "style", "title", "desc", "metadata"].contains(name) {
-                frames.append(Frame(children: element.children, style: parent.style.child(), paragraph: parent.paragraph))
+                frames.append(Frame(children: element.children, style: parent.style.child(), styleID: newStyleID(),
+                                    paragraph: parent.paragraph))
             }
             return
         }
         guard !tag.isSkipped else { return }
 
-        var style = parent.style.child()
         let isList = tag.isList
-        var declarations = tag.userAgentStyle
-        if isList {
-            style.listMarker = nil  // Each list picks its own markers unless told otherwise.
-            if !listFrames.isEmpty {
-                declarations += [CSSDeclaration(property: "margin-top", value: "0"),
-                                 CSSDeclaration(property: "margin-bottom", value: "0")]
-            }
+        let key = StyleKey(parent: parent.styleID, tag: name, nestedList: isList && !listFrames.isEmpty,
+                           attributes: Self.attributeBytes(element))
+        let style: ComputedStyle, styleID: Int
+        if let known = styleMemo[key] {
+            (style, styleID) = known
+        } else {
+            style = computedStyle(element, tag: tag, nestedList: key.nestedList, parent: parent.style)
+            styleID = newStyleID()
+            if styleMemo.count >= Self.styleMemoLimit { styleMemo.removeAll(keepingCapacity: true) }
+            styleMemo[key] = (style, styleID)
         }
-        declarations += presentationalHints(element, name: name)
-        if !sheet.isEmpty {
-            let classes = attribute(element, "class")?.split(whereSeparator: Self.isHTMLWhitespace).map(String.init) ?? []
-            declarations += sheet.declarations(tag: name, id: attribute(element, "id"), classes: classes)
-        }
-        if let inline = attribute(element, "style") {
-            declarations += StyleSheet.declarations(in: inline)
-        }
-        style.apply(declarations, parent: parent.style, base: base)
-        if name == "html" { style.rootSize = style.text.size }  // What `rem` refers to.
         if let declared = style.declaredWritingMode { noteWritingMode(declared, element: name) }
-        if let language = attribute(element, "lang") ?? attribute(element, "xml:lang") {
-            let trimmed = language.trimmingASCIIWhitespace()
-            style.text.language = trimmed.isEmpty ? nil : trimmed
-        }
-        if name == "a", let href = attribute(element, "href") {
-            style.text.link = resolvedLink(href)
-        }
 
         switch name {
         case "br":
@@ -406,8 +414,66 @@ private struct HTMLWalker {
         if style.display == .listItem {
             setListMarker(element, style: style)
         }
-        frames.append(Frame(children: element.children, style: style, paragraph: paragraph, list: list))
+        frames.append(Frame(children: element.children, style: style, styleID: styleID, paragraph: paragraph, list: list))
         if list != nil { listFrames.append(frames.count - 1) }
+    }
+
+    /// An element's style: its parent's inherited properties, then the user agent's
+    /// declarations for the tag, presentational attributes, matching style-sheet rules and
+    /// the `style` attribute, then `lang` and a link's target. Depends only on what
+    /// `StyleKey` holds.
+    private func computedStyle(_ element: GumboElement, tag: Tag, nestedList: Bool, parent: ComputedStyle) -> ComputedStyle {
+        let name = tag.name
+        var style = parent.child()
+        var declarations = tag.userAgentStyle
+        if tag.isList {
+            style.listMarker = nil  // Each list picks its own markers unless told otherwise.
+            if nestedList {
+                declarations += [CSSDeclaration(property: "margin-top", value: "0"),
+                                 CSSDeclaration(property: "margin-bottom", value: "0")]
+            }
+        }
+        declarations += presentationalHints(element, name: name)
+        if !sheet.isEmpty {
+            let classes = attribute(element, "class")?.split(whereSeparator: Self.isHTMLWhitespace).map(String.init) ?? []
+            declarations += sheet.declarations(tag: name, id: attribute(element, "id"), classes: classes)
+        }
+        if let inline = attribute(element, "style") {
+            declarations += StyleSheet.declarations(in: inline)
+        }
+        style.apply(declarations, parent: parent, base: base)
+        if name == "html" { style.rootSize = style.text.size }  // What `rem` refers to.
+        if let language = attribute(element, "lang") ?? attribute(element, "xml:lang") {
+            let trimmed = language.trimmingASCIIWhitespace()
+            style.text.language = trimmed.isEmpty ? nil : trimmed
+        }
+        if name == "a", let href = attribute(element, "href") {
+            style.text.link = resolvedLink(href)
+        }
+        return style
+    }
+
+    private mutating func newStyleID() -> Int {
+        defer { nextStyleID += 1 }
+        return nextStyleID
+    }
+
+    /// An element's attributes as `StyleKey` keeps them; empty (no allocation) for an
+    /// element without attributes.
+    private static func attributeBytes(_ element: GumboElement) -> [UInt8] {
+        let attributes = element.attributes
+        guard attributes.length > 0 else { return [] }
+        var bytes: [UInt8] = []
+        for index in 0..<Int(attributes.length) {
+            guard let attribute = attributes.data[index]?.assumingMemoryBound(to: GumboAttribute.self) else { continue }
+            for text in [attribute.pointee.name, attribute.pointee.value] {
+                if let text {
+                    bytes.append(contentsOf: UnsafeRawBufferPointer(start: text, count: strlen(text)))
+                }
+                bytes.append(0)
+            }
+        }
+        return bytes
     }
 
     private mutating func exit(_ frame: Frame) {

@@ -270,6 +270,43 @@ import Testing
         #expect(style(of: "tab", in: article)?.color == RGBColor(r: 0, g: 128, b: 0))
     }
 
+    /// Styles are computed once per parent style, tag and attributes, and reused: the same
+    /// markup must still take each parent's inherited style, its own attributes and links.
+    @Test func theSameElementInDifferentParentsOrWithDifferentAttributesGetsItsOwnStyle() {
+        let article = html("""
+            <style>.big { font-size: 20pt }</style>
+            <div style="color: red"><p><em>one</em></p></div><div style="color: blue"><p><em>two</em></p></div>
+            <p><em>three</em></p><p><em>four</em></p><p class="big"><em>five</em></p>
+            <p><a href="/a">first</a> <a href="/b">second</a> <a href="/a">third</a></p>
+            <p lang="de"><em>sechs</em></p><p lang="fr"><em>sept</em></p>
+            <ul><li>outer<ul><li>inner</li></ul></li></ul><ul><li>again</li></ul>
+            """, baseURL: URL(string: "https://example.com/"))
+        #expect(style(of: "one", in: article)?.color == RGBColor(r: 255, g: 0, b: 0))
+        #expect(style(of: "two", in: article)?.color == RGBColor(r: 0, g: 0, b: 255))
+        #expect(style(of: "three", in: article)?.color == .black)
+        #expect(style(of: "four", in: article) == style(of: "three", in: article))
+        #expect(style(of: "five", in: article)?.size == 20)
+        #expect(style(of: "four", in: article)?.size == 10)
+        #expect(style(of: "first", in: article)?.link == "https://example.com/a")
+        #expect(style(of: "second", in: article)?.link == "https://example.com/b")
+        #expect(style(of: "third", in: article)?.link == "https://example.com/a")
+        #expect(style(of: "sechs", in: article)?.language == "de")
+        #expect(style(of: "sept", in: article)?.language == "fr")
+        // A list inside a list loses its vertical margins; the next top-level list keeps them.
+        #expect(paragraph(of: "inner", in: article)?.spaceBefore == 0)
+        #expect((paragraph(of: "again", in: article)?.spaceBefore ?? 0) > 0)
+    }
+
+    /// More distinct elements than the style memo keeps: every one still gets its own style.
+    @Test func stylesStayRightPastTheStyleMemosLimit() {
+        let count = 5000
+        let markup = (0..<count).map { "<p style=\"font-size: \(8 + $0 % 7000 / 100)pt\" id=\"p\($0)\">w\($0)x</p>" }.joined()
+        let article = html(markup)
+        for index in stride(from: 0, to: count, by: 499) {
+            #expect(style(of: "w\(index)x", in: article)?.size == Double(8 + index / 100))
+        }
+    }
+
     @Test func textLevelElements() {
         let article = html("""
             <p><u>under</u> <del>gone</del> H<sub>2</sub>O x<sup>2</sup> <small>small</small> <big>big</big> \
