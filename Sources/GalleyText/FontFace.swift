@@ -139,10 +139,12 @@ final class GlyphImage: Sendable {
     let top: Int
     let width: Int
     let height: Int
-    /// Rows with ink, top to bottom.
-    let rows: [Row]
-    /// Coverage of every row's extent, in row order.
-    let extents: [UInt8]
+    /// Rows with ink, top to bottom, then the coverage of every row's extent in row order, in
+    /// one block freed with the image: drawing holds plain pointers into it (`GlyphSprite`)
+    /// while something keeps the image alive. Written only in `init`.
+    nonisolated(unsafe) private let storage: UnsafeMutableRawPointer?
+    private let rowCount: Int
+    private let coverageCount: Int
     private let stamps = Mutex<[Stamp]>([])
 
     /// A row's inked extent: columns `start..<end` of row `row`.
@@ -150,11 +152,11 @@ final class GlyphImage: Sendable {
         var row: Int32
         var start: Int32
         var end: Int32
-        /// Where the extent's first pixel is in `extents` (and, times 3, in a stamp).
+        /// Where the extent's first pixel is in `coverage` (and, times 3, in a stamp).
         var offset: Int32
     }
 
-    /// `extents` in an ink's colours over its background, 3 bytes a pixel.
+    /// `coverage` in an ink's colours over its background, 3 bytes a pixel.
     private struct Stamp {
         var color: RGBColor
         var background: RGBColor
@@ -168,45 +170,64 @@ final class GlyphImage: Sendable {
         self.width = width
         self.height = height
         var rows: [Row] = []
-        var extents: [UInt8] = []
+        var coverage: [UInt8] = []
         for r in 0..<height {
-            let coverage = row(r)
+            let pixels = row(r)
             var start = 0, end = width
-            while start < width && coverage[start] == 0 { start += 1 }
+            while start < width && pixels[start] == 0 { start += 1 }
             guard start < width else { continue }
-            while coverage[end - 1] == 0 { end -= 1 }
-            rows.append(Row(row: Int32(r), start: Int32(start), end: Int32(end), offset: Int32(extents.count)))
-            extents.append(contentsOf: UnsafeBufferPointer(start: coverage + Int(start), count: Int(end - start)))
+            while pixels[end - 1] == 0 { end -= 1 }
+            rows.append(Row(row: Int32(r), start: Int32(start), end: Int32(end), offset: Int32(coverage.count)))
+            coverage.append(contentsOf: UnsafeBufferPointer(start: pixels + Int(start), count: Int(end - start)))
         }
-        self.rows = rows
-        self.extents = extents
+        rowCount = rows.count
+        coverageCount = coverage.count
+        guard !rows.isEmpty else {
+            storage = nil
+            return
+        }
+        let rowBytes = rows.count * MemoryLayout<Row>.stride
+        let storage = UnsafeMutableRawPointer.allocate(byteCount: rowBytes + coverage.count, alignment: MemoryLayout<Row>.alignment)
+        rows.withUnsafeBytes { storage.copyMemory(from: $0.baseAddress.unsafelyUnwrapped, byteCount: rowBytes) }
+        coverage.withUnsafeBytes { (storage + rowBytes).copyMemory(from: $0.baseAddress.unsafelyUnwrapped, byteCount: coverage.count) }
+        self.storage = storage
     }
 
     deinit {
         stamps.withLock { $0.forEach { $0.bytes.deallocate() } }
+        storage?.deallocate()
+    }
+
+    /// Rows with ink, top to bottom; valid while the image lives.
+    var rows: UnsafeBufferPointer<Row> {
+        UnsafeBufferPointer(start: storage?.assumingMemoryBound(to: Row.self), count: rowCount)
+    }
+
+    /// Coverage of every row's extent, in row order; nil for an image without ink. Valid
+    /// while the image lives.
+    var coverage: UnsafePointer<UInt8>? {
+        storage.map { UnsafePointer(($0 + rowCount * MemoryLayout<Row>.stride).assumingMemoryBound(to: UInt8.self)) }
     }
 
     /// The row extents in `ink`'s colours over its background, made on first use, and how
     /// many bytes were allocated for it now (0 when it was made before). Nil for an image
     /// without ink.
     func stamp(for ink: Ink) -> (stamp: UnsafePointer<UInt8>, made: Int)? {
-        guard !extents.isEmpty else { return nil }
+        guard rowCount > 0 else { return nil }
         return stamps.withLock { stamps in
             if let made = stamps.first(where: { $0.color == ink.color && $0.background == ink.background }) {
                 return (UnsafePointer(made.bytes), 0)
             }
-            let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: extents.count * 3)
-            extents.withUnsafeBufferPointer { coverage in
-                ink.blendOntoBackground(coverage: coverage.baseAddress.unsafelyUnwrapped, into: bytes, count: coverage.count)
-            }
+            let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: coverageCount * 3)
+            ink.blendOntoBackground(coverage: coverage.unsafelyUnwrapped, into: bytes, count: coverageCount)
             stamps.append(Stamp(color: ink.color, background: ink.background, bytes: bytes))
-            return (UnsafePointer(bytes), extents.count * 3)
+            return (UnsafePointer(bytes), coverageCount * 3)
         }
     }
 
     /// Bytes held, for the cache's budget, stamps not included (`GlyphCache.stamp` counts
     /// them as they are made).
-    var byteCount: Int { extents.count + rows.count * MemoryLayout<Row>.stride + 64 }
+    var byteCount: Int { coverageCount + rowCount * MemoryLayout<Row>.stride + 64 }
 
     static let empty = GlyphImage(left: 0, top: 0, width: 0, height: 0) { _ in fatalError("an empty glyph has no rows") }
 }

@@ -99,7 +99,7 @@ final class GlyphCache: Sendable {
     /// to more images than the cache itself would.
     func keep(_ memos: Memos) {
         var memos = memos
-        memos.byInk = memos.byInk.filter { $0.value.count <= Self.memoLimit }
+        memos.byInk = memos.byInk.filter { $0.value.imageCount <= Self.memoLimit }
         // Dropped memos are freed after the lock is let go.
         let dropped = state.withLock { state -> Memos? in
             guard memos.generation == state.generation else { return memos }
@@ -118,18 +118,23 @@ final class GlyphCache: Sendable {
     /// an open-addressing table with a multiplicative hash.
     ///
     /// Sendable because memos move between drawing threads only through the cache's lock
-    /// (`keep`, then `takeMemos`), used by one thread at a time; the stamps they point to
-    /// belong to images the memo itself holds, and never change once made (`GlyphImage`).
+    /// (`keep`, then `takeMemos`), used by one thread at a time; their sprites point into
+    /// images the memo itself holds, which never change once made (`GlyphImage`).
     struct Memo: @unchecked Sendable {
         private let cache: GlyphCache
         /// The ink the stamps are in.
         let ink: Ink
         private var keys: [UInt64]
+        /// The images the memo holds, which keep its sprites valid.
         private var images: [GlyphImage?]
-        /// Each image's stamp; the image, held in `images`, keeps it alive.
-        private var stamps: [UnsafePointer<UInt8>?]
-        /// Glyphs in the memo.
-        private(set) var count = 0
+        private var sprites: [GlyphSprite]
+        /// Images asked for with keys the table cannot hold, kept alive for their sprites.
+        private var heldAside: [GlyphImage] = []
+
+        /// Glyph images the memo holds.
+        var imageCount: Int { count + heldAside.count }
+        /// Glyphs in the table.
+        private var count = 0
         private var mask: Int
 
         init(cache: GlyphCache, ink: Ink) {
@@ -138,50 +143,78 @@ final class GlyphCache: Sendable {
             self.ink = ink
             keys = [UInt64](repeating: 0, count: 512)
             images = [GlyphImage?](repeating: nil, count: 512)
-            stamps = [UnsafePointer<UInt8>?](repeating: nil, count: 512)
+            sprites = [GlyphSprite](repeating: .empty, count: 512)
             mask = 511
         }
 
-        /// A glyph's image and its stamp in the memo's ink (nil for an image without ink),
-        /// valid while the memo lives (or, for an image that skipped the table, while the
-        /// image does).
-        mutating func image(face: FontFace, glyph: UInt32, size64: Int, subpixel: Int,
-                            sideways: Bool = false) -> (image: GlyphImage, stamp: UnsafePointer<UInt8>?) {
+        /// A glyph's image as drawing uses it, with its stamp in the memo's ink, valid while
+        /// the memo lives.
+        mutating func sprite(face: FontFace, glyph: UInt32, size64: Int, subpixel: Int, sideways: Bool = false) -> GlyphSprite {
             // Face, size, glyph, orientation and subpixel packed into 64 bits; a key of 0 marks an
             // empty slot, so the packed value is offset by one. Values out of range skip the table.
             guard face.id < 1 << 15, size64 < 1 << 22, glyph < 1 << 23 else {
                 let image = cache.image(face: face, glyph: glyph, size64: size64, subpixel: subpixel, sideways: sideways)
-                return (image, cache.stamp(image, ink: ink))
+                heldAside.append(image)
+                return GlyphSprite(image, stamp: cache.stamp(image, ink: ink))
             }
             let key = (UInt64(face.id) << 48 | UInt64(size64) << 26 | UInt64(glyph) << 3 | (sideways ? 4 : 0) | UInt64(subpixel)) &+ 1
             var slot = Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
             while keys[slot] != 0 {
-                if keys[slot] == key, let image = images[slot] { return (image, stamps[slot]) }
+                if keys[slot] == key { return sprites[slot] }
                 slot = (slot + 1) & mask
             }
             let image = cache.image(face: face, glyph: glyph, size64: size64, subpixel: subpixel, sideways: sideways)
-            let stamp = cache.stamp(image, ink: ink)
+            let sprite = GlyphSprite(image, stamp: cache.stamp(image, ink: ink))
             keys[slot] = key
             images[slot] = image
-            stamps[slot] = stamp
+            sprites[slot] = sprite
             count += 1
             if count * 2 > mask { grow() }
-            return (image, stamp)
+            return sprite
         }
 
         private mutating func grow() {
-            let oldKeys = keys, oldImages = images, oldStamps = stamps
+            let oldKeys = keys, oldImages = images, oldSprites = sprites
             mask = mask * 2 + 1
             keys = [UInt64](repeating: 0, count: mask + 1)
             images = [GlyphImage?](repeating: nil, count: mask + 1)
-            stamps = [UnsafePointer<UInt8>?](repeating: nil, count: mask + 1)
+            sprites = [GlyphSprite](repeating: .empty, count: mask + 1)
             for slot in oldKeys.indices where oldKeys[slot] != 0 {
                 var target = Int(truncatingIfNeeded: (oldKeys[slot] &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
                 while keys[target] != 0 { target = (target + 1) & mask }
                 keys[target] = oldKeys[slot]
                 images[target] = oldImages[slot]
-                stamps[target] = oldStamps[slot]
+                sprites[target] = oldSprites[slot]
             }
         }
     }
+}
+
+/// What drawing needs of a glyph image, as plain values and pointers, so that drawing a glyph
+/// retains and releases nothing: valid while the image lives (a `GlyphCache.Memo` holds it).
+struct GlyphSprite {
+    var left: Int
+    var top: Int
+    var rows: UnsafeBufferPointer<GlyphImage.Row>
+    /// Nil for an image without ink.
+    var coverage: UnsafePointer<UInt8>?
+    /// The rows' extents in the memo's ink (`GlyphImage.stamp(for:)`); nil without ink.
+    var stamp: UnsafePointer<UInt8>?
+
+    init(_ image: GlyphImage, stamp: UnsafePointer<UInt8>?) {
+        left = image.left
+        top = image.top
+        rows = image.rows
+        coverage = image.coverage
+        self.stamp = stamp
+    }
+
+    private init() {
+        left = 0
+        top = 0
+        rows = UnsafeBufferPointer(start: nil, count: 0)
+    }
+
+    /// Nothing to draw.
+    static var empty: GlyphSprite { GlyphSprite() }
 }

@@ -61,18 +61,21 @@ extension TypesetPage {
             // No glyph reaches further from its baseline than a few ems.
             let reach = Int(pixelsPerEm * 3) + 2
             let sideways = run.orientation == .sideways
-            for (glyph, position) in zip(run.glyphs, run.positions) {
-                // Across the line whole pixels, along it quarter pixels: a sideways glyph's
-                // line runs down the page.
-                let (along, across) = sideways ? (position.y * scale - Double(rect.y), position.x * scale - Double(rect.x))
-                                               : (position.x * scale - Double(rect.x), position.y * scale - Double(rect.y))
-                let fixed = Int(across.rounded())
-                let whole = along.rounded(.down)
-                let (x, y) = sideways ? (fixed, Int(whole)) : (Int(whole), fixed)
-                guard y + reach >= 0, y - reach < height else { continue }
-                let subpixel = min(GlyphCache.subpixelSteps - 1, Int(((along - whole) * steps).rounded(.down)))
-                let (image, stamp) = glyphs.image(face: run.face, glyph: glyph, size64: size64, subpixel: subpixel, sideways: sideways)
-                canvas.blend(image, stamp: stamp, x: x + image.left, y: y - image.top, ink: glyphs.ink, untouched: untouched)
+            let ink = glyphs.ink
+            ink.withBlender { blender in
+                for (glyph, position) in zip(run.glyphs, run.positions) {
+                    // Across the line whole pixels, along it quarter pixels: a sideways glyph's
+                    // line runs down the page.
+                    let (along, across) = sideways ? (position.y * scale - Double(rect.y), position.x * scale - Double(rect.x))
+                                                   : (position.x * scale - Double(rect.x), position.y * scale - Double(rect.y))
+                    let fixed = Int(across.rounded())
+                    let whole = along.rounded(.down)
+                    let (x, y) = sideways ? (fixed, Int(whole)) : (Int(whole), fixed)
+                    guard y + reach >= 0, y - reach < height else { continue }
+                    let subpixel = min(GlyphCache.subpixelSteps - 1, Int(((along - whole) * steps).rounded(.down)))
+                    let sprite = glyphs.sprite(face: run.face, glyph: glyph, size64: size64, subpixel: subpixel, sideways: sideways)
+                    canvas.blend(sprite, x: x + sprite.left, y: y - sprite.top, blender: blender, untouched: untouched)
+                }
             }
         }
     }
@@ -84,46 +87,39 @@ struct Canvas {
     let originX: Int
     let originY: Int
 
-    /// Blends a glyph in `ink`'s colour, top-left corner at (x, y) in bitmap pixels, clipped
-    /// to the bitmap. `stamp` is the image's stamp in `ink` (`GlyphCache.stamp`).
+    /// Blends a glyph with `blender`'s ink (the one its sprite's stamp is in), top-left
+    /// corner at (x, y) in bitmap pixels, clipped to the bitmap.
     /// `untouched[row]`: the first column from which the row shows only the background (see
     /// `TypesetPage.draw`); kept up to date.
     ///
     /// Each row's extent is copied from the stamp where the row is untouched, and blended onto
     /// what is drawn before that column; zero coverage leaves a pixel as it is, so the whole
     /// extent may be blended.
-    func blend(_ image: GlyphImage, stamp: UnsafePointer<UInt8>?, x: Int, y: Int, ink: Ink, untouched: UnsafeMutableBufferPointer<Int>) {
+    func blend(_ sprite: GlyphSprite, x: Int, y: Int, blender: Ink.Blender, untouched: UnsafeMutableBufferPointer<Int>) {
         let width = bitmap.width, height = bitmap.height
-        guard let stamp, x < width, x + image.width > 0, y < height, y + image.height > 0,
-              let base = bitmap.pixels.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
-        assert(untouched.count == height, "one untouched column per row")
+        guard let stamp = sprite.stamp, let coverage = sprite.coverage, x < width, y < height, y + Int(sprite.rows.last?.row ?? 0) >= 0,
+              let base = bitmap.pixels.baseAddress?.assumingMemoryBound(to: UInt8.self),
+              let untouched = untouched.baseAddress else { return }
         let rowBytes = bitmap.rowBytes
-        ink.withBlender { ink in
-            image.rows.withUnsafeBufferPointer { rows in
-                image.extents.withUnsafeBufferPointer { extents in
-                    guard let coverage = extents.baseAddress, let untouched = untouched.baseAddress else { return }
-                    for extent in rows {
-                        let row = y &+ Int(extent.row)
-                        guard row >= 0, row < height else { continue }
-                        let left = x &+ Int(extent.start)
-                        let start = max(left, 0), end = min(x &+ Int(extent.end), width)
-                        guard start < end else { continue }
-                        // Column c of the row is pixel `source + c` of `extents`, 3 × that of the stamp.
-                        let source = Int(extent.offset) &- left
-                        let target = base + row &* rowBytes
-                        let u = untouched[row]
-                        if start >= u {
-                            Self.copy(stamp + (source &+ start) &* 3, to: target + start &* 3, count: (end &- start) &* 3)
-                            untouched[row] = end
-                            continue
-                        }
-                        let split = min(u, end)
-                        ink.blend(coverage: coverage + (source &+ start), into: target + start &* 3, count: split &- start)
-                        if split < end { Self.copy(stamp + (source &+ split) &* 3, to: target + split &* 3, count: (end &- split) &* 3) }
-                        untouched[row] = max(u, end)
-                    }
-                }
+        for extent in sprite.rows {
+            let row = y &+ Int(extent.row)
+            guard row >= 0, row < height else { continue }
+            let left = x &+ Int(extent.start)
+            let start = max(left, 0), end = min(x &+ Int(extent.end), width)
+            guard start < end else { continue }
+            // Column c of the row is pixel `source + c` of `coverage`, 3 × that of the stamp.
+            let source = Int(extent.offset) &- left
+            let target = base + row &* rowBytes
+            let u = untouched[row]
+            if start >= u {
+                Self.copy(stamp + (source &+ start) &* 3, to: target + start &* 3, count: (end &- start) &* 3)
+                untouched[row] = end
+                continue
             }
+            let split = min(u, end)
+            blender.blend(coverage: coverage + (source &+ start), into: target + start &* 3, count: split &- start)
+            if split < end { Self.copy(stamp + (source &+ split) &* 3, to: target + split &* 3, count: (end &- split) &* 3) }
+            untouched[row] = max(u, end)
         }
     }
 
