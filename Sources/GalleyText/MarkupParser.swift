@@ -98,6 +98,7 @@ public struct MarkupParser: Sendable {
                 guard let output = gumbo_parse_with_options(&options, pointer, buffer.count) else { return nil }
                 defer { gumbo_destroy_output(&options, output) }
                 var walker = HTMLWalker(base: base, baseURL: baseURL)
+                walker.textCapacity = min(buffer.count, 1 << 24)
                 var article = walker.article(from: output.pointee)
                 article.warnings = warnings + article.warnings
                 return article
@@ -151,6 +152,54 @@ public struct MarkupParser: Sendable {
         endLine()
         builder.addMargin(margin)
         return ParsedArticle(text: builder.build(), title: nil, language: nil, warnings: decoded.warnings)
+    }
+}
+
+/// The characters of UTF-8 text gumbo made, decoded where they lie; an invalid sequence (gumbo
+/// makes none) becomes U+FFFD.
+struct UTF8Scalars: Sequence {
+    let bytes: UnsafeBufferPointer<UInt8>
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes = bytes
+    }
+
+    /// Every character takes one to four bytes.
+    var underestimatedCount: Int { (bytes.count + 3) / 4 }
+
+    func makeIterator() -> Iterator { Iterator(bytes: bytes) }
+
+    struct Iterator: IteratorProtocol {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var index = 0
+
+        mutating func next() -> Unicode.Scalar? {
+            guard index < bytes.count else { return nil }
+            let lead = bytes[index]
+            if lead < 0x80 {
+                index += 1
+                return Unicode.Scalar(lead)
+            }
+            let length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1
+            guard length > 1, index + length <= bytes.count else {
+                index += 1
+                return "\u{FFFD}"
+            }
+            var value = UInt32(lead) & (0x7F >> length)
+            for offset in 1..<length {
+                let byte = bytes[index + offset]
+                guard byte & 0xC0 == 0x80 else {
+                    index += offset
+                    return "\u{FFFD}"
+                }
+                value = value << 6 | UInt32(byte & 0x3F)
+            }
+            index += length
+            // Overlong forms, surrogates and values past U+10FFFF are not characters.
+            let shortest: UInt32 = length == 2 ? 0x80 : length == 3 ? 0x800 : 0x10000
+            guard value >= shortest, let scalar = Unicode.Scalar(value) else { return "\u{FFFD}" }
+            return scalar
+        }
     }
 }
 
@@ -216,6 +265,10 @@ private struct HTMLWalker {
         var attributes: [UInt8]
     }
 
+    /// Characters of text the document can hold at most, for the builder to make room for:
+    /// its length in bytes, up to a limit.
+    var textCapacity = 0
+
     init(base: BaseStyle, baseURL: URL?) {
         self.base = base
         self.baseURL = baseURL
@@ -258,6 +311,7 @@ private struct HTMLWalker {
         let rootStyle = ComputedStyle(base: base)
         let rootParagraph = rootStyle.paragraphStyle(base: base)
         builder.paragraphStyle = rootParagraph
+        builder.reserveCapacity(textCapacity)
         guard let document = output.document else {
             return ParsedArticle(text: builder.build(), title: title, language: language, warnings: warnings)
         }
@@ -344,7 +398,9 @@ private struct HTMLWalker {
         switch node.pointee.type {
         case GUMBO_NODE_TEXT, GUMBO_NODE_CDATA, GUMBO_NODE_WHITESPACE:
             guard let text = node.pointee.v.text.text, let frame = frames.last else { return }
-            builder.append(String(cString: text).unicodeScalars, style: frame.style.text, whiteSpace: frame.style.whiteSpace)
+            let bytes = UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self)
+            builder.append(UTF8Scalars(UnsafeBufferPointer(start: bytes, count: strlen(text))), style: frame.style.text,
+                           whiteSpace: frame.style.whiteSpace)
         case GUMBO_NODE_ELEMENT:
             enter(node.pointee.v.element)
         default:
