@@ -33,7 +33,7 @@ def galley(args, cwd):
     seconds = time.perf_counter() - start
     if r.returncode not in (0, 1):
         raise SystemExit("galley %s failed (%d):\n%s" % (" ".join(args), r.returncode, r.stderr[-3000:]))
-    drawn = re.search(r"galley: (\d+) images? drawn, (\d+) kept", r.stdout)
+    drawn = re.search(r"galley: (\d+) images? drawn, (\d+) reused", r.stdout)
     pages = re.search(r"; (\d+) pages? in", r.stdout)
     return seconds, int(drawn.group(1)), int(drawn.group(2)), int(pages.group(1)), r.stdout
 
@@ -129,7 +129,7 @@ def main():
     for r in rows:
         print("| %s | %s | %d | %d | %d | %d | %.2f |" % (r["name"], r["document"], r["drawn"], r["expected"],
                                                          r["rewritten"], r["others"], r["after"]))
-        ok = ok and r["drawn"] == r["expected"] and r["others"] == 0 and r["ratio"] <= 0.05
+        ok = ok and r["drawn"] == r["expected"] == r["rewritten"] and r["others"] == 0 and r["ratio"] <= 0.05
     sys.exit(0 if ok else 1)
 
 

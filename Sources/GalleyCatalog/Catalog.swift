@@ -157,14 +157,18 @@ public final class Catalog: Sendable {
 
     /// Outputs that can stand in for a document's: its own, then those of other documents
     /// with the same content (copies and renames), oldest first; not those made from content
-    /// a document had before (`begin`).
-    public func reusableOutputs(documentID: Int64?, contentHash: String) throws(CatalogError) -> [OutputRecord] {
+    /// a document had before (`begin`); each with the source path of its document.
+    public func reusableOutputs(documentID: Int64?, contentHash: String) throws(CatalogError)
+        -> [(output: OutputRecord, sourcePath: String)] {
         try read { db in
-            try OutputRecord.fetchAll(db, sql: """
-                SELECT output.* FROM output JOIN document ON document.id = output.documentId
+            try Row.fetchAll(db, sql: """
+                SELECT output.*, document.sourcePath AS documentSourcePath FROM output
+                JOIN document ON document.id = output.documentId
                 WHERE document.contentHash = ? AND output.fingerprint != ''
                 ORDER BY (output.documentId = ?) DESC, output.documentId, output.id
-                """, arguments: [contentHash, documentID ?? -1])
+                """, arguments: [contentHash, documentID ?? -1]).map { row in
+                (try OutputRecord(row: row), row["documentSourcePath"] as String)
+            }
         }
     }
 

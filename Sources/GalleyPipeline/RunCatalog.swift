@@ -52,7 +52,9 @@ final class RunCatalog: Sendable {
     /// A document being worked on: its catalog row and the outputs that may stand in for its own.
     struct DocumentWork: Sendable {
         var id: Int64
-        var contentHash: String
+        /// What the document's pixels depend on besides the settings: its content, and for an
+        /// article also its folder, against which its pictures are found (`outputIdentity`).
+        var identity: String
         var sourcePath: String
         var reusable: [OutputKey: OutputRecord]
     }
@@ -126,8 +128,20 @@ final class RunCatalog: Sendable {
         return paths.allSatisfy { access(store.root.appendingPathComponent($0).path, F_OK) == 0 }
     }
 
+    /// What a document's outputs depend on besides the settings. For a PDF, its content. For
+    /// an article, its content and its folder: its pictures are found relative to it, so the
+    /// same markup in another folder may show other pictures.
+    static func outputIdentity(_ document: SourceDocument, hash: String) -> String {
+        document.kind == .markup ? "\(hash)@\(folder(of: document.url.path))" : hash
+    }
+
+    private static func folder(of path: String) -> String {
+        (path as NSString).deletingLastPathComponent
+    }
+
     /// Work on a document starts: its row (new content forgets old outputs) and what can be
-    /// reused, its own outputs first, then those of files with the same content.
+    /// reused: its own outputs first, then those of files with the same identity
+    /// (`outputIdentity`: for an article, only files in its own folder).
     func begin(_ index: Int, _ document: SourceDocument, stamp: FileStamp?, hash: String, bytes: Int) {
         var record = DocumentRecord(sourcePath: document.url.path, contentHash: hash, size: stamp?.size ?? Int64(bytes),
                                     mtime: stamp?.mtime ?? 0, kind: document.kind.rawValue)
@@ -136,12 +150,17 @@ final class RunCatalog: Sendable {
             guard let id = record.id else { return }
             var reusable: [OutputKey: OutputRecord] = [:]
             if !force {
-                for output in try catalog.reusableOutputs(documentID: id, contentHash: hash) {
+                let folder = Self.folder(of: document.url.path)
+                for (output, source) in try catalog.reusableOutputs(documentID: id, contentHash: hash)
+                where document.kind == .pdf || Self.folder(of: source) == folder {
                     let key = OutputKey(layout: output.layout, page: output.page, variant: output.variant)
                     if reusable[key] == nil { reusable[key] = output }
                 }
             }
-            work.withLock { $0[index] = DocumentWork(id: id, contentHash: hash, sourcePath: document.url.path, reusable: reusable) }
+            work.withLock {
+                $0[index] = DocumentWork(id: id, identity: Self.outputIdentity(document, hash: hash), sourcePath: document.url.path,
+                                         reusable: reusable)
+            }
         }
     }
 
@@ -170,12 +189,13 @@ final class RunCatalog: Sendable {
         return written
     }
 
-    /// The thumbnail cache's key for an output: the content and every setting of its bytes.
+    /// The thumbnail cache's key for an output: the document's identity (`outputIdentity`)
+    /// and every setting of its bytes.
     private func cacheKey(_ index: Int, _ facts: PageFacts, _ variant: OutputVariant) -> (key: String, source: String)? {
         let layout = facts.layout?.name ?? ""
         guard case .thumbnail = variant, let work = work.withLock({ $0[index] }),
               let fingerprint = outputFingerprints[layout]?[variant] else { return nil }
-        return ("\(work.contentHash)@\(layout)@\(facts.number)@\(fingerprint)", work.sourcePath)
+        return ("\(work.identity)@\(layout)@\(facts.number)@\(fingerprint)", work.sourcePath)
     }
 
     /// A thumbnail from the cache (memory, then disk), written into place.

@@ -210,7 +210,7 @@ struct Run: ParsableCommand {
         let rate = summary.duration > 0 ? String(format: "%.1f", Double(totals.pages) / summary.duration) : "-"
         print("galley: \(plural(totals.documents, "document")): \(totals.ok) ok, \(totals.failed) failed, \(totals.unchanged) unchanged; "
               + "\(plural(totals.pages, "page")) in \(seconds) s (\(rate) pages/s)")
-        var work = "galley: \(plural(summary.drawnOutputs, "image")) drawn, \(summary.reusedOutputs) kept from earlier runs"
+        var work = "galley: \(plural(summary.drawnOutputs, "image")) drawn, \(summary.reusedOutputs) reused"
         if summary.removedDocuments > 0 { work += "; outputs of \(plural(summary.removedDocuments, "vanished document")) removed" }
         print(work)
         for document in manifest.documents where document.status == .failed {

@@ -118,6 +118,37 @@ import Testing
                 == ["article.pdf", "book-copy.txt", "book.txt", "picture.pdf"])
     }
 
+    /// An article's pictures are found from its own folder, so the same markup in another
+    /// folder is drawn with that folder's pictures, in one run or the next: its outputs are not
+    /// copies of the first article's, nor taken from the thumbnail cache.
+    @Test func theSameArticleInAnotherFolderShowsThatFoldersPictures() throws {
+        let folder = try ScratchFolder("galley-incremental")
+        let markup = Data(#"<html><body><h1>Pictures</h1><p><img src="pic.png" width="200" height="150"> The picture.</p></body></html>"#.utf8)
+        let pictures = Fixtures.articlesFolder.appendingPathComponent("images")
+        for (name, picture) in [("a", "figure.png"), ("b", "badge.png"), ("c", "figure.png")] {
+            try FileManager.default.createDirectory(at: folder.path("in/\(name)"), withIntermediateDirectories: true)
+            try markup.write(to: folder.path("in/\(name)/story.html"))
+            try FileManager.default.copyItem(at: pictures.appendingPathComponent(picture), to: folder.path("in/\(name)/pic.png"))
+        }
+        func page(_ output: String, _ name: String, _ file: String) throws -> Data {
+            try Data(contentsOf: folder.path("\(output)/\(name)/story/narrow/\(file)"))
+        }
+        // In one run, whatever the order the articles are drawn in.
+        _ = try run(configuration(folder, workers: 1))
+        #expect(try page("out", "a", "page-0001.png") != page("out", "b", "page-0001.png"))
+        #expect(try page("out", "a", "page-0001.png") == page("out", "c", "page-0001.png"), "same markup, same picture")
+        // And when the second folder arrives later.
+        try FileManager.default.moveItem(at: folder.path("in/b"), to: folder.path("later-b"))
+        _ = try run(configuration(folder, output: "again"))
+        try FileManager.default.moveItem(at: folder.path("later-b"), to: folder.path("in/b"))
+        let summary = try run(configuration(folder, output: "again"))
+        #expect(summary.drawnOutputs > 0)
+        for file in ["page-0001.png", "thumbs/48/page-0001.png", "thumbs/96/page-0001.png"] {
+            #expect(try page("again", "b", file) == page("out", "b", file), "\(file)")
+            #expect(try page("again", "b", file) != page("again", "a", file), "\(file)")
+        }
+    }
+
     /// A document that changes and then fails keeps its earlier pages on disk; when it then
     /// vanishes, those pages go with it.
     @Test func pagesKeptByAFailedDocumentGoWhenItVanishes() throws {
