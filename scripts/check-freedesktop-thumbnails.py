@@ -5,9 +5,10 @@ file name = MD5 of Thumb::URI, size limits, 0600 files in 0700 folders, and fres
 (Thumb::MTime equals the file's mtime). Prints one line per problem and exits 1 if any.
 
 usage: check-freedesktop-thumbnails.py THUMBNAIL_DIR [SOURCE_FILE ...]
-With source files, also checks each has a fresh thumbnail in every size folder present.
+With source files, also checks each has a fresh thumbnail, naming its maker in a Software
+chunk, in every size folder present, and in at least one.
 """
-import hashlib, os, stat, struct, sys, urllib.parse, zlib
+import argparse, hashlib, os, stat, struct, sys, urllib.parse, zlib
 
 SIZES = {"normal": 128, "large": 256, "x-large": 512, "xx-large": 1024}
 
@@ -46,12 +47,18 @@ def read(path):
 
 
 def uri_of(path):
-    return "file://" + urllib.parse.quote(os.path.abspath(path), safe="/!$&'()*+,;=:@~")
+    return "file://" + urllib.parse.quote(os.path.abspath(path), safe="/!$&'()*+,=:@~")
 
 
 def main():
-    root, sources = sys.argv[1], sys.argv[2:]
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("root", metavar="THUMBNAIL_DIR")
+    parser.add_argument("sources", metavar="SOURCE_FILE", nargs="*")
+    args = parser.parse_args()
+    root, sources = args.root, args.sources
     problems = []
+    if not os.path.isdir(root):
+        problems.append(f"{root}: no such folder")
     def mode(path):
         return stat.S_IMODE(os.stat(path).st_mode)
     for folder, limit in list(SIZES.items()) + [("fail", None)]:
@@ -91,9 +98,10 @@ def main():
     for source in sources:
         uri = uri_of(source)
         name = hashlib.md5(uri.encode()).hexdigest() + ".png"
-        for folder in SIZES:
-            if not os.path.isdir(os.path.join(root, folder)):
-                continue
+        present = [folder for folder in SIZES if os.path.isdir(os.path.join(root, folder))]
+        if not present:
+            problems.append(f"{source}: no size folder ({', '.join(SIZES)}) under {root}")
+        for folder in present:
             path = os.path.join(root, folder, name)
             if not os.path.exists(path):
                 problems.append(f"{source}: no {folder} thumbnail ({name})")
@@ -103,6 +111,8 @@ def main():
                 problems.append(f"{source}: {folder} thumbnail is stale")
             if texts.get("Thumb::Size") != str(os.stat(source).st_size):
                 problems.append(f"{source}: {folder} Thumb::Size is not the file's size")
+            if not texts.get("Software"):
+                problems.append(f"{source}: {folder} thumbnail has no Software chunk")
     for problem in problems:
         print(problem)
     print(f"checked {root}: {len(problems)} problem(s)")

@@ -69,7 +69,7 @@ public struct FreedesktopThumbnails: Sendable {
     /// The canonical URI of a file: `file://` + its absolute path, percent-encoded (UTF-8,
     /// upper-case hex) except for what GLib's `g_filename_to_uri` leaves as is.
     public static func uri(path: String) -> String {
-        let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/".utf8)
+        let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,=:@/".utf8)
         var out = "file://"
         for byte in path.utf8 {
             if allowed.contains(byte) { out.append(Character(Unicode.Scalar(byte))) } else { out += String(format: "%%%02X", byte) }

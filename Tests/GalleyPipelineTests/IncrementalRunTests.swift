@@ -281,5 +281,8 @@ import Testing
         #expect(FreedesktopThumbnails.defaultFolder(environment: ["HOME": "/home/a"]).path == "/home/a/.cache/thumbnails")
         #expect(FreedesktopThumbnails.uri(path: "/home/a/My Report (final)+1é#?.pdf")
                 == "file:///home/a/My%20Report%20(final)+1%C3%A9%23%3F.pdf")
+        // Every ASCII punctuation mark, against what g_filename_to_uri (GLib 2.74) returns.
+        #expect(FreedesktopThumbnails.uri(path: #"/x/!$&'()*+,;=:@~-._[]{}%^`|"<>.pdf"#)
+                == "file:///x/!$&'()*+,%3B=:@~-._%5B%5D%7B%7D%25%5E%60%7C%22%3C%3E.pdf")
     }
 }
