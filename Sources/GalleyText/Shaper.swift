@@ -48,7 +48,12 @@ final class Shaper {
     /// Glyphs of `item`, in HarfBuzz's output order (visual: reversed for right-to-left).
     /// `paragraph` is the whole paragraph's text and `paragraphStart` its global offset, so
     /// HarfBuzz sees the context around the item (Arabic joining across style changes).
-    func shape(_ item: TextItem, face: FontFace, paragraph: [UInt32], paragraphStart: Int) -> [ShapedGlyph] {
+    ///
+    /// Positions are in points (`scale` nil: the item's size over the face's units per em) or,
+    /// with `scale` 1, in font units: HarfBuzz's output does not depend on the size (the
+    /// font's scale is its units per em), so glyphs shaped once in units serve every size,
+    /// times `Shaper.scale(item, face)`, with the same result to the bit.
+    func shape(_ item: TextItem, face: FontFace, paragraph: [UInt32], paragraphStart: Int, scale: Double? = nil) -> [ShapedGlyph] {
         hb_buffer_clear_contents(buffer)
         let start = item.range.lowerBound - paragraphStart
         paragraph.withUnsafeBufferPointer { text in
@@ -64,7 +69,7 @@ final class Shaper {
         var count: UInt32 = 0
         guard let infos = hb_buffer_get_glyph_infos(buffer, &count),
               let positions = hb_buffer_get_glyph_positions(buffer, &count) else { return [] }
-        let scale = item.style.size / face.unitsPerEm
+        let scale = scale ?? Self.scale(item, face)
         var glyphs: [ShapedGlyph] = []
         glyphs.reserveCapacity(Int(count))
         for i in 0..<Int(count) {
@@ -79,5 +84,10 @@ final class Shaper {
             }
         }
         return glyphs
+    }
+
+    /// Points per font unit for an item in a face.
+    static func scale(_ item: TextItem, _ face: FontFace) -> Double {
+        item.style.size / face.unitsPerEm
     }
 }

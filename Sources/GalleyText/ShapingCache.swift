@@ -16,7 +16,8 @@ import Synchronization
 /// Owned by one paragraph analyzer, on one thread at a time, like the `Shaper` inside it.
 package final class ShapingCache {
     private let shaper = Shaper()
-    /// Words already shaped, one table per face, size, script and language.
+    /// Words already shaped, in font units (`Shaper.shape(scale: 1)`), so that every size of a
+    /// face shares them: one table per face, script and language.
     private var tables: [Context: WordTable] = [:]
     private var wordCount = 0
     /// `FaceCheck`'s answers for the faces and scripts seen, without its lock.
@@ -29,13 +30,12 @@ package final class ShapingCache {
 
     private struct Context: Hashable {
         var face: ObjectIdentifier
-        var size: Double
         var script: UInt32
         var language: String?
     }
 
-    /// Past this many words the cache starts over, which bounds its memory on long books in
-    /// many languages.
+    /// Past this many words the cache starts over (every table goes), which bounds its memory
+    /// on long books in many faces and languages.
     static let wordLimit = 50_000
     /// Longer stretches (addresses, code, runs without spaces) rarely repeat: shaped, not kept.
     static let longestWord = 48
@@ -54,8 +54,12 @@ package final class ShapingCache {
         guard Self.mayShapeByWord(item), allowsWords(face, script: item.script) else {
             return shaper.shape(item, face: face, paragraph: paragraph, paragraphStart: paragraphStart)
         }
-        let context = Context(face: ObjectIdentifier(face), size: item.style.size, script: item.script.rawValue,
-                              language: item.style.language)
+        if wordCount >= Self.wordLimit {
+            tables.removeAll()
+            wordCount = 0
+        }
+        let context = Context(face: ObjectIdentifier(face), script: item.script.rawValue, language: item.style.language)
+        let scale = Shaper.scale(item, face)
         let table: WordTable
         if let known = tables[context] {
             table = known
@@ -82,6 +86,9 @@ package final class ShapingCache {
                 let shaped = table.glyphs(of: word, hash: hash) ?? shapeAndKeep(word, hash: hash, item: item, face: face, in: table)
                 for var glyph in shaped {
                     glyph.cluster += offset
+                    glyph.advance *= scale
+                    glyph.xOffset *= scale
+                    glyph.yOffset *= scale
                     glyphs.append(glyph)
                 }
                 start = next
@@ -94,14 +101,10 @@ package final class ShapingCache {
                               in table: WordTable) -> [ShapedGlyph] {
         var alone = item
         alone.range = 0..<word.count
-        // Shaped alone, clusters from 0: the same glyphs wherever the word appears.
+        // Shaped alone, clusters from 0, in font units: the same glyphs wherever the word appears.
         let text = Array(word)
-        let shaped = shaper.shape(alone, face: face, paragraph: text, paragraphStart: 0)
+        let shaped = shaper.shape(alone, face: face, paragraph: text, paragraphStart: 0, scale: 1)
         if word.count <= Self.longestWord {
-            if wordCount >= Self.wordLimit {
-                tables.values.forEach { $0.removeAll() }
-                wordCount = 0
-            }
             table.insert(text, glyphs: shaped, hash: hash)
             wordCount += 1
         }
@@ -195,15 +198,6 @@ private final class WordTable {
         texts[slot] = text
         shaped[slot] = glyphs
         count += 1
-    }
-
-    func removeAll() {
-        for slot in hashes.indices {
-            hashes[slot] = 0
-            texts[slot] = []
-            shaped[slot] = []
-        }
-        count = 0
     }
 
     private func grow() {
