@@ -55,12 +55,6 @@ public struct AttributedTextBuilder: Sendable {
 
     public init() {}
 
-    /// Makes room for `count` characters of text, so that a long article is not copied to
-    /// ever larger storage as it is appended.
-    public mutating func reserveCapacity(_ count: Int) {
-        scalars.reserveCapacity(count)
-    }
-
     /// Whether no content has been appended yet.
     public var isEmpty: Bool { scalars.isEmpty && pendingMarker == nil }
 
@@ -73,7 +67,6 @@ public struct AttributedTextBuilder: Sendable {
         _ text: Scalars, style: TextStyle, whiteSpace: WhiteSpaceMode = .collapse
     ) {
         var out: [Unicode.Scalar] = []
-        out.reserveCapacity(text.underestimatedCount)
         var spaceInOut = false
         var afterCarriageReturn = false
         for scalar in text {

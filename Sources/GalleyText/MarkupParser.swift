@@ -98,7 +98,6 @@ public struct MarkupParser: Sendable {
                 guard let output = gumbo_parse_with_options(&options, pointer, buffer.count) else { return nil }
                 defer { gumbo_destroy_output(&options, output) }
                 var walker = HTMLWalker(base: base, baseURL: baseURL)
-                walker.textCapacity = min(buffer.count, 1 << 24)
                 var article = walker.article(from: output.pointee)
                 article.warnings = warnings + article.warnings
                 return article
@@ -155,50 +154,41 @@ public struct MarkupParser: Sendable {
     }
 }
 
-/// The characters of UTF-8 text gumbo made, decoded where they lie; an invalid sequence (gumbo
-/// makes none) becomes U+FFFD.
-struct UTF8Scalars: Sequence {
+/// The characters of UTF-8 text gumbo made, decoded where they lie: ASCII directly, anything
+/// else through the standard library's decoder, so an invalid sequence (gumbo makes none)
+/// becomes U+FFFD exactly as `String(decoding:as:)` would make it.
+package struct UTF8Scalars: Sequence {
     let bytes: UnsafeBufferPointer<UInt8>
 
-    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    package init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
     }
 
-    /// Every character takes one to four bytes.
-    var underestimatedCount: Int { (bytes.count + 3) / 4 }
+    package func makeIterator() -> Iterator { Iterator(bytes: bytes) }
 
-    func makeIterator() -> Iterator { Iterator(bytes: bytes) }
-
-    struct Iterator: IteratorProtocol {
+    package struct Iterator: IteratorProtocol {
         let bytes: UnsafeBufferPointer<UInt8>
         var index = 0
 
-        mutating func next() -> Unicode.Scalar? {
+        package mutating func next() -> Unicode.Scalar? {
             guard index < bytes.count else { return nil }
             let lead = bytes[index]
             if lead < 0x80 {
                 index += 1
                 return Unicode.Scalar(lead)
             }
-            let length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1
-            guard length > 1, index + length <= bytes.count else {
-                index += 1
+            var rest = UnsafeBufferPointer(rebasing: bytes[index...]).makeIterator()
+            var parser = Unicode.UTF8.ForwardParser()
+            switch parser.parseScalar(from: &rest) {
+            case .valid(let encoded):
+                index += encoded.count
+                return Unicode.UTF8.decode(encoded)
+            case .error(let length):
+                index += length
                 return "\u{FFFD}"
+            case .emptyInput:
+                return nil
             }
-            var value = UInt32(lead) & (0x7F >> length)
-            for offset in 1..<length {
-                let byte = bytes[index + offset]
-                guard byte & 0xC0 == 0x80 else {
-                    index += offset
-                    return "\u{FFFD}"
-                }
-                value = value << 6 | UInt32(byte & 0x3F)
-            }
-            index += length
-            // Overlong forms, surrogates and values past U+10FFFF are not characters.
-            let shortest: UInt32 = length == 2 ? 0x80 : length == 3 ? 0x800 : 0x10000
-            guard value >= shortest, let scalar = Unicode.Scalar(value) else { return "\u{FFFD}" }
-            return scalar
         }
     }
 }
@@ -244,6 +234,8 @@ private struct HTMLWalker {
     var writingMode: (mode: WritingMode, element: String)?
     /// Writing-mode declarations not followed, as warnings.
     var writingModeWarnings: [String] = []
+    /// How often each of `writingModeWarnings` came up: one warning per kind, with its count.
+    var writingModeWarningCounts: [String: Int] = [:]
     /// Element styles already computed, with their ids (`Frame.styleID`). Most elements are a
     /// `p` or an `em` with no attributes inside a parent of the same style, and computing a
     /// style runs the element's CSS declarations, so it is done once per distinct `StyleKey`.
@@ -264,10 +256,6 @@ private struct HTMLWalker {
         /// Every attribute's name and value, NUL-terminated, in document order.
         var attributes: [UInt8]
     }
-
-    /// Characters of text the document can hold at most, for the builder to make room for:
-    /// its length in bytes, up to a limit.
-    var textCapacity = 0
 
     init(base: BaseStyle, baseURL: URL?) {
         self.base = base
@@ -311,7 +299,6 @@ private struct HTMLWalker {
         let rootStyle = ComputedStyle(base: base)
         let rootParagraph = rootStyle.paragraphStyle(base: base)
         builder.paragraphStyle = rootParagraph
-        builder.reserveCapacity(textCapacity)
         guard let document = output.document else {
             return ParsedArticle(text: builder.build(), title: title, language: language, warnings: warnings)
         }
@@ -327,7 +314,10 @@ private struct HTMLWalker {
             visit(child.assumingMemoryBound(to: GumboNode.self))
         }
         var article = ParsedArticle(text: builder.build(), title: title, language: language, writingMode: writingMode?.mode,
-                                    warnings: warnings + writingModeWarnings)
+                                    warnings: warnings + writingModeWarnings.map { warning in
+                                        let count = writingModeWarningCounts[warning, default: 1]
+                                        return count > 1 ? "\(warning) (\(count) elements)" : warning
+                                    })
         article.author = author
         return article
     }
@@ -336,26 +326,31 @@ private struct HTMLWalker {
     /// `<body>`'s (over `<html>`'s); warns about the others, since a page has one writing mode.
     private mutating func noteWritingMode(_ value: String, element: String) {
         guard let mode = ComputedStyle.writingMode(value) else {
-            writingModeWarnings.append("writing-mode \(value) on <\(element)> is not supported (horizontal-tb and vertical-rl are); ignored")
+            warnWritingMode("writing-mode \(value) on <\(element)> is not supported (horizontal-tb and vertical-rl are); ignored")
             return
         }
         if let current = writingMode, element != "body" || current.element != "html" {
             if mode != current.mode {
-                writingModeWarnings.append("writing-mode \(value) on <\(element)> ignored: the article is set \(current.mode.rawValue), as <\(current.element)> declares")
+                warnWritingMode("writing-mode \(value) on <\(element)> ignored: the article is set \(current.mode.rawValue), as <\(current.element)> declares")
             }
         } else {
             writingMode = (mode, element)
         }
     }
 
-    /// Collects the `<style>` sheets, the first `<title>` and the first `<meta name=author>`,
-    /// wherever they are.
+    private mutating func warnWritingMode(_ warning: String) {
+        writingModeWarningCounts[warning, default: 0] += 1
+        if writingModeWarningCounts[warning] == 1 { writingModeWarnings.append(warning) }
+    }
+
     /// HTML's white space, which separates class names and collapses in titles: ASCII only
     /// (U+00A0 is part of a class name); CR LF is one `Character`.
     private static func isHTMLWhitespace(_ character: Character) -> Bool {
         character.unicodeScalars.allSatisfy(StyleSheet.isWhitespace)
     }
 
+    /// Collects the `<style>` sheets, the first `<title>` and the first `<meta name=author>`,
+    /// wherever they are.
     private mutating func collectStyleSheetsAndTitle(_ document: UnsafeMutablePointer<GumboNode>?) {
         guard let document else { return }
         var pending = [document]
@@ -380,7 +375,7 @@ private struct HTMLWalker {
                     }
                     if element.tag == GUMBO_TAG_SCRIPT { continue }
                     if element.tag == GUMBO_TAG_META, author == nil, attribute(element, "name")?.lowercased() == "author",
-                       let content = attribute(element, "content")?.trimmingCharacters(in: .whitespacesAndNewlines), !content.isEmpty {
+                       let content = attribute(element, "content")?.trimmingASCIIWhitespace(), !content.isEmpty {
                         author = content
                     }
                 }

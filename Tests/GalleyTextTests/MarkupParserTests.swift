@@ -297,13 +297,30 @@ import Testing
         #expect((paragraph(of: "again", in: article)?.spaceBefore ?? 0) > 0)
     }
 
-    /// More distinct elements than the style memo keeps: every one still gets its own style.
+    /// More distinct elements than the style memo keeps, inside a styled parent that stays
+    /// open while the memo starts over: what comes after still takes the parent's style, and
+    /// not the style of an element computed before or after the memo started over.
     @Test func stylesStayRightPastTheStyleMemosLimit() {
         let count = 5000
-        let markup = (0..<count).map { "<p style=\"font-size: \(8 + $0 % 7000 / 100)pt\" id=\"p\($0)\">w\($0)x</p>" }.joined()
-        let article = html(markup)
+        let children = (0..<count).map { "<p style=\"color: green\" id=\"p\($0)\"><em>g\($0)x</em></p>" }.joined()
+        let article = html("<div style=\"color: red\">\(children)<em>tail</em></div><p><em>after</em></p>")
         for index in stride(from: 0, to: count, by: 499) {
-            #expect(style(of: "w\(index)x", in: article)?.size == Double(8 + index / 100))
+            #expect(style(of: "g\(index)x", in: article)?.color == RGBColor(r: 0, g: 128, b: 0))
+        }
+        #expect(style(of: "tail", in: article)?.color == RGBColor(r: 255, g: 0, b: 0))
+        #expect(style(of: "after", in: article)?.color == .black)
+    }
+
+    /// Text nodes are decoded in place; any byte sequence comes out as `String` decodes it.
+    @Test func textIsDecodedAsStringDecodesIt() {
+        let samples: [[UInt8]] = [
+            Array("plain ASCII".utf8), Array("é ß ñ — “quotes” 漢字 かな 😀 👩‍👩‍👧".utf8),
+            [0xC0, 0x80], [0xED, 0xA0, 0x80], [0xF5, 0x80, 0x80, 0x80], [0x61, 0xE2, 0x82], [0xF0, 0x9F, 0x98],
+            [0x80, 0xBF, 0x41], [0xE2, 0x28, 0xA1], [0xF4, 0x90, 0x80, 0x80], [0xFF, 0xFE, 0x41, 0xC2],
+        ]
+        for bytes in samples {
+            let decoded = bytes.withUnsafeBufferPointer { Array(UTF8Scalars($0)) }
+            #expect(decoded == Array(String(decoding: bytes, as: UTF8.self).unicodeScalars), "\(bytes)")
         }
     }
 
