@@ -52,6 +52,7 @@ import Testing
         let folder = try library()
         let first = try run(configuration(folder))
         let before = pngIdentities(in: folder.path("out"))
+        #expect(!before.isEmpty)
         let again = try run(configuration(folder))
         #expect(again.drawnOutputs == 0 && again.reusedOutputs == 0)
         let manifest = try #require(again.manifest)

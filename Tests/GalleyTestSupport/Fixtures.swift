@@ -29,10 +29,10 @@ public enum Fixtures {
     /// Every article fixture (files directly in `fixtures/articles`), sorted. A missing or
     /// empty folder stops the tests: parameterised tests would otherwise run no case at all.
     public static var articles: [URL] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: articlesFolder.path)) ?? []
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: articlesFolder.path)) ?? [])
+            .filter { ["html", "htm", "xhtml", "txt"].contains(($0 as NSString).pathExtension) }.sorted()
         precondition(!names.isEmpty, "no article fixtures in \(articlesFolder.path)")
-        return names.filter { ["html", "htm", "xhtml", "txt"].contains(($0 as NSString).pathExtension) }.sorted()
-            .map { articlesFolder.appendingPathComponent($0) }
+        return names.map { articlesFolder.appendingPathComponent($0) }
     }
 
     /// A fixture PDF by file name.
