@@ -15,9 +15,16 @@ if [ -z "$browser" ]; then
   exit 2
 fi
 profile=$(mktemp -d)
-trap 'rm -rf "$profile"' EXIT
+log="$profile.log"
+trap 'rm -rf "$profile" "$log"' EXIT
+# A file: URL with the path percent-encoded (spaces, #, %).
+url=$(python3 -c 'import pathlib, sys; print(pathlib.Path(sys.argv[1]).as_uri())' "$page")
 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run --disable-extensions \
   --user-data-dir="$profile" --allow-file-access-from-files --virtual-time-budget=5000 \
-  --window-size="$width,$height" --screenshot="$shot" "file://$page" >/dev/null 2>&1
-test -s "$shot"
+  --window-size="$width,$height" --screenshot="$shot" "$url" >"$log" 2>&1 || true
+if [ ! -s "$shot" ]; then
+  echo "screenshot-contact-sheet: chromium wrote no screenshot of $url:" >&2
+  tail -20 "$log" >&2
+  exit 1
+fi
 echo "$shot"

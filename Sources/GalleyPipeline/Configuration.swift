@@ -25,8 +25,8 @@ public struct Configuration: Sendable, Equatable {
     public var thumbnailCacheMiB: Int = 256
     /// Seconds `galley watch` waits for changes to settle before a run. Default: 2.
     public var watchDebounce: Double = 2
-    /// A folder whose files are moved into the first input folder and processed (`galley run`
-    /// and `galley watch`). Default: none.
+    /// A folder whose files are moved into the first input folder and processed (`galley run`,
+    /// `galley thumbs` into an output folder, `galley watch`). Default: none.
     public var inbox: String?
     /// Concurrent operations per stage.
     public var workers = Workers()
