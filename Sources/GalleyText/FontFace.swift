@@ -188,8 +188,11 @@ final class GlyphImage: Sendable {
         }
         let rowBytes = rows.count * MemoryLayout<Row>.stride
         let storage = UnsafeMutableRawPointer.allocate(byteCount: rowBytes + coverage.count, alignment: MemoryLayout<Row>.alignment)
-        rows.withUnsafeBytes { storage.copyMemory(from: $0.baseAddress.unsafelyUnwrapped, byteCount: rowBytes) }
-        coverage.withUnsafeBytes { (storage + rowBytes).copyMemory(from: $0.baseAddress.unsafelyUnwrapped, byteCount: coverage.count) }
+        // Bound to their types as they are written, so the accessors may read them as such.
+        _ = UnsafeMutableBufferPointer(start: storage.bindMemory(to: Row.self, capacity: rows.count), count: rows.count)
+            .initialize(from: rows)
+        _ = UnsafeMutableBufferPointer(start: (storage + rowBytes).bindMemory(to: UInt8.self, capacity: coverage.count),
+                                       count: coverage.count).initialize(from: coverage)
         self.storage = storage
     }
 
@@ -209,15 +212,17 @@ final class GlyphImage: Sendable {
         storage.map { UnsafePointer(($0 + rowCount * MemoryLayout<Row>.stride).assumingMemoryBound(to: UInt8.self)) }
     }
 
-    /// The row extents in `ink`'s colours over its background, made on first use, and how
-    /// many bytes were allocated for it now (0 when it was made before). Nil for an image
-    /// without ink.
-    func stamp(for ink: Ink) -> (stamp: UnsafePointer<UInt8>, made: Int)? {
-        guard rowCount > 0 else { return nil }
+    /// The row extents in `ink`'s colours over its background, made on first use for at most
+    /// `limit` inks, and how many bytes were allocated for it now (0 when it was made before).
+    /// Nil for an image without ink, or in an ink past the limit (drawing then blends, with
+    /// the same result).
+    func stamp(for ink: Ink, limit: Int) -> (stamp: UnsafePointer<UInt8>?, made: Int) {
+        guard rowCount > 0 else { return (nil, 0) }
         return stamps.withLock { stamps in
             if let made = stamps.first(where: { $0.color == ink.color && $0.background == ink.background }) {
                 return (UnsafePointer(made.bytes), 0)
             }
+            guard stamps.count < limit else { return (nil, 0) }
             let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: coverageCount * 3)
             ink.blendOntoBackground(coverage: coverage.unsafelyUnwrapped, into: bytes, count: coverageCount)
             stamps.append(Stamp(color: ink.color, background: ink.background, bytes: bytes))

@@ -15,7 +15,7 @@ public final class FontLibrary: @unchecked Sendable {
     private let config: OpaquePointer
     private let lock = Mutex<Caches>(Caches())
     /// Glyph images shared by every page drawn with this library's faces.
-    let glyphCache = GlyphCache(byteLimit: 64 << 20)
+    package let glyphCache: GlyphCache
 
     private struct Caches {
         var fallbacks: [FallbackKey: FontFallback] = [:]
@@ -36,7 +36,14 @@ public final class FontLibrary: @unchecked Sendable {
     ///
     /// - Throws: `TypesetError.fontUnreadable` when fontconfig cannot load, or a folder does not
     ///   exist.
-    public init(fontFolders: [URL] = []) throws(TypesetError) {
+    public convenience init(fontFolders: [URL] = []) throws(TypesetError) {
+        try self.init(fontFolders: fontFolders, glyphStamps: GlyphCache.defaultStampsPerImage)
+    }
+
+    /// `glyphStamps`: inks a glyph image keeps a ready-made copy in (`GlyphCache`); 0 blends
+    /// every glyph, for tests that compare both ways of drawing.
+    package init(fontFolders: [URL] = [], glyphStamps: Int) throws(TypesetError) {
+        glyphCache = GlyphCache(byteLimit: 64 << 20, stampsPerImage: glyphStamps)
         guard let config = FcInitLoadConfigAndFonts() else {
             throw TypesetError(.fontUnreadable, "fontconfig could not load its configuration")
         }
@@ -154,7 +161,8 @@ public final class FontFallback: Sendable {
         var charset: FontLibrary.CharacterSet
     }
 
-    private let library: FontLibrary
+    /// Unowned: the library keeps its fallbacks, and would never be freed if they kept it.
+    private unowned let library: FontLibrary
     private let entries: [Entry]
     /// Faces opened so far, by entry index.
     private let opened = Mutex<[Int: FontFace]>([:])

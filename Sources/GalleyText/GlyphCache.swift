@@ -6,7 +6,7 @@ import Synchronization
 /// A glyph image is a pure function of its key, so what the cache holds never changes a
 /// pixel; it only saves FreeType work. Past the byte limit the cache starts over, which keeps
 /// memory bounded on long runs with many sizes (thumbnails of every box).
-final class GlyphCache: Sendable {
+package final class GlyphCache: Sendable {
     struct Key: Hashable {
         var face: Int
         var glyph: UInt32
@@ -31,9 +31,16 @@ final class GlyphCache: Sendable {
 
     private let state = Mutex(State())
     private let byteLimit: Int
+    /// Inks a glyph image keeps stamps for (`GlyphImage.stamp(for:limit:)`); past it, glyphs
+    /// in more colours are blended instead, which gives the same pixels.
+    let stampsPerImage: Int
 
-    init(byteLimit: Int) {
+    /// Stamps a glyph image keeps unless told otherwise: a page's text, links and notes.
+    static let defaultStampsPerImage = 8
+
+    init(byteLimit: Int, stampsPerImage: Int = defaultStampsPerImage) {
         self.byteLimit = byteLimit
+        self.stampsPerImage = stampsPerImage
     }
 
     /// The size of glyphs drawn `pixelsPerEm` pixels to the em, in 1/64 pixel, as the cache
@@ -48,30 +55,52 @@ final class GlyphCache: Sendable {
         let lookUp = { self.state.withLock { $0.images[key] } }
         if let image = lookUp() { return image }
         // Looked up again, and stored, with the face held (face, then cache: the cache's lock is
-        // never held while waiting for a face, so the two locks cannot deadlock).
-        return face.rasterize(glyph: glyph, pixelsPerEm: Double(size64) / 64, subpixel: Double(subpixel) / Double(Self.subpixelSteps),
-                              sideways: sideways, unlessCached: lookUp) { image in
-            // Images dropped by starting over are freed after the cache's lock is let go.
-            let dropped = state.withLock { state -> [Key: GlyphImage] in
-                var dropped: [Key: GlyphImage] = [:]
-                if state.bytes > byteLimit {
-                    swap(&dropped, &state.images)
-                    state.bytes = 0
-                    state.generation += 1
-                    state.spareMemos.removeAll()
-                }
-                if state.images.updateValue(image, forKey: key) == nil { state.bytes += image.byteCount }
+        // never held while waiting for a face, so the two locks cannot deadlock). What starting
+        // over drops is freed after both locks are let go.
+        var dropped = Dropped()
+        let image = face.rasterize(glyph: glyph, pixelsPerEm: Double(size64) / 64,
+                                   subpixel: Double(subpixel) / Double(Self.subpixelSteps),
+                                   sideways: sideways, unlessCached: lookUp) { image in
+            dropped = state.withLock { state in
+                let dropped = Self.account(image.byteCount, in: &state, limit: byteLimit)
+                if state.images.updateValue(image, forKey: key) != nil { state.bytes -= image.byteCount }
                 return dropped
             }
-            _ = consume dropped
         }
+        _ = consume dropped
+        return image
     }
 
-    /// `image`'s stamp in `ink` (`GlyphImage.stamp(for:)`); a stamp made now counts toward the
-    /// cache's budget. Nil for an image without ink.
+    /// What starting over takes out of the cache, to be freed outside its lock.
+    private struct Dropped {
+        var images: [Key: GlyphImage] = [:]
+        var memos: [Memos] = []
+    }
+
+    /// Adds `bytes` to the cache's count, starting over first when it is past its limit: the
+    /// images and the memos kept for later drawings go (drawings in progress keep what they
+    /// hold; their memos are not taken back, `keep`).
+    private static func account(_ bytes: Int, in state: inout State, limit: Int) -> Dropped {
+        var dropped = Dropped()
+        if state.bytes > limit {
+            swap(&dropped.images, &state.images)
+            swap(&dropped.memos, &state.spareMemos)
+            state.bytes = 0
+            state.generation += 1
+        }
+        state.bytes += bytes
+        return dropped
+    }
+
+    /// `image`'s stamp in `ink` (`GlyphImage.stamp(for:limit:)`); a stamp made now counts
+    /// toward the cache's budget. Nil for an image without ink, or one with stamps for as many
+    /// inks as it keeps (the glyph is then blended).
     func stamp(_ image: GlyphImage, ink: Ink) -> UnsafePointer<UInt8>? {
-        guard let (stamp, made) = image.stamp(for: ink) else { return nil }
-        if made > 0 { state.withLock { $0.bytes += made } }
+        let (stamp, made) = image.stamp(for: ink, limit: stampsPerImage)
+        if made > 0 {
+            let dropped = state.withLock { Self.account(made, in: &$0, limit: byteLimit) }
+            _ = consume dropped
+        }
         return stamp
     }
 
@@ -94,12 +123,16 @@ final class GlyphCache: Sendable {
         state.withLock { state in state.spareMemos.popLast() ?? Memos(generation: state.generation) }
     }
 
-    /// Hands memos back for a later drawing. Memos made before the cache last started over are
-    /// dropped, and so are memos grown past `memoLimit` glyphs, so that memos never hold on
-    /// to more images than the cache itself would.
+    /// Hands a drawing's memos back for a later drawing: those of at most `inkLimit` inks, each
+    /// of at most `memoLimit` glyphs, so that what is kept stays small however many colours and
+    /// sizes are drawn. Memos made before the cache last started over are dropped: they may
+    /// hold images the cache no longer counts.
     func keep(_ memos: Memos) {
         var memos = memos
-        memos.byInk = memos.byInk.filter { $0.value.imageCount <= Self.memoLimit }
+        if memos.byInk.count > Self.inkLimit || memos.byInk.values.contains(where: { $0.imageCount > Self.memoLimit }) {
+            let kept = memos.byInk.filter { $0.value.imageCount <= Self.memoLimit }.prefix(Self.inkLimit)
+            memos.byInk = Dictionary(uniqueKeysWithValues: kept.map { ($0.key, $0.value) })
+        }
         // Dropped memos are freed after the lock is let go.
         let dropped = state.withLock { state -> Memos? in
             guard memos.generation == state.generation else { return memos }
@@ -111,35 +144,31 @@ final class GlyphCache: Sendable {
 
     /// Glyphs a memo kept between drawings may hold.
     static let memoLimit = 4096
+    /// Inks whose memos a drawing hands on.
+    static let inkLimit = 8
+
+    /// The most inks any memos kept for later drawings hold (for tests).
+    package var keptInkCount: Int {
+        state.withLock { $0.spareMemos.map(\.byInk.count).max() ?? 0 }
+    }
 
     /// A drawing's own view of the cache for one ink: a page asks for the same few hundred
     /// glyphs thousands of times, so each is looked up in the shared cache (a lock and a hash),
     /// with its stamp in the ink (`GlyphImage.stamp(for:)`), once per drawing and then found in
     /// an open-addressing table with a multiplicative hash.
-    ///
-    /// Sendable because memos move between drawing threads only through the cache's lock
-    /// (`keep`, then `takeMemos`), used by one thread at a time; their sprites point into
-    /// images the memo itself holds, which never change once made (`GlyphImage`).
-    struct Memo: @unchecked Sendable {
-        private let cache: GlyphCache
+    struct Memo: Sendable {
         /// The ink the stamps are in.
         let ink: Ink
         private var keys: [UInt64]
         /// The images the memo holds, which keep its sprites valid.
         private var images: [GlyphImage?]
         private var sprites: [GlyphSprite]
-        /// Images asked for with keys the table cannot hold, kept alive for their sprites.
-        private var heldAside: [GlyphImage] = []
-
         /// Glyph images the memo holds.
-        var imageCount: Int { count + heldAside.count }
-        /// Glyphs in the table.
-        private var count = 0
+        private(set) var imageCount = 0
         private var mask: Int
 
-        init(cache: GlyphCache, ink: Ink) {
+        init(ink: Ink) {
             precondition(GlyphCache.subpixelSteps <= 4, "Memo keys hold the subpixel step in 2 bits")
-            self.cache = cache
             self.ink = ink
             keys = [UInt64](repeating: 0, count: 512)
             images = [GlyphImage?](repeating: nil, count: 512)
@@ -147,16 +176,15 @@ final class GlyphCache: Sendable {
             mask = 511
         }
 
-        /// A glyph's image as drawing uses it, with its stamp in the memo's ink, valid while
-        /// the memo lives.
-        mutating func sprite(face: FontFace, glyph: UInt32, size64: Int, subpixel: Int, sideways: Bool = false) -> GlyphSprite {
+        /// A glyph's image from `cache` as drawing uses it, with its stamp in the memo's ink,
+        /// valid while the memo lives.
+        mutating func sprite(face: FontFace, glyph: UInt32, size64: Int, subpixel: Int, sideways: Bool = false,
+                             in cache: GlyphCache) -> GlyphSprite {
             // Face, size, glyph, orientation and subpixel packed into 64 bits; a key of 0 marks an
-            // empty slot, so the packed value is offset by one. Values out of range skip the table.
-            guard face.id < 1 << 15, size64 < 1 << 22, glyph < 1 << 23 else {
-                let image = cache.image(face: face, glyph: glyph, size64: size64, subpixel: subpixel, sideways: sideways)
-                heldAside.append(image)
-                return GlyphSprite(image, stamp: cache.stamp(image, ink: ink))
-            }
+            // empty slot, so the packed value is offset by one. Sizes stay below 2^22: at most
+            // 1000 pt (StyleSheet) at 2400 dpi is 33,333 px, 2,133,333 in 1/64 px; OpenType glyph
+            // ids are 16-bit; a library opens far fewer than 32,768 faces.
+            precondition(face.id < 1 << 15 && size64 < 1 << 22 && glyph < 1 << 23, "glyph key out of range")
             let key = (UInt64(face.id) << 48 | UInt64(size64) << 26 | UInt64(glyph) << 3 | (sideways ? 4 : 0) | UInt64(subpixel)) &+ 1
             var slot = Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
             while keys[slot] != 0 {
@@ -168,8 +196,8 @@ final class GlyphCache: Sendable {
             keys[slot] = key
             images[slot] = image
             sprites[slot] = sprite
-            count += 1
-            if count * 2 > mask { grow() }
+            imageCount += 1
+            if imageCount * 2 > mask { grow() }
             return sprite
         }
 
@@ -192,13 +220,18 @@ final class GlyphCache: Sendable {
 
 /// What drawing needs of a glyph image, as plain values and pointers, so that drawing a glyph
 /// retains and releases nothing: valid while the image lives (a `GlyphCache.Memo` holds it).
-struct GlyphSprite {
+///
+/// Sendable because its pointers only reach memory an image writes once, when it is made (its
+/// rows and coverage, and a stamp before handing it out), and never changes after; the memo
+/// that holds a sprite holds its image too, wherever the memo goes.
+struct GlyphSprite: @unchecked Sendable {
     var left: Int
     var top: Int
     var rows: UnsafeBufferPointer<GlyphImage.Row>
     /// Nil for an image without ink.
     var coverage: UnsafePointer<UInt8>?
-    /// The rows' extents in the memo's ink (`GlyphImage.stamp(for:)`); nil without ink.
+    /// The rows' extents in the memo's ink (`GlyphImage.stamp(for:limit:)`); nil without ink,
+    /// or when the image keeps no more stamps (the glyph is then blended).
     var stamp: UnsafePointer<UInt8>?
 
     init(_ image: GlyphImage, stamp: UnsafePointer<UInt8>?) {

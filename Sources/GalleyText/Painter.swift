@@ -41,20 +41,25 @@ extension TypesetPage {
                             untouched: UnsafeMutableBufferPointer<Int>, cancellation: Cancellation) throws {
         let steps = Double(GlyphCache.subpixelSteps)
         // An ink (a 256-entry table) and its memo of glyphs are made once per colour, however
-        // often runs switch between colours (link, text, link), and kept for the next page.
+        // often runs switch between colours (link, text, link), and handed to the next drawing.
         var memos = glyphCache.takeMemos()
-        let black = GlyphCache.InkKey(color: .black, background: background)
-        var glyphs = memos.byInk.removeValue(forKey: black) ?? GlyphCache.Memo(cache: glyphCache, ink: Ink(color: .black, background: background))
+        var used: [GlyphCache.InkKey: GlyphCache.Memo] = [:]
+        func memo(_ color: RGBColor) -> GlyphCache.Memo {
+            let key = GlyphCache.InkKey(color: color, background: background)
+            return used.removeValue(forKey: key) ?? memos.byInk.removeValue(forKey: key) ?? GlyphCache.Memo(ink: Ink(color: color, background: background))
+        }
+        var glyphs = memo(glyphRuns.first?.color ?? .black)
         defer {
-            memos.byInk[GlyphCache.InkKey(color: glyphs.ink.color, background: background)] = glyphs
+            used[GlyphCache.InkKey(color: glyphs.ink.color, background: background)] = glyphs
+            // Only the inks this drawing used go on (`GlyphCache.keep`).
+            memos.byInk = used
             glyphCache.keep(memos)
         }
         for run in glyphRuns {
             guard !cancellation.isCancelled else { throw TypesetError(.cancelled, "drawing was cancelled") }
             if run.color != glyphs.ink.color {
-                memos.byInk[GlyphCache.InkKey(color: glyphs.ink.color, background: background)] = glyphs
-                glyphs = memos.byInk.removeValue(forKey: GlyphCache.InkKey(color: run.color, background: background))
-                    ?? GlyphCache.Memo(cache: glyphCache, ink: Ink(color: run.color, background: background))
+                used[GlyphCache.InkKey(color: glyphs.ink.color, background: background)] = glyphs
+                glyphs = memo(run.color)
             }
             let pixelsPerEm = run.size * scale
             let size64 = GlyphCache.size64(pixelsPerEm: pixelsPerEm)
@@ -73,7 +78,8 @@ extension TypesetPage {
                     let (x, y) = sideways ? (fixed, Int(whole)) : (Int(whole), fixed)
                     guard y + reach >= 0, y - reach < height else { continue }
                     let subpixel = min(GlyphCache.subpixelSteps - 1, Int(((along - whole) * steps).rounded(.down)))
-                    let sprite = glyphs.sprite(face: run.face, glyph: glyph, size64: size64, subpixel: subpixel, sideways: sideways)
+                    let sprite = glyphs.sprite(face: run.face, glyph: glyph, size64: size64, subpixel: subpixel, sideways: sideways,
+                                               in: glyphCache)
                     canvas.blend(sprite, x: x + sprite.left, y: y - sprite.top, blender: blender, untouched: untouched)
                 }
             }
@@ -93,11 +99,11 @@ struct Canvas {
     /// `TypesetPage.draw`); kept up to date.
     ///
     /// Each row's extent is copied from the stamp where the row is untouched, and blended onto
-    /// what is drawn before that column; zero coverage leaves a pixel as it is, so the whole
-    /// extent may be blended.
+    /// what is drawn before that column (all of it without a stamp); zero coverage leaves a
+    /// pixel as it is, so the whole extent may be blended.
     func blend(_ sprite: GlyphSprite, x: Int, y: Int, blender: Ink.Blender, untouched: UnsafeMutableBufferPointer<Int>) {
         let width = bitmap.width, height = bitmap.height
-        guard let stamp = sprite.stamp, let coverage = sprite.coverage, x < width, y < height, y + Int(sprite.rows.last?.row ?? 0) >= 0,
+        guard let coverage = sprite.coverage, x < width, y < height, y + Int(sprite.rows.last?.row ?? 0) >= 0,
               let base = bitmap.pixels.baseAddress?.assumingMemoryBound(to: UInt8.self),
               let untouched = untouched.baseAddress else { return }
         let rowBytes = bitmap.rowBytes
@@ -111,6 +117,12 @@ struct Canvas {
             let source = Int(extent.offset) &- left
             let target = base + row &* rowBytes
             let u = untouched[row]
+            guard let stamp = sprite.stamp else {
+                // No stamp in this ink: blended all the way, which gives the stamp's bytes.
+                blender.blend(coverage: coverage + (source &+ start), into: target + start &* 3, count: end &- start)
+                untouched[row] = max(u, end)
+                continue
+            }
             if start >= u {
                 Self.copy(stamp + (source &+ start) &* 3, to: target + start &* 3, count: (end &- start) &* 3)
                 untouched[row] = end

@@ -97,12 +97,12 @@ private func meanDarkness(_ bitmap: Bitmap) -> Double {
     return Double(total) / Double(bitmap.pixels.count)
 }
 
-/// A glyph wholly inside the bitmap is drawn a row at a time from its stamp where the row
-/// still shows the background, and span by span elsewhere; a glyph the bitmap's edge cuts is
-/// always drawn span by span. Bands 5 rows high cut nearly every glyph, so this compares the
-/// two ways on text whose glyphs overlap: italics leaning into the next letter, tight pairs,
-/// a negative letter gap, underlined links in another colour, marks stacked on letters.
-@Test func glyphRowsCopiedFromStampsEqualSpansBlendedOneByOne() throws {
+/// A glyph row is copied from the glyph's ready-made stamp in its ink where the row still
+/// shows the background, and blended onto what is there before that column. A library that
+/// keeps no stamps blends every row; both must give the same bytes, on text whose glyphs
+/// overlap (italics leaning into the next letter, tight pairs, a negative letter gap,
+/// underlined links in another colour, marks stacked on letters), whole and in 5-row bands.
+@Test func glyphRowsCopiedFromStampsEqualGlyphsBlended() throws {
     let base = BaseStyle(fontFamily: "DejaVu Serif", fontSize: 13, lineHeight: 1.1, color: .black, language: "en")
     let markup = """
         <p><i>fjord ffi fly Wolf AVATAR T.Y. «jiffy»</i> <b><i>Type Jaffa</i></b>
@@ -114,11 +114,28 @@ private func meanDarkness(_ bitmap: Bitmap) -> Double {
     var layout = ArticleLayout(name: "overlap")
     layout.columns = 2
     let page = try #require(try typesetAll(article.text, layout, fonts: sharedFonts).first)
+    let blending = try FontLibrary(glyphStamps: 0)
+    let blended = try #require(try typesetAll(article.text, layout, fonts: blending).first)
     for scale in [150.0 / 72, 1.0, 0.37] {
         let whole = try page.render(scale: scale, cancellation: Cancellation())
-        let cut = try page.renderInBands(scale: scale, rows: 5)
-        let differing = zip(whole.pixels, cut.pixels).filter { $0 != $1 }.count
-        #expect(whole.pixels.count == cut.pixels.count && differing == 0, "scale \(scale): \(differing) bytes differ")
+        for (name, other) in [("in bands", try page.renderInBands(scale: scale, rows: 5)),
+                              ("blended", try blended.render(scale: scale, cancellation: Cancellation())),
+                              ("blended in bands", try blended.renderInBands(scale: scale, rows: 5))] {
+            let differing = zip(whole.pixels, other.pixels).filter { $0 != $1 }.count
+            #expect(whole.pixels.count == other.pixels.count && differing == 0, "scale \(scale), \(name): \(differing) bytes differ")
+        }
         #expect(ImageProperties.ink(whole, outside: [], margin: 0).inked > 1000)
     }
+}
+
+/// Drawings hand their glyph memos on, but only those of a few inks: a page whose every word
+/// has its own colour must not leave a memo per colour behind.
+@Test func glyphMemosKeptBetweenDrawingsStayFew() throws {
+    let fonts = try FontLibrary()
+    let words = (0..<300).map { "<span style=\"color: rgb(\($0 % 250), \($0 / 2), 90)\">word\($0)</span>" }.joined(separator: " ")
+    let article = MarkupParser(base: BaseStyle()).parse(html: Array("<p>\(words)</p>".utf8), baseURL: nil)
+    let pages = try typesetAll(article.text, ArticleLayout(name: "rainbow"), fonts: fonts)
+    for page in pages { _ = try page.render(scale: 1, cancellation: Cancellation()) }
+    #expect(fonts.glyphCache.keptInkCount > 0)
+    #expect(fonts.glyphCache.keptInkCount <= 8)
 }
