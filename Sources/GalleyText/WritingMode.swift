@@ -24,8 +24,9 @@ enum VerticalOrientation: Sendable, Hashable {
     case upright
     /// Upright, or the font's vertical form when it has one: `、`, `。` (`Tu`).
     case transformedOrUpright
-    /// The font's vertical form, or turned sideways when it has none: brackets, long vowel
-    /// mark (`Tr`).
+    /// The font's vertical form, or by UAX #50 turned sideways when it has none: brackets,
+    /// long vowel mark (`Tr`). Galley shapes these upright, as `Tu`, taking the font's
+    /// vertical form where it has one; a font without one shows the horizontal glyph upright.
     case transformedOrRotated
     /// Turned 90° clockwise with its run: Latin, digits, Greek, Cyrillic, Arabic (`R`).
     case rotated
