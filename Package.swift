@@ -49,24 +49,27 @@ let package = Package(
             linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z")]),
 
         // MARK: Libraries
-        .target(name: "GalleyRaster", dependencies: ["CGalleyPNG"]),
+        // What every module shares: the one failure vocabulary and the atomic file writer.
+        .target(name: "GalleyBase"),
+        .target(name: "GalleyRaster", dependencies: ["GalleyBase", "CGalleyPNG"]),
         .target(
             name: "GalleyPDF",
-            dependencies: ["CGalleyMuPDF", "GalleyRaster"]),
+            dependencies: ["GalleyBase", "CGalleyMuPDF", "GalleyRaster"]),
         .target(
             name: "GalleyText",
-            dependencies: ["GalleyRaster", "CHarfBuzz", "CFreeType", "CFontconfig", "CGumbo", "CUnibreak", "CFriBidi", "CHyphen"]),
+            dependencies: ["GalleyBase", "GalleyRaster", "CHarfBuzz", "CFreeType", "CFontconfig", "CGumbo", "CUnibreak", "CFriBidi", "CHyphen"]),
         // The catalog: SQLite through GRDB (which links the system libsqlite3).
         .target(
             name: "GalleyCatalog",
             dependencies: [
+                "GalleyBase",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
         .target(
             name: "GalleyPipeline",
             dependencies: [
-                "GalleyPDF", "GalleyRaster", "GalleyText", "GalleyCatalog",
+                "GalleyBase", "GalleyPDF", "GalleyRaster", "GalleyText", "GalleyCatalog",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -86,7 +89,7 @@ let package = Package(
             dependencies: ["GalleyRaster"],
             path: "Tests/GalleyTestSupport"),
         .testTarget(name: "GalleyRasterTests", dependencies: ["GalleyRaster", "GalleyTestSupport"]),
-        .testTarget(name: "GalleyPDFTests", dependencies: ["GalleyPDF", "GalleyRaster", "GalleyTestSupport"]),
+        .testTarget(name: "GalleyPDFTests", dependencies: ["GalleyBase", "GalleyPDF", "GalleyRaster", "GalleyTestSupport"]),
         .testTarget(name: "GalleyTextTests", dependencies: ["GalleyText", "GalleyRaster", "GalleyTestSupport"],
                     exclude: ["Goldens"]),  // read from the repository by path, not bundled
         .testTarget(

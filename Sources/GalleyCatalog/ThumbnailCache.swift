@@ -1,4 +1,5 @@
 import Foundation
+import GalleyBase
 import GRDB
 import Synchronization
 
@@ -77,45 +78,15 @@ public final class ThumbnailCache: Sendable {
         memory.withLock { $0.put(key, bytes, budget: memoryBudget) }
         let url = file(forKey: key)
         let temporary = temporaryFolder.appendingPathComponent("cache-\(UUID().uuidString).tmp")
-        // Written and renamed into place like an output, without syncing to disk: a cache entry
-        // lost in a crash is drawn again. The folders are made when the first write finds
-        // them missing.
-        var failure = Self.write(bytes, to: temporary.path)
-        if failure == ENOENT {
-            try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            try? FileManager.default.createDirectory(at: temporaryFolder, withIntermediateDirectories: true)
-            failure = Self.write(bytes, to: temporary.path)
-        }
-        if failure == nil, rename(temporary.path, url.path) != 0 {
-            failure = errno
-            if failure == ENOENT {
-                try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-                failure = rename(temporary.path, url.path) == 0 ? nil : errno
-            }
-        }
-        if let failure {
-            unlink(temporary.path)
-            throw CatalogError(path: url.path, message: "cannot write a cached thumbnail: \(String(cString: strerror(failure)))")
+        // Written and renamed into place like an output; the folders are made when the first
+        // write finds them missing.
+        do {
+            try AtomicFile.write(bytes, to: url.path, through: temporary.path)
+        } catch {
+            throw CatalogError(path: url.path, message: "cannot write a cached thumbnail: \(error.message)")
         }
         let entry = CacheEntry(key: key, sourcePath: sourcePath, bytes: bytes.count, lastUsed: Date().timeIntervalSince1970)
         try catalog.write { db in try entry.insert(db, onConflict: .replace) }
-    }
-
-    /// Writes `bytes` to a new file at `path`; the errno of a failure.
-    private static func write(_ bytes: [UInt8], to path: String) -> Int32? {
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return errno }
-        defer { close(fd) }
-        var written = 0
-        while written < bytes.count {
-            let count = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                return errno
-            }
-            written += count
-        }
-        return nil
     }
 
     /// Writes the use times of entries read from disk.

@@ -34,7 +34,7 @@ public enum ContactSheet {
         if !failed.isEmpty {
             out.append("<section class=\"failures\">\n<h2>Failed (\(failed.count))</h2>\n<ul>")
             for document in failed {
-                let reason = document.error.map { "<code>\(escape($0.code))</code> \(escape($0.message))\($0.page.map { " (page \($0))" } ?? "")" } ?? ""
+                let reason = document.error.map { "<code>\(escape($0.code.rawValue))</code> \(escape($0.message))\($0.page.map { " (page \($0))" } ?? "")" } ?? ""
                 out.append("<li><a href=\"#\(anchor(document))\"><strong>\(escape(document.source))</strong></a>: \(reason)</li>")
             }
             out.append("</ul>\n</section>")
@@ -42,11 +42,11 @@ public enum ContactSheet {
         let box = thumbnailBox(manifest.settings.thumbnails)
         for document in manifest.documents {
             out.append("<section class=\"document \(document.status.rawValue)\" id=\"\(anchor(document))\">")
-            var meta = [document.kind == "pdf" ? "PDF" : "article", plural(document.pages.count, "page"), document.status.rawValue]
+            var meta = [document.kind == .pdf ? "PDF" : "article", plural(document.pages.count, "page"), document.status.rawValue]
             if !document.warnings.isEmpty { meta.append(plural(document.warnings.count, "warning")) }
             out.append("<h2>\(escape(document.source))</h2>\n<p class=\"meta\">\(meta.map(escape).joined(separator: " · "))</p>")
             if let error = document.error {
-                out.append("<p class=\"error\"><code>\(escape(error.code))</code> \(escape(error.message))</p>")
+                out.append("<p class=\"error\"><code>\(escape(error.code.rawValue))</code> \(escape(error.message))</p>")
             }
             // Articles: one grid per layout, in configuration order; PDFs: one grid.
             let groups: [(title: String?, pages: [Manifest.Page])]

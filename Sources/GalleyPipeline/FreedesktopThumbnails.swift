@@ -1,4 +1,5 @@
 import Foundation
+import GalleyBase
 import GalleyCatalog
 import GalleyPDF
 import GalleyRaster
@@ -117,7 +118,7 @@ public struct FreedesktopThumbnails: Sendable {
             let texts = [("Thumb::URI", uri), ("Thumb::MTime", mtime), ("Thumb::Size", String(stamp.size)),
                          ("Thumb::Mimetype", Self.mimeType(document)), ("Software", "galley \(Pipeline.version)")]
             do {
-                if document.kind == .markup && fonts == nil { fonts = try configuration.fontLibrary() }
+                if document.kind == .markup && fonts == nil { fonts = try configuration.documentFonts() }
                 let page = try firstPage(document, engine: engine, fonts: fonts)
                 for size in stale {
                     let bitmap = try page.render(scale: page.thumbnailScale(box: size.pixels), cancellation: cancellation)
@@ -136,7 +137,7 @@ public struct FreedesktopThumbnails: Sendable {
                     try? write(empty, to: failureFile(uri: uri))
                 }
                 summary.failed += 1
-                onDocument(document.relativePath, "FAILED \(Manifest.Failure(error))")
+                onDocument(document.relativePath, "FAILED \(Failure(error))")
             }
         }
         return summary
@@ -185,12 +186,12 @@ public struct FreedesktopThumbnails: Sendable {
             producer = try PDFPages(document: document, index: 0, configuration: configuration, engine: engine, recorder: recorder,
                                     limiter: TimeLimiter(timeout: configuration.pageTimeout, cancellation: Cancellation()))
         case .markup:
-            guard let fonts else { throw Manifest.Failure(code: "font-missing", message: "no fonts") }
+            guard let fonts else { throw Failure(code: .fontMissing, message: "no fonts") }
             producer = try ArticlePages(document: document, index: 0, configuration: configuration, fonts: fonts, engine: engine,
                                         recorder: recorder)
         }
         defer { producer.finish() }
-        guard let page = try producer.next()?.page else { throw Manifest.Failure(code: "no-pages", message: "the document has no pages") }
+        guard let page = try producer.next()?.page else { throw Failure(code: .noPages, message: "the document has no pages") }
         return page
     }
 
@@ -227,12 +228,12 @@ public struct FreedesktopThumbnails: Sendable {
     /// Writes a 0600 file under a temporary name in the destination's folder, then renames it.
     private func write(_ bytes: [UInt8], to destination: URL) throws(OutputError) {
         let temporary = destination.deletingLastPathComponent().appendingPathComponent(".galley-\(getpid())-\(UUID().uuidString).png.tmp")
-        try OutputStore.write(bytes, to: destination.path, through: temporary.path, mode: 0o600)
+        try AtomicFile.write(bytes, to: destination.path, through: temporary.path, mode: 0o600)
     }
 
     /// `mkdir -p` with mode 0700, and 0700 on the folder itself if it already existed.
     static func makePrivateFolder(_ url: URL) throws(OutputError) {
-        try OutputStore.makeFolders(url.path)
+        try AtomicFile.makeFolders(url.path)
         guard chmod(url.path, 0o700) == 0 else {
             throw OutputError(path: url.path, message: "cannot make it private: \(String(cString: strerror(errno)))")
         }

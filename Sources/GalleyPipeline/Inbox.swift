@@ -1,4 +1,5 @@
 import Foundation
+import GalleyBase
 import GalleyCatalog
 
 /// The inbox: files dropped into it are moved into the library (the first input folder), keeping
@@ -24,7 +25,7 @@ struct Inbox {
         }
         if !FileManager.default.fileExists(atPath: folder.path) {
             do {
-                try OutputStore.makeFolders(folder.path)
+                try AtomicFile.makeFolders(folder.path)
             } catch {
                 throw ConfigurationError(file: "inbox", key: configuration.inbox, message: error.message)
             }
@@ -57,7 +58,7 @@ struct Inbox {
     /// Moves one file; returns where it went, or nil when the library already had it.
     private func place(_ file: URL, relative: String) throws -> String? {
         let stem = (relative as NSString).deletingPathExtension, ext = (relative as NSString).pathExtension
-        try OutputStore.makeFolders(library.appendingPathComponent((relative as NSString).deletingLastPathComponent).path)
+        try AtomicFile.makeFolders(library.appendingPathComponent((relative as NSString).deletingLastPathComponent).path)
         // The dropped file's hash, taken once, when a name is first found taken.
         var ownHash: String?
         func sameContent(as destination: URL) throws -> Bool {

@@ -1,4 +1,5 @@
 import Foundation
+import GalleyBase
 import GalleyPDF
 import GalleyText
 
@@ -10,7 +11,7 @@ public struct Inspection: Codable, Sendable, Equatable {
     public var kind: SourceDocument.Kind
     public var bytes: Int?
     /// Why the document cannot be read, with the code a run would record.
-    public var error: Manifest.Failure?
+    public var error: Failure?
     /// Encryption as MuPDF names it (`None`, `Standard V5 R6 256-bit AES`, ...) (PDFs).
     public var encryption: String?
     /// MuPDF rebuilt a damaged cross-reference table to open it (PDFs).
@@ -52,7 +53,7 @@ public struct Inspection: Codable, Sendable, Equatable {
         public var widthPt: Double
         public var heightPt: Double
         /// Why this layout fails for this article, if it does.
-        public var error: Manifest.Failure?
+        public var error: Failure?
     }
 }
 
@@ -79,10 +80,10 @@ public struct Inspector {
             case .pdf: try inspectPDF(document, into: &inspection)
             case .markup: try inspectArticle(document, into: &inspection)
             }
-        } catch let failure as Manifest.Failure {
+        } catch let failure as Failure {
             inspection.error = failure
         } catch {
-            inspection.error = Manifest.Failure(error)
+            inspection.error = Failure(error)
         }
         return inspection
     }
@@ -103,7 +104,7 @@ public struct Inspector {
                                              heightPt: manifestPoints(facts.size.height), rotation: facts.rotation,
                                              linkCount: facts.links))
             } catch {
-                throw Manifest.Failure(error, page: index + 1)
+                throw Failure(error, page: index + 1)
             }
         }
         inspection.pages = pages
@@ -136,7 +137,7 @@ public struct Inspector {
                 let typesetter = try ArticleTypesetter(text: parsed.text, layout: layout, fonts: fonts, images: article.images)
                 while try typesetter.nextPage() != nil { entry.pageCount += 1 }
             } catch {
-                entry.error = Manifest.Failure(code: error.code.rawValue, message: error.message, page: entry.pageCount + 1)
+                entry.error = Failure(code: error.code, message: error.message, page: entry.pageCount + 1)
             }
             layouts.append(entry)
         }

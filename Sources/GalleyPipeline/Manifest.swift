@@ -1,4 +1,5 @@
 import Foundation
+import GalleyBase
 
 /// `manifest.json`: what a run produced, described by `schemas/manifest.schema.json`.
 ///
@@ -72,7 +73,7 @@ public struct Manifest: Codable, Sendable, Equatable {
         public var input: String
         /// Its path relative to that input.
         public var source: String
-        public var kind: String
+        public var kind: SourceDocument.Kind
         /// SHA-256 of the source file; absent when it could not be read.
         public var sha256: String?
         public var bytes: Int?
@@ -93,22 +94,6 @@ public struct Manifest: Codable, Sendable, Equatable {
     public struct LayoutPages: Codable, Sendable, Equatable {
         public var name: String
         public var pageCount: Int
-    }
-
-    public struct Failure: Codable, Sendable, Equatable, Error, CustomStringConvertible {
-        /// A stable code to match on: for PDFs `corrupt`, `not-pdf`, `password-required`,
-        /// `wrong-password`, `no-pages`, `truncated`; for articles `not-text`, `no-text`,
-        /// `column-too-small`, `font-missing`; for any document `unreadable`,
-        /// `render-failed`, `encode-failed`, `write-failed`, `timed-out`, `out-of-memory`,
-        /// `cancelled`.
-        public var code: String
-        public var message: String
-        /// The page (1-based) the failure happened on, when it concerns one page.
-        public var page: Int?
-
-        public var description: String {
-            page.map { "\(code): page \($0): \(message)" } ?? "\(code): \(message)"
-        }
     }
 
     public struct Page: Codable, Sendable, Equatable {

@@ -1,8 +1,9 @@
 import Foundation
-import GalleyCatalog
+import GalleyBase
 
-/// Writes outputs atomically: bytes go to a temporary file under `<output>/.galley/tmp` and
-/// are renamed into place, so an interrupted run never leaves a half-written file.
+/// The output folder: outputs written atomically (bytes go to a temporary file under
+/// `<output>/.galley/tmp` and are renamed into place, so an interrupted run never leaves a
+/// half-written file), and outputs a run no longer makes swept away.
 public struct OutputStore: Sendable {
     public let root: URL
     public var stateFolder: URL { root.appendingPathComponent(".galley", isDirectory: true) }
@@ -15,7 +16,7 @@ public struct OutputStore: Sendable {
     /// Creates the folders and removes temporary files a killed run left behind.
     public func prepare() throws(OutputError) {
         try? FileManager.default.removeItem(at: temporaryFolder)
-        try Self.makeFolders(temporaryFolder.path)
+        try AtomicFile.makeFolders(temporaryFolder.path)
     }
 
     /// Removes the temporary folder (at the end of a run, finished or interrupted).
@@ -25,83 +26,57 @@ public struct OutputStore: Sendable {
 
     /// Writes `bytes` to `relativePath` under the root, atomically.
     public func write(_ bytes: [UInt8], to relativePath: String) throws(OutputError) {
-        try Self.write(bytes, to: root.appendingPathComponent(relativePath).path,
-                       through: temporaryFolder.appendingPathComponent("\(UUID().uuidString).tmp").path, mode: 0o644)
+        try AtomicFile.write(bytes, to: root.appendingPathComponent(relativePath).path,
+                             through: temporaryFolder.appendingPathComponent("\(UUID().uuidString).tmp").path)
     }
 
-    /// Writes `bytes` to `temporary` (created with `mode`) and renames it to `destination`,
-    /// making the destination's folders on first need. Nothing is left under either name when
-    /// it fails.
-    static func write(_ bytes: [UInt8], to destination: String, through temporary: String, mode: mode_t) throws(OutputError) {
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
-        guard fd >= 0 else { throw OutputError(path: temporary, errno: errno, action: "create") }
-        var written = 0
-        let failure: Int32? = bytes.withUnsafeBytes { buffer -> Int32? in
-            guard let base = buffer.baseAddress else { return nil }
-            while written < buffer.count {
-                let n = Glibc.write(fd, base + written, buffer.count - written)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return errno
+    /// Deletes page images and thumbnails of these documents that this run did not write
+    /// (pages a document no longer has, thumbnail boxes no longer configured). A document that
+    /// failed keeps what an earlier run made of it: the failure may be passing (a file being
+    /// copied), and its old images are all a user has of it.
+    ///
+    /// Only files named as outputs are touched (`page-NNNN.<fileExtension>` in a document's
+    /// page and thumbnail folders), never another document's folder.
+    func removeStaleOutputs(of documents: [Manifest.Document], fileExtension: String) {
+        let fileManager = FileManager.default
+        // Every folder that holds a document's own folder.
+        var ownFolders = Set<String>()
+        for document in documents {
+            var folder = document.name
+            while ownFolders.insert(folder).inserted, let slash = folder.lastIndex(of: "/") { folder = String(folder[..<slash]) }
+        }
+        for document in documents where document.status == .ok {
+            var keep = Set<String>()
+            for page in document.pages { keep.formUnion(page.outputPaths) }
+            var pageFolders = [document.name]
+            if document.kind == .markup {
+                // Every layout folder, configured or not, so a layout removed from pipeline.yml
+                // leaves nothing behind; but never a folder of another document (`a.html` and
+                // `a/b.pdf` share `a/`).
+                let entries = (try? fileManager.contentsOfDirectory(atPath: root.appendingPathComponent(document.name).path)) ?? []
+                pageFolders = entries.filter { $0 != "thumbs" && !$0.hasSuffix(".\(fileExtension)") }.sorted().map { "\(document.name)/\($0)" }
+                    .filter { !ownFolders.contains($0) }
+            }
+            var folders: [String] = []
+            for pageFolder in pageFolders {
+                folders.append(pageFolder)
+                let thumbs = "\(pageFolder)/thumbs"
+                let boxes = (try? fileManager.contentsOfDirectory(atPath: root.appendingPathComponent(thumbs).path)) ?? []
+                folders += boxes.filter { Int($0) != nil }.map { "\(thumbs)/\($0)" }
+            }
+            for folder in folders {
+                let entries = (try? fileManager.contentsOfDirectory(atPath: root.appendingPathComponent(folder).path)) ?? []
+                for entry in entries where entry.hasPrefix("page-") && entry.hasSuffix(".\(fileExtension)") {
+                    let path = "\(folder)/\(entry)"
+                    if !keep.contains(path) { try? fileManager.removeItem(at: root.appendingPathComponent(path)) }
                 }
-                written += n
             }
-            return nil
-        }
-        if let failure {
-            close(fd)
-            unlink(temporary)
-            throw OutputError(path: destination, errno: failure, action: "write")
-        }
-        guard close(fd) == 0 else {
-            let code = errno
-            unlink(temporary)
-            throw OutputError(path: destination, errno: code, action: "close")
-        }
-        // The document's folders are made on first need, not checked for every file.
-        var renamed = rename(temporary, destination) == 0
-        if !renamed && errno == ENOENT {
-            do {
-                try Self.makeFolders((destination as NSString).deletingLastPathComponent)
-            } catch {
-                unlink(temporary)
-                throw error
-            }
-            renamed = rename(temporary, destination) == 0
-        }
-        guard renamed else {
-            let code = errno
-            unlink(temporary)
-            throw OutputError(path: destination, errno: code, action: "rename into place")
-        }
-    }
-
-    /// `mkdir -p`, reporting the system's reason when a folder cannot be made.
-    static func makeFolders(_ path: String) throws(OutputError) {
-        var current = ""
-        for component in path.split(separator: "/") {
-            current += "/" + component
-            if mkdir(current, 0o755) != 0 && errno != EEXIST {
-                throw OutputError(path: path, message: "cannot create the folder \(current): \(String(cString: strerror(errno)))")
+            // A thumbnail box no longer configured, or thumbnails turned off, leave no empty
+            // folder behind: box folders first, then `thumbs`.
+            for folder in folders.filter({ $0.contains("/thumbs/") }) + pageFolders.map({ "\($0)/thumbs" }) {
+                let url = root.appendingPathComponent(folder)
+                if (try? fileManager.contentsOfDirectory(atPath: url.path))?.isEmpty == true { try? fileManager.removeItem(at: url) }
             }
         }
     }
 }
-
-/// A failure writing an output file.
-public struct OutputError: Error, CustomStringConvertible, Sendable {
-    public var path: String
-    public var message: String
-
-    public init(path: String, message: String) {
-        self.path = path
-        self.message = message
-    }
-
-    init(path: String, errno code: Int32, action: String) {
-        self.init(path: path, message: "cannot \(action): \(String(cString: strerror(code)))")
-    }
-
-    public var description: String { "\(path): \(message)" }
-}
-

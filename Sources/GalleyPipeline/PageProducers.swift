@@ -1,4 +1,5 @@
 import Foundation
+import GalleyBase
 import GalleyPDF
 import GalleyRaster
 import GalleyText
@@ -35,7 +36,7 @@ struct TimeLimiter {
         } catch {
             guard limit.isCancelled, !cancellation.isCancelled else { throw error }
             let seconds = timeout.formatted(.number.precision(.fractionLength(0...3)))
-            throw Manifest.Failure(code: "timed-out",
+            throw Failure(code: .timedOut,
                                    message: "page \(number) took longer than page_timeout (\(seconds) s) to \(what); raise page_timeout to allow it",
                                    page: number)
         }
@@ -74,7 +75,7 @@ final class PDFPages: PageProducer {
                 try pdf.recordPage(pageIndex, cancellation: limit)
             }
         } catch {
-            throw Manifest.Failure(error, page: pageIndex + 1)
+            throw Failure(error, page: pageIndex + 1)
         }
         if page.readErrors > 0 {
             recorder.warn(index, "page \(pageIndex + 1): MuPDF skipped \(page.readErrors) error(s) reading the page; it may be incomplete")
@@ -104,20 +105,20 @@ struct OpenedArticle {
 
     /// Reads the article, or fails with the reason a run records: unreadable, binary, or no
     /// text to lay out.
-    init(document: SourceDocument, configuration: Configuration, engine: MuPDFEngine) throws(Manifest.Failure) {
+    init(document: SourceDocument, configuration: Configuration, engine: MuPDFEngine) throws(Failure) {
         do {
             bytes = try [UInt8](Data(contentsOf: document.url))
         } catch {
-            throw Manifest.Failure(code: "unreadable", message: "cannot read the file: \(error.localizedDescription)")
+            throw Failure(code: .unreadable, message: "cannot read the file: \(error.localizedDescription)")
         }
         self.document = document
         if let reason = Self.binaryContent(bytes) {
-            throw Manifest.Failure(code: "not-text", message: "\(reason); is it really an \(document.url.pathExtension) file?")
+            throw Failure(code: .notText, message: "\(reason); is it really an \(document.url.pathExtension) file?")
         }
         firstBase = configuration.layouts[0].base
         first = Self.parse(bytes, document: document, base: firstBase)
         guard first.text.scalars.contains(where: { !$0.properties.isWhitespace }) else {
-            throw Manifest.Failure(code: TypesetError.Code.noText.rawValue,
+            throw Failure(code: .noText,
                                    message: bytes.isEmpty ? "the file is empty" : "the article has no text to lay out (is it an HTML or text file?)")
         }
         let loaded = ArticleImageLoader(document: document, engine: engine).load(first.text.attachments)
@@ -205,7 +206,7 @@ final class ArticlePages: PageProducer {
             return try body()
         } catch {
             let page = (made.last?.pageCount ?? 0) + 1
-            throw Manifest.Failure(code: error.code.rawValue, message: "layout \(layout.name): \(error.message)", page: page)
+            throw Failure(code: error.code, message: "layout \(layout.name): \(error.message)", page: page)
         }
     }
 

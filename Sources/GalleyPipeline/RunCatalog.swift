@@ -36,6 +36,8 @@ final class RunCatalog: Sendable {
     private let documentFingerprints: [SourceDocument.Kind: String]
     private let force: Bool
     private let store: OutputStore
+    /// Reads back the pixel size of cached thumbnails.
+    private let encoder: any ImageEncoder
     private let logger: Logger
     private let work = Mutex<[Int: DocumentWork]>([:])
     /// Thumbnails by content and settings, in memory and on disk (nil when turned off).
@@ -71,6 +73,7 @@ final class RunCatalog: Sendable {
         self.fingerprints = Fingerprints(configuration: configuration)
         self.force = force
         self.store = store
+        self.encoder = configuration.imageEncoder
         self.logger = logger
         var outputs: [String: [OutputVariant: String]] = [:]
         let layouts: [ArticleLayout?] = [nil] + configuration.layouts.map { $0 }
@@ -201,7 +204,7 @@ final class RunCatalog: Sendable {
     /// A thumbnail from the cache (memory, then disk), written into place.
     func cachedThumbnail(_ index: Int, page facts: PageFacts, variant: OutputVariant, path: String) -> WrittenOutput? {
         guard !force, let thumbnails, let (key, _) = cacheKey(index, facts, variant),
-              let bytes = thumbnails.bytes(forKey: key), let size = PNGText.dimensions(of: bytes) else { return nil }
+              let bytes = thumbnails.bytes(forKey: key), let size = encoder.pixelSize(of: bytes) else { return nil }
         do {
             try store.write(bytes, to: path)
         } catch {
@@ -211,9 +214,9 @@ final class RunCatalog: Sendable {
     }
 
     /// A thumbnail just drawn goes into the cache.
-    func cache(_ index: Int, page facts: PageFacts, variant: OutputVariant, png: [UInt8]) {
+    func cache(_ index: Int, page facts: PageFacts, variant: OutputVariant, bytes: [UInt8]) {
         guard let thumbnails, let (key, source) = cacheKey(index, facts, variant) else { return }
-        note { try thumbnails.store(png, forKey: key, sourcePath: source) }
+        note { try thumbnails.store(bytes, forKey: key, sourcePath: source) }
     }
 
     /// The end of a run: the disk cache is brought within its budget, and with `prune`
@@ -253,7 +256,7 @@ final class RunCatalog: Sendable {
         let complete = !fingerprints.configuration.pageImages || entry.pages.allSatisfy { $0.image != nil }
         note {
             try catalog.finish(documentID: id, status: ok ? .ok : .failed, pageCount: entry.pageCount,
-                               errorCode: entry.error?.code, errorMessage: entry.error?.message,
+                               errorCode: entry.error?.code.rawValue, errorMessage: entry.error?.message,
                                settings: ok && complete ? documentFingerprints[kind] : nil,
                                summary: ok ? Data(try entry.encodedEntry()) : nil, keeping: keep)
         }

@@ -1,4 +1,5 @@
 import Foundation
+import GalleyBase
 import GalleyText
 import Synchronization
 
@@ -11,6 +12,15 @@ enum OutputVariant: Hashable, Sendable, Comparable {
     /// off), then a thumbnail per box.
     static func all(_ configuration: Configuration) -> [OutputVariant] {
         (configuration.pageImages ? [.image] : []) + configuration.thumbnailBoxes.map { .thumbnail(box: $0) }
+    }
+
+    /// The output's path under the output folder: `<folder>/page-0001.<ext>`, thumbnails under
+    /// `<folder>/thumbs/<box>/`.
+    func path(folder: String, page number: Int, fileExtension: String) -> String {
+        switch self {
+        case .image: String(format: "%@/page-%04d.%@", folder, number, fileExtension)
+        case .thumbnail(let box): String(format: "%@/thumbs/%d/page-%04d.%@", folder, box, number, fileExtension)
+        }
     }
 }
 
@@ -61,7 +71,7 @@ public enum PipelineEvent: Sendable {
     /// opened so far, at least `pagesDone`: the total grows as documents are opened.
     case pageFinished(name: String, page: Int, layout: String?, pagesDone: Int, pagesKnown: Int)
     /// A document finished: ok or failed, with how many pages were written.
-    case documentFinished(name: String, source: String, status: Manifest.Status, pages: Int, failure: Manifest.Failure?, done: Int, total: Int)
+    case documentFinished(name: String, source: String, status: Manifest.Status, pages: Int, failure: Failure?, done: Int, total: Int)
 }
 
 /// The record stage's state: every document's outcome, assembled into the manifest.
@@ -88,7 +98,7 @@ final class RunRecorder: Sendable {
         var warnings: [String] = []
         /// Page warnings arrive from the open stage in page order.
         var pageWarnings: [String] = []
-        var failure: Manifest.Failure?
+        var failure: Failure?
         var pages: [Int: PageState] = [:]
         var completedPages = 0
         /// This document's share of `State.pagesKnown`.
@@ -189,7 +199,7 @@ final class RunRecorder: Sendable {
 
     /// A document-level or page-level failure. When several happen, the one on the earliest
     /// page is kept, so the manifest does not depend on which worker failed first.
-    func failed(_ document: Int, _ failure: Manifest.Failure) {
+    func failed(_ document: Int, _ failure: Failure) {
         let event = state.withLock { state -> PipelineEvent? in
             Self.keepEarliest(&state.documents[document].failure, failure)
             return finishIfDone(&state, document)
@@ -219,7 +229,7 @@ final class RunRecorder: Sendable {
     }
 
     /// One output of a page was written (`reused`: kept or copied from an earlier run), or failed.
-    func reported(_ document: Int, page facts: PageFacts, variant: OutputVariant, result: Result<WrittenOutput, Manifest.Failure>,
+    func reported(_ document: Int, page facts: PageFacts, variant: OutputVariant, result: Result<WrittenOutput, Failure>,
                   reused: Bool = false) {
         count(document, facts) { page, state in
             switch result {
@@ -267,9 +277,9 @@ final class RunRecorder: Sendable {
     /// Keeps the failure of the earliest page; between failures of one page (its image and a
     /// thumbnail), the first by code and message, so the manifest does not depend on which
     /// worker reported first.
-    private static func keepEarliest(_ current: inout Manifest.Failure?, _ new: Manifest.Failure) {
+    private static func keepEarliest(_ current: inout Failure?, _ new: Failure) {
         guard let existing = current else { current = new; return }
-        if (new.page ?? 0, new.code, new.message) < (existing.page ?? 0, existing.code, existing.message) { current = new }
+        if (new.page ?? 0, new.code.rawValue, new.message) < (existing.page ?? 0, existing.code.rawValue, existing.message) { current = new }
     }
 
     /// The manifest's documents, in scan order, with pages in page order.
@@ -303,7 +313,7 @@ final class RunRecorder: Sendable {
                                  attachments: page.facts.layout?.attachments)
         }
         return Manifest.Document(name: document.source.name, input: document.source.input,
-                                 source: document.source.relativePath, kind: document.source.kind.rawValue,
+                                 source: document.source.relativePath, kind: document.source.kind,
                                  sha256: document.sha256, bytes: document.bytes,
                                  status: document.failure == nil ? .ok : .failed, error: document.failure,
                                  warnings: document.warnings + document.pageWarnings, pageCount: document.pageCount,

@@ -1,4 +1,5 @@
 import Foundation
+import GalleyBase
 
 /// Puts the output folders of a sharded run (`galley run --shard K/N` on N machines) back
 /// together into the folder one run would have written: the same page images and thumbnails

@@ -40,13 +40,13 @@ public final class FontFace: @unchecked Sendable {
 
     init(id: Int, path: String, index: Int, family: String) throws(TypesetError) {
         let blob = hb_blob_create_from_file_or_fail(path)
-        guard let blob else { throw TypesetError(.fontUnreadable, "cannot read the font file \(path)") }
+        guard let blob else { throw TypesetError(.fontMissing, "cannot read the font file \(path)") }
         defer { hb_blob_destroy(blob) }
         let face = hb_face_create(blob, UInt32(index))
         defer { hb_face_destroy(face) }
         let upem = Double(hb_face_get_upem(face))
         guard upem > 0, hb_face_get_glyph_count(face) > 0, let font = hb_font_create(face) else {
-            throw TypesetError(.fontUnreadable, "the font \(path) (index \(index)) has no glyphs")
+            throw TypesetError(.fontMissing, "the font \(path) (index \(index)) has no glyphs")
         }
         hb_font_set_scale(font, Int32(upem), Int32(upem))
         hb_font_make_immutable(font)

@@ -34,7 +34,7 @@ public final class FontLibrary: @unchecked Sendable {
 
     /// Loads the system's font configuration plus `fontFolders`.
     ///
-    /// - Throws: `TypesetError.fontUnreadable` when fontconfig cannot load, or a folder does not
+    /// - Throws: `TypesetError` (`fontMissing`) when fontconfig cannot load, or a folder does not
     ///   exist.
     public convenience init(fontFolders: [URL] = []) throws(TypesetError) {
         try self.init(fontFolders: fontFolders, glyphStamps: GlyphCache.defaultStampsPerImage)
@@ -45,17 +45,17 @@ public final class FontLibrary: @unchecked Sendable {
     package init(fontFolders: [URL] = [], glyphStamps: Int) throws(TypesetError) {
         glyphCache = GlyphCache(byteLimit: 64 << 20, stampsPerImage: glyphStamps)
         guard let config = FcInitLoadConfigAndFonts() else {
-            throw TypesetError(.fontUnreadable, "fontconfig could not load its configuration")
+            throw TypesetError(.fontMissing, "fontconfig could not load its configuration")
         }
         for folder in fontFolders {
             var isFolder: ObjCBool = false
             guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isFolder), isFolder.boolValue else {
                 FcConfigDestroy(config)
-                throw TypesetError(.fontUnreadable, "font folder \(folder.path) does not exist")
+                throw TypesetError(.fontMissing, "font folder \(folder.path) does not exist")
             }
             guard FcConfigAppFontAddDir(config, folder.path) != 0 else {
                 FcConfigDestroy(config)
-                throw TypesetError(.fontUnreadable, "fontconfig cannot read font folder \(folder.path)")
+                throw TypesetError(.fontMissing, "fontconfig cannot read font folder \(folder.path)")
             }
         }
         self.config = config
@@ -78,7 +78,7 @@ public final class FontLibrary: @unchecked Sendable {
     }
 
     private func resolve(_ key: FallbackKey, _ caches: inout Caches) throws(TypesetError) -> FontFallback {
-        guard let pattern = FcPatternCreate() else { throw TypesetError(.fontUnreadable, "fontconfig is out of memory") }
+        guard let pattern = FcPatternCreate() else { throw TypesetError(.fontMissing, "fontconfig is out of memory") }
         defer { FcPatternDestroy(pattern) }
         for family in key.request.families { FcPatternAddString(pattern, FC_FAMILY, family) }
         FcPatternAddInteger(pattern, FC_WEIGHT, FcWeightFromOpenType(Int32(key.request.weight)))
@@ -90,7 +90,7 @@ public final class FontLibrary: @unchecked Sendable {
         FcDefaultSubstitute(pattern)
         var result = FcResultNoMatch
         guard let set = FcFontSort(config, pattern, 1, nil, &result), set.pointee.nfont > 0 else {
-            throw TypesetError(.fontUnreadable, "fontconfig found no font for \(key.request.families.joined(separator: ", ")); install one (scripts/install-deps.sh installs DejaVu and Noto CJK) or add a font folder under fonts: in pipeline.yml")
+            throw TypesetError(.fontMissing, "fontconfig found no font for \(key.request.families.joined(separator: ", ")); install one (scripts/install-deps.sh installs DejaVu and Noto CJK) or add a font folder under fonts: in pipeline.yml")
         }
         defer { FcFontSetDestroy(set) }
         var entries: [FontFallback.Entry] = []
@@ -111,7 +111,7 @@ public final class FontLibrary: @unchecked Sendable {
             entries.append(FontFallback.Entry(path: faceKey.path, index: faceKey.index, family: family, charset: CharacterSet(copy)))
         }
         guard !entries.isEmpty else {
-            throw TypesetError(.fontUnreadable, "fontconfig found no usable font for \(key.request.families.joined(separator: ", "))")
+            throw TypesetError(.fontMissing, "fontconfig found no usable font for \(key.request.families.joined(separator: ", "))")
         }
         return FontFallback(library: self, entries: entries)
     }

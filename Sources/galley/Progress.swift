@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GalleyBase
 import GalleyPipeline
 import Synchronization
 
@@ -158,8 +159,8 @@ final class ProgressReporter: Sendable {
         return parts.joined(separator: long ? ", " : " · ")
     }
 
-    private static func object(_ failure: Manifest.Failure) -> [String: Any] {
-        var object: [String: Any] = ["code": failure.code, "message": failure.message]
+    private static func object(_ failure: Failure) -> [String: Any] {
+        var object: [String: Any] = ["code": failure.code.rawValue, "message": failure.message]
         if let page = failure.page { object["page"] = page }
         return object
     }

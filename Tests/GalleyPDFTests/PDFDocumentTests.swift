@@ -1,4 +1,5 @@
 import Foundation
+import GalleyBase
 import GalleyPDF
 import GalleyRaster
 import GalleyTestSupport
@@ -32,12 +33,12 @@ import Testing
     }
 
     @Test(arguments: [
-        ("garbage.pdf", PDFError.Code.notPDF),
-        ("empty.pdf", PDFError.Code.notPDF),
-        ("no-pages.pdf", PDFError.Code.noPages),
-        ("truncated.pdf", PDFError.Code.truncated),
+        ("garbage.pdf", Failure.Code.notPDF),
+        ("empty.pdf", Failure.Code.notPDF),
+        ("no-pages.pdf", Failure.Code.noPages),
+        ("truncated.pdf", Failure.Code.truncated),
     ])
-    func brokenFilesFailWithTheirReason(name: String, code: PDFError.Code) throws {
+    func brokenFilesFailWithTheirReason(name: String, code: Failure.Code) throws {
         let path = Fixtures.brokenFolder.appendingPathComponent(name).path
         let error = #expect(throws: PDFError.self) { try PDFDocument(path: path, password: nil, engine: self.engine) }
         #expect(error?.code == code)

@@ -78,7 +78,7 @@ import Testing
         let articles = manifest.documents.filter { !$0.source.hasPrefix("broken-") }
         #expect(articles.count == Fixtures.articles.count)
         for document in articles {
-            #expect(document.kind == "markup")
+            #expect(document.kind.rawValue == "markup")
             #expect(document.status == .ok, "\(document.source): \(document.error?.description ?? "")")
             let length = try #require(document.textLength)
             #expect(length > 0)
@@ -122,7 +122,7 @@ import Testing
         for document in broken {
             #expect(document.status == .failed)
             let expected = document.source == "broken-binary.html" ? "not-text" : "no-text"
-            #expect(document.error?.code == expected, "\(document.source): \(String(describing: document.error))")
+            #expect(document.error?.code.rawValue == expected, "\(document.source): \(String(describing: document.error))")
         }
         #expect(manifest.totals.ok == Fixtures.articles.count)
     }

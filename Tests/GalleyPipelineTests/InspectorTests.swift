@@ -32,14 +32,14 @@ import Testing
         let folder = try ScratchFolder("inspect")
         _ = try folder.copy([Fixtures.pdf(Fixtures.encryptedPDF), Fixtures.brokenFolder.appendingPathComponent("garbage.pdf")], into: "in")
         let locked = try Inspector(configuration: Configuration()).inspect(try #require(try documents(["in/encrypted.pdf"], in: folder).first))
-        #expect(locked.error?.code == "password-required")
+        #expect(locked.error?.code.rawValue == "password-required")
         var configuration = Configuration()
         configuration.passwords = [.init(pattern: "encrypted.pdf", password: Fixtures.encryptedPassword)]
         let open = try Inspector(configuration: configuration).inspect(try #require(try documents(["in/encrypted.pdf"], in: folder).first))
         #expect(open.error == nil && open.pageCount == 4)
         #expect(open.encryption?.contains("AES") == true)
         let garbage = try Inspector(configuration: Configuration()).inspect(try #require(try documents(["in/garbage.pdf"], in: folder).first))
-        #expect(garbage.error?.code == "not-pdf")
+        #expect(garbage.error?.code.rawValue == "not-pdf")
     }
 
     @Test func anArticlesLayoutsHaveThePageCountsARunProduces() throws {

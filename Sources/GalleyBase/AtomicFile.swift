@@ -1,0 +1,106 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writes files atomically: the bytes go to a temporary file on the same file system, which is
+/// renamed over the destination, so a reader (or a run killed half-way) never sees half a
+/// file. The one implementation behind page images, manifests, the thumbnail cache and
+/// freedesktop thumbnails.
+///
+/// Without `fsync`: a file lost in a power cut is made again by the next run, and syncing every
+/// page would cost more than drawing it.
+public enum AtomicFile {
+    /// Writes `bytes` to `temporary` (created exclusively, with `mode`) and renames it to
+    /// `destination`. The folders of either are made when the first attempt finds them missing.
+    /// Nothing is left under either name when it fails.
+    ///
+    /// - Throws: `OutputError` naming the file and the system's reason.
+    public static func write(_ bytes: [UInt8], to destination: String, through temporary: String,
+                             mode: mode_t = 0o644) throws(OutputError) {
+        var fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        if fd < 0 && errno == ENOENT {
+            try makeFolders(parent(of: temporary))
+            fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        }
+        guard fd >= 0 else { throw OutputError(path: temporary, errno: errno, action: "create") }
+        if let failure = writeAll(bytes, to: fd) {
+            close(fd)
+            unlink(temporary)
+            throw OutputError(path: destination, errno: failure, action: "write")
+        }
+        // A failed close can be the first report of a failed write (NFS, a full disk).
+        guard close(fd) == 0 else {
+            let code = errno
+            unlink(temporary)
+            throw OutputError(path: destination, errno: code, action: "close")
+        }
+        var renamed = rename(temporary, destination) == 0
+        if !renamed && errno == ENOENT {
+            do {
+                try makeFolders(parent(of: destination))
+            } catch {
+                unlink(temporary)
+                throw error
+            }
+            renamed = rename(temporary, destination) == 0
+        }
+        guard renamed else {
+            let code = errno
+            unlink(temporary)
+            throw OutputError(path: destination, errno: code, action: "rename into place")
+        }
+    }
+
+    /// `mkdir -p`, reporting the system's reason when a folder cannot be made.
+    public static func makeFolders(_ path: String) throws(OutputError) {
+        var current = ""
+        for component in path.split(separator: "/") {
+            current += "/" + component
+            if mkdir(current, 0o755) != 0 && errno != EEXIST {
+                throw OutputError(path: path, message: "cannot create the folder \(current): \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+
+    /// Writes every byte, retrying after signals; the errno of a failure.
+    private static func writeAll(_ bytes: [UInt8], to fd: Int32) -> Int32? {
+        bytes.withUnsafeBytes { buffer -> Int32? in
+            guard let base = buffer.baseAddress else { return nil }
+            var written = 0
+            while written < buffer.count {
+                let n = Glibc.write(fd, base + written, buffer.count - written)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                written += n
+            }
+            return nil
+        }
+    }
+
+    private static func parent(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+}
+
+/// A failure writing an output file, with its path and the reason.
+public struct OutputError: Error, CustomStringConvertible, Sendable, FailureConvertible {
+    public var path: String
+    public var message: String
+
+    public init(path: String, message: String) {
+        self.path = path
+        self.message = message
+    }
+
+    /// The system's reason for `errno` while doing `action` to `path`.
+    public init(path: String, errno code: Int32, action: String) {
+        self.init(path: path, message: "cannot \(action): \(String(cString: strerror(code)))")
+    }
+
+    public var description: String { "\(path): \(message)" }
+
+    public var failure: Failure { Failure(code: .writeFailed, message: description) }
+}

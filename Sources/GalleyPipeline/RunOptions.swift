@@ -1,0 +1,16 @@
+/// What a run does besides the defaults.
+public struct RunOptions: Sendable {
+    /// Draw everything again, ignoring the catalog and the thumbnail cache.
+    public var force = false
+    /// Make thumbnails only: page images are kept when an earlier run made them with the same
+    /// settings, and otherwise left out (`galley thumbs`).
+    public var thumbnailsOnly = false
+    /// Remove thumbnail cache entries whose source file is gone.
+    public var pruneCache = false
+
+    public init(force: Bool = false, thumbnailsOnly: Bool = false, pruneCache: Bool = false) {
+        self.force = force
+        self.thumbnailsOnly = thumbnailsOnly
+        self.pruneCache = pruneCache
+    }
+}

@@ -1,0 +1,293 @@
+import Foundation
+import GalleyBase
+import GalleyCatalog
+import GalleyPDF
+import GalleyRaster
+import Logging
+import Synchronization
+
+/// The stages of one run: the queues and the work each does.
+///
+/// open (a document: read, hash, open or typeset, then record its pages as page slots free
+/// up) → render (a page image) / thumbnails (one per box) → encode (the configured
+/// `ImageEncoder`) → record (serial: the recorder and the catalog). A page over
+/// `Pipeline.bandPixelLimit` pixels is drawn and encoded band by band in its render operation.
+final class Stages: Sendable {
+    let configuration: Configuration
+    let documents: [SourceDocument]
+    let engine: MuPDFEngine
+    let fonts: LazyFonts
+    let store: OutputStore
+    let slots: PageSlots
+    let recorder: RunRecorder
+    let catalog: RunCatalog
+    /// False in a thumbnails-only run: page images are only ever kept, never drawn.
+    let drawImages: Bool
+    /// Turns drawn pages into files (page images and thumbnails alike).
+    let encoder: any ImageEncoder
+    let cancellation: Cancellation
+    let logger: Logger
+    let openQueue = OperationQueue()
+    let renderQueue = OperationQueue()
+    let thumbnailQueue = OperationQueue()
+    let encodeQueue = OperationQueue()
+    let recordQueue = OperationQueue()
+
+    init(configuration: Configuration, documents: [SourceDocument], engine: MuPDFEngine, fonts: LazyFonts, store: OutputStore,
+         slots: PageSlots, recorder: RunRecorder, catalog: RunCatalog, drawImages: Bool, cancellation: Cancellation, logger: Logger) {
+        self.configuration = configuration
+        self.documents = documents
+        self.engine = engine
+        self.fonts = fonts
+        self.store = store
+        self.slots = slots
+        self.recorder = recorder
+        self.catalog = catalog
+        self.drawImages = drawImages
+        self.encoder = configuration.imageEncoder
+        self.cancellation = cancellation
+        self.logger = logger
+        let widths = [(openQueue, "open", configuration.workers.open), (renderQueue, "render", configuration.workers.render),
+                      (thumbnailQueue, "thumbnails", configuration.workers.thumbnails),
+                      (encodeQueue, "encode", configuration.workers.encode), (recordQueue, "record", 1)]
+        for (queue, name, width) in widths {
+            queue.name = "galley.\(name)"
+            queue.maxConcurrentOperationCount = width
+        }
+    }
+
+    /// Outstanding work: every queued or running operation, and every parked continuation.
+    /// The run is over when it drains.
+    private let outstanding = DispatchGroup()
+    /// The next document to open; documents are fed to the open stage as earlier ones finish
+    /// dispatching their pages, so at most `workers.open` documents are open at once.
+    private let nextDocument = Mutex(0)
+
+    func start() {
+        for _ in 0..<min(configuration.workers.open, documents.count) { openNextDocument() }
+    }
+
+    /// Waits until every operation has run. A cancellation drops parked continuations, so
+    /// only in-flight operations are waited for.
+    func waitUntilFinished() {
+        while outstanding.wait(timeout: .now() + .milliseconds(100)) == .timedOut {
+            if cancellation.isCancelled {
+                for _ in 0..<slots.dropWaiting() { outstanding.leave() }
+            }
+        }
+    }
+
+    private func submit(_ queue: OperationQueue, _ body: @escaping @Sendable () -> Void) {
+        outstanding.enter()
+        queue.addOperation { [outstanding] in
+            defer { outstanding.leave() }
+            body()
+        }
+    }
+
+    private func record(_ body: @escaping @Sendable () -> Void) {
+        submit(recordQueue, body)
+    }
+
+    // MARK: open
+
+    private func openNextDocument() {
+        let index = nextDocument.withLock { next -> Int? in
+            guard next < documents.count else { return nil }
+            defer { next += 1 }
+            return next
+        }
+        guard let index else { return }
+        submit(openQueue) { [self] in open(index) }
+    }
+
+    private func open(_ index: Int) {
+        let document = documents[index]
+        guard !cancellation.isCancelled else { return }
+        let stamp = FileStamp(path: document.url.path)
+        var knownHash: String?
+        switch catalog.decide(document, stamp: stamp) {
+        case .unchanged(let entry):
+            record { [recorder] in recorder.unchanged(index, entry: entry) }
+            openNextDocument()
+            return
+        case .open(let hash):
+            knownHash = hash
+        }
+        do {
+            let digest: (hash: String, bytes: Int)
+            if let knownHash, let stamp { digest = (knownHash, Int(stamp.size)) } else { digest = try ContentHash.sha256(file: document.url) }
+            recorder.opened(index, sha256: digest.hash, bytes: digest.bytes)
+            catalog.begin(index, document, stamp: stamp, hash: digest.hash, bytes: digest.bytes)
+        } catch {
+            let failure = Failure(code: .unreadable,
+                                  message: "cannot read the file: \(error.localizedDescription)")
+            finishDispatch(index, pages: 0, failure: failure)
+            return
+        }
+        let producer: any PageProducer
+        do {
+            switch document.kind {
+            case .pdf:
+                producer = try PDFPages(document: document, index: index, configuration: configuration, engine: engine,
+                                        recorder: recorder, limiter: limiter)
+            case .markup:
+                producer = try ArticlePages(document: document, index: index, configuration: configuration, fonts: try fonts.library(),
+                                            engine: engine, recorder: recorder)
+            }
+        } catch {
+            finishDispatch(index, pages: 0, failure: Failure(error))
+            return
+        }
+        recordPages(DocumentCursor(index: index, producer: producer), holdingSlot: false)
+    }
+
+    /// Runs work on a page under `page_timeout`.
+    private var limiter: TimeLimiter { TimeLimiter(timeout: configuration.pageTimeout, cancellation: cancellation) }
+
+    /// Records pages of an open document while page slots are free. When none is, it parks a
+    /// continuation that resumes here, in a new open operation, once a slot is handed over.
+    private func recordPages(_ cursor: DocumentCursor, holdingSlot: Bool) {
+        var holding = holdingSlot
+        while true {
+            if cancellation.isCancelled {
+                if holding { slots.release() }
+                cursor.producer.finish()
+                return
+            }
+            if !holding {
+                outstanding.enter()  // the parked continuation counts as outstanding work
+                let acquired = slots.acquire { [self] in
+                    submit(openQueue) { [self] in recordPages(cursor, holdingSlot: true) }
+                    outstanding.leave()
+                }
+                guard acquired else { return }  // the cursor now belongs to the continuation
+                outstanding.leave()
+            }
+            holding = false
+            let made: (page: any PageSource, facts: PageFacts)?
+            do {
+                made = try cursor.producer.next()
+            } catch {
+                slots.release()
+                cursor.producer.finish()
+                finishDispatch(cursor.index, pages: cursor.dispatched, failure: Failure(error, page: cursor.dispatched + 1))
+                return
+            }
+            guard let (page, facts) = made else {
+                slots.release()
+                break
+            }
+            cursor.dispatched += 1
+            let index = cursor.index
+            for variant in OutputVariant.all(configuration) {
+                dispatch(index, page, facts, variant: variant)
+            }
+        }
+        cursor.producer.finish()
+        finishDispatch(cursor.index, pages: cursor.dispatched, failure: nil)
+    }
+
+    /// A document has dispatched all the pages it will: tell the recorder, open the next one.
+    private func finishDispatch(_ index: Int, pages: Int, failure: Failure?) {
+        record { [recorder] in
+            if let failure { recorder.failed(index, failure) }
+            recorder.dispatched(index, pages: pages)
+        }
+        openNextDocument()
+    }
+
+    /// Hands one output of a page to its stage, unless a finished output can stand in for it.
+    private func dispatch(_ index: Int, _ page: any PageSource, _ facts: PageFacts, variant: OutputVariant) {
+        let path = variant.path(folder: facts.folder, page: facts.number, fileExtension: encoder.fileExtension)
+        if let kept = catalog.reuse(index, page: facts, variant: variant, path: path)
+            ?? catalog.cachedThumbnail(index, page: facts, variant: variant, path: path) {
+            report(index, facts, variant, .success(kept), reused: true)
+            return
+        }
+        switch variant {
+        case .image where !drawImages: record { [recorder] in recorder.skipped(index, page: facts, variant: variant) }
+        case .image: submit(renderQueue) { [self] in renderImage(index, page, facts, path: path) }
+        case .thumbnail(let box): submit(thumbnailQueue) { [self] in renderThumbnail(index, page, facts, box: box, path: path) }
+        }
+    }
+
+    /// Tells the record stage how an output went; a written one goes into the catalog at once.
+    private func report(_ index: Int, _ facts: PageFacts, _ variant: OutputVariant, _ result: Result<WrittenOutput, Failure>,
+                        reused: Bool = false) {
+        record { [recorder, catalog] in
+            if case .success(let output) = result { catalog.record(index, page: facts, variant: variant, output: output) }
+            recorder.reported(index, page: facts, variant: variant, result: result, reused: reused)
+        }
+    }
+
+    // MARK: render
+
+    private func renderImage(_ index: Int, _ page: any PageSource, _ facts: PageFacts, path: String) {
+        let scale = configuration.dpi / 72
+        let bounds = page.pixelBounds(scale: scale)
+        if bounds.width * bounds.height > Pipeline.bandPixelLimit {
+            // Huge page: draw and encode band by band in this operation.
+            let result = Result { () throws -> WrittenOutput in
+                try writeBanded(page, facts, bounds: bounds, scale: scale, path: path)
+            }.mapError { Failure($0, page: facts.number) }
+            report(index, facts, .image, result)
+            return
+        }
+        render(index, page, facts, scale: scale, variant: .image, path: path)
+    }
+
+    private func renderThumbnail(_ index: Int, _ page: any PageSource, _ facts: PageFacts, box: Int, path: String) {
+        render(index, page, facts, scale: page.thumbnailScale(box: box), variant: .thumbnail(box: box), path: path)
+    }
+
+    private func render(_ index: Int, _ page: any PageSource, _ facts: PageFacts, scale: Double, variant: OutputVariant, path: String) {
+        guard !cancellation.isCancelled else { return }
+        let bitmap: Bitmap
+        do {
+            bitmap = try limiter.run(page: facts.number, doing: "draw") { limit in
+                try page.render(scale: scale, cancellation: limit)
+            }
+        } catch {
+            report(index, facts, variant, .failure(Failure(error, page: facts.number)))
+            return
+        }
+        submit(encodeQueue) { [self] in encode(index, bitmap, facts, variant: variant, path: path) }
+    }
+
+    // MARK: encode
+
+    private func encode(_ index: Int, _ bitmap: Bitmap, _ facts: PageFacts, variant: OutputVariant, path: String) {
+        guard !cancellation.isCancelled else { return }
+        let result = Result { () throws -> WrittenOutput in
+            let bytes = try encoder.encode(bitmap)
+            let written = try write(bytes, width: bitmap.width, height: bitmap.height, path: path)
+            catalog.cache(index, page: facts, variant: variant, bytes: bytes)
+            return written
+        }.mapError { Failure($0, page: facts.number) }
+        report(index, facts, variant, result)
+    }
+
+    private func writeBanded(_ page: any PageSource, _ facts: PageFacts, bounds: PixelRect, scale: Double, path: String) throws -> WrittenOutput {
+        let bandHeight = max(1, Pipeline.bandPixelLimit / bounds.width)
+        let bands = try encoder.bandEncoder(width: bounds.width, height: bounds.height)
+        var band = try Bitmap(width: bounds.width, height: min(bandHeight, bounds.height))
+        var y = 0
+        while y < bounds.height {
+            let rows = min(bandHeight, bounds.height - y)
+            if rows != band.height { band = try Bitmap(width: bounds.width, height: rows) }
+            let rect = PixelRect(x: bounds.x, y: bounds.y + y, width: bounds.width, height: rows)
+            try limiter.run(page: facts.number, doing: "draw") { limit in
+                try page.draw(into: band, rect: rect, scale: scale, cancellation: limit)
+            }
+            try bands.write(band)
+            y += rows
+        }
+        return try write(try bands.finish(), width: bounds.width, height: bounds.height, path: path)
+    }
+
+    private func write(_ bytes: [UInt8], width: Int, height: Int, path: String) throws(OutputError) -> WrittenOutput {
+        try store.write(bytes, to: path)
+        return WrittenOutput(path: path, width: width, height: height, sha256: ContentHash.sha256(bytes), bytes: bytes.count)
+    }
+}
