@@ -15,7 +15,7 @@ struct Galley: ParsableCommand {
               2    bad configuration or usage
               130  interrupted (Ctrl-C); no partial files are left behind
             """,
-        version: "0.1.0",
+        version: Pipeline.version,
         subcommands: [Run.self, Thumbs.self, Watch.self, Typeset.self, Inspect.self, Merge.self])
 
     /// Exit statuses shared by every subcommand.
