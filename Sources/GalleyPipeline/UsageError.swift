@@ -2,7 +2,8 @@
 /// is allowed. A setting read from `pipeline.yml` is a `ConfigurationError` instead, which names
 /// the file and line.
 public struct UsageError: Error, CustomStringConvertible, Sendable {
-    /// What the user gave: an option (`--shard`), a command (`merge`) or what it needs (`watch`).
+    /// What the user gave: an option (`--shard`), an argument (a shard's output folder), a
+    /// command (`merge`) or what it needs (`watch`).
     public var subject: String
     public var message: String
 
