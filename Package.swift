@@ -78,7 +78,7 @@ let package = Package(
         .executableTarget(
             name: "galley",
             dependencies: [
-                "GalleyPipeline",
+                "GalleyPipeline", "GalleyRaster", "GalleyText",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),

@@ -88,6 +88,7 @@ extension Configuration {
                             environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigurationError) -> Configuration {
         var configuration = Configuration()
         configuration.baseDirectory = baseDirectory
+        configuration.file = file
         let root: Node?
         do {
             // Every value is read from its text (`YAMLReader`), so no tag resolution is needed;

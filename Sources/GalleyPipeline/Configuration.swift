@@ -47,6 +47,9 @@ public struct Configuration: Sendable, Equatable {
     public var fontFolders: [String] = []
     /// Folder that relative paths in the configuration are resolved against.
     public var baseDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+    /// The file the settings were read from, which errors about a setting name; nil when the
+    /// configuration was made in code.
+    public var file: String?
     /// Folder that relative `inputs` are resolved against, when not `baseDirectory` (inputs
     /// given on the command line are relative to the current folder). Inputs keep the spelling
     /// they were given, which is what the manifest shows.
@@ -110,6 +113,12 @@ public struct Configuration: Sendable, Equatable {
                 throw ConfigurationError(file: "fonts", message: "font folder \(folder.path) does not exist; fix the fonts: list in pipeline.yml")
             }
         }
+    }
+
+    /// An error about the setting `key`, naming the file it was read from (`pipeline.yml`, the
+    /// usual name, for a configuration made in code).
+    func settingError(key: String, _ message: String) -> ConfigurationError {
+        ConfigurationError(file: file ?? "pipeline.yml", key: key, message: message)
     }
 
     /// The output folder as an absolute URL.

@@ -16,10 +16,11 @@ public final class FolderWatcher {
     /// Starts watching `folders` and every folder below them, except hidden ones and `skipping`
     /// (the output folder).
     ///
-    /// - Throws: `OutputError` naming the folder when inotify cannot watch it.
-    public init(folders: [URL], skipping: URL) throws(OutputError) {
+    /// - Throws: `UsageError` when inotify cannot start (too many instances, say), so nothing
+    ///   can be watched here; `OutputError` naming the folder when inotify cannot watch it.
+    public init(folders: [URL], skipping: URL) throws {
         fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        guard fd >= 0 else { throw OutputError(path: "inotify", message: "cannot start: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw UsageError(subject: "watch", message: "inotify cannot start: \(String(cString: strerror(errno)))") }
         self.skipping = skipping.standardizedFileURL.path
         for folder in folders {
             do {

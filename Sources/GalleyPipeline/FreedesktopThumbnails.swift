@@ -90,7 +90,7 @@ public struct FreedesktopThumbnails: Sendable {
 
     /// Makes the thumbnails that are missing or stale for every document the inputs hold.
     ///
-    /// - Throws: `ConfigurationError` when an input is missing or the folder cannot be made.
+    /// - Throws: `ConfigurationError` when an input is missing, `UsageError` when the folder cannot be made.
     public func run(cancellation: Cancellation = Cancellation(), onDocument: (String, String) -> Void = { _, _ in }) throws -> Summary {
         let (documents, _) = try InputScanner(configuration: configuration).scan()
         let folders = [folder] + sizes.map { folder.appendingPathComponent($0.rawValue) }
@@ -99,7 +99,7 @@ public struct FreedesktopThumbnails: Sendable {
             do {
                 try Self.makePrivateFolder(folder)
             } catch {
-                throw ConfigurationError(file: "--freedesktop", key: folder.path, message: "cannot create the folder: \(error.message)")
+                throw UsageError(subject: "--freedesktop", message: "\(folder.path): cannot create the folder: \(error.message)")
             }
         }
         let engine = try MuPDFEngine()

@@ -13,21 +13,24 @@ struct Inbox {
     let folder: URL
     let library: URL
 
+    /// The inbox of a configuration that has one.
+    ///
+    /// - Throws: `ConfigurationError` naming the `inbox` key when the first input is not a folder
+    ///   or the inbox folder cannot be made.
     init(configuration: Configuration) throws(ConfigurationError) {
-        guard let inbox = configuration.inbox else { throw ConfigurationError(file: "inbox", message: "no inbox is configured") }
+        guard let inbox = configuration.inbox else { preconditionFailure("an Inbox is made only when the configuration has an inbox") }
         folder = configuration.resolve(inbox)
-        guard let first = configuration.inputs.first else { throw ConfigurationError(file: "inputs", message: "no input folder for the inbox") }
+        guard let first = configuration.inputs.first else { throw configuration.settingError(key: "inputs", "no input folder for the inbox") }
         library = configuration.resolveInput(first)
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: library.path, isDirectory: &isFolder), isFolder.boolValue else {
-            throw ConfigurationError(file: "inbox", key: configuration.inbox,
-                                     message: "the first input (\(first)) must be a folder: inbox files are moved into it")
+            throw configuration.settingError(key: "inbox", "\(inbox): the first input (\(first)) must be a folder: inbox files are moved into it")
         }
         if !FileManager.default.fileExists(atPath: folder.path) {
             do {
                 try AtomicFile.makeFolders(folder.path)
             } catch {
-                throw ConfigurationError(file: "inbox", key: configuration.inbox, message: error.message)
+                throw configuration.settingError(key: "inbox", "\(inbox): \(error.message)")
             }
         }
     }

@@ -14,23 +14,23 @@ public struct Shard: Sendable, Hashable, CustomStringConvertible {
     /// Most shards a corpus may be split into.
     public static let maximumCount = 100_000
 
-    public init(index: Int, count: Int) throws(ConfigurationError) {
+    public init(index: Int, count: Int) throws(UsageError) {
         guard (1...Self.maximumCount).contains(count) else {
-            throw ConfigurationError(file: "--shard", message: "the shard count \(count) is outside 1...\(Self.maximumCount)")
+            throw UsageError(subject: "--shard", message: "the shard count \(count) is outside 1...\(Self.maximumCount)")
         }
         guard (1...count).contains(index) else {
-            throw ConfigurationError(file: "--shard", message: "shard \(index) of \(count) does not exist; shards are numbered 1 to \(count)")
+            throw UsageError(subject: "--shard", message: "shard \(index) of \(count) does not exist; shards are numbered 1 to \(count)")
         }
         self.index = index
         self.count = count
     }
 
     /// Parses `K/N` (1-based K).
-    public init(parsing text: String) throws(ConfigurationError) {
+    public init(parsing text: String) throws(UsageError) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, let index = Int(parts[0].trimmingCharacters(in: .whitespaces)),
               let count = Int(parts[1].trimmingCharacters(in: .whitespaces)) else {
-            throw ConfigurationError(file: "--shard", message: "'\(text)' is not K/N (say --shard 2/8 for the second of eight shards)")
+            throw UsageError(subject: "--shard", message: "'\(text)' is not K/N (say --shard 2/8 for the second of eight shards)")
         }
         try self.init(index: index, count: count)
     }
@@ -42,12 +42,12 @@ public struct Shard: Sendable, Hashable, CustomStringConvertible {
     /// `JOB_COMPLETION_INDEX` or an AWS Batch array job's `AWS_BATCH_JOB_ARRAY_INDEX` (both
     /// 0-based) with the total from `count` (`--shard-count`) or `GALLEY_SHARD_COUNT`, since
     /// neither engine tells a job how many there are. nil when none of them is set.
-    public static func fromEnvironment(_ environment: [String: String], count: Int?) throws(ConfigurationError) -> Shard? {
+    public static func fromEnvironment(_ environment: [String: String], count: Int?) throws(UsageError) -> Shard? {
         if let value = environment["GALLEY_SHARD"], !value.isEmpty { return try Shard(parsing: value) }
         for variable in ["JOB_COMPLETION_INDEX", "AWS_BATCH_JOB_ARRAY_INDEX"] {
             guard let value = environment[variable], !value.isEmpty else { continue }
             guard let zeroBased = Int(value), zeroBased >= 0 else {
-                throw ConfigurationError(file: "--shard", message: "\(variable)=\(value) is not a job index (0, 1, 2, ...)")
+                throw UsageError(subject: "--shard", message: "\(variable)=\(value) is not a job index (0, 1, 2, ...)")
             }
             let total: Int
             if let count {
@@ -55,7 +55,7 @@ public struct Shard: Sendable, Hashable, CustomStringConvertible {
             } else if let text = environment["GALLEY_SHARD_COUNT"], let parsed = Int(text) {
                 total = parsed
             } else {
-                throw ConfigurationError(file: "--shard", message: "\(variable) is set but not how many shards there are; pass --shard-count N or set GALLEY_SHARD_COUNT")
+                throw UsageError(subject: "--shard", message: "\(variable) is set but not how many shards there are; pass --shard-count N or set GALLEY_SHARD_COUNT")
             }
             return try Shard(index: zeroBased + 1, count: total)
         }

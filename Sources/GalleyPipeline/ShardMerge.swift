@@ -8,42 +8,43 @@ import GalleyBase
 public enum ShardMerge {
     /// Merges `shards` (output folders, any order) into `output`.
     ///
-    /// - Throws: `ConfigurationError` when a folder has no manifest, is not a shard, belongs to
-    ///   a different run (other settings, inputs or shard count), or when a shard is missing or
-    ///   given twice; `OutputError` when a file cannot be copied or written.
+    /// - Throws: `UsageError` when a folder has no manifest, is not a shard, belongs to a
+    ///   different run (other settings, inputs or shard count), when a shard is missing or given
+    ///   twice, or when `output` cannot be made; `OutputError` when a file cannot be copied or
+    ///   written.
     public static func merge(shards: [URL], into output: URL) throws -> Manifest {
         var parts: [(folder: URL, manifest: Manifest, shard: Manifest.ShardInfo)] = []
         for folder in shards {
             let url = folder.appendingPathComponent("manifest.json")
             guard let data = FileManager.default.contents(atPath: url.path) else {
-                throw ConfigurationError(file: folder.path, message: "no manifest.json: is this a shard's output folder, and did its run finish?")
+                throw UsageError(subject: folder.path, message: "no manifest.json: is this a shard's output folder, and did its run finish?")
             }
             let manifest: Manifest
             do {
                 manifest = try Manifest.decode(data)
             } catch {
-                throw ConfigurationError(file: url.path, message: "not a Galley manifest (\(error))")
+                throw UsageError(subject: url.path, message: "not a Galley manifest (\(error))")
             }
             guard let shard = manifest.shard else {
-                throw ConfigurationError(file: url.path, message: "not the output of a sharded run (galley run --shard K/N)")
+                throw UsageError(subject: url.path, message: "not the output of a sharded run (galley run --shard K/N)")
             }
             parts.append((folder, manifest, shard))
         }
-        guard let first = parts.first else { throw ConfigurationError(file: "merge", message: "no shard output folders given") }
+        guard let first = parts.first else { throw UsageError(subject: "merge", message: "no shard output folders given") }
         for part in parts.dropFirst() {
             guard part.shard.count == first.shard.count, part.shard.inputs == first.shard.inputs,
                   part.manifest.settings == first.manifest.settings else {
-                throw ConfigurationError(file: part.folder.path,
-                                         message: "belongs to a different run than \(first.folder.path) (shard count, inputs or settings differ)")
+                throw UsageError(subject: part.folder.path,
+                                 message: "belongs to a different run than \(first.folder.path) (shard count, inputs or settings differ)")
             }
         }
         let indexes = parts.map(\.shard.index)
         if let twice = Dictionary(grouping: indexes, by: { $0 }).first(where: { $0.value.count > 1 })?.key {
-            throw ConfigurationError(file: "merge", message: "shard \(twice)/\(first.shard.count) is given twice")
+            throw UsageError(subject: "merge", message: "shard \(twice)/\(first.shard.count) is given twice")
         }
         let missing = Set(1...first.shard.count).subtracting(indexes).sorted()
         guard missing.isEmpty else {
-            throw ConfigurationError(file: "merge", message: "shard(s) \(missing.map { "\($0)/\(first.shard.count)" }.joined(separator: ", ")) missing; every shard's output folder is needed")
+            throw UsageError(subject: "merge", message: "shard(s) \(missing.map { "\($0)/\(first.shard.count)" }.joined(separator: ", ")) missing; every shard's output folder is needed")
         }
 
         // Scan order, as InputScanner orders documents. Two glob matches with the same relative
@@ -59,14 +60,14 @@ public enum ShardMerge {
             }
             .map(\.0)
         if let clash = Dictionary(grouping: documents.map(\.document.name), by: { $0 }).first(where: { $0.value.count > 1 })?.key {
-            throw ConfigurationError(file: "merge", message: "two shards both wrote a document named \(clash): were they run over the same inputs?")
+            throw UsageError(subject: "merge", message: "two shards both wrote a document named \(clash): were they run over the same inputs?")
         }
 
         let store = OutputStore(root: output)
         do {
             try store.prepare()
         } catch {
-            throw ConfigurationError(file: output.path, message: "\(error.message); choose a folder you can write to")
+            throw UsageError(subject: output.path, message: "\(error.message); choose a folder you can write to")
         }
         defer { store.cleanUp() }
         for (document, folder) in documents {

@@ -15,7 +15,7 @@ struct Galley: ParsableCommand {
               2    bad configuration or usage
               130  interrupted (Ctrl-C); no partial files are left behind
             """,
-        version: "0.1.0",
+        version: Pipeline.version,
         subcommands: [Run.self, Thumbs.self, Watch.self, Typeset.self, Inspect.self, Merge.self])
 
     /// Exit statuses shared by every subcommand.
@@ -34,20 +34,42 @@ struct Galley: ParsableCommand {
         }
     }
 
-    /// Runs the command, mapping argument errors to exit status 2 as DESIGN.md promises
-    /// (ArgumentParser's own default for them is 64).
+    /// Runs the command; every error it throws ends the process through ArgumentParser.
     static func main() {
         do {
             var command = try parseAsRoot()
             try command.run()
         } catch {
-            let code = exitCode(for: error)
-            if code == .validationFailure {
-                let message = fullMessage(for: error)
-                FileHandle.standardError.write(Data((message + "\n").utf8))
-                Foundation.exit(Status.usage)
-            }
-            exit(withError: error)
+            exit(withError: reported(error))
         }
+    }
+
+    /// What to hand ArgumentParser for `error`, once printed: a command's failure as
+    /// `galley: message` with its status, and argument errors with status 2 as DESIGN.md
+    /// promises (ArgumentParser's own default for them is 64).
+    static func reported(_ error: any Error) -> any Error {
+        if let failure = error as? CommandFailure {
+            FileHandle.standardError.write(Data("galley: \(failure.message)\n".utf8))
+            return ExitCode(failure.status)
+        }
+        guard exitCode(for: error) == .validationFailure else { return error }
+        FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+        return ExitCode(Status.usage)
+    }
+
+    /// The configuration file at `path` (relative to the current folder), loaded.
+    ///
+    /// Without the file the defaults apply, but only when `defaultsWithoutFile` and `path` is
+    /// the default name (a file the user named must exist); otherwise a missing file is bad
+    /// usage, and `hint` says what to pass instead.
+    static func loadConfiguration(_ path: String, defaultsWithoutFile: Bool = true, hint: String? = nil) throws(CommandFailure) -> Configuration {
+        let url = URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            guard path == "pipeline.yml", defaultsWithoutFile else {
+                throw CommandFailure("\(url.path): no such configuration file" + (hint.map { "; \($0)" } ?? ""))
+            }
+            return Configuration()
+        }
+        return try CommandFailure.catching { try Configuration.load(file: url) }
     }
 }

@@ -24,24 +24,14 @@ struct Inspect: ParsableCommand {
 
     func run() throws {
         let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-        var configuration = Run.optionalConfiguration(config)
+        var configuration = try Galley.loadConfiguration(config)
         configuration.inputs = paths
         configuration.inputBaseDirectory = cwd
-        let documents: [SourceDocument]
-        do {
-            let scan = try InputScanner(configuration: configuration).scan()
-            documents = scan.documents
-            for warning in scan.warnings { FileHandle.standardError.write(Data("galley: \(warning)\n".utf8)) }
-        } catch {
-            Run.fail("\(error)")
-        }
-        if documents.isEmpty { Run.fail("no PDF or article (.pdf, .html, .htm, .xhtml, .txt) in \(paths.joined(separator: " "))") }
-        let inspector: Inspector
-        do {
-            inspector = try Inspector(configuration: configuration)
-        } catch {
-            Run.fail("\(error)")
-        }
+        let scan = try CommandFailure.catching { try InputScanner(configuration: configuration).scan() }
+        for warning in scan.warnings { FileHandle.standardError.write(Data("galley: \(warning)\n".utf8)) }
+        let documents = scan.documents
+        if documents.isEmpty { throw CommandFailure("no PDF or article (.pdf, .html, .htm, .xhtml, .txt) in \(paths.joined(separator: " "))") }
+        let inspector = try CommandFailure.catching { try Inspector(configuration: configuration) }
         let inspections = documents.map { document in
             var inspection = inspector.inspect(document)
             // Paths as the user gave them: relative to the current folder when inside it.

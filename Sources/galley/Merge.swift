@@ -26,10 +26,8 @@ struct Merge: ParsableCommand {
         let manifest: Manifest
         do {
             manifest = try ShardMerge.merge(shards: shards.map(url), into: url(output))
-        } catch let error as ConfigurationError {
-            Run.fail("\(error)")
         } catch {
-            Run.fail("\(error)", status: Galley.Status.someFailed)
+            throw CommandFailure(stopping: error)
         }
         let totals = manifest.totals
         print("galley: merged \(shards.count) shards: \(totals.documents) documents (\(totals.ok) ok, \(totals.failed) failed, "

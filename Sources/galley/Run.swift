@@ -51,14 +51,10 @@ struct PipelineOptions: ParsableArguments {
         return logger
     }
 
-    /// The file's configuration with the options applied; exits with status 2 when it is unusable.
-    func configuration() -> Configuration {
-        var configuration: Configuration
-        do {
-            configuration = try loadConfiguration()
-        } catch {
-            Run.fail("\(error)")
-        }
+    /// The file's configuration with the options applied.
+    func configuration() throws(CommandFailure) -> Configuration {
+        var configuration = try Galley.loadConfiguration(config, defaultsWithoutFile: !input.isEmpty,
+                                                         hint: "pass --config FILE, or --input DIR to run with defaults")
         // Paths given on the command line are relative to the current folder, not the file's.
         let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
         let absolute = { (path: String) in path.hasPrefix("/") ? path : cwd.appendingPathComponent(path).standardizedFileURL.path }
@@ -71,18 +67,6 @@ struct PipelineOptions: ParsableArguments {
         if let jobs { configuration.workers = Configuration.Workers(all: jobs) }
         if let png, let preset = PNGCompression(rawValue: png) { configuration.png = preset }
         return configuration
-    }
-
-    private func loadConfiguration() throws -> Configuration {
-        let url = URL(fileURLWithPath: config, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
-        if !FileManager.default.fileExists(atPath: url.path) {
-            // Without a file, defaults apply, but only if the user did not name one.
-            guard config == "pipeline.yml", !input.isEmpty else {
-                throw ConfigurationError(file: url.path, message: "no such configuration file; pass --config FILE, or --input DIR to run with defaults")
-            }
-            return Configuration()
-        }
-        return try Configuration.load(file: url)
     }
 }
 
@@ -121,36 +105,32 @@ struct Run: ParsableCommand {
 
     func run() throws {
         let logger = options.logger()
-        var configuration = options.configuration()
-        do {
-            configuration.shard = try shard.map { try Shard(parsing: $0) }
-                ?? Shard.fromEnvironment(ProcessInfo.processInfo.environment, count: shardCount)
-        } catch {
-            Self.fail("\(error)")
+        var configuration = try options.configuration()
+        configuration.shard = try CommandFailure.catching {
+            try shard.map { try Shard(parsing: $0) } ?? Shard.fromEnvironment(ProcessInfo.processInfo.environment, count: shardCount)
         }
         let reporter = ProgressReporter(mode: progress, interval: progressInterval)
-        let summary = Self.runPipeline(configuration, RunOptions(force: force), logger: logger) { reporter.handle($0) }
+        let summary = try Self.runPipeline(configuration, RunOptions(force: force), logger: logger) { reporter.handle($0) }
         reporter.finish(summary, status: Galley.Status.code(for: summary.outcome))
         Self.printSummary(summary, toStandardError: reporter.mode == .json)
-        try Self.exit(for: summary)
+        try Self.requireSuccess(summary)
     }
 
-    /// Runs the pipeline once with Ctrl-C handling; configuration errors exit with status 2.
+    /// Runs the pipeline once with Ctrl-C handling.
     static func runPipeline(_ configuration: Configuration, _ runOptions: RunOptions, logger: Logger,
-                            onEvent: @escaping @Sendable (PipelineEvent) -> Void = { Run.report($0) }) -> RunSummary {
+                            onEvent: @escaping @Sendable (PipelineEvent) -> Void = { Run.report($0) }) throws(CommandFailure) -> RunSummary {
         let cancellation = Cancellation()
         let signals = cancelOnSignals(cancellation)
         defer { signals.forEach { $0.cancel() } }
         do {
             return try Pipeline(configuration: configuration, logger: logger).run(runOptions, cancellation: cancellation, onEvent: onEvent)
-        } catch let error as ConfigurationError {
-            fail("\(error)")
         } catch {
-            fail("\(error)", status: Galley.Status.someFailed)
+            throw CommandFailure(stopping: error)
         }
     }
 
-    static func exit(for summary: RunSummary) throws {
+    /// Throws the exit status of a run that did not succeed.
+    static func requireSuccess(_ summary: RunSummary) throws(ExitCode) {
         let status = Galley.Status.code(for: summary.outcome)
         if status != 0 { throw ExitCode(status) }
     }
@@ -165,6 +145,10 @@ struct Run: ParsableCommand {
             source.setEventHandler {
                 if cancellation.isCancelled {
                     FileHandle.standardError.write(Data("galley: interrupted again; exiting now\n".utf8))
+                    // Not a thrown ExitCode: this handler runs on a dispatch queue while the
+                    // command's thread is busy in the pipeline, so there is no caller to throw
+                    // to; and `_exit`, unlike `exit`, runs no atexit handlers and flushes no
+                    // stdio buffers, whose locks a worker thread may hold.
                     _exit(Galley.Status.interrupted)
                 }
                 FileHandle.standardError.write(Data("\ngalley: interrupted; stopping in-flight work (again to exit now)\n".utf8))
@@ -221,26 +205,5 @@ struct Run: ParsableCommand {
 
     static func plural(_ count: Int, _ noun: String) -> String {
         "\(count) \(noun)\(count == 1 ? "" : "s")"
-    }
-
-    /// The configuration for the commands that also work without one (`typeset`, `inspect`):
-    /// the file when it exists, the defaults when the default file is missing, and a usage
-    /// error when a file the user named is missing or invalid.
-    static func optionalConfiguration(_ path: String) -> Configuration {
-        let url = URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
-        guard FileManager.default.fileExists(atPath: url.path) else {
-            if path != "pipeline.yml" { fail("\(url.path): no such configuration file") }
-            return Configuration()
-        }
-        do {
-            return try Configuration.load(file: url)
-        } catch {
-            fail("\(error)")
-        }
-    }
-
-    static func fail(_ message: String, status: Int32 = Galley.Status.usage) -> Never {
-        FileHandle.standardError.write(Data("galley: \(message)\n".utf8))
-        Foundation.exit(status)
     }
 }

@@ -42,12 +42,12 @@ struct Thumbs: ParsableCommand {
 
     func run() throws {
         let logger = options.logger()
-        let configuration = options.configuration()
+        let configuration = try options.configuration()
         guard freedesktop else {
-            let summary = Run.runPipeline(configuration, RunOptions(thumbnailsOnly: true, pruneCache: prune), logger: logger)
+            let summary = try Run.runPipeline(configuration, RunOptions(thumbnailsOnly: true, pruneCache: prune), logger: logger)
             Run.printSummary(summary)
             if prune { print("galley: \(Run.plural(summary.cachePruned, "cached thumbnail")) of vanished files removed") }
-            try Run.exit(for: summary)
+            try Run.requireSuccess(summary)
             return
         }
         let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
@@ -57,13 +57,10 @@ struct Thumbs: ParsableCommand {
         let cancellation = Cancellation()
         let signals = Run.cancelOnSignals(cancellation)
         defer { signals.forEach { $0.cancel() } }
-        var summary: FreedesktopThumbnails.Summary
-        do {
-            summary = try thumbnailer.run(cancellation: cancellation) { source, what in
+        var summary = try CommandFailure.catching {
+            try thumbnailer.run(cancellation: cancellation) { source, what in
                 FileHandle.standardError.write(Data("\(source): \(what)\n".utf8))
             }
-        } catch {
-            Run.fail("\(error)")
         }
         if prune { summary.pruned = thumbnailer.prune() }
         print("galley: freedesktop thumbnails in \(folder.path): \(summary.written) written, \(summary.fresh) fresh, \(summary.failed) failed"

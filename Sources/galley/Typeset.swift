@@ -39,14 +39,9 @@ struct Typeset: ParsableCommand {
 
     func run() throws {
         let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-        var configuration = Run.optionalConfiguration(config)
+        var configuration = try Galley.loadConfiguration(config)
         if let dpi { configuration.dpi = dpi }
-        let fonts: FontLibrary
-        do {
-            fonts = try configuration.fontLibrary()
-        } catch {
-            Run.fail("\(error)")
-        }
+        let fonts: FontLibrary = try CommandFailure.catching { try configuration.fontLibrary() }
         var results: [TypesetMeasurement] = []
         var failed = false
         for file in files {

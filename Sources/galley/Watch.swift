@@ -27,7 +27,7 @@ struct Watch: ParsableCommand {
 
     func run() throws {
         let logger = options.logger()
-        var configuration = options.configuration()
+        var configuration = try options.configuration()
         if let debounce { configuration.watchDebounce = debounce }
         let cancellation = Cancellation()
         let signals = Run.cancelOnSignals(cancellation)
@@ -45,12 +45,7 @@ struct Watch: ParsableCommand {
             try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
             folders.append(url)
         }
-        let watcher: FolderWatcher
-        do {
-            watcher = try FolderWatcher(folders: folders, skipping: configuration.outputURL)
-        } catch {
-            Run.fail("\(error)")
-        }
+        let watcher = try CommandFailure.catching { try FolderWatcher(folders: folders, skipping: configuration.outputURL) }
         print("galley: watching \(folders.map(\.path).joined(separator: ", ")) (debounce \(configuration.watchDebounce) s; Ctrl-C stops)")
         fflush(nil)
         let pipeline = Pipeline(configuration: configuration, logger: logger)
@@ -62,11 +57,9 @@ struct Watch: ParsableCommand {
                     guard case let .documentFinished(_, _, status, _, _, _, _) = event, status != .unchanged else { return }
                     Run.report(event)
                 }
-            } catch let error as ConfigurationError {
-                // An input folder removed while watching, say: a setting to fix, as `galley run` says.
-                Run.fail("\(error)")
             } catch {
-                Run.fail("\(error)", status: Galley.Status.someFailed)
+                // An input folder removed while watching, say, is a setting to fix, as `galley run` says.
+                throw CommandFailure(stopping: error)
             }
             for (from, to) in summary.inboxMoves { print("galley: inbox: \(from) → \(to)") }
             Run.printSummary(summary)

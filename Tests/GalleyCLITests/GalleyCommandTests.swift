@@ -64,6 +64,11 @@ import Testing
         (["run", "--config", "other.yml"], "inputs: [docs]\n", "other.yml"),
         (["run", "--output", "/proc/galley-cannot-write-here"], "inputs: [docs]\n", "choose a folder you can write to"),
         (["typeset", "--render", "--jobs", "0", "docs/landscape.pdf"], "inputs: [docs]\n", "--jobs must be at least 1"),
+        (["inspect", "--config", "other.yml", "docs"], "inputs: [docs]\n", "other.yml: no such configuration file"),
+        (["run", "--shard", "4/3"], "inputs: [docs]\n", "--shard: shard 4 of 3 does not exist"),
+        (["run"], "inputs: [docs/landscape.pdf]\ninbox: drop\n", "pipeline.yml: inbox: drop: the first input (docs/landscape.pdf) must be a folder"),
+        (["thumbs", "--freedesktop", "/proc/galley-cannot-write-here"], "inputs: [docs]\n", "--freedesktop: /proc/galley-cannot-write-here"),
+        (["merge", "merged", "docs"], "inputs: [docs]\n", "no manifest.json"),
     ])
     func usageAndConfigurationErrorsExitTwo(arguments: [String], yaml: String, message: String) throws {
         let folder = try folderWithConfig(yaml, files: [Fixtures.pdf("landscape.pdf")])

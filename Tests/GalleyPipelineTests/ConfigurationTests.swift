@@ -32,7 +32,7 @@ import Testing
     }
 
     @Test func emptyFileGivesDefaults() throws {
-        #expect(try load("") == { var c = Configuration(); c.baseDirectory = base; return c }())
+        #expect(try load("") == { var c = Configuration(); c.baseDirectory = base; c.file = "pipeline.yml"; return c }())
     }
 
     @Test func everyKeyIsRead() throws {
@@ -126,7 +126,9 @@ import Testing
     }
 
     @Test func repositoryPipelineFileLoads() throws {
-        let configuration = try Configuration.load(file: Fixtures.repositoryRoot.appendingPathComponent("pipeline.yml"))
+        let file = Fixtures.repositoryRoot.appendingPathComponent("pipeline.yml")
+        let configuration = try Configuration.load(file: file)
+        #expect(configuration.file == file.path, "errors about a setting name the file")
         #expect(configuration.inputs == ["fixtures/pdf", "fixtures/articles"])
         #expect(configuration.password(forRelativePath: "encrypted.pdf") == Fixtures.encryptedPassword)
         #expect(configuration.layouts.map(\.name) == ["portrait", "landscape"])

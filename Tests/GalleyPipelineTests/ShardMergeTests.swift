@@ -58,11 +58,11 @@ import Testing
         let folder = try ScratchFolder("shards")
         for k in [1, 3] { _ = try run(folder, output: "shard\(k)", shard: try Shard(index: k, count: 3)) }
         _ = try run(folder, output: "whole", shard: nil)
-        let missing = #expect(throws: ConfigurationError.self) {
+        let missing = #expect(throws: UsageError.self) {
             try ShardMerge.merge(shards: [folder.path("shard1"), folder.path("shard3")], into: folder.path("merged"))
         }
         #expect(missing?.message.contains("2/3") == true)
-        let whole = #expect(throws: ConfigurationError.self) {
+        let whole = #expect(throws: UsageError.self) {
             try ShardMerge.merge(shards: [folder.path("shard1"), folder.path("whole")], into: folder.path("merged"))
         }
         #expect(whole?.message.contains("not the output of a sharded run") == true)

@@ -7,7 +7,7 @@ import Testing
     @Test func shardsAreParsedAndImpossibleOnesRefused() throws {
         #expect(try Shard(parsing: "2/8") == Shard(index: 2, count: 8))
         for bad in ["0/3", "4/3", "3", "a/b", "1/0", "-1/2", "1/2/3", ""] {
-            let error = #expect(throws: ConfigurationError.self) { try Shard(parsing: bad) }
+            let error = #expect(throws: UsageError.self) { try Shard(parsing: bad) }
             #expect(error?.description.hasPrefix("--shard") == true, "\(bad)")
         }
     }
@@ -18,10 +18,10 @@ import Testing
         // Kubernetes Indexed Jobs and AWS Batch array jobs count from 0.
         #expect(try Shard.fromEnvironment(["JOB_COMPLETION_INDEX": "0"], count: 4) == Shard(index: 1, count: 4))
         #expect(try Shard.fromEnvironment(["AWS_BATCH_JOB_ARRAY_INDEX": "9", "GALLEY_SHARD_COUNT": "10"], count: nil) == Shard(index: 10, count: 10))
-        let noTotal = #expect(throws: ConfigurationError.self) { try Shard.fromEnvironment(["JOB_COMPLETION_INDEX": "2"], count: nil) }
+        let noTotal = #expect(throws: UsageError.self) { try Shard.fromEnvironment(["JOB_COMPLETION_INDEX": "2"], count: nil) }
         #expect(noTotal?.message.contains("--shard-count") == true)
-        #expect(throws: ConfigurationError.self) { try Shard.fromEnvironment(["JOB_COMPLETION_INDEX": "4"], count: 4) }
-        #expect(throws: ConfigurationError.self) { try Shard.fromEnvironment(["AWS_BATCH_JOB_ARRAY_INDEX": "x"], count: 4) }
+        #expect(throws: UsageError.self) { try Shard.fromEnvironment(["JOB_COMPLETION_INDEX": "4"], count: 4) }
+        #expect(throws: UsageError.self) { try Shard.fromEnvironment(["AWS_BATCH_JOB_ARRAY_INDEX": "x"], count: 4) }
     }
 
     @Test func everyDocumentIsInExactlyOneShardAndTheSplitIsEven() throws {
