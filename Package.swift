@@ -55,7 +55,9 @@ let package = Package(
             dependencies: ["CGalleyMuPDF", "GalleyRaster"]),
         .target(
             name: "GalleyText",
-            dependencies: ["GalleyRaster", "CHarfBuzz", "CFreeType", "CFontconfig", "CGumbo", "CUnibreak", "CFriBidi", "CHyphen"]),
+            dependencies: ["GalleyRaster", "CHarfBuzz", "CFreeType", "CFontconfig", "CGumbo", "CUnibreak", "CFriBidi", "CHyphen"],
+            // Compiled into the binary: a statically linked galley copied anywhere has no resource bundle.
+            resources: [.embedInCode("UserAgent.css")]),
         // The catalog: SQLite through GRDB (which links the system libsqlite3).
         .target(
             name: "GalleyCatalog",

@@ -87,7 +87,7 @@ struct HTMLWalker {
             self.name = name
             isSkipped = HTMLWalker.skippedElements.contains(name)
             isList = HTMLWalker.listElements.contains(name)
-            userAgentStyle = MarkupParser.userAgentStyles[name] ?? []
+            userAgentStyle = StyleSheet.userAgent.declarations(tag: name, id: nil, classes: [])
         }
     }
 
