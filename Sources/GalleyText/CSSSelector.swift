@@ -17,12 +17,12 @@ struct CSSSelector: Sendable, Hashable {
         var i = 0
         func name() -> String? {
             let start = i
-            while i < scalars.count, Self.isNameScalar(scalars[i]) { i += 1 }
+            while i < scalars.count, scalars[i].isCSSNameCodePoint { i += 1 }
             return i > start ? String(String.UnicodeScalarView(scalars[start..<i])) : nil
         }
         if scalars[0] == "*" {
             i = 1
-        } else if Self.isNameScalar(scalars[0]) {
+        } else if scalars[0].isCSSNameCodePoint {
             tag = name()?.lowercased()
         }
         while i < scalars.count {
@@ -31,11 +31,6 @@ struct CSSSelector: Sendable, Hashable {
             guard marker == "." || marker == "#", let part = name() else { return nil }
             if marker == "." { classes.append(part) } else { ids.append(part) }
         }
-    }
-
-    static func isNameScalar(_ s: Unicode.Scalar) -> Bool {
-        s.value >= 0x80 || ("a"..."z").contains(s) || ("A"..."Z").contains(s) || ("0"..."9").contains(s)
-            || s == "-" || s == "_"
     }
 
     func matches(tag elementTag: String, id: String?, classes elementClasses: [String]) -> Bool {

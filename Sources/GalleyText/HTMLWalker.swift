@@ -155,7 +155,7 @@ struct HTMLWalker {
     /// HTML's white space, which separates class names and collapses in titles: ASCII only
     /// (U+00A0 is part of a class name); CR LF is one `Character`.
     private static func isHTMLWhitespace(_ character: Character) -> Bool {
-        character.unicodeScalars.allSatisfy(StyleSheet.isWhitespace)
+        character.unicodeScalars.allSatisfy { $0.isHTMLWhitespace }
     }
 
     /// Collects the `<style>` sheets, the first `<title>` and the first `<meta name=author>`,

@@ -93,7 +93,7 @@ public struct MarkupParser: Sendable {
         var blankLineSeen = false
         var afterCarriageReturn = false
         func endLine() {
-            if line.allSatisfy({ StyleSheet.isWhitespace($0) }) {
+            if line.allSatisfy({ $0.isHTMLWhitespace }) {
                 blankLineSeen = true
             } else {
                 if blankLineSeen || builder.isEmpty {

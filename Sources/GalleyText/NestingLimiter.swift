@@ -120,14 +120,14 @@ enum NestingLimiter {
                 } else if c == UInt8(ascii: "?") {
                     i = Self.after(UInt8(ascii: ">"), in: bytes, from: i)
                 } else if c == UInt8(ascii: "/") {
-                    guard i + 1 < count, Self.isLetter(bytes[i + 1]) else {
+                    guard i + 1 < count, bytes[i + 1].isASCIILetter else {
                         i = Self.after(UInt8(ascii: ">"), in: bytes, from: i)
                         continue
                     }
                     let (name, afterName) = Self.name(in: bytes, from: i + 1)
                     i = Self.after(UInt8(ascii: ">"), in: bytes, from: afterName)
                     endTag(name)
-                } else if Self.isLetter(c) {
+                } else if c.isASCIILetter {
                     let (name, afterName) = Self.name(in: bytes, from: i)
                     guard let tagEnd = Self.endOfTag(in: bytes, from: afterName) else { break }
                     let end = tagEnd.end
@@ -246,14 +246,6 @@ enum NestingLimiter {
 
         // MARK: Tokenizing
 
-        static func isLetter(_ byte: UInt8) -> Bool {
-            (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
-        }
-
-        static func isSpace(_ byte: UInt8) -> Bool {
-            byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0C || byte == 0x0D
-        }
-
         static func index(of byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
             guard start < bytes.count, let base = bytes.baseAddress,
                   let found = memchr(base + start, Int32(byte), bytes.count - start) else { return nil }
@@ -282,7 +274,7 @@ enum NestingLimiter {
             var i = start
             while i < bytes.count {
                 let byte = bytes[i]
-                if isSpace(byte) || byte == UInt8(ascii: "/") || byte == UInt8(ascii: ">") { break }
+                if byte.isHTMLWhitespace || byte == UInt8(ascii: "/") || byte == UInt8(ascii: ">") { break }
                 name.append((0x41...0x5A).contains(byte) ? byte + 0x20 : byte)
                 i += 1
             }
@@ -303,13 +295,13 @@ enum NestingLimiter {
                 } else if byte == UInt8(ascii: "=") {
                     selfClosing = false
                     i += 1
-                    while i < bytes.count && isSpace(bytes[i]) { i += 1 }
+                    while i < bytes.count && bytes[i].isHTMLWhitespace { i += 1 }
                     if i < bytes.count && (bytes[i] == UInt8(ascii: "\"") || bytes[i] == UInt8(ascii: "'")) {
                         guard let close = index(of: bytes[i], in: bytes, from: i + 1) else { return nil }
                         i = close + 1
                     }
                 } else {
-                    if !isSpace(byte) { selfClosing = false }
+                    if !byte.isHTMLWhitespace { selfClosing = false }
                     i += 1
                 }
             }
@@ -331,7 +323,7 @@ enum NestingLimiter {
                         }
                     }
                     let after = nameStart + name.count
-                    if matches && (after == bytes.count || isSpace(bytes[after]) || bytes[after] == UInt8(ascii: ">")
+                    if matches && (after == bytes.count || bytes[after].isHTMLWhitespace || bytes[after] == UInt8(ascii: ">")
                                    || bytes[after] == UInt8(ascii: "/")) {
                         return lessThan
                     }

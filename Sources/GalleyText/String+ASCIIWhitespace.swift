@@ -10,8 +10,8 @@ extension Substring {
     /// The text without leading and trailing ASCII white space.
     func trimmingASCIIWhitespace() -> String {
         var scalars = unicodeScalars
-        while let first = scalars.first, StyleSheet.isWhitespace(first) { scalars.removeFirst() }
-        while let last = scalars.last, StyleSheet.isWhitespace(last) { scalars.removeLast() }
+        while let first = scalars.first, first.isHTMLWhitespace { scalars.removeFirst() }
+        while let last = scalars.last, last.isHTMLWhitespace { scalars.removeLast() }
         return String(scalars)
     }
 }

@@ -31,7 +31,7 @@ struct StyleSheet: Sendable {
         var i = 0
         while i < text.count {
             let c = text[i]
-            if Self.isWhitespace(c) || c == UInt8(ascii: "}") || c == UInt8(ascii: ";") {
+            if c.isHTMLWhitespace || c == UInt8(ascii: "}") || c == UInt8(ascii: ";") {
                 i += 1
             } else if Self.hasPrefix(text, at: i, "<!--") {
                 i += 4
@@ -202,7 +202,7 @@ struct StyleSheet: Sendable {
 
     /// Splits a value on white space outside quotes and parentheses, dropping empty pieces.
     static func tokens(_ text: String) -> [String] {
-        pieces(of: text) { isWhitespace($0) }.filter { !$0.isEmpty }
+        pieces(of: text) { $0.isHTMLWhitespace }.filter { !$0.isEmpty }
     }
 
     private static func pieces(of text: String, splittingAt isSeparator: (UInt8) -> Bool) -> [String] {
@@ -227,14 +227,6 @@ struct StyleSheet: Sendable {
         }
         parts.append(String(decoding: bytes[start...], as: UTF8.self))
         return parts
-    }
-
-    static func isWhitespace(_ s: Unicode.Scalar) -> Bool {
-        s == " " || s == "\t" || s == "\n" || s == "\r" || s == "\u{0C}"
-    }
-
-    static func isWhitespace(_ byte: UInt8) -> Bool {
-        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D || byte == 0x0C
     }
 
     private static func hasPrefix(_ text: [UInt8], at index: Int, _ prefix: StaticString) -> Bool {

@@ -113,10 +113,12 @@ enum TextDecoding {
         while let found = find(name, in: text, from: from) {
             var i = found + name.count
             from = i
-            while i < text.endIndex, [0x20, 0x09, 0x0A, 0x0D, 0x0C].contains(text[i]) { i += 1 }
+            while i < text.endIndex, text[i].isHTMLWhitespace { i += 1 }
             guard i < text.endIndex, text[i] == UInt8(ascii: "=") else { continue }
             i += 1
-            while i < text.endIndex, [0x20, 0x09, 0x0A, 0x0D, 0x0C, 0x22, 0x27].contains(text[i]) { i += 1 }
+            while i < text.endIndex, text[i].isHTMLWhitespace || text[i] == UInt8(ascii: "\"") || text[i] == UInt8(ascii: "'") {
+                i += 1
+            }
             let start = i
             while i < text.endIndex, isLabelByte(text[i]) { i += 1 }
             if i > start { return String(decoding: text[start..<i], as: UTF8.self) }
