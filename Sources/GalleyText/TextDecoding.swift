@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Turns article bytes into UTF-8, which is what gumbo reads.
 enum TextDecoding {
@@ -143,10 +140,13 @@ enum TextDecoding {
     }
 
     /// Converts with the first iconv name that opens; falls back to UTF-8 when none does.
+    /// Each invalid byte becomes U+FFFD (the conversion resumes at the next byte), as does a
+    /// truncated sequence at the end.
     private static func convert(_ bytes: ArraySlice<UInt8>, iconvNames names: [String], label: String) -> Decoded {
         for name in names {
-            if let converted = iconvToUTF8(bytes, from: name) {
-                var decoded = Decoded(utf8: converted.utf8)
+            if let converter = CharsetConverter(from: name, to: "UTF-8") {
+                let converted = converter.convert(bytes, replacingInvalidWith: Array("\u{FFFD}".utf8))
+                var decoded = Decoded(utf8: converted.output)
                 if converted.invalid > 0 {
                     decoded.warnings.append("\(converted.invalid) byte sequences invalid in \(label) replaced by U+FFFD")
                 }
@@ -156,54 +156,5 @@ enum TextDecoding {
         var decoded = utf8(bytes)
         decoded.warnings.insert("charset \"\(label)\" not supported; read as UTF-8", at: 0)
         return decoded
-    }
-
-    /// glibc iconv to UTF-8; each invalid byte becomes U+FFFD (the conversion resumes at the
-    /// next byte), as does a truncated sequence at the end. Nil if iconv cannot open `name`.
-    static func iconvToUTF8(_ bytes: ArraySlice<UInt8>, from name: String) -> (utf8: [UInt8], invalid: Int)? {
-        guard let converter = iconv_open("UTF-8", name), Int(bitPattern: converter) != -1 else { return nil }
-        defer { iconv_close(converter) }
-        let replacement: [UInt8] = [0xEF, 0xBF, 0xBD]
-        var output: [UInt8] = []
-        output.reserveCapacity(bytes.count * 3 / 2 + 16)
-        var invalid = 0
-        var input = Array(bytes)
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        input.withUnsafeMutableBufferPointer { inputBuffer in
-            chunk.withUnsafeMutableBufferPointer { chunkBuffer in
-                guard let chunkStart = chunkBuffer.baseAddress else { return }
-                var inPointer = inputBuffer.baseAddress.map { UnsafeMutableRawPointer($0).assumingMemoryBound(to: CChar.self) }
-                var inLeft = inputBuffer.count
-                var flushing = false
-                while true {
-                    var outPointer: UnsafeMutablePointer<CChar>? = UnsafeMutableRawPointer(chunkStart).assumingMemoryBound(to: CChar.self)
-                    var outLeft = chunkBuffer.count
-                    let result: Int
-                    if inLeft > 0 {
-                        result = iconv(converter, &inPointer, &inLeft, &outPointer, &outLeft)
-                    } else {
-                        flushing = true  // Ends a stateful encoding's shift sequence.
-                        result = iconv(converter, nil, nil, &outPointer, &outLeft)
-                    }
-                    let error = errno
-                    output.append(contentsOf: chunkBuffer[0..<(chunkBuffer.count - outLeft)])
-                    if result != -1 {
-                        if flushing { break }
-                        continue
-                    }
-                    if error == E2BIG { continue }
-                    guard inLeft > 0 else { break }
-                    output.append(contentsOf: replacement)
-                    invalid += 1
-                    if error == EINVAL {
-                        inLeft = 0  // A truncated sequence at the end.
-                    } else {
-                        inPointer = inPointer.map { $0 + 1 }
-                        inLeft -= 1
-                    }
-                }
-            }
-        }
-        return (output, invalid)
     }
 }
