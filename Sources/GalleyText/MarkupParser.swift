@@ -5,8 +5,9 @@ import Foundation
 ///
 /// HTML goes through gumbo (an HTML5 parser, so malformed markup is repaired as browsers
 /// repair it and no text is lost), then a small CSS cascade: a user-agent style sheet scaled
-/// to the base style, presentational attributes (`<font>`, `align`, `dir`, list `type`), the
-/// document's `<style>` elements (type, class and id selectors) and `style` attributes.
+/// to the base style (`UserAgent.css`), presentational attributes (`<font>`, `align`, `dir`,
+/// list `type`), the document's `<style>` elements (type, class and id selectors) and
+/// `style` attributes.
 ///
 /// Defaults, as in a browser:
 /// - Body text uses the base family, size, colour, line height and language.
@@ -38,6 +39,7 @@ public struct MarkupParser: Sendable {
     /// The styles the article starts from.
     public var base: BaseStyle
 
+    /// A parser whose articles start from `base`.
     public init(base: BaseStyle) {
         self.base = base
     }

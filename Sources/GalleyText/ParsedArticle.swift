@@ -16,6 +16,7 @@ public struct ParsedArticle: Sendable {
     /// tags, ignored CSS.
     public var warnings: [String]
 
+    /// An article as read; `author` starts nil.
     public init(text: AttributedText, title: String?, language: String?, writingMode: WritingMode? = nil, warnings: [String]) {
         self.text = text
         self.title = title
