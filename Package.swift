@@ -57,7 +57,9 @@ let package = Package(
             dependencies: ["GalleyBase", "CGalleyMuPDF", "GalleyRaster"]),
         .target(
             name: "GalleyText",
-            dependencies: ["GalleyBase", "GalleyRaster", "CHarfBuzz", "CFreeType", "CFontconfig", "CGumbo", "CUnibreak", "CFriBidi", "CHyphen"]),
+            dependencies: ["GalleyBase", "GalleyRaster", "CHarfBuzz", "CFreeType", "CFontconfig", "CGumbo", "CUnibreak", "CFriBidi", "CHyphen"],
+            // Compiled into the binary: a statically linked galley copied anywhere has no resource bundle.
+            resources: [.embedInCode("UserAgent.css")]),
         // The catalog: SQLite through GRDB (which links the system libsqlite3).
         .target(
             name: "GalleyCatalog",

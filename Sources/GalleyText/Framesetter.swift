@@ -160,15 +160,6 @@ public final class Framesetter {
         return (.spaces(share), false)
     }
 
-    /// Han, kana, Bopomofo and CJK punctuation: text that is justified between characters.
-    static func isIdeographic(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x2E80...0x2FDF, 0x3000...0x31FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xF900...0xFAFF,
-             0xFE30...0xFE4F, 0xFF00...0xFF60, 0x20000...0x3FFFF: true
-        default: false
-        }
-    }
-
     /// The x where a line's visible content starts.
     private static func origin(of line: TypesetLine, in rect: Rect, measure: Double, startIndent: Double,
                                alignment: TextAlignment, rightToLeft: Bool) -> Double {

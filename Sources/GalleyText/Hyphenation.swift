@@ -111,24 +111,13 @@ public final class Hyphenator: Sendable {
         /// What each byte 0x20–0xFF means in `charset`, through iconv; nil when iconv does not
         /// know the charset.
         private static func singleByteTable(_ charset: String) -> [Unicode.Scalar: UInt8]? {
-            let converter = iconv_open("UTF-32LE", charset)
-            guard converter != iconv_t(bitPattern: -1) else { return nil }
-            defer { iconv_close(converter) }
+            guard let converter = CharsetConverter(from: charset, to: "UTF-32LE") else { return nil }
             var table: [Unicode.Scalar: UInt8] = [:]
             for byte in UInt8(0x20)...UInt8(0xFF) {
-                var input = [CChar(bitPattern: byte)]
-                var output = [UInt32](repeating: 0, count: 2)
-                let converted = input.withUnsafeMutableBufferPointer { inBuffer in
-                    output.withUnsafeMutableBytes { outBuffer in
-                        var inPointer: UnsafeMutablePointer<CChar>? = inBuffer.baseAddress
-                        var inLeft = 1
-                        var outPointer: UnsafeMutablePointer<CChar>? = outBuffer.baseAddress?.assumingMemoryBound(to: CChar.self)
-                        var outLeft = outBuffer.count
-                        iconv(converter, nil, nil, nil, nil)
-                        return iconv(converter, &inPointer, &inLeft, &outPointer, &outLeft) != -1 && outLeft == outBuffer.count - 4
-                    }
-                }
-                if converted, let scalar = Unicode.Scalar(UInt32(littleEndian: output[0])) { table[scalar] = byte }
+                // One UTF-32 character exactly: a byte iconv makes none or two of is left out.
+                guard let output = converter.convertFromInitialState([byte], outputCapacity: 8), output.count == 4 else { continue }
+                let code = output.reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }  // Little-endian.
+                if let scalar = Unicode.Scalar(code) { table[scalar] = byte }
             }
             return table
         }

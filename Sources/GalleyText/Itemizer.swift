@@ -146,7 +146,7 @@ struct Itemizer {
     /// `shared`: the character's own script is Common or Inherited.
     private mutating func chooseFace(for scalar: Unicode.Scalar, shared: Bool, fallback: FontFallback, primary: FontFace,
                                      previous: FontFace?) throws(TypesetError) -> FontFace {
-        if let previous, Self.isMark(scalar) || (scalar.value >= 0x300 && scalar.properties.generalCategory == .format) {
+        if let previous, scalar.isMark || (scalar.value >= 0x300 && scalar.properties.generalCategory == .format) {
             return previous
         }
         if let previous, shared, previous !== primary, coverage.covers(previous, scalar) { return previous }
@@ -159,23 +159,13 @@ struct Itemizer {
         return previous ?? primary
     }
 
-    /// Whether `scalar` is a combining mark, which belongs with the character before it (no
-    /// mark is below U+0300, so most text is answered without a property lookup).
-    static func isMark(_ scalar: Unicode.Scalar) -> Bool {
-        guard scalar.value >= 0x300 else { return false }
-        switch scalar.properties.generalCategory {
-        case .nonspacingMark, .spacingMark, .enclosingMark: return true
-        default: return false
-        }
-    }
-
     /// Whether each character stands upright in vertical text (UAX #50); marks, joiners and
     /// variation selectors go with the character before them.
     static func uprightFlags(_ scalars: ArraySlice<Unicode.Scalar>) -> [Bool] {
         var flags: [Bool] = []
         flags.reserveCapacity(scalars.count)
         for scalar in scalars {
-            if let last = flags.last, isMark(scalar) || (scalar.value >= 0x200B && scalar.properties.isDefaultIgnorableCodePoint) {
+            if let last = flags.last, scalar.isMark || (scalar.value >= 0x200B && scalar.properties.isDefaultIgnorableCodePoint) {
                 flags.append(last)
             } else {
                 flags.append(VerticalOrientation(scalar).isUpright)

@@ -226,7 +226,7 @@ struct ParagraphAnalyzer {
             }
         }
         // A character a mark attaches to keeps its marks: a cluster start must not be a mark.
-        for (i, scalar) in text.scalars[range].enumerated() where clusterStart[i] && Itemizer.isMark(scalar) {
+        for (i, scalar) in text.scalars[range].enumerated() where clusterStart[i] && scalar.isMark {
             clusterStart[i] = false
         }
         var prefix = [Double](repeating: 0, count: count + 1)
@@ -245,11 +245,11 @@ struct ParagraphAnalyzer {
                 clusters.withUnsafeMutableBufferPointer { clusters in
                     ideographs.withUnsafeMutableBufferPointer { ideographs in
                         for (i, scalar) in text.scalars[range].enumerated() {
-                            let separator = TypesetLine.isWordSeparator(scalar)
+                            let separator = scalar.isWordSeparator
                             separators[i + 1] = separators[i] + (separator ? 1 : 0)
                             separatorWidth[i + 1] = separatorWidth[i] + (separator ? advances[i] : 0)
                             clusters[i + 1] = clusters[i] + (clusterStart[i] ? 1 : 0)
-                            ideographs[i + 1] = ideographs[i] + (Framesetter.isIdeographic(scalar) ? 1 : 0)
+                            ideographs[i + 1] = ideographs[i] + (scalar.isWideCJK ? 1 : 0)
                         }
                     }
                 }
@@ -299,16 +299,16 @@ struct ParagraphAnalyzer {
         var local = wantsAutomatic ? 0 : scalars.count
         while local < scalars.count {
             // A token: a stretch without white space.
-            guard !Self.isSpace(scalars[start + local]) else { local += 1; continue }
+            guard !scalars[start + local].isWhitespaceOrObjectReplacement else { local += 1; continue }
             let tokenStart = local
-            while local < scalars.count && !Self.isSpace(scalars[start + local]) { local += 1 }
+            while local < scalars.count && !scalars[start + local].isWhitespaceOrObjectReplacement { local += 1 }
             let token = scalars[(start + tokenStart)..<(start + local)]
             guard !Self.looksLikeAddressOrNumber(token) else { continue }
             var i = tokenStart
             while i < local {
-                guard Self.isLetter(scalars[start + i]) else { i += 1; continue }
+                guard scalars[start + i].isHyphenatableLetter else { i += 1; continue }
                 let wordStart = i
-                while i < local && Self.isLetter(scalars[start + i]) { i += 1 }
+                while i < local && scalars[start + i].isHyphenatableLetter { i += 1 }
                 let wordStyle = style(at: wordStart)
                 guard wordStyle.hyphens == .auto, style(at: i - 1).hyphens == .auto else { continue }
                 guard let language = wordStyle.language else {
@@ -370,42 +370,18 @@ struct ParagraphAnalyzer {
         return hyphen
     }
 
-    // ASCII answers first: Unicode property lookups dominate the cost of finding words.
-    private static func isSpace(_ scalar: Unicode.Scalar) -> Bool {
-        if scalar.isASCII { return scalar == " " || (0x09...0x0D).contains(scalar.value) }
-        return scalar.properties.isWhitespace || scalar == AttributedText.objectReplacement
-    }
-
-    private static func isDigit(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.isASCII ? ("0"..."9").contains(scalar) : scalar.properties.numericType != nil
-    }
-
-    /// Letters of words that hyphenate: not ideographs, kana or Hangul, which break between
-    /// characters without hyphens.
-    private static func isLetter(_ scalar: Unicode.Scalar) -> Bool {
-        if scalar.isASCII { return ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) }
-        if Framesetter.isIdeographic(scalar) || (0xAC00...0xD7AF).contains(scalar.value) || (0x1100...0x11FF).contains(scalar.value) {
-            return false
-        }
-        switch scalar.properties.generalCategory {
-        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
-             .nonspacingMark, .spacingMark, .enclosingMark: return true
-        default: return false
-        }
-    }
-
     /// Words with digits, and anything with the marks of an address, a path or code inside
     /// it (punctuation that ends a sentence or clause does not count).
     private static func looksLikeAddressOrNumber(_ token: ArraySlice<Unicode.Scalar>) -> Bool {
         var body = token
-        while let last = body.last, !isLetter(last), !isDigit(last) { body.removeLast() }
+        while let last = body.last, !last.isHyphenatableLetter, !last.isNumeric { body.removeLast() }
         var previous: Unicode.Scalar?
         for scalar in body {
-            if isDigit(scalar) { return true }
+            if scalar.isNumeric { return true }
             switch scalar {
             case "/", "\\", "@", "_", "=", "&", "?", "#", "~", "<", ">", "{", "}", "[", "]", "|", ":", "%", "+": return true
             default:
-                if previous == ".", isLetter(scalar) { return true }
+                if previous == ".", scalar.isHyphenatableLetter { return true }
             }
             previous = scalar
         }

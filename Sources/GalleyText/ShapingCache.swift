@@ -136,7 +136,7 @@ package final class ShapingCache {
     private static func cutsCleanly(_ code: UInt32) -> Bool {
         if code < 0x300 { return true }
         guard let scalar = Unicode.Scalar(code) else { return false }
-        if Itemizer.isMark(scalar) { return false }
+        if scalar.isMark { return false }
         switch scalar.properties.generalCategory {
         case .format, .control, .surrogate, .privateUse, .unassigned: return false
         default: return !scalar.properties.isVariationSelector
@@ -306,7 +306,7 @@ enum FaceCheck {
     private static let neighbourCandidates: [(Unicode.Scalar, hb_script_t)] = {
         let functions = hb_unicode_funcs_get_default()
         return (Array(UInt32(0x21)...0x58F) + Array(UInt32(0x10A0)...0x10FF)).compactMap { code in
-            guard let scalar = Unicode.Scalar(code), !Itemizer.isMark(scalar), scalar.properties.generalCategory != .control,
+            guard let scalar = Unicode.Scalar(code), !scalar.isMark, scalar.properties.generalCategory != .control,
                   !scalar.properties.isDefaultIgnorableCodePoint else { return nil }
             return (scalar, hb_unicode_script(functions, code))
         }

@@ -118,7 +118,7 @@ struct TypesetLine {
                     run.glyphs.append(glyph.id)
                     run.positions.append((pen + glyph.xOffset, -glyph.yOffset - shift))
                     pen += glyph.advance
-                    if spaceExtra != 0, Self.isWordSeparator(analysis.scalar(at: glyph.cluster)) { pen += spaceExtra }
+                    if spaceExtra != 0, analysis.scalar(at: glyph.cluster).isWordSeparator { pen += spaceExtra }
                 }
                 if addHyphen, !rightToLeft, let hyphen {
                     run.glyphs.append(hyphen.glyph)
@@ -147,11 +147,6 @@ struct TypesetLine {
         if runs.isEmpty, boxes.isEmpty, let separator {
             measure(face: separator.face, style: separator.style, orientation: analysis.vertical ? .upright : .horizontal)
         }
-    }
-
-    /// Characters that take a justified line's slack (CSS's word separators).
-    static func isWordSeparator(_ scalar: Unicode.Scalar) -> Bool {
-        scalar == " " || scalar == "\u{00A0}"
     }
 
     /// Takes a run's extent across the line into the line's.

@@ -1,0 +1,366 @@
+/// The supported CSS properties of one element after the cascade, with what the text and
+/// paragraph attributes need.
+///
+/// Inherited as in CSS: font, colour, `line-height`, `text-align`, `text-indent`,
+/// `white-space`, `direction`, `list-style-type`, language and link. Text decorations and
+/// baseline shifts carry on into descendants (as they are drawn over them in CSS), and the
+/// horizontal margins and paddings of block ancestors add up into the start and end indents.
+struct ComputedStyle: Sendable {
+    enum Display: Sendable { case inline, block, listItem }
+
+    /// `line-height`: numbers are inherited as numbers, lengths as points.
+    enum LineHeight: Sendable, Hashable {
+        case normal
+        /// A multiple of the element's font size.
+        case multiple(Double)
+        case points(Double)
+    }
+
+    enum ListMarker: Sendable, Hashable {
+        case disc, circle, square, decimal, lowerAlpha, upperAlpha, lowerRoman, upperRoman, none
+
+        init?(_ keyword: String) {
+            switch keyword {
+            case "disc": self = .disc
+            case "circle": self = .circle
+            case "square": self = .square
+            case "decimal", "decimal-leading-zero": self = .decimal
+            case "lower-alpha", "lower-latin": self = .lowerAlpha
+            case "upper-alpha", "upper-latin": self = .upperAlpha
+            case "lower-roman": self = .lowerRoman
+            case "upper-roman": self = .upperRoman
+            case "none": self = .none
+            default: return nil
+            }
+        }
+    }
+
+    /// The typical natural line height of a font (ascender + descender + line gap) as a
+    /// multiple of its size, used to turn CSS line heights, which are multiples of the font
+    /// size, into `ParagraphStyle.lineHeight`, a multiple of the natural line height. Real
+    /// fonts range from about 1.1 to 1.3 (DejaVu Serif: 1.16).
+    static let naturalLineHeight = 1.17
+
+    var text: TextStyle
+    var lineHeight = LineHeight.normal
+    var alignment = TextAlignment.start
+    var direction = WritingDirection.auto
+    var textIndent = 0.0
+    var whiteSpace = WhiteSpaceMode.collapse
+    /// nil: by the kind of list and its depth.
+    var listMarker: ListMarker?
+    var startIndent = 0.0
+    var endIndent = 0.0
+    /// The font size of the root element, for `rem`.
+    var rootSize: Double
+    // Not inherited:
+    var display = Display.inline
+    var marginTop = 0.0
+    var marginBottom = 0.0
+    /// `width` and `height` in points, for images.
+    var width: Double?
+    var height: Double?
+    /// The `writing-mode` this element declares (raw, lowercased), if any. Galley sets one
+    /// writing mode per article, so this is not inherited: the walker picks the article's.
+    var declaredWritingMode: String?
+
+    /// The style of the root: the base style's font, size, colour and language.
+    init(base: BaseStyle) {
+        var text = TextStyle(font: FontRequest(families: [base.fontFamily]), size: base.fontSize, color: base.color)
+        text.language = base.language
+        text.hyphens = base.hyphens
+        self.text = text
+        rootSize = base.fontSize
+    }
+
+    /// The style a child starts from: inherited properties kept, the others reset.
+    func child() -> ComputedStyle {
+        var style = self
+        style.display = .inline
+        style.marginTop = 0
+        style.marginBottom = 0
+        style.width = nil
+        style.height = nil
+        style.declaredWritingMode = nil
+        return style
+    }
+
+    /// The paragraph attributes of text in a block with this style.
+    func paragraphStyle(base: BaseStyle) -> ParagraphStyle {
+        var paragraph = ParagraphStyle()
+        paragraph.alignment = alignment
+        paragraph.direction = direction
+        paragraph.firstLineIndent = Self.clamped(textIndent, -Self.maximumLength)
+        paragraph.startIndent = Self.clamped(startIndent, 0)
+        paragraph.endIndent = Self.clamped(endIndent, 0)
+        let multiple: Double
+        switch lineHeight {
+        case .normal: multiple = base.lineHeight
+        case .multiple(let factor): multiple = factor / Self.naturalLineHeight
+        case .points(let points): multiple = points / (Self.naturalLineHeight * text.size)
+        }
+        paragraph.lineHeight = multiple.isFinite && multiple > 0 ? min(multiple, 100) : base.lineHeight
+        return paragraph
+    }
+
+    /// The writing mode a `writing-mode` value asks for (CSS and the older SVG/IE names);
+    /// nil for modes Galley does not set (`vertical-lr`, `sideways-*`).
+    static func writingMode(_ value: String) -> WritingMode? {
+        switch value {
+        case "horizontal-tb", "lr", "lr-tb", "rl", "rl-tb": .horizontalTB
+        case "vertical-rl", "tb", "tb-rl": .verticalRL
+        default: nil
+        }
+    }
+
+    /// Lengths beyond this many points are absurd input (say, margins that add up over 200
+    /// nesting levels); they are clamped so that no infinity reaches the typesetter.
+    static let maximumLength = 100_000.0
+
+    static func clamped(_ value: Double, _ minimum: Double) -> Double {
+        value.isNaN ? 0 : min(max(value, minimum), maximumLength)
+    }
+
+    /// Applies declarations in cascade order (`!important` ones after the rest); a later valid
+    /// declaration wins. Unknown properties and invalid values are ignored, as in CSS.
+    mutating func apply(_ declarations: [CSSDeclaration], parent: ComputedStyle, base: BaseStyle) {
+        guard !declarations.isEmpty else { return }
+        let ordered = declarations.contains(where: \.important)
+            ? declarations.filter { !$0.important } + declarations.filter(\.important)
+            : declarations
+        // First what the others depend on: `em` needs the font size, horizontal margins
+        // need the display and the direction.
+        for declaration in ordered {
+            let value = declaration.value.lowercased()
+            switch declaration.property {
+            case "font-size":
+                if let size = Self.fontSize(value, parent: parent.text.size, base: base.fontSize, root: rootSize) {
+                    text.size = size
+                }
+            case "direction":
+                switch value {
+                case "ltr": direction = .ltr
+                case "rtl": direction = .rtl
+                case "auto": direction = .auto
+                default: break
+                }
+            case "display":
+                switch value {
+                case "none": break  // Hidden text is kept: the parser never drops body text.
+                case "list-item": display = .listItem
+                case "contents": display = .inline
+                case "inherit", "initial", "unset", "revert": break
+                default: display = value.hasPrefix("inline") || value == "ruby" ? .inline : .block
+                }
+            default:
+                break
+            }
+        }
+        // Horizontal margins and paddings add up into the indents, and text decorations
+        // combine with the parent's, so only the last of each counts. Logical sides become
+        // physical ones, so that a later `margin-left` overrides an earlier
+        // `margin-inline-start` and the other way round.
+        let rtl = direction == .rtl
+        // Points by side, each parsed once; summed in a fixed order below, so the indents do
+        // not depend on a dictionary's order.
+        var sides: [String: Double] = [:]
+        var decoration: String?
+        for declaration in ordered {
+            switch declaration.property {
+            case "font-size", "direction", "display":
+                break
+            case "margin-left", "margin-right", "padding-left", "padding-right":
+                if let points = length(declaration.value, rootSize: rootSize) { sides[declaration.property] = points }
+            case "margin-inline-start", "margin-inline-end", "padding-inline-start", "padding-inline-end":
+                guard let points = length(declaration.value, rootSize: rootSize) else { break }
+                let box = declaration.property.hasPrefix("margin") ? "margin" : "padding"
+                let left = declaration.property.hasSuffix("start") != rtl
+                sides[box + (left ? "-left" : "-right")] = points
+            case "text-decoration":
+                decoration = declaration.value.lowercased()
+            default:
+                apply(property: declaration.property, value: declaration.value, parent: parent, base: base)
+            }
+        }
+        if display != .inline {
+            for side in ["margin-left", "padding-left", "margin-right", "padding-right"] {
+                guard let points = sides[side] else { continue }
+                if side.hasSuffix("left") != rtl {
+                    startIndent += points
+                } else {
+                    endIndent += points
+                }
+            }
+        }
+        if let decoration {
+            let words = decoration.split(separator: " ")
+            if words.contains("none") {
+                // CSS cannot take a parent's line away; articles that say `none` mean it.
+                text.underline = false
+                text.strikethrough = false
+            } else {
+                if words.contains("underline") { text.underline = true }
+                if words.contains("line-through") { text.strikethrough = true }
+            }
+        }
+    }
+
+    private mutating func apply(property: String, value rawValue: String, parent: ComputedStyle, base: BaseStyle) {
+        let value = rawValue.lowercased()
+        if value == "inherit" || value == "initial" || value == "unset" || value == "revert" { return }
+        switch property {
+        case "writing-mode", "-webkit-writing-mode", "-epub-writing-mode":
+            declaredWritingMode = value
+        case "font-family":
+            if let families = Self.fontFamilies(rawValue, base: base) { text.font.families = families }
+        case "font-weight":
+            if let weight = Self.fontWeight(value, parent: parent.text.font.weight) { text.font.weight = weight }
+        case "font-style":
+            if value == "normal" {
+                text.font.italic = false
+            } else if value == "italic" || value.hasPrefix("oblique") {
+                text.font.italic = true
+            }
+        case "color":
+            if let color = RGBColor(css: value) { text.color = color }
+        case "line-height":
+            if value == "normal" {
+                lineHeight = .normal
+            } else if let length = CSSLength(value) {
+                switch length {
+                case .number(let factor) where factor > 0: lineHeight = .multiple(factor)
+                case .percent(let percent) where percent > 0: lineHeight = .points(percent / 100 * text.size)
+                default:
+                    if let points = length.points(fontSize: text.size, rootSize: rootSize), points > 0 {
+                        lineHeight = .points(points)
+                    }
+                }
+            }
+        case "text-align":
+            switch value {
+            case "left", "-webkit-left", "-moz-left": alignment = .left
+            case "right", "-webkit-right", "-moz-right": alignment = .right
+            case "center", "-webkit-center", "-moz-center": alignment = .center
+            case "justify", "justify-all": alignment = .justify
+            case "start": alignment = .start
+            case "end": alignment = direction == .rtl ? .left : .right
+            default: break
+            }
+        case "hyphens", "-webkit-hyphens", "-moz-hyphens", "-ms-hyphens":
+            if let hyphens = Hyphens(rawValue: value) { text.hyphens = hyphens }
+        case "text-indent":
+            if let points = length(value, rootSize: rootSize) { textIndent = points }
+        case "margin-top":
+            if value == "auto" { marginTop = 0 } else if let points = length(value, rootSize: rootSize) { marginTop = points }
+        case "margin-bottom":
+            if value == "auto" { marginBottom = 0 } else if let points = length(value, rootSize: rootSize) { marginBottom = points }
+        case "white-space":
+            switch value {
+            case "normal", "nowrap": whiteSpace = .collapse
+            case "pre", "pre-wrap", "break-spaces": whiteSpace = .preserve
+            case "pre-line": whiteSpace = .preserveLineBreaks
+            default: break
+            }
+        case "vertical-align":
+            switch value {
+            case "sub": text.baselineShift = parent.text.baselineShift - 0.25 * parent.text.size
+            case "super": text.baselineShift = parent.text.baselineShift + 0.35 * parent.text.size
+            case "baseline": text.baselineShift = parent.text.baselineShift
+            default:
+                if let points = length(value, rootSize: rootSize) { text.baselineShift = parent.text.baselineShift + points }
+            }
+            text.baselineShift = Self.clamped(text.baselineShift, -Self.maximumLength)
+        case "list-style-type":
+            if let marker = ListMarker(value) { listMarker = marker }
+        case "width":
+            width = length(value, rootSize: rootSize).map { max(0, $0) }
+        case "height":
+            height = length(value, rootSize: rootSize).map { max(0, $0) }
+        default:
+            break
+        }
+    }
+
+    /// A length in points, `em` relative to this element's font size; nil for percentages,
+    /// `auto` and anything invalid.
+    private func length(_ value: String, rootSize: Double) -> Double? {
+        guard let length = CSSLength(value) else { return nil }
+        if case .number(let number) = length, number != 0 {
+            return number * CSSLength.pointsPerPixel  // Legacy pages write pixels without the unit; browsers accept it.
+        }
+        return length.points(fontSize: text.size, rootSize: rootSize).flatMap { $0.isFinite ? $0 : nil }
+    }
+
+    /// Factors of the base size for `<font size=1…7>` and the CSS size keywords, as browsers
+    /// use them with a 16 px default (10, 13, 16, 18, 24, 32, 48 px).
+    static let sizeKeywords: [String: Double] = [
+        "xx-small": 0.5625, "x-small": 0.625, "small": 0.8125, "medium": 1, "large": 1.125,
+        "x-large": 1.5, "xx-large": 2, "xxx-large": 3,
+    ]
+
+    /// A `font-size` in points: keywords relative to the base size, `em` and `%` to the
+    /// parent's, `rem` to the root element's; clamped to 1…1000 pt.
+    static func fontSize(_ text: String, parent: Double, base: Double, root: Double) -> Double? {
+        let value = text.trimmingASCIIWhitespace().lowercased()
+        let size: Double
+        if let factor = sizeKeywords[value] {
+            size = factor * base
+        } else if value == "smaller" {
+            size = parent / 1.2
+        } else if value == "larger" {
+            size = parent * 1.2
+        } else if let length = CSSLength(value) {
+            switch length {
+            case .points(let points): size = points
+            case .em(let count): size = count * parent
+            case .rem(let count): size = count * root
+            case .percent(let percent): size = percent / 100 * parent
+            case .number(let number): size = number * CSSLength.pointsPerPixel
+            }
+        } else {
+            return nil
+        }
+        guard size.isFinite, size > 0 else { return nil }
+        return min(max(size, 1), 1000)
+    }
+
+    /// The family list of `font-family`, quotes stripped and generic names lower-cased, with
+    /// the base family appended as the last resort. `-galley-monospace` is the user-agent
+    /// style sheet's code font.
+    private static let genericFamilies: Set<String> = ["serif", "sans-serif", "monospace", "cursive", "fantasy", "system-ui",
+                                                       "ui-serif", "ui-sans-serif", "ui-monospace", "math", "emoji"]
+
+    static func fontFamilies(_ value: String, base: BaseStyle) -> [String]? {
+        if value.trimmingASCIIWhitespace() == "-galley-monospace" {
+            return ["DejaVu Sans Mono", "monospace"]
+        }
+        var families: [String] = []
+        for item in StyleSheet.split(value, on: UInt8(ascii: ",")) {
+            var name = item.trimmingASCIIWhitespace()
+            if let first = name.first, first == "\"" || first == "'" {
+                name = String(name.dropFirst())
+                if name.last == first { name = String(name.dropLast()) }
+            } else {
+                name = name.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).joined(separator: " ")
+                if genericFamilies.contains(name.lowercased()) { name = name.lowercased() }
+            }
+            if !name.isEmpty && !families.contains(name) { families.append(name) }
+        }
+        guard !families.isEmpty else { return nil }
+        if !families.contains(base.fontFamily) { families.append(base.fontFamily) }
+        return families
+    }
+
+    /// A CSS `font-weight`, `bolder` and `lighter` relative to the parent's as CSS defines them.
+    static func fontWeight(_ value: String, parent: Int) -> Int? {
+        switch value {
+        case "normal": return 400
+        case "bold": return 700
+        case "bolder": return parent < 350 ? 400 : parent < 550 ? 700 : 900
+        case "lighter": return parent < 550 ? 100 : parent < 750 ? 400 : 700
+        default:
+            guard let number = Double(value), number.isFinite, number >= 1, number <= 1000 else { return nil }
+            return min(900, max(100, Int((number / 100).rounded()) * 100))
+        }
+    }
+}

@@ -1,0 +1,575 @@
+import CGumbo
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Walks gumbo's tree in document order with an explicit stack (deep documents cannot
+/// overflow the call stack), computing each element's style and feeding the builder.
+struct HTMLWalker {
+    /// An element being walked, with its position among its children.
+    private struct Frame {
+        var children: GumboVector
+        var next = 0
+        var style: ComputedStyle
+        /// Names `style` for `styleMemo`: frames with the same id have the same style.
+        var styleID: Int
+        /// Paragraph attributes for text directly inside this element.
+        var paragraph: ParagraphStyle
+        var list: ListState?
+    }
+
+    /// Numbering of an open `ul` or `ol`.
+    private struct ListState {
+        var ordered: Bool
+        var next: Int
+        var step: Int
+        /// 1 for a top-level list.
+        var depth: Int
+    }
+
+    private let base: BaseStyle
+    private let baseURL: URL?
+    private var sheet = StyleSheet()
+    private var builder = AttributedTextBuilder()
+    private var frames: [Frame] = []
+    /// Indices in `frames` of the open lists.
+    private var listFrames: [Int] = []
+    /// What the walker needs to know of each gumbo tag, filled in on first use.
+    private var knownTags: [Tag?] = Array(repeating: nil, count: Int(GUMBO_TAG_LAST.rawValue) + 1)
+    private var title: String?
+    private var author: String?
+    /// The article's writing mode, and the element that declared it.
+    private var writingMode: (mode: WritingMode, element: String)?
+    /// Writing-mode declarations not followed, as warnings.
+    private var writingModeWarnings: [String] = []
+    /// How often each of `writingModeWarnings` came up: one warning per kind, with its count.
+    private var writingModeWarningCounts: [String: Int] = [:]
+    /// Element styles already computed, with their ids (`Frame.styleID`). Most elements are a
+    /// `p` or an `em` with no attributes inside a parent of the same style, and computing a
+    /// style runs the element's CSS declarations, so it is done once per distinct `StyleKey`.
+    private var styleMemo: [StyleKey: (style: ComputedStyle, id: Int)] = [:]
+    /// The id the next computed style gets; 0 is the root's.
+    private var nextStyleID = 1
+    /// Entries `styleMemo` holds at most; past this it starts over (a page whose every element
+    /// has its own `id`).
+    private static let styleMemoLimit = 4096
+
+    /// Everything an element's style depends on besides the style sheets and the base style,
+    /// which stay the same through a walk.
+    private struct StyleKey: Hashable {
+        var parent: Int
+        var tag: String
+        /// A list inside another list, which loses its vertical margins.
+        var nestedList: Bool
+        /// Every attribute's name and value, NUL-terminated, in document order.
+        var attributes: [UInt8]
+    }
+
+    init(base: BaseStyle, baseURL: URL?) {
+        self.base = base
+        self.baseURL = baseURL
+    }
+
+    /// Elements whose content is not shown: scripts, style sheets, the head, and raw-text
+    /// elements whose content is markup source.
+    private static let skippedElements: Set<String> = ["script", "style", "template", "title", "head", "iframe", "noembed", "noframes"]
+    private static let listElements: Set<String> = ["ul", "ol", "menu", "dir"]
+
+    /// An element name with what the walker does with it.
+    private struct Tag {
+        var name: String
+        var isSkipped: Bool
+        var isList: Bool
+        var userAgentStyle: [CSSDeclaration]
+
+        init(_ name: String) {
+            self.name = name
+            isSkipped = HTMLWalker.skippedElements.contains(name)
+            isList = HTMLWalker.listElements.contains(name)
+            userAgentStyle = StyleSheet.userAgent.declarations(tag: name, id: nil, classes: [])
+        }
+    }
+
+    mutating func article(from output: GumboOutput) -> ParsedArticle {
+        collectStyleSheetsAndTitle(output.document)
+        var warnings: [String] = []
+        if sheet.unsupportedSelectorCount > 0 || sheet.skippedAtRuleCount > 0 {
+            warnings.append("style sheet: \(sheet.unsupportedSelectorCount) selectors not supported (combinators, "
+                            + "pseudo-classes, attributes) and \(sheet.skippedAtRuleCount) at-rules (@media, ...) ignored")
+        }
+        var language: String?
+        if let root = output.root, root.pointee.type == GUMBO_NODE_ELEMENT {
+            language = languageAttribute(root.pointee.v.element)
+            if language == nil, let body = child(of: root.pointee.v.element, named: GUMBO_TAG_BODY) {
+                language = languageAttribute(body.pointee.v.element)
+            }
+        }
+        let rootStyle = ComputedStyle(base: base)
+        let rootParagraph = rootStyle.paragraphStyle(base: base)
+        builder.paragraphStyle = rootParagraph
+        guard let document = output.document else {
+            return ParsedArticle(text: builder.build(), title: title, language: language, warnings: warnings)
+        }
+        frames = [Frame(children: document.pointee.v.document.children, style: rootStyle, styleID: 0, paragraph: rootParagraph)]
+        while let top = frames.indices.last {
+            let index = frames[top].next
+            guard index < Int(frames[top].children.length) else {
+                exit(frames.removeLast())
+                continue
+            }
+            frames[top].next += 1
+            guard let child = frames[top].children.data[index] else { continue }
+            visit(child.assumingMemoryBound(to: GumboNode.self))
+        }
+        var article = ParsedArticle(text: builder.build(), title: title, language: language, writingMode: writingMode?.mode,
+                                    warnings: warnings + writingModeWarnings.map { warning in
+                                        let count = writingModeWarningCounts[warning, default: 1]
+                                        return count > 1 ? "\(warning) (\(count) elements)" : warning
+                                    })
+        article.author = author
+        return article
+    }
+
+    /// Takes an element's `writing-mode` as the article's when it is the first, or when it is
+    /// `<body>`'s (over `<html>`'s); warns about the others, since a page has one writing mode.
+    private mutating func noteWritingMode(_ value: String, element: String) {
+        guard let mode = ComputedStyle.writingMode(value) else {
+            warnWritingMode("writing-mode \(value) on <\(element)> is not supported (horizontal-tb and vertical-rl are); ignored")
+            return
+        }
+        if let current = writingMode, element != "body" || current.element != "html" {
+            if mode != current.mode {
+                warnWritingMode("writing-mode \(value) on <\(element)> ignored: the article is set \(current.mode.rawValue), as <\(current.element)> declares")
+            }
+        } else {
+            writingMode = (mode, element)
+        }
+    }
+
+    private mutating func warnWritingMode(_ warning: String) {
+        writingModeWarningCounts[warning, default: 0] += 1
+        if writingModeWarningCounts[warning] == 1 { writingModeWarnings.append(warning) }
+    }
+
+    /// HTML's white space, which separates class names and collapses in titles: ASCII only
+    /// (U+00A0 is part of a class name); CR LF is one `Character`.
+    private static func isHTMLWhitespace(_ character: Character) -> Bool {
+        character.unicodeScalars.allSatisfy { $0.isHTMLWhitespace }
+    }
+
+    /// Collects the `<style>` sheets, the first `<title>` and the first `<meta name=author>`,
+    /// wherever they are.
+    private mutating func collectStyleSheetsAndTitle(_ document: UnsafeMutablePointer<GumboNode>?) {
+        guard let document else { return }
+        var pending = [document]
+        while let node = pending.popLast() {
+            let children: GumboVector
+            switch node.pointee.type {
+            case GUMBO_NODE_DOCUMENT:
+                children = node.pointee.v.document.children
+            case GUMBO_NODE_ELEMENT:
+                let element = node.pointee.v.element
+                if element.tag_namespace == GUMBO_NAMESPACE_HTML {
+                    if element.tag == GUMBO_TAG_STYLE {
+                        sheet.add(css: textContent(element))
+                        continue
+                    }
+                    if element.tag == GUMBO_TAG_TITLE {
+                        if title == nil {
+                            let collapsed = textContent(element).split(whereSeparator: Self.isHTMLWhitespace).joined(separator: " ")
+                            if !collapsed.isEmpty { title = collapsed }
+                        }
+                        continue
+                    }
+                    if element.tag == GUMBO_TAG_SCRIPT { continue }
+                    if element.tag == GUMBO_TAG_META, author == nil, attribute(element, "name")?.lowercased() == "author",
+                       let content = attribute(element, "content")?.trimmingASCIIWhitespace(), !content.isEmpty {
+                        author = content
+                    }
+                }
+                children = element.children
+            default:
+                continue
+            }
+            for index in stride(from: Int(children.length) - 1, through: 0, by: -1) {
+                if let child = children.data[index] { pending.append(child.assumingMemoryBound(to: GumboNode.self)) }
+            }
+        }
+    }
+
+    private mutating func visit(_ node: UnsafeMutablePointer<GumboNode>) {
+        switch node.pointee.type {
+        case GUMBO_NODE_TEXT, GUMBO_NODE_CDATA, GUMBO_NODE_WHITESPACE:
+            guard let text = node.pointee.v.text.text, let frame = frames.last else { return }
+            let bytes = UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self)
+            builder.append(UTF8Scalars(UnsafeBufferPointer(start: bytes, count: strlen(text))), style: frame.style.text,
+                           whiteSpace: frame.style.whiteSpace)
+        case GUMBO_NODE_ELEMENT:
+            enter(node.pointee.v.element)
+        default:
+            break  // Comments; templates, whose content is inert.
+        }
+    }
+
+    private mutating func enter(_ element: GumboElement) {
+        guard let parent = frames.last else { return }
+        let tag = self.tag(element)
+        let name = tag.name
+        guard element.tag_namespace == GUMBO_NAMESPACE_HTML else {
+            // SVG and MathML: their text is kept as inline text of the parent's style.
+            if !["script", "style", "title", "desc", "metadata"].contains(name) {
+                frames.append(Frame(children: element.children, style: parent.style.child(), styleID: newStyleID(),
+                                    paragraph: parent.paragraph))
+            }
+            return
+        }
+        guard !tag.isSkipped else { return }
+
+        let isList = tag.isList
+        let key = StyleKey(parent: parent.styleID, tag: name, nestedList: isList && !listFrames.isEmpty,
+                           attributes: Self.attributeBytes(element))
+        let style: ComputedStyle, styleID: Int
+        if let known = styleMemo[key] {
+            (style, styleID) = known
+        } else {
+            style = computedStyle(element, tag: tag, nestedList: key.nestedList, parent: parent.style)
+            styleID = newStyleID()
+            if styleMemo.count >= Self.styleMemoLimit { styleMemo.removeAll(keepingCapacity: true) }
+            styleMemo[key] = (style, styleID)
+        }
+        if let declared = style.declaredWritingMode { noteWritingMode(declared, element: name) }
+
+        switch name {
+        case "br":
+            builder.appendLineBreak(style: style.text)
+            return
+        case "wbr":
+            builder.appendBreakOpportunity(style: style.text)
+            return
+        case "img", "image":
+            appendImage(element, style: style, parent: parent)
+            return
+        case "hr":
+            builder.breakParagraph()
+            builder.addMargin(style.marginTop)
+            builder.addRuleAbove()
+            builder.addMargin(style.marginBottom)
+            return
+        default:
+            break
+        }
+
+        var paragraph = parent.paragraph
+        if style.display != .inline {
+            builder.breakParagraph()
+            builder.addMargin(style.marginTop)
+            paragraph = style.paragraphStyle(base: base)
+            builder.paragraphStyle = paragraph
+        }
+        var list: ListState?
+        if isList {
+            list = listState(element, ordered: name == "ol")
+        }
+        if style.display == .listItem {
+            setListMarker(element, style: style)
+        }
+        frames.append(Frame(children: element.children, style: style, styleID: styleID, paragraph: paragraph, list: list))
+        if list != nil { listFrames.append(frames.count - 1) }
+    }
+
+    /// An element's style: its parent's inherited properties, then the user agent's
+    /// declarations for the tag, presentational attributes, matching style-sheet rules and
+    /// the `style` attribute, then `lang` and a link's target. Depends only on what
+    /// `StyleKey` holds.
+    private func computedStyle(_ element: GumboElement, tag: Tag, nestedList: Bool, parent: ComputedStyle) -> ComputedStyle {
+        let name = tag.name
+        var style = parent.child()
+        var declarations = tag.userAgentStyle
+        if tag.isList {
+            style.listMarker = nil  // Each list picks its own markers unless told otherwise.
+            if nestedList {
+                declarations += [CSSDeclaration(property: "margin-top", value: "0"),
+                                 CSSDeclaration(property: "margin-bottom", value: "0")]
+            }
+        }
+        declarations += presentationalHints(element, name: name)
+        if !sheet.isEmpty {
+            let classes = attribute(element, "class")?.split(whereSeparator: Self.isHTMLWhitespace).map(String.init) ?? []
+            declarations += sheet.declarations(tag: name, id: attribute(element, "id"), classes: classes)
+        }
+        if let inline = attribute(element, "style") {
+            declarations += StyleSheet.declarations(in: inline)
+        }
+        style.apply(declarations, parent: parent, base: base)
+        if name == "html" { style.rootSize = style.text.size }  // What `rem` refers to.
+        if let language = attribute(element, "lang") ?? attribute(element, "xml:lang") {
+            let trimmed = language.trimmingASCIIWhitespace()
+            style.text.language = trimmed.isEmpty ? nil : trimmed
+        }
+        if name == "a", let href = attribute(element, "href") {
+            style.text.link = resolvedLink(href)
+        }
+        return style
+    }
+
+    private mutating func newStyleID() -> Int {
+        defer { nextStyleID += 1 }
+        return nextStyleID
+    }
+
+    /// An element's attributes as `StyleKey` keeps them; empty (no allocation) for an
+    /// element without attributes.
+    private static func attributeBytes(_ element: GumboElement) -> [UInt8] {
+        let attributes = element.attributes
+        guard attributes.length > 0 else { return [] }
+        var bytes: [UInt8] = []
+        for index in 0..<Int(attributes.length) {
+            guard let attribute = attributes.data[index]?.assumingMemoryBound(to: GumboAttribute.self) else { continue }
+            for text in [attribute.pointee.name, attribute.pointee.value] {
+                if let text {
+                    bytes.append(contentsOf: UnsafeRawBufferPointer(start: text, count: strlen(text)))
+                }
+                bytes.append(0)
+            }
+        }
+        return bytes
+    }
+
+    private mutating func exit(_ frame: Frame) {
+        if frame.list != nil, listFrames.last == frames.count { listFrames.removeLast() }
+        if frame.style.display == .listItem { builder.flushListMarker() }
+        if frame.style.display != .inline {
+            builder.breakParagraph()
+            builder.addMargin(frame.style.marginBottom)
+            if let parent = frames.last { builder.paragraphStyle = parent.paragraph }
+        }
+    }
+
+    private mutating func appendImage(_ element: GumboElement, style: ComputedStyle, parent: Frame) {
+        var source = attribute(element, "src") ?? ""
+        // Lazy-loading pages put a placeholder in `src` and the picture in `data-src`.
+        if source.isEmpty || source.hasPrefix("data:"), let lazy = attribute(element, "data-src"), !lazy.isEmpty {
+            source = lazy
+        }
+        let width = style.width ?? Self.htmlLength(attribute(element, "width"))
+        let height = style.height ?? Self.htmlLength(attribute(element, "height"))
+        let isBlock = style.display != .inline
+        if isBlock {
+            builder.breakParagraph()
+            builder.addMargin(style.marginTop)
+            builder.paragraphStyle = style.paragraphStyle(base: base)
+        }
+        builder.appendAttachment(source: source, width: width, height: height,
+                                 alternative: attribute(element, "alt") ?? "", style: style.text)
+        if isBlock {
+            builder.breakParagraph()
+            builder.addMargin(style.marginBottom)
+            builder.paragraphStyle = parent.paragraph
+        }
+    }
+
+    // MARK: Lists
+
+    private func listState(_ element: GumboElement, ordered: Bool) -> ListState {
+        let reversed = attribute(element, "reversed") != nil
+        var start = attribute(element, "start").flatMap { Int($0.trimmingASCIIWhitespace()) }
+        if start == nil && reversed {
+            var items = 0
+            for index in 0..<Int(element.children.length) {
+                guard let child = element.children.data[index]?.assumingMemoryBound(to: GumboNode.self),
+                      child.pointee.type == GUMBO_NODE_ELEMENT, child.pointee.v.element.tag == GUMBO_TAG_LI else { continue }
+                items += 1
+            }
+            start = items
+        }
+        return ListState(ordered: ordered, next: start ?? 1, step: reversed ? -1 : 1, depth: listFrames.count + 1)
+    }
+
+    private mutating func setListMarker(_ element: GumboElement, style: ComputedStyle) {
+        var ordinal = 1
+        var ordered = false
+        var depth = 1
+        if let index = listFrames.last, var list = frames[index].list {
+            if let value = attribute(element, "value").flatMap({ Int($0.trimmingASCIIWhitespace()) }) {
+                list.next = value
+            }
+            ordinal = list.next
+            list.next = list.next &+ list.step
+            frames[index].list = list
+            ordered = list.ordered
+            depth = list.depth
+        }
+        let bullets: [ComputedStyle.ListMarker] = [.disc, .circle, .square]
+        let kind = style.listMarker ?? (ordered ? .decimal : bullets[min(depth, 3) - 1])
+        guard let marker = Self.markerText(kind, ordinal) else { return }
+        var markerStyle = style.text
+        markerStyle.underline = false
+        markerStyle.strikethrough = false
+        markerStyle.link = nil
+        markerStyle.baselineShift = 0
+        let ems = marker.unicodeScalars.reduce(0.0) { $0 + ($1 == "." || $1 == "\u{A0}" ? 0.3 : 0.6) }
+        builder.setListMarker(marker, style: markerStyle, width: ems * markerStyle.size)
+    }
+
+    /// The marker of a list item: a bullet or a number, then a no-break space; nil for `none`.
+    private static func markerText(_ kind: ComputedStyle.ListMarker, _ ordinal: Int) -> String? {
+        let label: String
+        switch kind {
+        case .none: return nil
+        case .disc: return "\u{2022}\u{A0}"
+        case .circle: return "\u{25E6}\u{A0}"
+        case .square: return "\u{25AA}\u{A0}"
+        case .decimal: label = String(ordinal)
+        case .lowerAlpha: label = alphabetic(ordinal) ?? String(ordinal)
+        case .upperAlpha: label = alphabetic(ordinal)?.uppercased() ?? String(ordinal)
+        case .lowerRoman: label = roman(ordinal)?.lowercased() ?? String(ordinal)
+        case .upperRoman: label = roman(ordinal) ?? String(ordinal)
+        }
+        return label + ".\u{A0}"
+    }
+
+    private static func alphabetic(_ number: Int) -> String? {
+        guard number > 0 else { return nil }
+        var n = number
+        var letters: [Character] = []
+        while n > 0 {
+            n -= 1
+            letters.append(Character(Unicode.Scalar(UInt8(97 + n % 26))))
+            n /= 26
+        }
+        return String(letters.reversed())
+    }
+
+    private static func roman(_ number: Int) -> String? {
+        guard (1...3999).contains(number) else { return nil }
+        let table: [(Int, String)] = [(1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"), (90, "XC"),
+                                      (50, "L"), (40, "XL"), (10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I")]
+        var n = number
+        var result = ""
+        for (value, letters) in table {
+            while n >= value {
+                result += letters
+                n -= value
+            }
+        }
+        return result
+    }
+
+    // MARK: Attributes
+
+    /// Presentational attributes as CSS declarations, which author style sheets override.
+    private func presentationalHints(_ element: GumboElement, name: String) -> [CSSDeclaration] {
+        var hints: [CSSDeclaration] = []
+        if name == "font" {
+            if let color = attribute(element, "color") { hints.append(CSSDeclaration(property: "color", value: color)) }
+            if let face = attribute(element, "face") { hints.append(CSSDeclaration(property: "font-family", value: face)) }
+            if let size = attribute(element, "size"), let keyword = Self.fontSizeKeyword(size) {
+                hints.append(CSSDeclaration(property: "font-size", value: keyword))
+            }
+        }
+        if let align = attribute(element, "align")?.lowercased(),
+           ["p", "div", "h1", "h2", "h3", "h4", "h5", "h6", "td", "th", "tr", "thead", "tbody", "tfoot", "caption",
+            "legend", "section", "article", "header", "footer", "li", "blockquote", "center"].contains(name) {
+            let value = align == "middle" ? "center" : align
+            if ["left", "right", "center", "justify"].contains(value) {
+                hints.append(CSSDeclaration(property: "text-align", value: value))
+            }
+        }
+        if let dir = attribute(element, "dir")?.lowercased(), ["ltr", "rtl", "auto"].contains(dir) {
+            hints.append(CSSDeclaration(property: "direction", value: dir))
+        }
+        if Self.listElements.contains(name) || name == "li", let type = attribute(element, "type") {
+            let mapped: String?
+            switch type {
+            case "1": mapped = "decimal"
+            case "a": mapped = "lower-alpha"
+            case "A": mapped = "upper-alpha"
+            case "i": mapped = "lower-roman"
+            case "I": mapped = "upper-roman"
+            default: mapped = ["disc", "circle", "square", "none"].contains(type.lowercased()) ? type.lowercased() : nil
+            }
+            if let mapped { hints.append(CSSDeclaration(property: "list-style-type", value: mapped)) }
+        }
+        return hints
+    }
+
+    /// `<font size>`: 1 to 7, or `+n`/`-n` relative to 3, as a CSS size keyword.
+    private static func fontSizeKeyword(_ text: String) -> String? {
+        let value = text.trimmingASCIIWhitespace()
+        guard let parsed = Int(value.hasPrefix("+") ? String(value.dropFirst()) : value) else { return nil }
+        let number = min(max(parsed, -10), 10)
+        let size = value.hasPrefix("+") || value.hasPrefix("-") ? 3 + number : number
+        let keywords = ["x-small", "small", "medium", "large", "x-large", "xx-large", "xxx-large"]
+        return keywords[min(max(size, 1), 7) - 1]
+    }
+
+    /// An HTML `width`/`height` attribute (CSS pixels) in points; nil for percentages and junk.
+    private static func htmlLength(_ text: String?) -> Double? {
+        guard let text else { return nil }
+        let value = text.trimmingASCIIWhitespace()
+        guard !value.contains("%") else { return nil }
+        let digits = value.prefix { $0.isASCII && ($0.isNumber || $0 == ".") }
+        guard let number = Double(digits), number.isFinite, number >= 0 else { return nil }
+        return number * CSSLength.pointsPerPixel
+    }
+
+    private func resolvedLink(_ href: String) -> String {
+        let trimmed = href.trimmingASCIIWhitespace()
+        guard let baseURL, let url = URL(string: trimmed, relativeTo: baseURL) else { return trimmed }
+        return url.absoluteString
+    }
+
+    private func languageAttribute(_ element: GumboElement) -> String? {
+        guard let value = attribute(element, "lang") ?? attribute(element, "xml:lang") else { return nil }
+        let trimmed = value.trimmingASCIIWhitespace()
+        return trimmed.isEmpty ? nil : trimmed
+    }
+
+    private func attribute(_ element: GumboElement, _ name: String) -> String? {
+        var attributes = element.attributes
+        guard let attribute = gumbo_get_attribute(&attributes, name), let value = attribute.pointee.value else {
+            return nil
+        }
+        return String(cString: value)
+    }
+
+    private mutating func tag(_ element: GumboElement) -> Tag {
+        let index = Int(element.tag.rawValue)
+        if element.tag != GUMBO_TAG_UNKNOWN && index < knownTags.count {
+            if let tag = knownTags[index] { return tag }
+            let tag = Tag(gumbo_normalized_tagname(element.tag).map { String(cString: $0) } ?? "")
+            knownTags[index] = tag
+            return tag
+        }
+        // Custom elements: gumbo keeps only the source text of their tag.
+        var piece = element.original_tag
+        guard piece.data != nil, piece.length > 0 else { return Tag("") }
+        gumbo_tag_from_original_text(&piece)
+        guard let data = piece.data else { return Tag("") }
+        return Tag(String(decoding: UnsafeRawBufferPointer(start: data, count: piece.length), as: UTF8.self).lowercased())
+    }
+
+    private func textContent(_ element: GumboElement) -> String {
+        var text = ""
+        for index in 0..<Int(element.children.length) {
+            guard let child = element.children.data[index]?.assumingMemoryBound(to: GumboNode.self) else { continue }
+            switch child.pointee.type {
+            case GUMBO_NODE_TEXT, GUMBO_NODE_CDATA, GUMBO_NODE_WHITESPACE:
+                if let value = child.pointee.v.text.text { text += String(cString: value) }
+            default:
+                break
+            }
+        }
+        return text
+    }
+
+    private func child(of element: GumboElement, named tag: GumboTag) -> UnsafeMutablePointer<GumboNode>? {
+        for index in 0..<Int(element.children.length) {
+            guard let child = element.children.data[index]?.assumingMemoryBound(to: GumboNode.self),
+                  child.pointee.type == GUMBO_NODE_ELEMENT, child.pointee.v.element.tag == tag else { continue }
+            return child
+        }
+        return nil
+    }
+}

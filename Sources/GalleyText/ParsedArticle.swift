@@ -1,0 +1,27 @@
+/// An article read by `MarkupParser`.
+public struct ParsedArticle: Sendable {
+    /// The body text with its attributes; it always passes `validate()`.
+    public var text: AttributedText
+    /// The text of `<title>`, white space collapsed; nil when missing or blank.
+    public var title: String?
+    /// The `lang` of `<html>` (or `<body>`); nil when the markup gives none.
+    public var language: String?
+    /// The content of `<meta name="author">`; nil when missing or blank.
+    public var author: String?
+    /// The writing mode the markup declares for the whole article (CSS `writing-mode` on
+    /// `<body>` or `<html>`, else on the first element that declares one); nil when it
+    /// declares none, and the layout's applies.
+    public var writingMode: WritingMode?
+    /// What a reader of the log may want to know: charset fallbacks, replaced bytes, dropped
+    /// tags, ignored CSS.
+    public var warnings: [String]
+
+    /// An article as read; `author` starts nil.
+    public init(text: AttributedText, title: String?, language: String?, writingMode: WritingMode? = nil, warnings: [String]) {
+        self.text = text
+        self.title = title
+        self.language = language
+        self.writingMode = writingMode
+        self.warnings = warnings
+    }
+}
