@@ -80,7 +80,7 @@ let package = Package(
         .executableTarget(
             name: "galley",
             dependencies: [
-                "GalleyPipeline", "GalleyRaster", "GalleyText",
+                "GalleyBase", "GalleyPipeline", "GalleyRaster", "GalleyText",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -90,13 +90,17 @@ let package = Package(
             name: "GalleyTestSupport",
             dependencies: ["GalleyRaster"],
             path: "Tests/GalleyTestSupport"),
+        .testTarget(name: "GalleyBaseTests", dependencies: ["GalleyBase", "GalleyTestSupport"]),
         .testTarget(name: "GalleyRasterTests", dependencies: ["GalleyRaster", "GalleyTestSupport"]),
         .testTarget(name: "GalleyPDFTests", dependencies: ["GalleyBase", "GalleyPDF", "GalleyRaster", "GalleyTestSupport"]),
         .testTarget(name: "GalleyTextTests", dependencies: ["GalleyText", "GalleyRaster", "GalleyTestSupport"],
                     exclude: ["Goldens"]),  // read from the repository by path, not bundled
         .testTarget(
             name: "GalleyPipelineTests",
-            dependencies: ["GalleyPipeline", "GalleyRaster", "GalleyTestSupport"]),
+            dependencies: [
+                "GalleyPipeline", "GalleyBase", "GalleyCatalog", "GalleyRaster", "GalleyText", "GalleyTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(name: "GalleyCatalogTests", dependencies: ["GalleyCatalog", "GalleyTestSupport"]),
         .testTarget(name: "GalleyCLITests", dependencies: ["GalleyRaster", "GalleyTestSupport"]),
     ]

@@ -100,7 +100,7 @@ public struct Configuration: Sendable, Equatable {
         do {
             return try FontLibrary(fontFolders: fontFolders.map { resolve($0) })
         } catch {
-            throw ConfigurationError(file: "fonts", message: "\(error.message); fix the fonts: list in pipeline.yml")
+            throw settingError(key: "fonts", "\(error.message); fix the fonts: list in pipeline.yml")
         }
     }
 
@@ -110,7 +110,7 @@ public struct Configuration: Sendable, Equatable {
         for folder in fontFolders.map({ resolve($0) }) {
             var isFolder: ObjCBool = false
             guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isFolder), isFolder.boolValue else {
-                throw ConfigurationError(file: "fonts", message: "font folder \(folder.path) does not exist; fix the fonts: list in pipeline.yml")
+                throw settingError(key: "fonts", "font folder \(folder.path) does not exist; fix the fonts: list in pipeline.yml")
             }
         }
     }

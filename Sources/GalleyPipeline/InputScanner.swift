@@ -17,7 +17,7 @@ public struct InputScanner: Sendable {
     ]
 
     /// The documents under every input. Throws when an input does not exist.
-    public func scan() throws(ConfigurationError) -> (documents: [SourceDocument], warnings: [String]) {
+    public func scan() throws(UsageError) -> (documents: [SourceDocument], warnings: [String]) {
         var found: [(input: Int, relativePath: String, file: URL)] = []
         var warnings: [String] = []
         var seen = Set<String>()
@@ -30,8 +30,8 @@ public struct InputScanner: Sendable {
             } else {
                 let url = configuration.resolveInput(input)
                 guard FileManager.default.fileExists(atPath: url.path) else {
-                    throw ConfigurationError(file: "inputs", key: input,
-                                             message: "no such file or folder (\(url.path)); fix the path in pipeline.yml or --input")
+                    throw UsageError(subject: "inputs",
+                                     message: "\(input): no such file or folder (\(url.path)); fix the path in pipeline.yml or --input")
                 }
                 matches = [url]
             }

@@ -5,7 +5,6 @@ import GalleyPDF
 import GalleyRaster
 import GalleyText
 import Logging
-import Synchronization
 
 /// The batch pipeline: scan → open → render page / render thumbnails → encode → record.
 ///
@@ -40,9 +39,9 @@ public final class Pipeline: Sendable {
     /// from the thumbnail cache when it has them. `options` can force a full run or make
     /// thumbnails only.
     ///
-    /// - Throws: `ConfigurationError` when an input is missing, the output folder cannot be
-    ///   made or the catalog cannot be opened, `OutputError` when the manifest cannot be
-    ///   written. Failing documents do not throw: they are in the manifest.
+    /// - Throws: `UsageError` when an input is missing, the output folder cannot be made or
+    ///   the catalog cannot be opened, `ConfigurationError` when a font folder is missing,
+    ///   `OutputError` when the manifest cannot be written. Failing documents do not throw: they are in the manifest.
     public func run(_ options: RunOptions = RunOptions(), cancellation: Cancellation = Cancellation(),
                     onEvent: @escaping @Sendable (PipelineEvent) -> Void = { _ in }) throws -> RunSummary {
         let started = Date()
@@ -60,8 +59,8 @@ public final class Pipeline: Sendable {
             try store.prepare()
         } catch {
             // Nothing has been done yet: this is a setting to fix, not a failed document.
-            throw ConfigurationError(file: "output", key: configuration.output,
-                                     message: "\(error.message); choose a folder you can write to (output: in pipeline.yml, or --output)")
+            throw UsageError(subject: "output",
+                             message: "\(configuration.output): \(error.message); choose a folder you can write to (output: in pipeline.yml, or --output)")
         }
         defer { store.cleanUp() }
         let catalogURL = Self.catalogURL(output: store.root)
@@ -70,8 +69,8 @@ public final class Pipeline: Sendable {
             runCatalog = try RunCatalog(catalog: try Catalog(path: catalogURL.path), configuration: configuration, store: store,
                                         force: options.force, logger: logger)
         } catch {
-            throw ConfigurationError(file: catalogURL.path,
-                                     message: "the catalog cannot be used (\(error.message)); delete it to start afresh (the next run then redoes every page)")
+            throw UsageError(subject: catalogURL.path,
+                             message: "the catalog cannot be used (\(error.message)); delete it to start afresh (the next run then redoes every page)")
         }
         // Named over the whole scan first, so every shard gives a document the name a single run
         // would. A file that cannot be read belongs to the first shard, so one shard reports it.

@@ -76,8 +76,14 @@ public enum PipelineEvent: Sendable {
 
 /// The record stage's state: every document's outcome, assembled into the manifest.
 ///
-/// Reports arrive from the serial record queue; the mutex makes the state safe to read from
-/// the thread that waits for the run, too.
+/// Reports arrive from two stages: the open stage tells what it learns while it opens a
+/// document (`opened`, `counted`, `warn`, `typeset`) from its own worker threads, and every
+/// later report (outputs, failures, the end of a document's dispatch, unchanged documents)
+/// comes through the serial record queue. Every report takes the mutex, which also makes the
+/// state safe to read from the thread that waits for the run. Order between the two does not
+/// change the manifest: one open operation at a time works on a document (`DocumentCursor`), so
+/// its open-stage reports arrive in page order, and record-queue reports are sorted when the
+/// manifest is assembled. `onEvent` is called from both, so it must be thread-safe.
 final class RunRecorder: Sendable {
     private struct PageState {
         var facts: PageFacts

@@ -135,7 +135,7 @@ import Testing
         a.run = b.run
         #expect(a == b)
         for page in a.documents.flatMap(\.pages) {
-            for path in [page.image?.path].compactMap { $0 } + page.thumbnails.map(\.path) {
+            for path in [page.image?.path].compactMap({ $0 }) + page.thumbnails.map(\.path) {
                 let x = try Data(contentsOf: serial.outputFolder.appendingPathComponent(path))
                 let y = try Data(contentsOf: parallel.outputFolder.appendingPathComponent(path))
                 #expect(x == y, "\(path)")
@@ -226,7 +226,7 @@ extension ArticlePipelineTests {
         let error = #expect(throws: ConfigurationError.self) {
             try Pipeline(configuration: configuration, logger: Logger(label: "test")).run()
         }
-        #expect(error?.file == "fonts")
+        #expect(error?.key == "fonts")
         #expect(error?.message.contains("no-such-fonts") == true)
     }
 }

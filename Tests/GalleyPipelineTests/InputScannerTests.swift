@@ -72,6 +72,6 @@ import Testing
 
     @Test func missingInputIsAnError() throws {
         let folder = try ScratchFolder()
-        #expect(throws: ConfigurationError.self) { try scan(folder, inputs: ["nowhere"]) }
+        #expect(throws: UsageError.self) { try scan(folder, inputs: ["nowhere"]) }
     }
 }

@@ -102,7 +102,7 @@ import Testing
         let fileB = try Data(contentsOf: parallel.outputFolder.appendingPathComponent("manifest.json"))
         #expect(Self.withoutRunBlock(fileA) == Self.withoutRunBlock(fileB))
         for page in a.documents.flatMap(\.pages) {
-            for path in [page.image?.path].compactMap { $0 } + page.thumbnails.map(\.path) {
+            for path in [page.image?.path].compactMap({ $0 }) + page.thumbnails.map(\.path) {
                 let x = try Data(contentsOf: serial.outputFolder.appendingPathComponent(path))
                 let y = try Data(contentsOf: parallel.outputFolder.appendingPathComponent(path))
                 #expect(x == y, "\(path)")
