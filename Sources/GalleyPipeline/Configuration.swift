@@ -38,6 +38,8 @@ public struct Configuration: Sendable, Equatable {
     public var pageTimeout: Double = 300
     /// PNG compression preset. Default: `balanced`.
     public var png: PNGCompression = .default
+    /// Whole-document files written for each layout of an article (`text`). Default: none.
+    public var documents: [DocumentFormatName] = []
     /// Passwords for encrypted documents, by file name, relative path or glob pattern.
     public var passwords: [PasswordRule] = []
     /// Page layouts articles are typeset in, each to its own folder. Default: one layout named

@@ -31,11 +31,21 @@ struct Fingerprints: Sendable {
         OutputVariant.all(configuration)
     }
 
+    /// The fingerprint of a layout's document file in `format` (`documents:`).
+    func documentFile(_ format: String, layout: ArticleLayout) -> String {
+        let fingerprint = configuration.documentFormats.first { $0.name.rawValue == format }?.fingerprint ?? format
+        let parts = ["galley \(Pipeline.version)", "document \(fingerprint)", layoutKey(layout)]
+        return ContentHash.sha256(Array(parts.joined(separator: "\n").utf8))
+    }
+
     /// One fingerprint for every output a document of this kind gets: equal means a finished
     /// document needs nothing redone.
     func document(_ kind: SourceDocument.Kind) -> String {
         let layouts: [ArticleLayout?] = kind == .pdf ? [nil] : configuration.layouts.map { $0 }
-        let parts = layouts.flatMap { layout in variants().map { output($0, layout: layout) } }
+        var parts = layouts.flatMap { layout in variants().map { output($0, layout: layout) } }
+        // Articles also get their document files; none configured leaves the fingerprint as
+        // it was before document files existed.
+        if kind == .markup { parts += configuration.layouts.flatMap { layout in configuration.documents.map { documentFile($0.rawValue, layout: layout) } } }
         return ContentHash.sha256(Array(parts.joined(separator: "\n").utf8))
     }
 }

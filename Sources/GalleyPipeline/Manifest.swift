@@ -94,6 +94,18 @@ public struct Manifest: Codable, Sendable, Equatable {
     public struct LayoutPages: Codable, Sendable, Equatable {
         public var name: String
         public var pageCount: Int
+        /// The layout's document files (`documents:` in pipeline.yml), in configuration order;
+        /// absent when none is configured.
+        public var files: [DocumentFile]?
+    }
+
+    /// A whole-document file written by a `DocumentWriter`.
+    public struct DocumentFile: Codable, Sendable, Equatable {
+        /// The format's name in pipeline.yml (`text`).
+        public var format: String
+        public var path: String
+        public var sha256: String
+        public var bytes: Int
     }
 
     public struct Page: Codable, Sendable, Equatable {
@@ -201,5 +213,13 @@ extension Manifest.Page {
     /// output folder.
     var outputPaths: [String] {
         (image.map { [$0.path] } ?? []) + thumbnails.map(\.path)
+    }
+}
+
+extension Manifest.Document {
+    /// Every file the document's entry lists: its pages' images and thumbnails and its layouts'
+    /// document files, relative to the output folder.
+    var outputPaths: [String] {
+        pages.flatMap(\.outputPaths) + (layouts ?? []).flatMap { ($0.files ?? []).map(\.path) }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GalleyBase
+import GalleyText
 
 /// The output folder: outputs written atomically (bytes go to a temporary file under
 /// `<output>/.galley/tmp` and are renamed into place, so an interrupted run never leaves a
@@ -36,7 +37,8 @@ public struct OutputStore: Sendable {
     /// copied), and its old images are all a user has of it.
     ///
     /// Only files named as outputs are touched (`page-NNNN.<fileExtension>` in a document's
-    /// page and thumbnail folders), never another document's folder.
+    /// page and thumbnail folders, `document.<ext>` of a document format no longer configured),
+    /// never another document's folder.
     func removeStaleOutputs(of documents: [Manifest.Document], fileExtension: String) {
         let fileManager = FileManager.default
         // Every folder that holds a document's own folder.
@@ -45,9 +47,9 @@ public struct OutputStore: Sendable {
             var folder = document.name
             while ownFolders.insert(folder).inserted, let slash = folder.lastIndex(of: "/") { folder = String(folder[..<slash]) }
         }
+        let documentFiles = Set(DocumentFormatName.allCases.map { "document.\($0.format.fileExtension)" })
         for document in documents where document.status == .ok {
-            var keep = Set<String>()
-            for page in document.pages { keep.formUnion(page.outputPaths) }
+            let keep = Set(document.outputPaths)
             var pageFolders = [document.name]
             if document.kind == .markup {
                 // Every layout folder, configured or not, so a layout removed from pipeline.yml
@@ -66,7 +68,7 @@ public struct OutputStore: Sendable {
             }
             for folder in folders {
                 let entries = (try? fileManager.contentsOfDirectory(atPath: root.appendingPathComponent(folder).path)) ?? []
-                for entry in entries where entry.hasPrefix("page-") && entry.hasSuffix(".\(fileExtension)") {
+                for entry in entries where (entry.hasPrefix("page-") && entry.hasSuffix(".\(fileExtension)")) || documentFiles.contains(entry) {
                     let path = "\(folder)/\(entry)"
                     if !keep.contains(path) { try? fileManager.removeItem(at: root.appendingPathComponent(path)) }
                 }

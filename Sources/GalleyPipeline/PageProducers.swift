@@ -1,5 +1,6 @@
 import Foundation
 import GalleyBase
+import GalleyCatalog
 import GalleyPDF
 import GalleyRaster
 import GalleyText
@@ -163,20 +164,26 @@ final class ArticlePages: PageProducer {
     private let layouts: [ArticleLayout]
     private let fonts: FontLibrary
     private let recorder: RunRecorder
+    private let documentFiles: DocumentFiles?
     private var layoutIndex = 0
     private var typesetter: ArticleTypesetter?
+    /// The document writers of the current layout, fed each page as it is made.
+    private var writers: [(format: any DocumentFormat, writer: any DocumentWriter)] = []
     private var made: [Manifest.LayoutPages] = []
     private var uncovered: [Unicode.Scalar: Int] = [:]
     private var unhyphenated: Set<String> = []
     private var sequence = 0
 
+    /// `documentFiles`: where the layouts' document files go; nil to write none (a page
+    /// wanted for a preview only).
     init(document: SourceDocument, index: Int, configuration: Configuration, fonts: FontLibrary, engine: MuPDFEngine,
-         recorder: RunRecorder) throws {
+         recorder: RunRecorder, documentFiles: DocumentFiles? = nil) throws {
         article = try OpenedArticle(document: document, configuration: configuration, engine: engine)
         self.index = index
         self.layouts = configuration.layouts
         self.fonts = fonts
         self.recorder = recorder
+        self.documentFiles = documentFiles
     }
 
     func next() throws -> (page: any PageSource, facts: PageFacts)? {
@@ -187,17 +194,37 @@ final class ArticlePages: PageProducer {
                 typesetter = try wrap(layout) { () throws(TypesetError) in
                     try ArticleTypesetter(text: parsed.text, layout: layout, fonts: fonts, images: article.images)
                 }
+                writers = (documentFiles?.formats ?? []).map { ($0, $0.makeWriter(text: parsed.text, layout: layout)) }
             }
             guard let typesetter else { continue }
             let layout = typesetter.layout
             if let page = try wrap(layout, { () throws(TypesetError) in try typesetter.nextPage() }) {
+                for (_, writer) in writers { try wrap(layout) { () throws(TypesetError) in try writer.add(page) } }
                 made[made.count - 1].pageCount += 1
                 defer { sequence += 1 }
                 return (page, facts(of: page, layout: layout))
             }
+            try writeDocumentFiles(layout)
             closeLayout()
         }
         return nil
+    }
+
+    /// The current layout is complete: each writer's file goes next to the layout's pages,
+    /// `<document>/<layout>/document.<ext>`.
+    private func writeDocumentFiles(_ layout: ArticleLayout) throws {
+        guard let documentFiles, !writers.isEmpty else { return }
+        var files: [Manifest.DocumentFile] = []
+        for (format, writer) in writers {
+            let bytes = try wrap(layout) { () throws(TypesetError) in try writer.finish() }
+            let path = "\(article.document.name)/\(layout.name)/document.\(format.fileExtension)"
+            try documentFiles.store.write(bytes, to: path)
+            let file = Manifest.DocumentFile(format: format.name.rawValue, path: path, sha256: ContentHash.sha256(bytes), bytes: bytes.count)
+            documentFiles.written(index, layout, file)
+            files.append(file)
+        }
+        writers = []
+        made[made.count - 1].files = files
     }
 
     /// A typesetting failure names the layout and the page it happened on.
@@ -211,6 +238,7 @@ final class ArticlePages: PageProducer {
     }
 
     private func closeLayout() {
+        writers = []
         if let typesetter {
             uncovered.merge(typesetter.uncoveredCharacters, uniquingKeysWith: max)
             unhyphenated.formUnion(typesetter.unhyphenatedLanguages)
@@ -255,4 +283,12 @@ final class ArticlePages: PageProducer {
         }
         recorder.typeset(index, textLength: article.first.text.count, layouts: made, warnings: all)
     }
+}
+
+/// Where an article's whole-document files go (`documents:` in pipeline.yml): the formats, the
+/// output folder, and who is told of each file written (the catalog), from the open stage.
+struct DocumentFiles: Sendable {
+    let formats: [any DocumentFormat]
+    let store: OutputStore
+    let written: @Sendable (_ document: Int, _ layout: ArticleLayout, _ file: Manifest.DocumentFile) -> Void
 }

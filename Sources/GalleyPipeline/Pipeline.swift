@@ -98,8 +98,7 @@ public final class Pipeline: Sendable {
 
         let manifestDocuments = recorder.manifestDocuments()
         store.removeStaleOutputs(of: manifestDocuments, fileExtension: configuration.imageEncoder.fileExtension)
-        var keep = Set<String>()
-        for page in manifestDocuments.flatMap(\.pages) { keep.formUnion(page.outputPaths) }
+        let keep = Set(manifestDocuments.flatMap(\.outputPaths))
         let removed = runCatalog.removeVanished(scanned: Set(documents.map(\.url.path)), keeping: keep)
         let cache = runCatalog.closeCache(prune: options.pruneCache)
         let failed = manifestDocuments.filter { $0.status == .failed }.count

@@ -245,11 +245,21 @@ final class RunCatalog: Sendable {
         }
     }
 
+    /// A document file written for a layout (`documents:`), so it goes with its document.
+    func recordDocumentFile(_ index: Int, layout: ArticleLayout, file: Manifest.DocumentFile) {
+        guard let id = work.withLock({ $0[index]?.id }) else { return }
+        let fingerprint = fingerprints.documentFile(file.format, layout: layout)
+        note {
+            try catalog.record(OutputRecord(documentId: id, layout: layout.name, page: 0, variant: "document-\(file.format)",
+                                            fingerprint: fingerprint, path: file.path, sha256: file.sha256,
+                                            bytes: file.bytes, width: 0, height: 0))
+        }
+    }
+
     /// A document finished: its outcome and manifest entry, for the next run.
     func finish(_ index: Int, kind: SourceDocument.Kind, entry: Manifest.Document) {
         guard let id = work.withLock({ $0.removeValue(forKey: index)?.id }) else { return }
-        var keep = Set<String>()
-        for page in entry.pages { keep.formUnion(page.outputPaths) }
+        let keep = Set(entry.outputPaths)
         let ok = entry.status == .ok
         // A thumbnails-only run may leave page images out: such a document is not finished
         // for the next full run, which then draws just those.

@@ -25,6 +25,8 @@ final class Stages: Sendable {
     let drawImages: Bool
     /// Turns drawn pages into files (page images and thumbnails alike).
     let encoder: any ImageEncoder
+    /// Where articles' whole-document files go; nil when none is configured.
+    let documentFiles: DocumentFiles?
     let cancellation: Cancellation
     let logger: Logger
     let openQueue = OperationQueue()
@@ -45,6 +47,10 @@ final class Stages: Sendable {
         self.catalog = catalog
         self.drawImages = drawImages
         self.encoder = configuration.imageEncoder
+        self.documentFiles = configuration.documents.isEmpty ? nil
+            : DocumentFiles(formats: configuration.documentFormats, store: store) { [catalog] index, layout, file in
+                catalog.recordDocumentFile(index, layout: layout, file: file)
+            }
         self.cancellation = cancellation
         self.logger = logger
         let widths = [(openQueue, "open", configuration.workers.open), (renderQueue, "render", configuration.workers.render),
@@ -133,7 +139,7 @@ final class Stages: Sendable {
                                         recorder: recorder, limiter: limiter)
             case .markup:
                 producer = try ArticlePages(document: document, index: index, configuration: configuration, fonts: try fonts.library(),
-                                            engine: engine, recorder: recorder)
+                                            engine: engine, recorder: recorder, documentFiles: documentFiles)
             }
         } catch {
             finishDispatch(index, pages: 0, failure: Failure(error))
