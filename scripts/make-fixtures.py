@@ -183,7 +183,12 @@ def main():
 
         with open(out("article.pdf"), "rb") as f:
             article = f.read()
+        # Cut inside the first objects: nothing MuPDF can rebuild a page from (fails as
+        # truncated). Cut after the page tree: MuPDF rebuilds every page from what is there,
+        # as mutool draw does, so the document is drawn with a warning.
         with open(broken("truncated.pdf"), "wb") as f:
+            f.write(article[:400])
+        with open(broken("cut-short.pdf"), "wb") as f:
             f.write(article[: len(article) // 3])
         garbage = random.Random(99)
         with open(broken("garbage.pdf"), "wb") as f:

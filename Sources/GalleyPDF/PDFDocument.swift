@@ -16,6 +16,10 @@ public final class PDFDocument {
     public let pageCount: Int
     /// Whether MuPDF had to rebuild the file's cross-reference table to open it.
     public let wasRepaired: Bool
+    /// Whether the file was cut short: repaired, and without its `%%EOF` marker. Its pages are
+    /// what MuPDF rebuilt from what is there (as `mutool draw` draws them); later ones may be
+    /// lost.
+    public let isTruncated: Bool
     /// The name of the document's encryption (`None` when it has none), as MuPDF reports it.
     public let encryption: String
     /// Whether the document is encrypted (whether or not it needed a password).
@@ -54,7 +58,9 @@ public final class PDFDocument {
         self.path = path
         let encryptionName = Self.metadata("encryption", context: context, document: document) ?? "None"
         self.encryption = encryptionName
-        self.wasRepaired = gm_document_was_repaired(context, document) != 0
+        let wasRepaired = gm_document_was_repaired(context, document) != 0
+        self.wasRepaired = wasRepaired
+        self.isTruncated = wasRepaired && !PDFDocument.hasEndMarker(path: path)
 
         var needs: Int32 = 0
         try mupdfCall("fz_needs_password", code: .corrupt) { gm_document_needs_password(context, document, &needs, $0) }
@@ -76,18 +82,15 @@ public final class PDFDocument {
         var count: Int32 = 0
         try mupdfCall("fz_count_pages", code: .corrupt) { gm_document_count_pages(context, document, &count, $0) }
         guard count > 0 else {
-            let why = gm_document_was_repaired(context, document) != 0
-                ? "MuPDF repaired the damaged file and found no pages: it is probably truncated"
-                : "the document has no pages"
+            if isTruncated {
+                throw PDFError(.truncated, "the file ends without its %%EOF marker and MuPDF rebuilt no page from what is there",
+                               function: "pdf_repair_xref")
+            }
+            let why = wasRepaired ? "MuPDF repaired the damaged file and found no pages" : "the document has no pages"
             throw PDFError(.noPages, why, function: "fz_count_pages")
         }
-        // A file cut short often "repairs" into a few pages without any error, silently losing
-        // the rest: a repaired file without its end-of-file marker is reported as truncated.
-        if wasRepaired && !PDFDocument.hasEndMarker(path: path) {
-            throw PDFError(.truncated,
-                           "the file ends without its %%EOF marker: it is truncated (MuPDF could rebuild \(count) page(s), others may be lost)",
-                           function: "pdf_repair_xref")
-        }
+        // A file cut short is drawn as far as MuPDF could rebuild it, as `mutool draw` does;
+        // the caller says so (`isTruncated`), since pages after the cut may be missing.
         self.pageCount = Int(count)
     }
 
@@ -140,6 +143,10 @@ public final class PDFDocument {
         }
         if !hasPDFHeader(path: path) {
             return PDFError(.notPDF, "the file is not a PDF (no %PDF header); MuPDF said: \(error.message)",
+                            function: error.function)
+        }
+        if !hasEndMarker(path: path) {
+            return PDFError(.truncated, "the file ends without its %%EOF marker and MuPDF cannot rebuild it; MuPDF said: \(error.message)",
                             function: error.function)
         }
         return error

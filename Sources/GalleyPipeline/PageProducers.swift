@@ -62,29 +62,40 @@ final class PDFPages: PageProducer {
         self.recorder = recorder
         self.limiter = limiter
         var warnings: [String] = []
-        if pdf.wasRepaired { warnings.append("MuPDF repaired a damaged cross-reference table") }
+        if pdf.isTruncated {
+            warnings.append("truncated: the end-of-file marker is missing; MuPDF rebuilt \(pdf.pageCount) page(s) from what is there, later ones may be lost")
+        } else if pdf.wasRepaired {
+            warnings.append("MuPDF repaired a damaged cross-reference table")
+        }
         recorder.counted(index, pages: pdf.pageCount, warnings: warnings)
     }
 
+    /// A page that cannot be recorded fails alone, with its number: the pages after it are
+    /// still recorded and drawn (a damaged file is drawn as far as it can be). Only a
+    /// cancellation stops the document.
     func next() throws -> (page: any PageSource, facts: PageFacts)? {
-        guard nextIndex < pdf.pageCount else { return nil }
-        let pageIndex = nextIndex
-        nextIndex += 1
-        let page: PDFPage
-        do {
-            page = try limiter.run(page: pageIndex + 1, doing: "record") { limit in
-                try pdf.recordPage(pageIndex, cancellation: limit)
+        while nextIndex < pdf.pageCount {
+            let pageIndex = nextIndex
+            nextIndex += 1
+            let page: PDFPage
+            do {
+                page = try limiter.run(page: pageIndex + 1, doing: "record") { limit in
+                    try pdf.recordPage(pageIndex, cancellation: limit)
+                }
+            } catch {
+                if limiter.cancellation.isCancelled { throw Failure(error, page: pageIndex + 1) }
+                recorder.failed(index, Failure(error, page: pageIndex + 1))
+                continue
             }
-        } catch {
-            throw Failure(error, page: pageIndex + 1)
+            if page.readErrors > 0 {
+                recorder.warn(index, "page \(pageIndex + 1): MuPDF skipped \(page.readErrors) error(s) reading the page; it may be incomplete")
+            }
+            let facts = PageFacts(index: pageIndex, number: pageIndex + 1, folder: folder,
+                                  widthPt: manifestPoints(page.size.width), heightPt: manifestPoints(page.size.height),
+                                  rotation: page.rotation, layout: nil)
+            return (page, facts)
         }
-        if page.readErrors > 0 {
-            recorder.warn(index, "page \(pageIndex + 1): MuPDF skipped \(page.readErrors) error(s) reading the page; it may be incomplete")
-        }
-        let facts = PageFacts(index: pageIndex, number: pageIndex + 1, folder: folder,
-                              widthPt: manifestPoints(page.size.width), heightPt: manifestPoints(page.size.height),
-                              rotation: page.rotation, layout: nil)
-        return (page, facts)
+        return nil
     }
 
     func finish() {}

@@ -90,7 +90,8 @@ import Testing
     }
 
     @Test func outputIsIdenticalWhateverTheWorkerCount() throws {
-        let files = (Fixtures.goodPDFs + [Fixtures.encryptedPDF]).map(Fixtures.pdf) + [Fixtures.brokenFolder.appendingPathComponent("truncated.pdf")]
+        let files = (Fixtures.goodPDFs + [Fixtures.encryptedPDF]).map(Fixtures.pdf)
+            + ["truncated.pdf", "cut-short.pdf"].map { Fixtures.brokenFolder.appendingPathComponent($0) }
         let folder = try ScratchFolder()
         let serial = try run(files, in: folder, output: "serial", workers: 1, pagesInFlight: 1)
         let parallel = try run(files, in: folder, output: "parallel", workers: 4, pagesInFlight: 3)
@@ -172,6 +173,43 @@ import Testing
         for path in written {
             #expect(throws: Never.self) { try Bitmap(pngData: Array(try Data(contentsOf: output.appendingPathComponent(path)))) }
         }
+    }
+
+    /// A file cut short is drawn as far as MuPDF can rebuild it, page for page as `mutool draw`
+    /// draws it; only a file with no page to rebuild fails.
+    @Test func filesCutShortAreDrawnAsFarAsMutoolDrawsThem() throws {
+        let folder = try ScratchFolder("cut")
+        let input = folder.path("in")
+        try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
+        var cuts: [String] = []
+        for name in ["article.pdf", "mixed.pdf", "shared-image.pdf", "vector-art.pdf"] {
+            let bytes = try Data(contentsOf: Fixtures.pdf(name))
+            for (label, length) in [("quarter", bytes.count / 4), ("half", bytes.count / 2), ("1k-short", bytes.count - 1024), ("tiny", 300)] {
+                let cut = "\(label)-\(name)"
+                try bytes.prefix(length).write(to: input.appendingPathComponent(cut))
+                cuts.append(cut)
+            }
+        }
+        let summary = try run([], in: folder, thumbnails: []) { $0.dpi = 9 }
+        let documents = try #require(summary.manifest?.documents)
+        #expect(documents.count == cuts.count)
+        var rebuilt = 0
+        for cut in cuts {
+            let drawn = folder.path("mutool-\(cut)")
+            try FileManager.default.createDirectory(at: drawn, withIntermediateDirectories: true)
+            _ = try PeerTools.run("mutool", ["draw", "-q", "-r", "9", "-o", drawn.appendingPathComponent("p%d.png").path,
+                                             input.appendingPathComponent(cut).path])
+            let mutoolPages = try FileManager.default.contentsOfDirectory(atPath: drawn.path).count
+            let document = try #require(documents.first { $0.source == cut })
+            #expect(document.pages.count == mutoolPages, "\(cut): galley \(document.pages.count) pages, mutool draw \(mutoolPages)")
+            if mutoolPages == 0 {
+                #expect(document.status == .failed && ["truncated", "not-pdf", "corrupt"].contains(document.error?.code.rawValue ?? ""), "\(cut)")
+            } else if document.status == .ok {
+                rebuilt += 1
+                #expect(document.warnings.contains { $0.hasPrefix("truncated: the end-of-file marker is missing") }, "\(cut)")
+            }
+        }
+        #expect(rebuilt >= 8, "the cuts should leave rebuildable files")
     }
 
     @Test func aPageOverItsTimeLimitFailsItsDocumentOnly() throws {
