@@ -1,7 +1,7 @@
 /// Why a document, or one page of it, failed: a stable code to match on, the reason in words,
 /// and the page when the failure concerns one page. The manifest records it as a document's
 /// `error`; every module's error type becomes one through `FailureConvertible`.
-public struct Failure: Error, Codable, Sendable, Equatable, CustomStringConvertible {
+public struct Failure: Error, Codable, Sendable, Hashable, CustomStringConvertible {
     /// A stable, kebab-case failure code: the one vocabulary of the project. Every code any
     /// module reports is a constant here; a struct rather than an enum so that callers matching
     /// on codes keep compiling when codes are added (as GRDB's `ResultCode`).
@@ -51,6 +51,9 @@ public struct Failure: Error, Codable, Sendable, Equatable, CustomStringConverti
         public static let outOfMemory = Code(rawValue: "out-of-memory")
         /// A page or image has more pixels than MuPDF accepts.
         public static let tooLarge = Code(rawValue: "too-large")
+        /// Reached through a symbolic link that leads outside every input folder (and
+        /// `follow_symlinks` is off): not read.
+        public static let outsideInput = Code(rawValue: "outside-input")
 
         // MARK: Articles
 
@@ -75,7 +78,7 @@ public struct Failure: Error, Codable, Sendable, Equatable, CustomStringConverti
         /// Every code a manifest may carry, in the order the README's table lists them.
         public static let documented: [Code] = [
             .notPDF, .corrupt, .truncated, .noPages, .passwordRequired, .wrongPassword, .unreadable,
-            .renderFailed, .encodeFailed, .writeFailed, .timedOut, .outOfMemory, .tooLarge,
+            .renderFailed, .encodeFailed, .writeFailed, .timedOut, .outOfMemory, .tooLarge, .outsideInput,
             .noText, .notText, .columnTooSmall, .fontMissing,
         ]
     }

@@ -70,13 +70,13 @@ struct ArticleImageLoader {
         let path = trimmed.removingPercentEncoding ?? trimmed
         let candidate = (path.hasPrefix("/") ? URL(fileURLWithPath: path) : folder.appendingPathComponent(path)).standardizedFileURL
         let outside = Refusal(reason: "outside the input folder \(root.path); only files under it are read")
-        guard Self.path(candidate.path, isInside: root.standardizedFileURL.path) else { return .failure(outside) }
-        guard let real = Self.realPath(candidate.path) else {
+        guard FilePaths.path(candidate.path, isInside: root.standardizedFileURL.path) else { return .failure(outside) }
+        guard let real = FilePaths.realPath(candidate.path) else {
             let reason = errno == ENOENT || errno == ENOTDIR ? "no such file" : "cannot read it: \(String(cString: strerror(errno)))"
             return .failure(Refusal(reason: reason))
         }
         // A symbolic link may still lead out of the folder.
-        guard let realRoot = Self.realPath(root.path), Self.path(real, isInside: realRoot) else { return .failure(outside) }
+        guard let realRoot = FilePaths.realPath(root.path), FilePaths.path(real, isInside: realRoot) else { return .failure(outside) }
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: real, isDirectory: &isFolder), !isFolder.boolValue else {
             return .failure(Refusal(reason: "it is a folder, not an image file"))
@@ -106,17 +106,5 @@ struct ArticleImageLoader {
         if source.hasPrefix("//") { return true }
         guard let colon = source.firstIndex(of: ":"), let first = source.first, first.isASCII, first.isLetter else { return false }
         return source[..<colon].allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }
-    }
-
-    static func path(_ path: String, isInside folder: String) -> Bool {
-        let folder = folder.hasSuffix("/") ? String(folder.dropLast()) : folder
-        return path == folder || path.hasPrefix(folder + "/")
-    }
-
-    /// `realpath(3)`: absolute, `..` and links resolved; nil with `errno` set when it fails.
-    static func realPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
     }
 }

@@ -41,6 +41,7 @@ public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
 /// | `page_timeout` | seconds a page may take to record or draw, 0.001...86400 | 300 |
 /// | `png` | `fast`, `balanced` or `small` | `balanced` |
 /// | `documents` | list of whole-document files per article layout: `text` | none |
+/// | `follow_symlinks` | boolean: read documents whose links lead outside every input folder | `false` |
 /// | `passwords` | map of file name, relative path or glob → password, or `env:NAME` to read it from the environment | none |
 /// | `fonts` | list of font folders searched before the system's fonts | none |
 /// | `layouts` | list of article layouts (keys below) | one layout, `a4` |
@@ -133,6 +134,8 @@ extension Configuration {
                     throw reader.error(value, key: key, "expected one of \(PNGCompression.allCases.map(\.rawValue).joined(separator: ", ")), got '\(name)'")
                 }
                 configuration.png = preset
+            case "follow_symlinks":
+                configuration.followSymlinks = try reader.boolean(value, key: key)
             case "documents":
                 configuration.documents = []
                 for name in try reader.stringList(value, key: key) {
@@ -179,7 +182,7 @@ extension Configuration {
                 guard !inbox.isEmpty else { throw reader.error(value, key: key, "must not be empty; leave the key out for no inbox") }
                 configuration.inbox = inbox
             default:
-                let known = ["inputs", "output", "dpi", "page_images", "thumbnails", "workers", "max_pages_in_flight", "page_timeout", "png", "documents", "passwords", "fonts", "layouts",
+                let known = ["inputs", "output", "dpi", "page_images", "thumbnails", "workers", "max_pages_in_flight", "page_timeout", "png", "documents", "follow_symlinks", "passwords", "fonts", "layouts",
                              "thumbnail_cache_size", "watch_debounce", "inbox"]
                 throw reader.error(keyNode, key: key, "unknown key; known keys are \(known.joined(separator: ", "))")
             }

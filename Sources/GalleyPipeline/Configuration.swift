@@ -40,6 +40,10 @@ public struct Configuration: Sendable, Equatable {
     public var png: PNGCompression = .default
     /// Whole-document files written for each layout of an article (`text`). Default: none.
     public var documents: [DocumentFormatName] = []
+    /// Read documents reached through symbolic links that lead outside every input folder.
+    /// Default: false (they fail as `outside-input`, so a job previewing a pull request cannot
+    /// publish the runner's files).
+    public var followSymlinks = false
     /// Passwords for encrypted documents, by file name, relative path or glob pattern.
     public var passwords: [PasswordRule] = []
     /// Page layouts articles are typeset in, each to its own folder. Default: one layout named

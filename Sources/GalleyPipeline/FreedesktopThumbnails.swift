@@ -107,6 +107,11 @@ public struct FreedesktopThumbnails: Sendable {
         var summary = Summary()
         for document in documents {
             guard !cancellation.isCancelled else { break }
+            if let refusal = document.refusal {
+                summary.failed += 1
+                onDocument(document.relativePath, "FAILED \(refusal)")
+                continue
+            }
             guard let stamp = FileStamp(path: document.url.path) else { continue }
             let uri = Self.uri(path: document.url.path)
             let mtime = String(stamp.mtime / 1_000_000_000)

@@ -1,4 +1,5 @@
 import Foundation
+import GalleyBase
 
 /// The scan stage: expands the configured inputs into an ordered list of documents.
 ///
@@ -18,10 +19,10 @@ public struct InputScanner: Sendable {
 
     /// The documents under every input. Throws when an input does not exist.
     public func scan() throws(UsageError) -> (documents: [SourceDocument], warnings: [String]) {
-        var found: [(input: Int, relativePath: String, file: URL)] = []
+        var found: [(input: Int, relativePath: String, file: URL, root: URL)] = []
         var warnings: [String] = []
         var seen = Set<String>()
-        let output = configuration.outputURL.path
+        let output = configuration.outputURL.resolvingSymlinksInPath().path
         for (inputIndex, input) in configuration.inputs.enumerated() {
             let matches: [URL]
             if input.contains(where: { "*?[".contains($0) }) {
@@ -38,13 +39,18 @@ public struct InputScanner: Sendable {
             for match in matches {
                 var isFolder: ObjCBool = false
                 _ = FileManager.default.fileExists(atPath: match.path, isDirectory: &isFolder)
-                let root = isFolder.boolValue ? match : match.deletingLastPathComponent()
-                let files = isFolder.boolValue ? walk(match, skipping: output) : [match]
+                // An input folder that is a link is walked where it leads (the walk does not
+                // enter links), and its documents named relative to that.
+                let root = isFolder.boolValue ? match.resolvingSymlinksInPath() : match.deletingLastPathComponent()
+                let files = isFolder.boolValue ? walk(root, skipping: output) : [match]
                 for file in files where seen.insert(file.path).inserted {
-                    found.append((inputIndex, relative(file, to: root), file))
+                    found.append((inputIndex, relative(file, to: root), file, root))
                 }
             }
         }
+        // Where the input folders really are: a document whose real path is under none of them
+        // was reached through a link leading out, and is refused unless links may be followed.
+        let roots = configuration.followSymlinks ? [] : Set(found.compactMap { FilePaths.realPath($0.root.path) })
         var namer = DocumentNamer()
         var documents: [SourceDocument] = []
         let layoutFolders = configuration.layouts.map(\.name)
@@ -59,9 +65,19 @@ public struct InputScanner: Sendable {
             documents.append(SourceDocument(url: entry.file, input: configuration.inputs[entry.input],
                                             relativePath: entry.relativePath, kind: kind,
                                             name: namer.name(forRelativePath: entry.relativePath,
-                                                             subfolders: kind == .markup ? layoutFolders : [])))
+                                                             subfolders: kind == .markup ? layoutFolders : []),
+                                            refusal: configuration.followSymlinks ? nil : Self.refusal(entry.file, roots: roots)))
         }
         return (documents, warnings)
+    }
+
+    /// Why a document must not be read: its real path (links resolved) is inside none of the
+    /// input folders' real paths.
+    static func refusal(_ file: URL, roots: Set<String>) -> Failure? {
+        guard let real = FilePaths.realPath(file.path) else { return nil }  // gone: opening reports it
+        guard !roots.contains(where: { FilePaths.path(real, isInside: $0) }) else { return nil }
+        return Failure(code: .outsideInput,
+                       message: "a symbolic link to \(real), outside every input folder; documents are read only from inside the inputs (follow_symlinks: true in pipeline.yml allows it)")
     }
 
     /// Documents are ordered by input entry, then by relative path in byte order; nil when

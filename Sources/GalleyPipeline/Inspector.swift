@@ -72,6 +72,10 @@ public struct Inspector {
 
     public func inspect(_ document: SourceDocument) -> Inspection {
         var inspection = Inspection(path: document.url.path, kind: document.kind)
+        if let refusal = document.refusal {
+            inspection.error = refusal
+            return inspection
+        }
         if let size = (try? FileManager.default.attributesOfItem(atPath: document.url.path))?[.size] as? Int {
             inspection.bytes = size
         }

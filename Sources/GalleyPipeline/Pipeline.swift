@@ -73,9 +73,13 @@ public final class Pipeline: Sendable {
                              message: "the catalog cannot be used (\(error.message)); delete it to start afresh (the next run then redoes every page)")
         }
         // Named over the whole scan first, so every shard gives a document the name a single run
-        // would. A file that cannot be read belongs to the first shard, so one shard reports it.
+        // would. A file that cannot (or must not) be read belongs to the first shard, so one
+        // shard reports it.
         let documents = configuration.shard.map { shard in
-            scanned.filter { document in runCatalog.contentHash(of: document).map(shard.contains(sha256Hex:)) ?? (shard.index == 1) }
+            scanned.filter { document in
+                guard document.refusal == nil else { return shard.index == 1 }
+                return runCatalog.contentHash(of: document).map(shard.contains(sha256Hex:)) ?? (shard.index == 1)
+            }
         } ?? scanned
 
         try configuration.checkFontFolders()

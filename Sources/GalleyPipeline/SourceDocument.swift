@@ -1,4 +1,5 @@
 import Foundation
+import GalleyBase
 
 /// A document found by the scan, with the output name derived from its path.
 public struct SourceDocument: Sendable, Hashable {
@@ -18,6 +19,9 @@ public struct SourceDocument: Sendable, Hashable {
     public var kind: Kind
     /// Its folder under the output folder: unique, safe for file names, stable across runs.
     public var name: String
+    /// Why the scan already refuses to read it (a link leading outside the inputs); the run
+    /// records it as failed without opening it.
+    public var refusal: Failure?
 }
 
 /// Makes output folder names from relative source paths.

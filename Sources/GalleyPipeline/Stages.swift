@@ -110,6 +110,11 @@ final class Stages: Sendable {
     private func open(_ index: Int) {
         let document = documents[index]
         guard !cancellation.isCancelled else { return }
+        if let refusal = document.refusal {
+            // Not read at all: not hashed, not looked up in the catalog.
+            finishDispatch(index, pages: 0, failure: refusal)
+            return
+        }
         let stamp = FileStamp(path: document.url.path)
         var knownHash: String?
         switch catalog.decide(document, stamp: stamp) {

@@ -12,11 +12,12 @@ import Testing
         }
     }
 
-    func scan(_ folder: ScratchFolder, inputs: [String]) throws -> [SourceDocument] {
+    func scan(_ folder: ScratchFolder, inputs: [String], followSymlinks: Bool = false) throws -> [SourceDocument] {
         var configuration = Configuration()
         configuration.baseDirectory = folder.url
         configuration.inputs = inputs
         configuration.output = "docs/out"
+        configuration.followSymlinks = followSymlinks
         return try InputScanner(configuration: configuration).scan().documents
     }
 
@@ -68,6 +69,25 @@ import Testing
         try FileManager.default.createSymbolicLink(atPath: folder.path("docs/loop").path, withDestinationPath: "..")
         let documents = try scan(folder, inputs: ["docs"])
         #expect(documents.map(\.relativePath) == ["a.pdf", "linked.pdf"])
+        // The link leads outside the input folder: listed, so the run reports it, but refused.
+        #expect(documents.map { $0.refusal?.code.rawValue } == [nil, "outside-input"])
+        #expect(documents[1].refusal?.message.contains(folder.path("elsewhere/real.pdf").path) == true)
+    }
+
+    @Test func linksInsideTheInputsAreReadAndFollowSymlinksReadsTheRest() throws {
+        let folder = try ScratchFolder()
+        try touch(folder, ["docs/sub/real.pdf", "more/other.pdf", "elsewhere/secret.txt"])
+        try FileManager.default.createSymbolicLink(atPath: folder.path("docs/alias.pdf").path, withDestinationPath: "sub/real.pdf")
+        // Inside another input folder: still inside the inputs.
+        try FileManager.default.createSymbolicLink(atPath: folder.path("docs/other.pdf").path,
+                                                   withDestinationPath: folder.path("more/other.pdf").path)
+        try FileManager.default.createSymbolicLink(atPath: folder.path("docs/passwd.txt").path,
+                                                   withDestinationPath: folder.path("elsewhere/secret.txt").path)
+        // An input folder that is itself a link is where its files really are.
+        try FileManager.default.createSymbolicLink(atPath: folder.path("linked-docs").path, withDestinationPath: folder.path("docs").path)
+        let refused = try scan(folder, inputs: ["linked-docs", "more"]).filter { $0.refusal != nil }.map(\.relativePath)
+        #expect(refused == ["passwd.txt"])
+        #expect(try scan(folder, inputs: ["linked-docs", "more"], followSymlinks: true).allSatisfy { $0.refusal == nil })
     }
 
     @Test func missingInputIsAnError() throws {

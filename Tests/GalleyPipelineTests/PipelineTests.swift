@@ -212,6 +212,28 @@ import Testing
         #expect(rebuilt >= 8, "the cuts should leave rebuildable files")
     }
 
+    /// A job previewing a pull request must not publish the runner's files: a document linked
+    /// from outside the inputs fails, unread, and nothing of it reaches the output folder.
+    @Test func aDocumentLinkedFromOutsideTheInputsIsRefused() throws {
+        let folder = try ScratchFolder("outside")
+        let input = folder.path("in")
+        try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: Fixtures.pdf("article.pdf"), to: input.appendingPathComponent("article.pdf"))
+        try "root:x:0:0:root:/root:/bin/bash\n".write(to: folder.path("passwd"), atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: input.appendingPathComponent("notes.txt").path,
+                                                   withDestinationPath: folder.path("passwd").path)
+        let summary = try run([], in: folder, thumbnails: [64])
+        let documents = try #require(summary.manifest?.documents)
+        let notes = try #require(documents.first { $0.source == "notes.txt" })
+        #expect(notes.status == .failed && notes.error?.code.rawValue == "outside-input" && notes.pages.isEmpty)
+        #expect(notes.sha256 == nil, "the file was not even read")
+        #expect(documents.first { $0.source == "article.pdf" }?.status == .ok)
+        #expect(!FileManager.default.fileExists(atPath: summary.outputFolder.appendingPathComponent("notes").path))
+        // Allowed by follow_symlinks: typeset like any article.
+        let allowed = try run([], in: folder, output: "allowed", thumbnails: [64]) { $0.followSymlinks = true }
+        #expect(allowed.manifest?.documents.first { $0.source == "notes.txt" }?.status == .ok)
+    }
+
     @Test func aPageOverItsTimeLimitFailsItsDocumentOnly() throws {
         let folder = try ScratchFolder()
         let input = folder.path("in")
