@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Peak memory of `galley run` on inputs that test its bounds: one huge text line, an article
+with a million elements, a page of 17,500 px square, and 300 against 3,000 pages. Prints a
+Markdown table of peak RSS (`/usr/bin/time -f %M`), wall time and exit status per case.
+
+    python3 scripts/benchmark-memory.py [--only NAME ...]
+
+Inputs are generated under .build-bench/memory/ (not committed). Requires a release build
+(bash scripts/build-release.sh) and the tools scripts/install-deps.sh installs (mutool, time).
+The targets (issue "One bad file never stops a batch"): under 300 MB for the single documents,
+and the 3,000-page run within 20% of the 300-page run.
+"""
+import argparse
+import os
+import random
+import shutil
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+WORK = os.path.join(ROOT, ".build-bench", "memory")
+GALLEY = os.path.join(ROOT, ".build", "release", "galley")
+WORDS = ("galley type column measure justify hyphen kerning leading baseline glyph shaping "
+         "paragraph ligature margin quire folio verso recto gutter ink press platen").split()
+
+
+def words(rng, count):
+    return " ".join(rng.choice(WORDS) for _ in range(count))
+
+
+def one_line_text(path):
+    """About 10 MB of words and no line break at all: one paragraph."""
+    rng = random.Random(1)
+    with open(path, "w") as f:
+        written = 0
+        while written < 10_000_000:
+            chunk = words(rng, 2000) + " "
+            f.write(chunk)
+            written += len(chunk)
+
+
+def million_spans(path):
+    """One article of a million <span> elements in 10,000 paragraphs."""
+    rng = random.Random(2)
+    with open(path, "w") as f:
+        f.write("<!doctype html><html lang=en><body>\n")
+        for _ in range(10_000):
+            f.write("<p>" + "".join("<span>%s </span>" % rng.choice(WORDS) for _ in range(100)) + "</p>\n")
+        f.write("</body></html>\n")
+
+
+def pdf_pages(path, count, width=612, height=792, body=None, image=None):
+    """A PDF of `count` copies of one page (mutool create takes a page description per page)."""
+    page = body or ("BT /F1 24 Tf 72 700 Td (Galley memory page) Tj ET\n"
+                    "0.2 0.4 0.8 rg 72 72 200 300 re f\n")
+    spec = os.path.join(os.path.dirname(path), "page.txt")
+    with open(spec, "w") as f:
+        f.write("%%%%MediaBox 0 0 %d %d\n%%%%Font F1 Times-Roman\n" % (width, height))
+        if image:
+            f.write("%%%%Image Im1 %s\n" % image)
+        f.write(page + "\n")
+    subprocess.run(["mutool", "create", "-o", path] + [spec] * count, check=True)
+    os.remove(spec)
+
+
+CASES = [
+    # name, how to make its input folder, dpi, thumbnails, target MB
+    ("text-10mb-one-line", lambda d: one_line_text(os.path.join(d, "one-line.txt")), 96, "[128]", 300),
+    ("html-million-spans", lambda d: million_spans(os.path.join(d, "spans.html")), 96, "[128]", 300),
+    ("pdf-17500px-page", lambda d: pdf_pages(os.path.join(d, "huge.pdf"), 1, 8400, 8400,
+                                             "0 0 1 rg 100 100 8200 8200 re f q 8000 0 0 6000 200 1200 cm /Im1 Do Q "
+                                             "BT /F1 400 Tf 400 4000 Td (Huge) Tj ET",
+                                             image=os.path.join(ROOT, "fixtures", "articles", "images", "photo.jpg")),
+     150, "[128]", 300),
+    ("pdf-300-pages", lambda d: pdf_pages(os.path.join(d, "p300.pdf"), 300), 36, "[64]", None),
+    ("pdf-3000-pages", lambda d: pdf_pages(os.path.join(d, "p3000.pdf"), 3000), 36, "[64]", None),
+]
+
+
+def measure(name, make, dpi, thumbnails, target):
+    folder = os.path.join(WORK, name)
+    inputs = os.path.join(folder, "in")
+    if not os.path.isdir(inputs):
+        os.makedirs(inputs)
+        make(inputs)
+    output = os.path.join(folder, "out")
+    shutil.rmtree(output, ignore_errors=True)
+    config = os.path.join(folder, "pipeline.yml")
+    with open(config, "w") as f:
+        f.write("inputs: [in]\noutput: out\ndpi: %d\nthumbnails: %s\nthumbnail_cache_size: 0\n" % (dpi, thumbnails))
+    start = time.perf_counter()
+    r = subprocess.run(["/usr/bin/time", "-f", "%M", GALLEY, "run", "--config", config, "--progress", "none"],
+                       cwd=folder, capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    peak_mb = int(r.stderr.strip().splitlines()[-1]) / 1024
+    return peak_mb, seconds, r.returncode, r.stdout.strip().splitlines()[:1]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", nargs="*", help="case names to run")
+    args = parser.parse_args()
+    if not os.access(GALLEY, os.X_OK):
+        sys.exit("benchmark-memory: build first: bash scripts/build-release.sh")
+    os.makedirs(WORK, exist_ok=True)
+    print("| case | peak RSS (MB) | time (s) | exit | target |")
+    print("| --- | ---: | ---: | ---: | --- |")
+    results = {}
+    for name, make, dpi, thumbnails, target in CASES:
+        if args.only and name not in args.only:
+            continue
+        peak, seconds, status, summary = measure(name, make, dpi, thumbnails, target)
+        results[name] = peak
+        verdict = "" if target is None else ("under %d MB: %s" % (target, "yes" if peak < target else "NO"))
+        print("| %s | %.0f | %.2f | %d | %s |" % (name, peak, seconds, status, verdict), flush=True)
+    if "pdf-300-pages" in results and "pdf-3000-pages" in results:
+        ratio = results["pdf-3000-pages"] / results["pdf-300-pages"]
+        print("\n3,000 pages against 300: %.2f× the peak RSS (target: within 1.20×): %s"
+              % (ratio, "yes" if ratio <= 1.2 else "NO"))
+
+
+if __name__ == "__main__":
+    main()
