@@ -31,15 +31,19 @@ public struct OutputStore: Sendable {
                              through: temporaryFolder.appendingPathComponent("\(UUID().uuidString).tmp").path)
     }
 
-    /// Deletes page images and thumbnails of these documents that this run did not write
-    /// (pages a document no longer has, thumbnail boxes no longer configured). A document that
-    /// failed keeps what an earlier run made of it: the failure may be passing (a file being
-    /// copied), and its old images are all a user has of it.
+    /// Deletes page images, thumbnails and document files of these documents that this run did
+    /// not write (pages a document no longer has, thumbnail boxes, layouts and document formats
+    /// no longer configured, page images turned off), and says what went and why. A document
+    /// that failed keeps what an earlier run made of it: the failure may be passing (a file
+    /// being copied), and its old images are all a user has of it.
     ///
     /// Only files named as outputs are touched (`page-NNNN.<fileExtension>` in a document's
-    /// page and thumbnail folders, `document.<ext>` of a document format no longer configured),
-    /// never another document's folder.
-    func removeStaleOutputs(of documents: [Manifest.Document], fileExtension: String) {
+    /// page and thumbnail folders, `document.<ext>` of a document format), never another
+    /// document's folder.
+    ///
+    /// `keepingPageImages`: a thumbnails-only run removes no page image.
+    func removeStaleOutputs(of documents: [Manifest.Document], fileExtension: String, configuration: Configuration,
+                            keepingPageImages: Bool) -> [Removal] {
         let fileManager = FileManager.default
         // Every folder that holds a document's own folder.
         var ownFolders = Set<String>()
@@ -48,37 +52,60 @@ public struct OutputStore: Sendable {
             while ownFolders.insert(folder).inserted, let slash = folder.lastIndex(of: "/") { folder = String(folder[..<slash]) }
         }
         let documentFiles = Set(DocumentFormatName.allCases.map { "document.\($0.format.fileExtension)" })
+        let layouts = Set(configuration.layouts.map(\.name))
+        var removals: [Removal] = []
         for document in documents where document.status == .ok {
             let keep = Set(document.outputPaths)
-            var pageFolders = [document.name]
+            // Page folders with the layout each stands for (articles), or nil (PDFs).
+            var pageFolders: [(path: String, layout: String?)] = [(document.name, nil)]
             if document.kind == .markup {
                 // Every layout folder, configured or not, so a layout removed from pipeline.yml
                 // leaves nothing behind; but never a folder of another document (`a.html` and
                 // `a/b.pdf` share `a/`).
                 let entries = (try? fileManager.contentsOfDirectory(atPath: root.appendingPathComponent(document.name).path)) ?? []
-                pageFolders = entries.filter { $0 != "thumbs" && !$0.hasSuffix(".\(fileExtension)") }.sorted().map { "\(document.name)/\($0)" }
-                    .filter { !ownFolders.contains($0) }
+                pageFolders = entries.filter { $0 != "thumbs" && !$0.hasSuffix(".\(fileExtension)") }.sorted()
+                    .map { ("\(document.name)/\($0)", $0) }.filter { !ownFolders.contains($0.path) }
             }
-            var folders: [String] = []
-            for pageFolder in pageFolders {
-                folders.append(pageFolder)
+            var counts: [String: (what: String, reason: String, count: Int)] = [:]
+            func count(_ what: String, _ reason: String) {
+                counts["\(what)\u{0}\(reason)", default: (what, reason, 0)].count += 1
+            }
+            var emptied: [String] = []
+            for (pageFolder, layout) in pageFolders {
+                let gone = layout.map { layouts.contains($0) ? nil : "layout \($0) no longer configured" } ?? nil
                 let thumbs = "\(pageFolder)/thumbs"
                 let boxes = (try? fileManager.contentsOfDirectory(atPath: root.appendingPathComponent(thumbs).path)) ?? []
-                folders += boxes.filter { Int($0) != nil }.map { "\(thumbs)/\($0)" }
-            }
-            for folder in folders {
-                let entries = (try? fileManager.contentsOfDirectory(atPath: root.appendingPathComponent(folder).path)) ?? []
-                for entry in entries where (entry.hasPrefix("page-") && entry.hasSuffix(".\(fileExtension)")) || documentFiles.contains(entry) {
-                    let path = "\(folder)/\(entry)"
-                    if !keep.contains(path) { try? fileManager.removeItem(at: root.appendingPathComponent(path)) }
+                var folders: [(path: String, box: Int?)] = [(pageFolder, nil)]
+                folders += boxes.compactMap { name in Int(name).map { ("\(thumbs)/\(name)", $0) } }.sorted { $0.path < $1.path }
+                for (folder, box) in folders {
+                    let entries = (try? fileManager.contentsOfDirectory(atPath: root.appendingPathComponent(folder).path)) ?? []
+                    for entry in entries.sorted() {
+                        let isPage = entry.hasPrefix("page-") && entry.hasSuffix(".\(fileExtension)")
+                        guard isPage || (box == nil && documentFiles.contains(entry)) else { continue }
+                        if isPage && box == nil && keepingPageImages { continue }
+                        let path = "\(folder)/\(entry)"
+                        guard !keep.contains(path), (try? fileManager.removeItem(at: root.appendingPathComponent(path))) != nil else { continue }
+                        if let box {
+                            count("thumbnails", gone ?? (configuration.thumbnailBoxes.contains(box) ? "pages it no longer has" : "thumbnail box \(box) no longer configured"))
+                        } else if !isPage {
+                            count("document files", gone ?? "its format is no longer in documents:")
+                        } else {
+                            count("page images", gone ?? (configuration.pageImages ? "pages it no longer has" : "page_images is off"))
+                        }
+                    }
+                    if box != nil { emptied.append(folder) }
                 }
+                emptied.append(thumbs)
             }
             // A thumbnail box no longer configured, or thumbnails turned off, leave no empty
             // folder behind: box folders first, then `thumbs`.
-            for folder in folders.filter({ $0.contains("/thumbs/") }) + pageFolders.map({ "\($0)/thumbs" }) {
+            for folder in emptied {
                 let url = root.appendingPathComponent(folder)
                 if (try? fileManager.contentsOfDirectory(atPath: url.path))?.isEmpty == true { try? fileManager.removeItem(at: url) }
             }
+            removals += counts.values.sorted { ($0.what, $0.reason) < ($1.what, $1.reason) }
+                .map { Removal(source: document.source, what: $0.what, count: $0.count, reason: $0.reason) }
         }
+        return removals
     }
 }

@@ -70,7 +70,7 @@ public final class Pipeline: Sendable {
                                         force: options.force, logger: logger)
         } catch {
             throw UsageError(subject: catalogURL.path,
-                             message: "the catalog cannot be used (\(error.message)); delete it to start afresh (the next run then redoes every page)")
+                             message: "the catalog cannot be used (\(error.message)); if the disk is full, free some space; if the file is damaged, delete it to start afresh (the next run then redoes every page)")
         }
         // Named over the whole scan first, so every shard gives a document the name a single run
         // would. A file that cannot (or must not) be read belongs to the first shard, so one
@@ -82,6 +82,20 @@ public final class Pipeline: Sendable {
             }
         } ?? scanned
 
+        if options.thumbnailsOnly {
+            // Thumbnails only draws no page image and must not drop one: images made with other
+            // settings would be neither current nor kept, so the run does not start.
+            let other = runCatalog.documentsWithPageImagesOfOtherSettings(documents)
+            if !other.isEmpty {
+                let listed = other.prefix(3).joined(separator: ", ") + (other.count > 3 ? " …" : "")
+                throw UsageError(subject: "thumbs", message: """
+                    the page images of \(other.count) document(s) in \(store.root.path) (\(listed)) were made with other settings \
+                    than these (dpi \(configuration.dpi.formatted()), png \(configuration.png.rawValue)\(configuration.pageImages ? "" : ", page_images: false")); \
+                    galley thumbs keeps page images and draws none, so give it the settings of the run that made them \
+                    (--dpi, --png, pipeline.yml), or use galley run to draw them again
+                    """)
+            }
+        }
         try configuration.checkFontFolders()
         let engine = try MuPDFEngine()
         let slots = PageSlots(capacity: configuration.maxPagesInFlight)
@@ -101,10 +115,12 @@ public final class Pipeline: Sendable {
         }
 
         let manifestDocuments = recorder.manifestDocuments()
-        store.removeStaleOutputs(of: manifestDocuments, fileExtension: configuration.imageEncoder.fileExtension)
+        let stale = store.removeStaleOutputs(of: manifestDocuments, fileExtension: configuration.imageEncoder.fileExtension,
+                                             configuration: configuration, keepingPageImages: options.thumbnailsOnly)
         let keep = Set(manifestDocuments.flatMap(\.outputPaths))
-        let removed = runCatalog.removeVanished(scanned: Set(documents.map(\.url.path)), keeping: keep)
+        let (removed, vanished) = runCatalog.removeVanished(scanned: Set(documents.map(\.url.path)), keeping: keep)
         let cache = runCatalog.closeCache(prune: options.pruneCache)
+        runCatalog.reportFailures()
         let failed = manifestDocuments.filter { $0.status == .failed }.count
         let unchanged = manifestDocuments.filter { $0.status == .unchanged }.count
         let manifest = Manifest(
@@ -119,18 +135,22 @@ public final class Pipeline: Sendable {
                        workers: .init(open: configuration.workers.open, render: configuration.workers.render,
                                       thumbnails: configuration.workers.thumbnails, encode: configuration.workers.encode),
                        maxPagesInFlight: configuration.maxPagesInFlight))
+        // A manifest that cannot be written (a full disk) does not hide the documents' outcomes:
+        // the summary carries them and says so, and the run counts as failed.
+        var manifestError: String?
         do {
             try store.write(try manifest.encoded(), to: "manifest.json")
             try store.write(Array(ContactSheet.html(for: manifest).utf8), to: "index.html")
         } catch let error as OutputError {
-            throw error
+            manifestError = error.description
         } catch {
-            throw OutputError(path: store.root.appendingPathComponent("manifest.json").path, message: "cannot encode: \(error)")
+            manifestError = "\(store.root.appendingPathComponent("manifest.json").path): cannot encode: \(error)"
         }
+        if let manifestError { logger.error("\(manifestError)") }
         let counts = recorder.outputCounts
-        return RunSummary(outcome: failed > 0 ? .someFailed : .succeeded, manifest: manifest,
+        return RunSummary(outcome: failed > 0 || manifestError != nil ? .someFailed : .succeeded, manifest: manifest,
                           outputFolder: store.root, duration: duration, warnings: warnings,
-                          drawnOutputs: counts.drawn, reusedOutputs: counts.reused, removedDocuments: removed,
+                          drawnOutputs: counts.drawn, reusedOutputs: counts.reused, removedDocuments: removed, removals: stale + vanished, manifestError: manifestError,
                           cacheEvicted: cache.evicted, cachePruned: cache.pruned, inboxMoves: inboxMoves)
     }
 }

@@ -272,16 +272,35 @@ final class RunCatalog: Sendable {
         }
     }
 
+    /// The scanned documents (source paths as the manifest shows them) with page images an
+    /// earlier run made with settings other than this run's: a thumbnails-only run could not
+    /// keep them as current, and draws none.
+    func documentsWithPageImagesOfOtherSettings(_ documents: [SourceDocument]) -> [String] {
+        let ids = Dictionary(documents.compactMap { document in known[document.url.path]?.id.map { ($0, document.relativePath) } },
+                             uniquingKeysWith: { first, _ in first })
+        guard !ids.isEmpty, let outputs = try? catalog.outputs(documentIDs: Array(ids.keys)) else { return [] }
+        var found = Set<String>()
+        for output in outputs where output.variant == OutputVariant.image.catalogName
+            && outputFingerprints[output.layout]?[.image] != output.fingerprint {
+            if let source = ids[output.documentId] { found.insert(source) }
+        }
+        return found.sorted()
+    }
+
     /// Documents the scan no longer finds: their outputs (those no current document uses) and
-    /// rows are removed. Returns how many documents went.
-    func removeVanished(scanned: Set<String>, keeping: Set<String>) -> Int {
-        let gone = known.values.filter { !scanned.contains($0.sourcePath) }.compactMap(\.id)
-        guard !gone.isEmpty else { return 0 }
+    /// rows are removed. Returns how many documents went, and what was removed of each.
+    func removeVanished(scanned: Set<String>, keeping: Set<String>) -> (documents: Int, removals: [Removal]) {
+        let vanished = known.values.filter { !scanned.contains($0.sourcePath) }
+        let gone = vanished.compactMap(\.id)
+        guard !gone.isEmpty else { return (0, []) }
+        var removed: [Int64: Int] = [:]
         note {
             let fileManager = FileManager.default
             var folders = Set<String>()
             for output in try catalog.outputs(documentIDs: gone) where !keeping.contains(output.path) {
-                try? fileManager.removeItem(at: store.root.appendingPathComponent(output.path))
+                if (try? fileManager.removeItem(at: store.root.appendingPathComponent(output.path))) != nil {
+                    removed[output.documentId, default: 0] += 1
+                }
                 folders.insert((output.path as NSString).deletingLastPathComponent)
             }
             // Empty folders left behind go too, deepest first, never the output folder itself.
@@ -299,14 +318,37 @@ final class RunCatalog: Sendable {
             }
             try catalog.remove(documentIDs: gone)
         }
-        return gone.count
+        let removals = vanished.sorted { $0.sourcePath < $1.sourcePath }.compactMap { record -> Removal? in
+            guard let id = record.id, let count = removed[id] else { return nil }
+            return Removal(source: record.sourcePath, what: "outputs", count: count, reason: "its source is gone")
+        }
+        return (gone.count, removals)
     }
+
+    /// Catalog operations that failed in this run: the first few are logged, the rest counted
+    /// (a full disk fails every write, and one line each would bury the summary).
+    private let failures = Mutex(0)
+    private static let failuresLogged = 3
 
     private func note(_ body: () throws -> Void) {
         do {
             try body()
         } catch {
-            logger.warning("catalog: \(error); this run goes on, the next may redo more work")
+            let count = failures.withLock { count in
+                count += 1
+                return count
+            }
+            if count <= Self.failuresLogged {
+                logger.warning("catalog: \(error); this run goes on, the next may redo more work")
+            }
+        }
+    }
+
+    /// Logs how many catalog operations failed beyond those already logged.
+    func reportFailures() {
+        let count = failures.withLock { $0 }
+        if count > Self.failuresLogged {
+            logger.warning("catalog: \(count) operations failed in all (\(count - Self.failuresLogged) more not shown); the next run may redo more work")
         }
     }
 }

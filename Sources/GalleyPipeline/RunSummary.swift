@@ -23,10 +23,29 @@ public struct RunSummary: Sendable {
     public var reusedOutputs = 0
     /// Documents whose source is gone: their outputs were removed.
     public var removedDocuments = 0
+    /// Every output file the run removed, by document and reason, so nothing a user had goes
+    /// without a word.
+    public var removals: [Removal] = []
+    /// Why the manifest (or the contact sheet) could not be written, when it could not: the
+    /// documents' outcomes are still in this summary.
+    public var manifestError: String?
     /// Thumbnail cache entries removed to keep within `thumbnail_cache_size`, and with
     /// `pruneCache` because their source is gone.
     public var cacheEvicted = 0
     public var cachePruned = 0
     /// Files moved from the inbox into the library: (path in the inbox, path in the library).
     public var inboxMoves: [(String, String)] = []
+}
+
+/// Output files a run removed: how many, of which document, and why.
+public struct Removal: Sendable, Equatable, CustomStringConvertible {
+    /// The document's source path as the manifest shows it (relative to its input), or the
+    /// full path of a source that is gone.
+    public var source: String
+    /// `page images`, `thumbnails`, `document files` or `outputs`.
+    public var what: String
+    public var count: Int
+    public var reason: String
+
+    public var description: String { "\(count) \(count == 1 ? String(what.dropLast()) : what) of \(source) (\(reason))" }
 }

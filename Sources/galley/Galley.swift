@@ -36,6 +36,10 @@ struct Galley: ParsableCommand {
 
     /// Runs the command; every error it throws ends the process through ArgumentParser.
     static func main() {
+        // A file-size limit (`ulimit -f`) kills a process that writes past it with SIGXFSZ;
+        // ignored, the write fails with EFBIG instead and is reported like a full disk: the
+        // document fails as write-failed and the others complete.
+        signal(SIGXFSZ, SIG_IGN)
         do {
             var command = try parseAsRoot()
             try command.run()

@@ -200,7 +200,11 @@ struct Run: ParsableCommand {
         for document in manifest.documents where document.status == .failed {
             if let error = document.error { print("  failed: \(document.source): \(error)") }
         }
+        for removal in summary.removals { print("  removed: \(removal)") }
         print("galley: outputs in \(summary.outputFolder.path) (manifest: \(summary.outputFolder.appendingPathComponent("manifest.json").path))")
+        if let manifestError = summary.manifestError {
+            print("galley: the manifest could not be written, so it is out of date or missing: \(manifestError)")
+        }
     }
 
     static func plural(_ count: Int, _ noun: String) -> String {

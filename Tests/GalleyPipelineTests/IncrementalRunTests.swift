@@ -262,11 +262,15 @@ import Testing
         let after = pngIdentities(in: folder.path("out"))
         #expect(images.allSatisfy { after[$0.key] == $0.value }, "page images are kept, not drawn")
 
-        // A new dpi: a thumbnails-only run draws no page image, and the next full run draws them all.
+        // A new dpi: a thumbnails-only run draws no page image and must not drop the ones there,
+        // so it refuses to start and touches nothing; the next full run draws them all.
         settings.dpi = 50
-        let thumbsOnly = try Pipeline(configuration: settings, logger: Logger(label: "test")).run(RunOptions(thumbnailsOnly: true))
-        #expect(thumbsOnly.drawnOutputs == 0)
-        #expect(thumbsOnly.manifest?.documents.flatMap(\.pages).allSatisfy { $0.image == nil } == true)
+        let refusal = #expect(throws: UsageError.self) {
+            try Pipeline(configuration: settings, logger: Logger(label: "test")).run(RunOptions(thumbnailsOnly: true))
+        }
+        #expect(refusal?.message.contains("were made with other settings") == true)
+        let untouched = pngIdentities(in: folder.path("out"))
+        #expect(images.allSatisfy { untouched[$0.key] == $0.value }, "page images are kept")
         let full = try base.run(settings)
         #expect(full.drawnOutputs == pages)
 

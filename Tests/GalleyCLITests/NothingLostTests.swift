@@ -1,0 +1,100 @@
+import Foundation
+import GalleyRaster
+import GalleyTestSupport
+import Testing
+
+/// A full disk and a thumbnails-only pass: what a user has is kept or named, never lost
+/// in silence.
+@Suite struct NothingLostTests {
+    func galley(_ arguments: [String], in folder: ScratchFolder, fileSizeLimitKiB: Int? = nil) throws -> PeerTools.Outcome {
+        let binary = GalleyCommandTests.binary.path
+        guard let limit = fileSizeLimitKiB else { return try PeerTools.run(binary, arguments, in: folder.url) }
+        // The limit applies to galley and what it writes, as a full disk would (bash counts
+        // in KiB; POSIX sh in 512-byte blocks).
+        let command = "ulimit -f \(limit); exec \"$0\" \"$@\""
+        return try PeerTools.run("/bin/bash", ["-c", command, binary] + arguments, in: folder.url)
+    }
+
+    func pngs(under url: URL) -> [String] {
+        let files = FileManager.default.enumerator(atPath: url.path)?.compactMap { $0 as? String } ?? []
+        return files.filter { $0.hasSuffix(".png") && !$0.hasPrefix(".galley") }.sorted()
+    }
+
+    @Test func aFullDiskFailsTheDocumentsItStopsAndTheRunStillReports() throws {
+        let folder = try ScratchFolder("galley-full")
+        _ = try folder.copy(["article.pdf", "photo.pdf", "vector-art.pdf", "rotated.pdf"].map(Fixtures.pdf), into: "docs")
+        try "inputs: [docs]\ndpi: 150\nthumbnails: [64]\n".write(to: folder.path("pipeline.yml"), atomically: true, encoding: .utf8)
+        // 100 KiB per file: thumbnails fit, most 150 dpi page images do not.
+        let full = try galley(["run", "--progress", "none"], in: folder, fileSizeLimitKiB: 100)
+        #expect(full.status == 1, "exit status \(full.status): \(full.stderr)")
+        #expect(full.stdout.contains("documents:"), "the summary still prints: \(full.stdout)")
+        let failures = full.stdout.split(separator: "\n").filter { $0.contains("failed: ") && $0.contains("write-failed") }
+        #expect(!failures.isEmpty, "\(full.stdout)")
+        #expect(failures.allSatisfy { $0.contains("/out/") && $0.contains("File too large") }, "path and the system's reason")
+        let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: folder.path("out/manifest.json"))) as? [String: Any]
+        let documents = (manifest?["documents"] as? [[String: Any]]) ?? []
+        let failed = Set(documents.filter { $0["status"] as? String == "failed" }.compactMap { $0["name"] as? String })
+        #expect(!failed.isEmpty)
+        let listed = Set(documents.flatMap { document in
+            ((document["pages"] as? [[String: Any]]) ?? []).flatMap { page -> [String] in
+                ((page["image"] as? [String: Any]).flatMap { $0["path"] as? String }.map { [$0] } ?? [])
+                    + ((page["thumbnails"] as? [[String: Any]]) ?? []).compactMap { $0["path"] as? String }
+            }
+        })
+        // Nothing half-written: every PNG on disk is whole, and listed unless its document
+        // failed (a failed document's pages are not listed); no temporary file is left.
+        for png in pngs(under: folder.path("out")) {
+            #expect(throws: Never.self, "\(png) is not a whole PNG") { _ = try Bitmap(pngData: Array(try Data(contentsOf: folder.path("out/\(png)")))) }
+            let document = String(png.prefix { $0 != "/" })
+            #expect(listed.contains(png) || failed.contains(document), "\(png) is on disk but not in the manifest")
+        }
+        let temporary = (try? FileManager.default.contentsOfDirectory(atPath: folder.path("out/.galley/tmp").path)) ?? []
+        #expect(temporary.isEmpty)
+        // With room again, the next run completes from a consistent catalog.
+        let recovered = try galley(["run", "--progress", "none"], in: folder)
+        #expect(recovered.status == 0, "\(recovered.stdout)\(recovered.stderr)")
+        #expect(recovered.stdout.contains("4 documents: 4 ok, 0 failed"))
+    }
+
+    @Test func aManifestThatCannotBeWrittenIsTheSummarysLastLine() throws {
+        let folder = try ScratchFolder("galley-manifest")
+        _ = try folder.copy([Fixtures.pdf("article.pdf")], into: "docs")
+        try "inputs: [docs]\ndpi: 20\nthumbnails: []\n".write(to: folder.path("pipeline.yml"), atomically: true, encoding: .utf8)
+        // A folder in the manifest's place: it cannot be renamed over.
+        try FileManager.default.createDirectory(at: folder.path("out/manifest.json/taken"), withIntermediateDirectories: true)
+        let outcome = try galley(["run", "--progress", "none"], in: folder)
+        #expect(outcome.status == 1)
+        let lines = outcome.stdout.split(separator: "\n")
+        #expect(lines.first?.contains("1 document: 1 ok") == true, "\(outcome.stdout)")
+        #expect(lines.last?.hasPrefix("galley: the manifest could not be written") == true, "\(outcome.stdout)")
+        #expect(lines.last?.contains("manifest.json") == true)
+    }
+
+    @Test func thumbsNeverRemovesPageImagesAndEveryRemovalIsNamed() throws {
+        let folder = try ScratchFolder("galley-thumbs-keep")
+        _ = try folder.copy([Fixtures.pdf("article.pdf"), Fixtures.pdf("photo.pdf")], into: "docs")
+        try "inputs: [docs]\nthumbnails: [64, 96]\n".write(to: folder.path("pipeline.yml"), atomically: true, encoding: .utf8)
+        let made = try galley(["run", "--dpi", "72", "--progress", "none"], in: folder)
+        #expect(made.status == 0, "\(made.stdout)")
+        let images = pngs(under: folder.path("out")).filter { !$0.contains("/thumbs/") }
+        #expect(images.count == 5)
+        // Other settings than the run that made the page images: refused, nothing touched.
+        let refused = try galley(["thumbs"], in: folder)
+        #expect(refused.status == 2, "\(refused.stdout)\(refused.stderr)")
+        #expect(refused.stderr.contains("were made with other settings") && refused.stderr.contains("--dpi"), "\(refused.stderr)")
+        #expect(pngs(under: folder.path("out")).filter { !$0.contains("/thumbs/") } == images)
+        // The same settings: thumbnails made, page images kept and listed.
+        let thumbs = try galley(["thumbs", "--dpi", "72"], in: folder)
+        #expect(thumbs.status == 0, "\(thumbs.stdout)\(thumbs.stderr)")
+        #expect(pngs(under: folder.path("out")).filter { !$0.contains("/thumbs/") } == images)
+        // A box taken out of the configuration: its thumbnails go, and the summary says so.
+        try "inputs: [docs]\nthumbnails: [64]\n".write(to: folder.path("pipeline.yml"), atomically: true, encoding: .utf8)
+        let fewer = try galley(["run", "--dpi", "72", "--progress", "none"], in: folder)
+        #expect(fewer.stdout.contains("removed: 4 thumbnails of article.pdf (thumbnail box 96 no longer configured)"), "\(fewer.stdout)")
+        #expect(fewer.stdout.contains("removed: 1 thumbnail of photo.pdf (thumbnail box 96 no longer configured)"), "\(fewer.stdout)")
+        // A vanished source: its outputs go, named.
+        try FileManager.default.removeItem(at: folder.path("docs/photo.pdf"))
+        let vanished = try galley(["run", "--dpi", "72", "--progress", "none"], in: folder)
+        #expect(vanished.stdout.contains("removed: 2 outputs of \(folder.path("docs/photo.pdf").path) (its source is gone)"), "\(vanished.stdout)")
+    }
+}
