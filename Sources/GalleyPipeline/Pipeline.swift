@@ -39,11 +39,20 @@ public final class Pipeline: Sendable {
     /// from the thumbnail cache when it has them. `options` can force a full run or make
     /// thumbnails only.
     ///
-    /// - Throws: `UsageError` when an input is missing, the output folder cannot be made or
-    ///   the catalog cannot be opened, `ConfigurationError` when a font folder is missing,
-    ///   `OutputError` when the manifest cannot be written. Failing documents do not throw: they are in the manifest.
-    public func run(_ options: RunOptions = RunOptions(), cancellation: Cancellation = Cancellation(),
+    /// The run holds the output folder's lock throughout: `lock` when the caller holds it
+    /// already (`galley watch` keeps it across runs), else it takes it, failing when another
+    /// process holds it.
+    ///
+    /// - Throws: `UsageError` when the output folder is in use by another process, an input
+    ///   is missing, the output folder cannot be made or the catalog cannot be opened,
+    ///   `ConfigurationError` when a font folder is missing, `OutputError` when the manifest
+    ///   cannot be written. Failing documents do not throw: they are in the manifest.
+    public func run(_ options: RunOptions = RunOptions(), lock: OutputLock? = nil, cancellation: Cancellation = Cancellation(),
                     onEvent: @escaping @Sendable (PipelineEvent) -> Void = { _ in }) throws -> RunSummary {
+        let held = try lock ?? OutputLock.acquire(output: configuration.outputURL)
+        precondition(held.output.standardizedFileURL.path == configuration.outputURL.standardizedFileURL.path,
+                     "the lock held is another output folder's")
+        defer { withExtendedLifetime(held) {} }
         let started = Date()
         var inboxWarnings: [String] = []
         var inboxMoves: [(String, String)] = []
