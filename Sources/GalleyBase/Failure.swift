@@ -51,6 +51,9 @@ public struct Failure: Error, Codable, Sendable, Equatable, CustomStringConverti
         public static let outOfMemory = Code(rawValue: "out-of-memory")
         /// A page or image has more pixels than MuPDF accepts.
         public static let tooLarge = Code(rawValue: "too-large")
+        /// Galley stopped (the process died) while working on this content in two earlier runs;
+        /// it is skipped until its content changes, so it cannot stop every later run too.
+        public static let crashed = Code(rawValue: "crashed")
 
         // MARK: Articles
 
@@ -75,7 +78,7 @@ public struct Failure: Error, Codable, Sendable, Equatable, CustomStringConverti
         /// Every code a manifest may carry, in the order the README's table lists them.
         public static let documented: [Code] = [
             .notPDF, .corrupt, .truncated, .noPages, .passwordRequired, .wrongPassword, .unreadable,
-            .renderFailed, .encodeFailed, .writeFailed, .timedOut, .outOfMemory, .tooLarge,
+            .renderFailed, .encodeFailed, .writeFailed, .timedOut, .outOfMemory, .tooLarge, .crashed,
             .noText, .notText, .columnTooSmall, .fontMissing,
         ]
     }

@@ -41,7 +41,9 @@ public final class Pipeline: Sendable {
     ///
     /// The run holds the output folder's lock throughout: `lock` when the caller holds it
     /// already (`galley watch` keeps it across runs), else it takes it, failing when another
-    /// process holds it.
+    /// process holds it. A document that was open when a process died in an earlier run is
+    /// processed after the others, on its own; one that was open at two such deaths fails as
+    /// `crashed` without being opened, until its content changes (or `options.force`).
     ///
     /// - Throws: `UsageError` when the output folder is in use by another process, an input
     ///   is missing, the output folder cannot be made or the catalog cannot be opened,
@@ -81,6 +83,7 @@ public final class Pipeline: Sendable {
             throw UsageError(subject: catalogURL.path,
                              message: "the catalog cannot be used (\(error.message)); delete it to start afresh (the next run then redoes every page)")
         }
+        defer { runCatalog.endRun() }
         // Named over the whole scan first, so every shard gives a document the name a single run
         // would. A file that cannot be read belongs to the first shard, so one shard reports it.
         let documents = configuration.shard.map { shard in
@@ -97,8 +100,14 @@ public final class Pipeline: Sendable {
                             store: store, slots: slots, recorder: recorder, catalog: runCatalog, drawImages: !options.thumbnailsOnly,
                             cancellation: cancellation, logger: logger)
         logger.info("scanned \(documents.count) document(s) from \(configuration.inputs.joined(separator: ", "))")
-        stages.start()
-        stages.waitUntilFinished()
+        // Documents open when a process died go last, one at a time with nothing else in
+        // flight, so that another death is counted against the culprit alone and the innocent
+        // neighbours of the first death are cleared.
+        let suspects = documents.indices.filter { runCatalog.isSuspect(documents[$0]) }
+        cancellation.whileRegistered(onCancel: { runCatalog.interrupt() }) {
+            stages.process(documents.indices.filter { !suspects.contains($0) })
+            for suspect in suspects where !cancellation.isCancelled { stages.process([suspect]) }
+        }
         let duration = Date().timeIntervalSince(started)
         if cancellation.isCancelled {
             return RunSummary(outcome: .interrupted, manifest: nil, outputFolder: store.root, duration: duration, warnings: warnings,

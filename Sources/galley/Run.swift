@@ -113,7 +113,7 @@ struct Run: ParsableCommand {
 
     @OptionGroup var options: PipelineOptions
 
-    @Flag(name: .long, help: "Draw every page again, ignoring what the catalog says is already done.")
+    @Flag(name: .long, help: "Draw every page again, ignoring what the catalog says is already done (documents quarantined as crashed too).")
     var force = false
 
     @Option(name: .long, help: ArgumentHelp(

@@ -1,4 +1,5 @@
 import Foundation
+import GalleyCatalog
 import GalleyPipeline
 import GalleyRaster
 import GalleyTestSupport
@@ -172,6 +173,11 @@ import Testing
         for path in written {
             #expect(throws: Never.self) { try Bitmap(pngData: Array(try Data(contentsOf: output.appendingPathComponent(path)))) }
         }
+        // Interrupting is not crashing: no document is left marked in progress, so none is
+        // counted against at the next run.
+        let catalog = try Catalog(path: Pipeline.catalogURL(output: output).path)
+        #expect(try catalog.inProgress().isEmpty)
+        #expect(try catalog.countCrashes().crashes.isEmpty)
     }
 
     @Test func aPageOverItsTimeLimitFailsItsDocumentOnly() throws {
