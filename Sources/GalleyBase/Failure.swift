@@ -54,6 +54,9 @@ public struct Failure: Error, Codable, Sendable, Hashable, CustomStringConvertib
         /// Reached through a symbolic link that leads outside every input folder (and
         /// `follow_symlinks` is off): not read.
         public static let outsideInput = Code(rawValue: "outside-input")
+        /// Galley stopped (the process died) while working on this content in two earlier runs;
+        /// it is skipped until its content changes, so it cannot stop every later run too.
+        public static let crashed = Code(rawValue: "crashed")
 
         // MARK: Articles
 
@@ -78,7 +81,7 @@ public struct Failure: Error, Codable, Sendable, Hashable, CustomStringConvertib
         /// Every code a manifest may carry, in the order the README's table lists them.
         public static let documented: [Code] = [
             .notPDF, .corrupt, .truncated, .noPages, .passwordRequired, .wrongPassword, .unreadable,
-            .renderFailed, .encodeFailed, .writeFailed, .timedOut, .outOfMemory, .tooLarge, .outsideInput,
+            .renderFailed, .encodeFailed, .writeFailed, .timedOut, .outOfMemory, .tooLarge, .outsideInput, .crashed,
             .noText, .notText, .columnTooSmall, .fontMissing,
         ]
     }

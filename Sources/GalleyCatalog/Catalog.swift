@@ -78,6 +78,19 @@ public final class Catalog: Sendable {
                 t.column("lastUsed", .double).notNull().indexed()
             }
         }
+        migrator.registerMigration("v3: documents in progress and crashes") { db in
+            try db.create(table: InProgressMark.databaseTableName) { t in
+                t.column("sourcePath", .text).notNull()
+                t.column("contentHash", .text).notNull()
+                t.column("runID", .text).notNull()
+                t.column("startedAt", .double).notNull()
+                t.primaryKey(["sourcePath", "runID"])
+            }
+            try db.create(table: "crash") { t in
+                t.primaryKey("contentHash", .text)
+                t.column("count", .integer).notNull()
+            }
+        }
         return migrator
     }
 
@@ -188,6 +201,69 @@ public final class Catalog: Sendable {
         }
     }
 
+    // MARK: Work in progress and crashes
+
+    /// Records that run `runID` is about to open a document, and returns once the transaction
+    /// is committed. That is what makes the mark outlive a process that dies while the
+    /// document is open: in WAL mode a commit has written its frames into the `-wal` file
+    /// (`write(2)`, so into the kernel's page cache, which a dying process cannot take with it);
+    /// with `synchronous = NORMAL` it is not synced, so a power cut may lose it, and the
+    /// document is then simply not counted.
+    public func markInProgress(sourcePath: String, contentHash: String, runID: String) throws(CatalogError) {
+        try write { db in
+            try InProgressMark(sourcePath: sourcePath, contentHash: contentHash, runID: runID,
+                               startedAt: Date().timeIntervalSince1970).insert(db, onConflict: .replace)
+        }
+    }
+
+    /// Work on a document ended without the process dying: its mark goes. With
+    /// `forgettingCrashesOf`, the content finished normally (ok, or failed for a reason of its
+    /// own), so the deaths counted against it are forgotten too.
+    public func clearInProgress(sourcePath: String, runID: String, forgettingCrashesOf contentHash: String?) throws(CatalogError) {
+        try write { db in
+            try db.execute(sql: "DELETE FROM inProgress WHERE sourcePath = ? AND runID = ?", arguments: [sourcePath, runID])
+            if let contentHash { try db.execute(sql: "DELETE FROM crash WHERE contentHash = ?", arguments: [contentHash]) }
+        }
+    }
+
+    /// Every mark of run `runID` goes, none counted: the run stopped on purpose (interrupted),
+    /// or ended with documents it did not finish.
+    public func clearInProgress(runID: String) throws(CatalogError) {
+        try write { db in try db.execute(sql: "DELETE FROM inProgress WHERE runID = ?", arguments: [runID]) }
+    }
+
+    /// The marks other runs left, counted as crashes and cleared.
+    ///
+    /// Call it only while holding the output folder's lock: then no other process is working,
+    /// so every mark is one a process left when it died. Each run that died counts once
+    /// against each content it had in progress (two copies of one file in flight are one
+    /// death). Counts of content no document has any more are forgotten.
+    ///
+    /// - Returns: the marks found, and the deaths counted against each content hash so far
+    ///   (those just counted included).
+    public func countCrashes() throws(CatalogError) -> (found: [InProgressMark], crashes: [String: Int]) {
+        try write { db in
+            let marks = try InProgressMark.order(Column("startedAt"), Column("sourcePath")).fetchAll(db)
+            for marksOfRun in Dictionary(grouping: marks, by: \.runID).values {
+                for hash in Set(marksOfRun.map(\.contentHash)) {
+                    try db.execute(sql: """
+                        INSERT INTO crash (contentHash, count) VALUES (?, 1)
+                        ON CONFLICT (contentHash) DO UPDATE SET count = count + 1
+                        """, arguments: [hash])
+                }
+            }
+            try db.execute(sql: "DELETE FROM inProgress")
+            try db.execute(sql: "DELETE FROM crash WHERE contentHash NOT IN (SELECT contentHash FROM document)")
+            let rows = try Row.fetchAll(db, sql: "SELECT contentHash, count FROM crash")
+            return (marks, Dictionary(rows.map { ($0["contentHash"] as String, $0["count"] as Int) }, uniquingKeysWith: max))
+        }
+    }
+
+    /// Marks of runs in progress or dead, oldest first (what `countCrashes` would count).
+    public func inProgress() throws(CatalogError) -> [InProgressMark] {
+        try read { db in try InProgressMark.order(Column("startedAt"), Column("sourcePath")).fetchAll(db) }
+    }
+
     // MARK: Access
 
     func read<T>(_ body: @Sendable (Database) throws -> T) throws(CatalogError) -> T {
@@ -292,6 +368,21 @@ public struct OutputRecord: Codable, Sendable, Equatable, FetchableRecord, Mutab
     public mutating func didInsert(_ inserted: InsertionSuccess) {
         id = inserted.rowID
     }
+}
+
+/// A document a run was working on: written before it is opened, cleared when its outcome is
+/// recorded. One left behind means the process died while the document was open.
+public struct InProgressMark: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "inProgress"
+
+    /// Absolute path of the source file.
+    public var sourcePath: String
+    /// SHA-256 of its bytes: what a death is counted against.
+    public var contentHash: String
+    /// The run that opened it.
+    public var runID: String
+    /// When it was opened, in seconds since 1970.
+    public var startedAt: Double
 }
 
 /// A catalog that cannot be read or written: the file and SQLite's reason.

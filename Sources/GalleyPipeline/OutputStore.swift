@@ -14,7 +14,8 @@ public struct OutputStore: Sendable {
         self.root = root
     }
 
-    /// Creates the folders and removes temporary files a killed run left behind.
+    /// Creates the folders and removes temporary files a killed run left behind. Only while
+    /// holding the folder's `OutputLock`: another process's temporary files would go too.
     public func prepare() throws(OutputError) {
         try? FileManager.default.removeItem(at: temporaryFolder)
         try AtomicFile.makeFolders(temporaryFolder.path)

@@ -39,11 +39,22 @@ public final class Pipeline: Sendable {
     /// from the thumbnail cache when it has them. `options` can force a full run or make
     /// thumbnails only.
     ///
-    /// - Throws: `UsageError` when an input is missing, the output folder cannot be made or
-    ///   the catalog cannot be opened, `ConfigurationError` when a font folder is missing,
-    ///   `OutputError` when the manifest cannot be written. Failing documents do not throw: they are in the manifest.
-    public func run(_ options: RunOptions = RunOptions(), cancellation: Cancellation = Cancellation(),
+    /// The run holds the output folder's lock throughout: `lock` when the caller holds it
+    /// already (`galley watch` keeps it across runs), else it takes it, failing when another
+    /// process holds it. A document that was open when a process died in an earlier run is
+    /// processed after the others, on its own; one that was open at two such deaths fails as
+    /// `crashed` without being opened, until its content changes (or `options.force`).
+    ///
+    /// - Throws: `UsageError` when the output folder is in use by another process, an input
+    ///   is missing, the output folder cannot be made or the catalog cannot be opened,
+    ///   `ConfigurationError` when a font folder is missing, `OutputError` when the manifest
+    ///   cannot be written. Failing documents do not throw: they are in the manifest.
+    public func run(_ options: RunOptions = RunOptions(), lock: OutputLock? = nil, cancellation: Cancellation = Cancellation(),
                     onEvent: @escaping @Sendable (PipelineEvent) -> Void = { _ in }) throws -> RunSummary {
+        let held = try lock ?? OutputLock.acquire(output: configuration.outputURL)
+        precondition(held.output.standardizedFileURL.path == configuration.outputURL.standardizedFileURL.path,
+                     "the lock held is another output folder's")
+        defer { withExtendedLifetime(held) {} }
         let started = Date()
         var inboxWarnings: [String] = []
         var inboxMoves: [(String, String)] = []
@@ -72,6 +83,7 @@ public final class Pipeline: Sendable {
             throw UsageError(subject: catalogURL.path,
                              message: "the catalog cannot be used (\(error.message)); if the disk is full, free some space; if the file is damaged, delete it to start afresh (the next run then redoes every page)")
         }
+        defer { runCatalog.endRun() }
         // Named over the whole scan first, so every shard gives a document the name a single run
         // would. A file that cannot (or must not) be read belongs to the first shard, so one
         // shard reports it.
@@ -106,8 +118,14 @@ public final class Pipeline: Sendable {
                             store: store, slots: slots, recorder: recorder, catalog: runCatalog, drawImages: !options.thumbnailsOnly,
                             cancellation: cancellation, logger: logger)
         logger.info("scanned \(documents.count) document(s) from \(configuration.inputs.joined(separator: ", "))")
-        stages.start()
-        stages.waitUntilFinished()
+        // Documents open when a process died go last, one at a time with nothing else in
+        // flight, so that another death is counted against the culprit alone and the innocent
+        // neighbours of the first death are cleared.
+        let suspects = documents.indices.filter { runCatalog.isSuspect(documents[$0]) }
+        cancellation.whileRegistered(onCancel: { runCatalog.interrupt() }) {
+            stages.process(documents.indices.filter { !suspects.contains($0) })
+            for suspect in suspects where !cancellation.isCancelled { stages.process([suspect]) }
+        }
         let duration = Date().timeIntervalSince(started)
         if cancellation.isCancelled {
             return RunSummary(outcome: .interrupted, manifest: nil, outputFolder: store.root, duration: duration, warnings: warnings,

@@ -1,4 +1,5 @@
 import Foundation
+import GalleyBase
 import GalleyCatalog
 import GalleyRaster
 import GalleyText
@@ -25,9 +26,21 @@ struct FileStamp: Equatable, Sendable {
 ///
 /// A catalog that fails mid-run costs incrementality, never outputs: the failure is logged and
 /// the run goes on as a full one.
+///
+/// It also keeps one file from stopping every later run: each document is marked in progress
+/// before it is opened and cleared when its outcome is recorded; marks a dead process left
+/// count against their content, which is then processed on its own (`isSuspect`), and after a
+/// second death not at all (`quarantine`).
 final class RunCatalog: Sendable {
     let catalog: Catalog
     private let known: [String: DocumentRecord]
+    /// This run, in its in-progress marks.
+    private let runID = UUID().uuidString
+    /// Deaths counted against each content hash (`Catalog.countCrashes`).
+    private let crashes: [String: Int]
+    /// Set once the run is cancelled: no mark is written after that, and those written are
+    /// cleared, so an interrupted run is never taken for a crash.
+    private let interrupted = Mutex(false)
     /// Content hashes read by `contentHash(of:)`, by path.
     private let hashed = Mutex<[String: String]>([:])
     private let fingerprints: Fingerprints
@@ -54,6 +67,9 @@ final class RunCatalog: Sendable {
     /// A document being worked on: its catalog row and the outputs that may stand in for its own.
     struct DocumentWork: Sendable {
         var id: Int64
+        var contentHash: String
+        /// Whether this run marked it in progress (`markInProgress`).
+        var marked = false
         /// What the document's pixels depend on besides the settings: its content, and for an
         /// article also its folder, against which its pictures are found (`outputIdentity`).
         var identity: String
@@ -67,8 +83,20 @@ final class RunCatalog: Sendable {
         var variant: String
     }
 
+    /// Reads the catalog for a run. Marks left in progress are counted as crashes, so the
+    /// caller must hold the output folder's lock (then no other process can be working).
     init(catalog: Catalog, configuration: Configuration, store: OutputStore, force: Bool, logger: Logger) throws(CatalogError) {
         self.catalog = catalog
+        let (found, crashes) = try catalog.countCrashes()
+        self.crashes = crashes
+        for mark in found {
+            let count = crashes[mark.contentHash] ?? 1
+            let started = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: mark.startedAt))
+            logger.warning("""
+                an earlier run stopped (its process died) while processing \(mark.sourcePath), opened at \(started): \
+                \(count < 2 ? "it is processed last, on its own" : "it is skipped as crashed until its content changes (--force tries it again)")
+                """)
+        }
         self.known = try catalog.documents()
         self.fingerprints = Fingerprints(configuration: configuration)
         self.force = force
@@ -126,6 +154,48 @@ final class RunCatalog: Sendable {
         return .unchanged(entry)
     }
 
+    /// Whether a process died while this document's content was open in an earlier run: it
+    /// is then processed after the others, on its own, so that a death while it is open
+    /// counts against it alone.
+    func isSuspect(_ document: SourceDocument) -> Bool {
+        guard !crashes.isEmpty, let hash = contentHash(of: document) else { return false }
+        return crashes[hash, default: 0] > 0
+    }
+
+    /// The failure of content that was open when a process died in two earlier runs: it is
+    /// not opened again until it changes (or with `--force`).
+    func quarantine(contentHash: String) -> Failure? {
+        guard !force, let count = crashes[contentHash], count >= 2 else { return nil }
+        return Failure(code: .crashed, message: "Galley stopped while processing this document in \(count) earlier runs; "
+                       + "it is skipped until its content changes (--force tries it again)")
+    }
+
+    /// Marks a document in progress, on disk, before it is opened. False when the run was
+    /// interrupted: the document is then not opened.
+    func markInProgress(_ index: Int) -> Bool {
+        interrupted.withLock { interrupted in
+            guard !interrupted else { return false }
+            guard let work = work.withLock({ $0[index] }) else { return true }
+            note { try catalog.markInProgress(sourcePath: work.sourcePath, contentHash: work.contentHash, runID: runID) }
+            self.work.withLock { $0[index]?.marked = true }
+            return true
+        }
+    }
+
+    /// The run was interrupted (Ctrl-C is not a crash): its marks go now, before a second
+    /// Ctrl-C can end the process, and no more are written.
+    func interrupt() {
+        interrupted.withLock { interrupted in
+            interrupted = true
+            note { try catalog.clearInProgress(runID: runID) }
+        }
+    }
+
+    /// The run is over, however it ended: marks of documents it did not finish go.
+    func endRun() {
+        note { try catalog.clearInProgress(runID: runID) }
+    }
+
     private func outputsExist(_ page: Manifest.Page) -> Bool {
         let paths = page.outputPaths
         return paths.allSatisfy { access(store.root.appendingPathComponent($0).path, F_OK) == 0 }
@@ -161,8 +231,8 @@ final class RunCatalog: Sendable {
                 }
             }
             work.withLock {
-                $0[index] = DocumentWork(id: id, identity: Self.outputIdentity(document, hash: hash), sourcePath: document.url.path,
-                                         reusable: reusable)
+                $0[index] = DocumentWork(id: id, contentHash: hash, identity: Self.outputIdentity(document, hash: hash),
+                                         sourcePath: document.url.path, reusable: reusable)
             }
         }
     }
@@ -258,7 +328,8 @@ final class RunCatalog: Sendable {
 
     /// A document finished: its outcome and manifest entry, for the next run.
     func finish(_ index: Int, kind: SourceDocument.Kind, entry: Manifest.Document) {
-        guard let id = work.withLock({ $0.removeValue(forKey: index)?.id }) else { return }
+        guard let work = work.withLock({ $0.removeValue(forKey: index) }) else { return }
+        let id = work.id
         let keep = Set(entry.outputPaths)
         let ok = entry.status == .ok
         // A thumbnails-only run may leave page images out: such a document is not finished
@@ -269,6 +340,13 @@ final class RunCatalog: Sendable {
                                errorCode: entry.error?.code.rawValue, errorMessage: entry.error?.message,
                                settings: ok && complete ? documentFingerprints[kind] : nil,
                                summary: ok ? Data(try entry.encodedEntry()) : nil, keeping: keep)
+        }
+        guard work.marked else { return }
+        // Opened and finished without the process dying: earlier deaths are forgotten, unless
+        // the run was interrupted, when finishing may just mean giving up.
+        let normally = !interrupted.withLock { $0 }
+        note {
+            try catalog.clearInProgress(sourcePath: work.sourcePath, runID: runID, forgettingCrashesOf: normally ? work.contentHash : nil)
         }
     }
 

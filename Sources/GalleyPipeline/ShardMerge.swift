@@ -6,12 +6,14 @@ import GalleyBase
 /// under the same names, and a manifest and contact sheet identical to a single run's apart
 /// from the `run` block.
 public enum ShardMerge {
-    /// Merges `shards` (output folders, any order) into `output`.
+    /// Merges `shards` (output folders, any order) into `output`, holding `output`'s lock once
+    /// the shards are checked. The shards are only read, and are not locked: they are usually
+    /// another machine's finished artifacts.
     ///
-    /// - Throws: `UsageError` when a folder has no manifest, is not a shard, belongs to a
-    ///   different run (other settings, inputs or shard count), when a shard is missing or given
-    ///   twice, or when `output` cannot be made; `OutputError` when a file cannot be copied or
-    ///   written.
+    /// - Throws: `UsageError` when `output` is in use by another process, a folder has no
+    ///   manifest, is not a shard, belongs to a different run (other settings, inputs or shard
+    ///   count), when a shard is missing or given twice, or when `output` cannot be made;
+    ///   `OutputError` when a file cannot be copied or written.
     public static func merge(shards: [URL], into output: URL) throws -> Manifest {
         var parts: [(folder: URL, manifest: Manifest, shard: Manifest.ShardInfo)] = []
         for folder in shards {
@@ -63,6 +65,8 @@ public enum ShardMerge {
             throw UsageError(subject: "merge", message: "two shards both wrote a document named \(clash): were they run over the same inputs?")
         }
 
+        let lock = try OutputLock.acquire(output: output)
+        defer { withExtendedLifetime(lock) {} }
         let store = OutputStore(root: output)
         do {
             try store.prepare()

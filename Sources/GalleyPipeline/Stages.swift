@@ -65,17 +65,23 @@ final class Stages: Sendable {
     /// Outstanding work: every queued or running operation, and every parked continuation.
     /// The run is over when it drains.
     private let outstanding = DispatchGroup()
-    /// The next document to open; documents are fed to the open stage as earlier ones finish
-    /// dispatching their pages, so at most `workers.open` documents are open at once.
-    private let nextDocument = Mutex(0)
+    /// The documents `process` was given (indexes into `documents`) and the next to open;
+    /// documents are fed to the open stage as earlier ones finish dispatching their pages, so
+    /// at most `workers.open` documents are open at once.
+    private let queued = Mutex((documents: [Int](), next: 0))
 
-    func start() {
-        for _ in 0..<min(configuration.workers.open, documents.count) { openNextDocument() }
+    /// Opens the documents at `indexes` (of `documents`) and returns once every one is
+    /// recorded, or the run is cancelled and its in-flight operations have stopped. Called
+    /// once per group of documents that must not overlap another (`Pipeline.run`).
+    func process(_ indexes: [Int]) {
+        queued.withLock { $0 = (indexes, 0) }
+        for _ in 0..<min(configuration.workers.open, indexes.count) { openNextDocument() }
+        waitUntilFinished()
     }
 
     /// Waits until every operation has run. A cancellation drops parked continuations, so
     /// only in-flight operations are waited for.
-    func waitUntilFinished() {
+    private func waitUntilFinished() {
         while outstanding.wait(timeout: .now() + .milliseconds(100)) == .timedOut {
             if cancellation.isCancelled {
                 for _ in 0..<slots.dropWaiting() { outstanding.leave() }
@@ -98,10 +104,10 @@ final class Stages: Sendable {
     // MARK: open
 
     private func openNextDocument() {
-        let index = nextDocument.withLock { next -> Int? in
-            guard next < documents.count else { return nil }
-            defer { next += 1 }
-            return next
+        let index = queued.withLock { queued -> Int? in
+            guard queued.next < queued.documents.count else { return nil }
+            defer { queued.next += 1 }
+            return queued.documents[queued.next]
         }
         guard let index else { return }
         submit(openQueue) { [self] in open(index) }
@@ -125,17 +131,24 @@ final class Stages: Sendable {
         case .open(let hash):
             knownHash = hash
         }
+        let digest: (hash: String, bytes: Int)
         do {
-            let digest: (hash: String, bytes: Int)
             if let knownHash, let stamp { digest = (knownHash, Int(stamp.size)) } else { digest = try ContentHash.sha256(file: document.url) }
-            recorder.opened(index, sha256: digest.hash, bytes: digest.bytes)
-            catalog.begin(index, document, stamp: stamp, hash: digest.hash, bytes: digest.bytes)
         } catch {
             let failure = Failure(code: .unreadable,
                                   message: "cannot read the file: \(error.localizedDescription)")
             finishDispatch(index, pages: 0, failure: failure)
             return
         }
+        recorder.opened(index, sha256: digest.hash, bytes: digest.bytes)
+        catalog.begin(index, document, stamp: stamp, hash: digest.hash, bytes: digest.bytes)
+        if let crashed = catalog.quarantine(contentHash: digest.hash) {
+            finishDispatch(index, pages: 0, failure: crashed)
+            return
+        }
+        // On disk before the document is opened, so a crash while it is open is counted.
+        guard catalog.markInProgress(index) else { return }  // interrupted meanwhile
+        CrashTestHook.abortIfOpening(document)
         let producer: any PageProducer
         do {
             switch document.kind {
@@ -300,5 +313,20 @@ final class Stages: Sendable {
     private func write(_ bytes: [UInt8], width: Int, height: Int, path: String) throws(OutputError) -> WrittenOutput {
         try store.write(bytes, to: path)
         return WrittenOutput(path: path, width: width, height: height, sha256: ContentHash.sha256(bytes), bytes: bytes.count)
+    }
+}
+
+/// A test hook, not a feature: with `GALLEY_TEST_ABORT_ON=<file name>` in the environment, the
+/// process calls `abort()` when it opens a document of that name (after marking it in
+/// progress), so tests can have a file that really kills Galley, as a file that crashed MuPDF
+/// would, and check that it cannot block every later run.
+enum CrashTestHook {
+    static let fileName = ProcessInfo.processInfo.environment["GALLEY_TEST_ABORT_ON"]
+
+    static func abortIfOpening(_ document: SourceDocument) {
+        guard let fileName, document.url.lastPathComponent == fileName else { return }
+        var noCoreDump = rlimit()
+        setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &noCoreDump)
+        abort()
     }
 }

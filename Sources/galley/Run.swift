@@ -27,6 +27,11 @@ struct PipelineOptions: ParsableArguments {
     @Flag(name: .long, help: "Print debug details of the run.")
     var verbose = false
 
+    @Flag(name: .long, help: ArgumentHelp(
+        "When another galley is writing into the output folder, wait for it instead of exiting with status 2.",
+        discussion: "One galley at a time owns an output folder (<output>/.galley/lock)."))
+    var wait = false
+
     func validate() throws {
         if let dpi, !Configuration.dpiRange.contains(dpi) {
             throw ValidationError("--dpi \(dpi) is outside 1...2400")
@@ -70,6 +75,31 @@ struct PipelineOptions: ParsableArguments {
     }
 }
 
+extension OutputLock {
+    /// The lock of `configuration`'s output folder: at once, or with `wait` once the galley
+    /// holding it is done (saying so on standard error).
+    ///
+    /// - Throws: status 2 when the folder is in use and `wait` is off, or the lock cannot be
+    ///   made; status 130 when `cancellation` fires while waiting.
+    static func acquire(for configuration: Configuration, wait: Bool, cancellation: Cancellation) throws(CommandFailure) -> OutputLock {
+        let output = configuration.outputURL
+        do {
+            guard wait else { return try acquire(output: output, hint: "pass --wait to wait for it") }
+            let lock = try acquire(output: output, waiting: cancellation) { holder in
+                FileHandle.standardError.write(Data("galley: \(output.path): output folder in use by \(holder); waiting for it\n".utf8))
+            }
+            guard let lock else {
+                throw CommandFailure("interrupted while waiting for the output folder \(output.path)", status: Galley.Status.interrupted)
+            }
+            return lock
+        } catch let error as CommandFailure {
+            throw error
+        } catch {
+            throw CommandFailure(stopping: error)
+        }
+    }
+}
+
 /// `galley run`: one batch over the configured inputs.
 struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -83,7 +113,7 @@ struct Run: ParsableCommand {
 
     @OptionGroup var options: PipelineOptions
 
-    @Flag(name: .long, help: "Draw every page again, ignoring what the catalog says is already done.")
+    @Flag(name: .long, help: "Draw every page again, ignoring what the catalog says is already done (documents quarantined as crashed too).")
     var force = false
 
     @Option(name: .long, help: ArgumentHelp(
@@ -110,20 +140,25 @@ struct Run: ParsableCommand {
             try shard.map { try Shard(parsing: $0) } ?? Shard.fromEnvironment(ProcessInfo.processInfo.environment, count: shardCount)
         }
         let reporter = ProgressReporter(mode: progress, interval: progressInterval)
-        let summary = try Self.runPipeline(configuration, RunOptions(force: force), logger: logger) { reporter.handle($0) }
+        let summary = try Self.runPipeline(configuration, RunOptions(force: force), waitForOutput: options.wait, logger: logger) {
+            reporter.handle($0)
+        }
         reporter.finish(summary, status: Galley.Status.code(for: summary.outcome))
         Self.printSummary(summary, toStandardError: reporter.mode == .json)
         try Self.requireSuccess(summary)
     }
 
-    /// Runs the pipeline once with Ctrl-C handling.
-    static func runPipeline(_ configuration: Configuration, _ runOptions: RunOptions, logger: Logger,
+    /// Runs the pipeline once with Ctrl-C handling, holding the output folder's lock
+    /// (`waitForOutput`: waiting for it).
+    static func runPipeline(_ configuration: Configuration, _ runOptions: RunOptions, waitForOutput: Bool, logger: Logger,
                             onEvent: @escaping @Sendable (PipelineEvent) -> Void = { Run.report($0) }) throws(CommandFailure) -> RunSummary {
         let cancellation = Cancellation()
         let signals = cancelOnSignals(cancellation)
         defer { signals.forEach { $0.cancel() } }
+        let lock = try OutputLock.acquire(for: configuration, wait: waitForOutput, cancellation: cancellation)
         do {
-            return try Pipeline(configuration: configuration, logger: logger).run(runOptions, cancellation: cancellation, onEvent: onEvent)
+            return try Pipeline(configuration: configuration, logger: logger).run(runOptions, lock: lock, cancellation: cancellation,
+                                                                                   onEvent: onEvent)
         } catch {
             throw CommandFailure(stopping: error)
         }

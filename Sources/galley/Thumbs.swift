@@ -44,7 +44,8 @@ struct Thumbs: ParsableCommand {
         let logger = options.logger()
         let configuration = try options.configuration()
         guard freedesktop else {
-            let summary = try Run.runPipeline(configuration, RunOptions(thumbnailsOnly: true, pruneCache: prune), logger: logger)
+            let summary = try Run.runPipeline(configuration, RunOptions(thumbnailsOnly: true, pruneCache: prune),
+                                              waitForOutput: options.wait, logger: logger)
             Run.printSummary(summary)
             if prune { print("galley: \(Run.plural(summary.cachePruned, "cached thumbnail")) of vanished files removed") }
             try Run.requireSuccess(summary)

@@ -45,6 +45,9 @@ struct Watch: ParsableCommand {
             try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
             folders.append(url)
         }
+        // Held until the watch ends, so no other galley writes into the folder between runs.
+        let lock = try OutputLock.acquire(for: configuration, wait: options.wait, cancellation: cancellation)
+        defer { withExtendedLifetime(lock) {} }
         let watcher = try CommandFailure.catching { try FolderWatcher(folders: folders, skipping: configuration.outputURL) }
         print("galley: watching \(folders.map(\.path).joined(separator: ", ")) (debounce \(configuration.watchDebounce) s; Ctrl-C stops)")
         fflush(nil)
@@ -52,7 +55,7 @@ struct Watch: ParsableCommand {
         while true {
             let summary: RunSummary
             do {
-                summary = try pipeline.run(cancellation: cancellation) { event in
+                summary = try pipeline.run(lock: lock, cancellation: cancellation) { event in
                     // Only what changed: unchanged documents are the quiet majority.
                     guard case let .documentFinished(_, _, status, _, _, _, _) = event, status != .unchanged else { return }
                     Run.report(event)

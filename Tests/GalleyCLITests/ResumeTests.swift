@@ -6,17 +6,7 @@ import Testing
 @Suite struct ResumeTests {
     @Test func aRunKilledMidwayIsFinishedByTheNextWithoutRedoingFinishedPages() throws {
         let folder = try ScratchFolder("galley-resume")
-        let docs = folder.path("docs")
-        try FileManager.default.createDirectory(at: docs, withIntermediateDirectories: true)
-        for i in 0..<24 {
-            let source = i % 2 == 0 ? "photo.pdf" : "vector-art.pdf"
-            try FileManager.default.copyItem(at: Fixtures.pdf(source), to: docs.appendingPathComponent(String(format: "doc-%02d.pdf", i)))
-            // Distinct content, so no document can borrow another's outputs.
-            let handle = try FileHandle(forWritingTo: docs.appendingPathComponent(String(format: "doc-%02d.pdf", i)))
-            try handle.seekToEnd()
-            try handle.write(contentsOf: Data("\n% copy \(i)\n".utf8))
-            try handle.close()
-        }
+        try Fixtures.distinctPDFs(24, in: folder.path("docs")) { String(format: "doc-%02d.pdf", $0) }
         try "inputs: [docs]\ndpi: 200\nthumbnails: [64]\nworkers: 1\n".write(to: folder.path("pipeline.yml"), atomically: true, encoding: .utf8)
 
         let (process, output) = try GalleyChild.start(["run"], in: folder.url)

@@ -12,6 +12,10 @@ import Testing
         let (process, output) = try GalleyChild.start(["watch"], in: folder.url)
         defer { if process.isRunning { process.terminate() } }
         #expect(output.wait(for: "images drawn"), "the first run: \(output.current)")
+        // Between its runs the watcher keeps the output folder to itself.
+        let refused = try PeerTools.run(GalleyCommandTests.binary.path, ["run"], in: folder.url)
+        #expect(refused.status == 2 && refused.stderr.contains("output folder in use by galley (pid \(process.processIdentifier))"),
+                "\(refused.stderr)")
 
         // A file written in pieces, each sooner than the debounce time: one run, once it is whole.
         let source = try Data(contentsOf: Fixtures.pdf("article.pdf"))

@@ -12,7 +12,8 @@ import Testing
     @Test func theSchemaIsMigratedAndTheDatabaseIsInWALMode() throws {
         let folder = try ScratchFolder("galley-catalog")
         let catalog = try Catalog(path: folder.path("catalog.sqlite").path)
-        #expect(try catalog.appliedMigrations() == ["v1: documents and outputs", "v2: thumbnail cache"])
+        #expect(try catalog.appliedMigrations()
+                == ["v1: documents and outputs", "v2: thumbnail cache", "v3: documents in progress and crashes"])
         // Opening again applies nothing twice and keeps the rows.
         try catalog.begin(DocumentRecord(sourcePath: "/in/a.pdf", contentHash: "h", size: 1, mtime: 2, kind: "pdf"))
         let again = try Catalog(path: folder.path("catalog.sqlite").path)
@@ -96,6 +97,44 @@ import Testing
         try catalog.remove(documentIDs: [id])
         #expect(try catalog.documents().isEmpty)
         #expect(try catalog.outputs(documentIDs: [id]).isEmpty)
+    }
+
+    @Test func marksLeftInProgressCountOnceForEachDeadRunAndContent() throws {
+        let folder = try ScratchFolder("galley-catalog")
+        let path = folder.path("catalog.sqlite").path
+        let catalog = try Catalog(path: path)
+        for (source, hash) in [("/in/poison.pdf", "bad"), ("/in/copy.pdf", "bad"), ("/in/fine.pdf", "good"), ("/in/gone.pdf", "gone")] {
+            try catalog.begin(DocumentRecord(sourcePath: source, contentHash: hash, size: 1, mtime: 1, kind: "pdf"))
+        }
+        // A run that died with two copies of one content, and another file, open.
+        try catalog.markInProgress(sourcePath: "/in/poison.pdf", contentHash: "bad", runID: "run-1")
+        try catalog.markInProgress(sourcePath: "/in/copy.pdf", contentHash: "bad", runID: "run-1")
+        try catalog.markInProgress(sourcePath: "/in/fine.pdf", contentHash: "good", runID: "run-1")
+        try catalog.markInProgress(sourcePath: "/in/gone.pdf", contentHash: "gone", runID: "run-1")
+        // A run whose document finished: its mark is gone, it counts nothing.
+        try catalog.markInProgress(sourcePath: "/in/fine.pdf", contentHash: "good", runID: "run-2")
+        try catalog.clearInProgress(sourcePath: "/in/fine.pdf", runID: "run-2", forgettingCrashesOf: nil)
+        // The marks are on disk: a new connection, as the next process opens, finds them.
+        let first = try Catalog(path: path).countCrashes()
+        #expect(first.found.map(\.sourcePath).sorted() == ["/in/copy.pdf", "/in/fine.pdf", "/in/gone.pdf", "/in/poison.pdf"])
+        #expect(first.crashes == ["bad": 1, "good": 1, "gone": 1], "two copies in one death count once")
+        #expect(try catalog.inProgress().isEmpty)
+
+        // The next run dies with the poison alone; the fine file finished normally; the gone
+        // file's document was removed.
+        try catalog.markInProgress(sourcePath: "/in/fine.pdf", contentHash: "good", runID: "run-3")
+        try catalog.clearInProgress(sourcePath: "/in/fine.pdf", runID: "run-3", forgettingCrashesOf: "good")
+        try catalog.markInProgress(sourcePath: "/in/poison.pdf", contentHash: "bad", runID: "run-3")
+        let gone = try #require(try catalog.documents()["/in/gone.pdf"]?.id)
+        try catalog.remove(documentIDs: [gone])
+        let second = try catalog.countCrashes()
+        #expect(second.found.map(\.runID) == ["run-3"])
+        #expect(second.crashes == ["bad": 2])
+
+        // An interrupted run clears its marks without counting them.
+        try catalog.markInProgress(sourcePath: "/in/poison.pdf", contentHash: "bad", runID: "run-4")
+        try catalog.clearInProgress(runID: "run-4")
+        #expect(try catalog.countCrashes().crashes == ["bad": 2])
     }
 
     @Test func contentHashesAgreeWithIndependentValues() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import GalleyCatalog
 import GalleyPipeline
 import GalleyRaster
 import GalleyTestSupport
@@ -71,8 +72,8 @@ import Testing
         }
         #expect(try ManifestSchema.violations(of: summary.outputFolder.appendingPathComponent("manifest.json")) == [])
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: summary.outputFolder.appendingPathComponent(".galley").path)
-        #expect(leftovers.filter { !$0.hasPrefix("catalog.sqlite") && $0 != "thumbnail-cache" } == [],
-                "no temporary files remain, only the catalog and the thumbnail cache")
+        #expect(leftovers.filter { !$0.hasPrefix("catalog.sqlite") && !["thumbnail-cache", "lock"].contains($0) } == [],
+                "no temporary files remain, only the catalog, the thumbnail cache and the (released) lock file")
     }
 
     @Test func hashesInTheManifestMatchTheFiles() throws {
@@ -173,6 +174,11 @@ import Testing
         for path in written {
             #expect(throws: Never.self) { try Bitmap(pngData: Array(try Data(contentsOf: output.appendingPathComponent(path)))) }
         }
+        // Interrupting is not crashing: no document is left marked in progress, so none is
+        // counted against at the next run.
+        let catalog = try Catalog(path: Pipeline.catalogURL(output: output).path)
+        #expect(try catalog.inProgress().isEmpty)
+        #expect(try catalog.countCrashes().crashes.isEmpty)
     }
 
     /// A file cut short is drawn as far as MuPDF can rebuild it, page for page as `mutool draw`

@@ -45,6 +45,26 @@ public enum Fixtures {
     /// Opens with this password.
     public static let encryptedPDF = "encrypted.pdf"
     public static let encryptedPassword = "galley-secret"
+
+    /// `count` PDFs in `folder` (made when missing), named `name(i)`: `photo.pdf` and
+    /// `vector-art.pdf` in turn, each made distinct (`appendComment`) so that no document can
+    /// borrow another's outputs and every one is drawn.
+    public static func distinctPDFs(_ count: Int, in folder: URL, name: (Int) -> String) throws {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for i in 0..<count {
+            let url = folder.appendingPathComponent(name(i))
+            try FileManager.default.copyItem(at: pdf(i % 2 == 0 ? "photo.pdf" : "vector-art.pdf"), to: url)
+            try appendComment("copy \(i)", to: url)
+        }
+    }
+
+    /// Appends a comment line to a PDF: new content, the same pages.
+    public static func appendComment(_ text: String, to url: URL) throws {
+        let handle = try FileHandle(forWritingTo: url)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("\n% \(text)\n".utf8))
+        try handle.close()
+    }
 }
 
 /// The inode of every PNG under an output folder (Galley's own state left out), by relative

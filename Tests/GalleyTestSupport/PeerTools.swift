@@ -6,14 +6,22 @@ import GalleyRaster
 public enum PeerTools {
     /// What a finished program said.
     public struct Outcome: Sendable {
+        /// The exit status, or the signal's number when `signalled`.
         public var status: Int32
         public var stdout: String
         public var stderr: String
+        /// Whether a signal ended the program (`status` is then the signal).
+        public var signalled = false
     }
 
-    /// Runs `executable` (a path, or a name looked up on PATH) to completion.
-    public static func run(_ executable: String, _ arguments: [String], in directory: URL? = nil) throws -> Outcome {
+    /// Runs `executable` (a path, or a name looked up on PATH) to completion, with `environment`
+    /// added to this process's.
+    public static func run(_ executable: String, _ arguments: [String], in directory: URL? = nil,
+                           environment: [String: String] = [:]) throws -> Outcome {
         let process = Process()
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, added in added }
+        }
         if executable.hasPrefix("/") {
             process.executableURL = URL(fileURLWithPath: executable)
             process.arguments = arguments
@@ -31,7 +39,7 @@ public enum PeerTools {
         let output = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return Outcome(status: process.terminationStatus, stdout: String(decoding: output, as: UTF8.self),
-                       stderr: String(decoding: errors.wait(), as: UTF8.self))
+                       stderr: String(decoding: errors.wait(), as: UTF8.self), signalled: process.terminationReason == .uncaughtSignal)
     }
 
     /// `mutool draw` of one page (1-based) with extra options, decoded.

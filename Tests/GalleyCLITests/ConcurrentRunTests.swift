@@ -1,0 +1,39 @@
+import Foundation
+import GalleyTestSupport
+import Testing
+
+/// Two galleys into one output folder: the second says who has it and exits 2, or with --wait
+/// runs once the first is done; neither breaks the other.
+@Suite struct ConcurrentRunTests {
+    @Test func aSecondRunIntoTheSameFolderExitsTwoOrWithWaitRunsAfterTheFirst() throws {
+        let folder = try ScratchFolder("galley-concurrent")
+        // Every page drawn at a high resolution on one worker: a run that lasts a few seconds.
+        try Fixtures.distinctPDFs(10, in: folder.path("docs")) { "doc-\($0).pdf" }
+        try "inputs: [docs]\ndpi: 300\nthumbnails: [64]\nworkers: 1\n".write(to: folder.path("pipeline.yml"), atomically: true, encoding: .utf8)
+
+        let (first, firstOutput) = try GalleyChild.start(["run", "--progress", "plain"], in: folder.url)
+        defer { if first.isRunning { first.terminate() } }
+        #expect(firstOutput.wait(for: "[1/10]"), "\(firstOutput.current)")
+
+        let refused = try PeerTools.run(GalleyCommandTests.binary.path, ["run"], in: folder.url)
+        #expect(first.isRunning, "the first run was still going when the second was refused")
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains("\(folder.path("out").path): output folder in use by galley (pid \(first.processIdentifier)) since "),
+                "\(refused.stderr)")
+        #expect(refused.stderr.contains("pass --wait"))
+
+        let (waiting, waitingOutput) = try GalleyChild.start(["run", "--wait"], in: folder.url)
+        defer { if waiting.isRunning { waiting.terminate() } }
+        #expect(waitingOutput.wait(for: "in use by galley (pid \(first.processIdentifier)) since"), "\(waitingOutput.current)")
+        #expect(waitingOutput.current.contains("waiting for it"))
+        #expect(first.isRunning)
+        first.waitUntilExit()
+        waiting.waitUntilExit()
+        #expect(first.terminationStatus == 0, "\(firstOutput.current)")
+        #expect(firstOutput.wait(for: "10 documents: 10 ok, 0 failed"), "the first run finished untouched: \(firstOutput.current)")
+        #expect(!firstOutput.current.contains("write-failed"))
+        #expect(waiting.terminationStatus == 0, "\(waitingOutput.current)")
+        // Everything was done when it started: it ran after the first, not alongside it.
+        #expect(waitingOutput.wait(for: "10 documents: 0 ok, 0 failed, 10 unchanged"), "\(waitingOutput.current)")
+    }
+}
