@@ -101,7 +101,7 @@ extension Configuration {
         while case .valid(let encoded) = parser.parseScalar(from: &iterator) { offset += encoded.count }
         let line = bytes[..<offset].count(where: { $0 == 0x0A }) + 1
         let byte = String(bytes[offset], radix: 16, uppercase: true)
-        throw ConfigurationError(file: file, message: "not a text file (line \(line): byte 0x\(byte) is not UTF-8); pipeline.yml is UTF-8 text")
+        throw ConfigurationError(file: file, message: "not a text file (line \(line): byte 0x\(byte) is not UTF-8); a configuration file is UTF-8 text")
     }
 
     /// Parses configuration text. `file` names it in error messages.
@@ -226,7 +226,7 @@ extension Configuration {
             switch scalar.value {
             case 0x0A: line += 1
             case 0x09, 0x0D, 0x20...0x7E, 0x85, 0xA0...0xD7FF, 0xE000...0xFFFD, 0x10000...: continue
-            case 0: throw ConfigurationError(file: file, message: "not a text file (line \(line) holds a NUL byte); pipeline.yml is UTF-8 text")
+            case 0: throw ConfigurationError(file: file, message: "not a text file (line \(line) holds a NUL byte); a configuration file is UTF-8 text")
             default:
                 let code = String(scalar.value, radix: 16, uppercase: true)
                 throw ConfigurationError(file: file, line: line, message: "the control character U+\(String(repeating: "0", count: max(0, 4 - code.count)))\(code) is not allowed in YAML; remove it")
