@@ -38,20 +38,20 @@ import Yams
         let kind = depth > 0 ? Int.random(in: flow ? 3..<5 : 0..<5, using: &generator) : 5
         let count = Int.random(in: 1...3, using: &generator)
         func child() -> String { node(depth: depth - 1, indent: indent + 2, flow: kind >= 3, using: &generator) }
+        /// `indicator` (a key and colon, or a dash) and a child: a block collection on the lines
+        /// below it, anything else on its line.
+        func entry(_ indicator: String, sameIndentation: Bool = false) -> String {
+            let value = sameIndentation ? node(depth: depth - 1, indent: indent, flow: false, using: &generator) : child()
+            return value.hasSuffix("\n") && !value.hasPrefix("|") && !value.hasPrefix(">")
+                ? "\(pad)\(indicator)\n" + value : "\(pad)\(indicator) " + value + (value.hasSuffix("\n") ? "" : "\n")
+        }
         switch kind {
         case 0, 1:
-            // A block map: a value on the key's line, or below it (a list maybe unindented).
-            return (0..<count).map { i in
-                let value = child()
-                return value.hasSuffix("\n") && !value.hasPrefix("|") && !value.hasPrefix(">")
-                    ? "\(pad)k\(i):\n" + value : "\(pad)k\(i): " + value + (value.hasSuffix("\n") ? "" : "\n")
-            }.joined()
+            // A block map; what is below a key may sit at the key's indentation (a list is then
+            // the key's value, anything else the map's next key).
+            return (0..<count).map { i in entry("k\(i):", sameIndentation: Int.random(in: 0..<4, using: &generator) == 0) }.joined()
         case 2:
-            return (0..<count).map { _ in
-                let value = child()
-                return value.hasSuffix("\n") && !value.hasPrefix("|") && !value.hasPrefix(">")
-                    ? "\(pad)-\n" + value : "\(pad)- " + value + (value.hasSuffix("\n") ? "" : "\n")
-            }.joined()
+            return (0..<count).map { _ in entry("-") }.joined()
         case 3:
             return "[" + (0..<count).map { _ in child() }.joined(separator: ", ") + "]"
         case 4:
