@@ -100,6 +100,8 @@ let package = Package(
             dependencies: [
                 "GalleyPipeline", "GalleyBase", "GalleyCatalog", "GalleyRaster", "GalleyText", "GalleyTestSupport",
                 .product(name: "Logging", package: "swift-log"),
+                // YAMLNestingScannerTests compares the scanner's count with the trees Yams builds.
+                .product(name: "Yams", package: "Yams"),
             ]),
         .testTarget(name: "GalleyCatalogTests", dependencies: ["GalleyCatalog", "GalleyTestSupport"]),
         .testTarget(name: "GalleyCLITests", dependencies: ["GalleyRaster", "GalleyTestSupport"]),

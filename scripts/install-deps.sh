@@ -28,6 +28,8 @@ packages=(
   chromium
   # benchmark peers and measurement
   poppler-utils libvips-tools time pango1.0-tools
+  # mutating fixture articles for scripts/fuzz-articles.sh (invalid UTF-8, control bytes)
+  zzuf
 )
 
 missing=()

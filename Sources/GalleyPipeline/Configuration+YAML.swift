@@ -72,17 +72,38 @@ public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
 /// | `line_breaking` | `greedy` (each line takes what fits) or `optimal` (Knuth–Plass per paragraph) | `greedy` |
 /// | `vertical` | lines top to bottom, right to left, `columns` as bands stacked down the page (markup's `writing-mode` wins) | false |
 ///
-/// Unknown keys, wrong types and impossible values are errors naming the key and line.
+/// Unknown keys, wrong types and impossible values are errors naming the key and line, and so
+/// are a key written twice in one map, numbers not in plain decimal notation (see
+/// `YAMLReader.isDecimal`), lists and maps nested more than `YAMLNestingScanner.maximumLevels`
+/// deep, and anchors, aliases, tags and directives. The file is UTF-8 text (a byte order mark
+/// is allowed) without control characters other than tab and line breaks.
 extension Configuration {
     /// Loads a configuration file; relative paths in it are resolved against its folder.
     public static func load(file url: URL) throws(ConfigurationError) -> Configuration {
-        let text: String
+        let bytes: [UInt8]
         do {
-            text = try String(contentsOf: url, encoding: .utf8)
+            bytes = Array(try Data(contentsOf: url))
         } catch {
             throw ConfigurationError(file: url.path, message: "cannot read the configuration file (\(error.localizedDescription)); pass --config with an existing file")
         }
+        let text = try utf8Text(bytes, file: url.path)
         return try load(yaml: text, file: url.path, baseDirectory: url.deletingLastPathComponent())
+    }
+
+    /// The file's bytes as text, or "not a text file" with the first byte that is not UTF-8
+    /// and its line (a binary file, or text saved in UTF-16 or a legacy charset).
+    private static func utf8Text(_ bytes: [UInt8], file: String) throws(ConfigurationError) -> String {
+        if let text = String(validating: bytes, as: UTF8.self) { return text }
+        if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) {
+            throw ConfigurationError(file: file, message: "not a text file Galley reads (it starts with a UTF-16 byte order mark); save it as UTF-8")
+        }
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = bytes.makeIterator()
+        var offset = 0
+        while case .valid(let encoded) = parser.parseScalar(from: &iterator) { offset += encoded.count }
+        let line = bytes[..<offset].count(where: { $0 == 0x0A }) + 1
+        let byte = String(bytes[offset], radix: 16, uppercase: true)
+        throw ConfigurationError(file: file, message: "not a text file (line \(line): byte 0x\(byte) is not UTF-8); a configuration file is UTF-8 text")
     }
 
     /// Parses configuration text. `file` names it in error messages.
@@ -91,6 +112,17 @@ extension Configuration {
         var configuration = Configuration()
         configuration.baseDirectory = baseDirectory
         configuration.file = file
+        try checkCharacters(text, file: file)
+        do {
+            try YAMLNestingScanner.deepestLevel(in: text)
+        } catch {
+            switch error {
+            case .tooDeep(let line):
+                throw ConfigurationError(file: file, line: line, message: "lists and maps nest more than \(YAMLNestingScanner.maximumLevels) levels deep here")
+            case .unsupported(let indicator, let line):
+                throw ConfigurationError(file: file, line: line, message: "'\(indicator)': anchors, aliases, tags and directives (&, *, !, %) are not read in pipeline.yml; write the value itself")
+            }
+        }
         let root: Node?
         do {
             // Every value is read from its text (`YAMLReader`), so no tag resolution is needed;
@@ -101,6 +133,7 @@ extension Configuration {
         }
         guard let root else { return configuration }  // an empty file: all defaults
         let reader = YAMLReader(file: file)
+        try reader.checkDuplicateKeys(root, path: nil)
         guard let mapping = root.mapping else {
             throw reader.error(root, key: nil, "the file must be a map of settings, like `inputs: [docs]`")
         }
@@ -195,6 +228,25 @@ extension Configuration {
     }
 }
 
+extension Configuration {
+    /// Refuses characters YAML does not allow in a file (C0 and C1 controls but tab, line
+    /// breaks and NEL; DEL; U+FFFE and U+FFFF), naming the line: libyaml's own message gives
+    /// only a byte offset. A NUL means the file is not text at all.
+    fileprivate static func checkCharacters(_ text: String, file: String) throws(ConfigurationError) {
+        var line = 1
+        for scalar in text.unicodeScalars {
+            switch scalar.value {
+            case 0x0A: line += 1
+            case 0x09, 0x0D, 0x20...0x7E, 0x85, 0xA0...0xD7FF, 0xE000...0xFFFD, 0x10000...: continue
+            case 0: throw ConfigurationError(file: file, message: "not a text file (line \(line) holds a NUL byte); a configuration file is UTF-8 text")
+            default:
+                let code = String(scalar.value, radix: 16, uppercase: true)
+                throw ConfigurationError(file: file, line: line, message: "the control character U+\(String(repeating: "0", count: max(0, 4 - code.count)))\(code) is not allowed in YAML; remove it")
+            }
+        }
+    }
+}
+
 /// Typed reads of YAML nodes that fail with the node's line.
 private struct YAMLReader {
     let file: String
@@ -235,9 +287,54 @@ private struct YAMLReader {
         return strings
     }
 
+    /// A key written twice in one map, at any depth, is an error naming both lines: Yams keeps
+    /// both pairs, and the later would silently win. `path` names the map as errors do
+    /// (`layouts.portrait.inset`).
+    func checkDuplicateKeys(_ node: Node, path: String?) throws(ConfigurationError) {
+        switch node {
+        case .scalar:
+            return
+        case .sequence(let sequence):
+            for item in sequence {
+                // A layout is named by its name, as the errors about its keys name it.
+                let name = item.mapping?.first(where: { $0.key.string == "name" })?.value.scalar?.string
+                try checkDuplicateKeys(item, path: name.map { name in path.map { "\($0).\(name)" } ?? name } ?? path)
+            }
+        case .mapping(let mapping):
+            var lines: [String: Int] = [:]
+            for (keyNode, value) in mapping {
+                guard let key = keyNode.scalar?.string else { continue }  // refused as a key later
+                let keyPath = path.map { "\($0).\(key)" } ?? key
+                let line = keyNode.mark?.line ?? 0
+                if let first = lines[key] {
+                    throw error(keyNode, key: keyPath, "written twice in the same map, on lines \(first) and \(line); keep one")
+                }
+                lines[key] = line
+                try checkDuplicateKeys(value, path: keyPath)
+            }
+        }
+    }
+
+    /// Plain decimal notation: digits with an optional sign, no leading zero, and for a
+    /// number (not a whole number) an optional fraction, `72.5`. YAML 1.1 reads `0x48`, `010`
+    /// (octal), `1_000`, `1:30` (base 60) and `.inf` as numbers, YAML 1.2 reads `1e3` as one and
+    /// YAML 1.1 as text, and `Double` takes hexadecimal and `inf`: none of them is accepted, so
+    /// a value means the same to every reader of the file.
+    static func isDecimal(_ text: String, fraction allowed: Bool) -> Bool {
+        var bytes = text.utf8[...]
+        if let sign = bytes.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
+        let isDigit = { (byte: UInt8) in (0x30...0x39).contains(byte) }
+        let integer = bytes.prefix(while: isDigit)
+        guard !integer.isEmpty, integer.count == 1 || integer.first != UInt8(ascii: "0") else { return false }
+        let rest = bytes.dropFirst(integer.count)
+        guard let point = rest.first else { return true }
+        let fraction = rest.dropFirst()
+        return allowed && point == UInt8(ascii: ".") && !fraction.isEmpty && fraction.allSatisfy(isDigit)
+    }
+
     func number(_ node: Node, key: String, in range: ClosedRange<Double>) throws(ConfigurationError) -> Double {
-        guard case .scalar(let scalar) = node, let value = Double(scalar.string), value.isFinite else {
-            throw error(node, key: key, "expected a number from \(format(range.lowerBound)) to \(format(range.upperBound)), got \(describe(node))")
+        guard case .scalar(let scalar) = node, Self.isDecimal(scalar.string, fraction: true), let value = Double(scalar.string) else {
+            throw error(node, key: key, "expected a number from \(format(range.lowerBound)) to \(format(range.upperBound)) in decimal notation (like 150 or 72.5), got \(describe(node))")
         }
         guard range.contains(value) else {
             throw error(node, key: key, "\(scalar.string) is outside the allowed \(format(range.lowerBound))...\(format(range.upperBound))")
@@ -246,8 +343,8 @@ private struct YAMLReader {
     }
 
     func integer(_ node: Node, key: String, in range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
-        guard case .scalar(let scalar) = node, let value = Int(scalar.string) else {
-            throw error(node, key: key, "expected a whole number from \(range.lowerBound) to \(range.upperBound), got \(describe(node))")
+        guard case .scalar(let scalar) = node, Self.isDecimal(scalar.string, fraction: false), let value = Int(scalar.string) else {
+            throw error(node, key: key, "expected a whole number from \(range.lowerBound) to \(range.upperBound) in decimal digits (like 150), got \(describe(node))")
         }
         guard range.contains(value) else {
             throw error(node, key: key, "\(value) is outside the allowed \(range.lowerBound)...\(range.upperBound)")

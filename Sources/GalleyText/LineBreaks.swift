@@ -23,7 +23,7 @@ enum LineBreaks {
         guard !codes.isEmpty else { return [] }
         var breaks = [CChar](repeating: 0, count: codes.count)
         let languageCode = language.map(libunibreakLanguage)
-        codes.withUnsafeBufferPointer { input in
+        libunibreakInput(codes).withUnsafeBufferPointer { input in
             breaks.withUnsafeMutableBufferPointer { output in
                 if let languageCode {
                     languageCode.withCString { set_linebreaks_utf32(input.baseAddress, input.count, $0, output.baseAddress) }
@@ -39,6 +39,28 @@ enum LineBreaks {
             default: .prohibited
             }
         }
+    }
+
+    /// `codes` as libunibreak 1.1 (Debian 12's) can take them: its `set_linebreaks` aborts the
+    /// process (an `assert`, compiled in) on two kinds of valid text, so those characters are
+    /// given to it as U+FFFE, a noncharacter it classes XX and, like every XX, breaks as AL.
+    ///
+    /// - U+FFFF: its end-of-string marker is `EOS = 0xFFFF` (`linebreakdef.h`), so the
+    ///   noncharacter ends the loop one character early and `posLast == posCur - 1 &&
+    ///   posCur <= len` fails (linebreak.c:693). U+FFFF is XX as well: its breaks are unchanged.
+    ///   Upstream moved `EOS` to 0xFFFFFFFF in 3.0 (commit 6dc4b2a).
+    /// - Regional indicators (U+1F1E6...U+1F1FF, the letters of flags): their class RI has a
+    ///   row in the pair table but fails `assert(lbcNew <= LBP_JT)` (linebreak.c:663; upstream
+    ///   8e278bd, after 1.1, extends it to RI). As AL, a flag still never breaks inside (AL × AL
+    ///   as RI × RI); one written against letters, digits or an opening bracket, with no space
+    ///   between, then stays with them, where RI would allow a break.
+    static func libunibreakInput(_ codes: [UInt32]) -> [UInt32] {
+        guard codes.contains(where: isRejectedByLibunibreak) else { return codes }
+        return codes.map { isRejectedByLibunibreak($0) ? 0xFFFE : $0 }
+    }
+
+    private static func isRejectedByLibunibreak(_ code: UInt32) -> Bool {
+        code == 0xFFFF || (0x1F1E6...0x1F1FF).contains(code)
     }
 
     /// A language tag as libunibreak matches it: lowercase, hyphens. Tags usually come that

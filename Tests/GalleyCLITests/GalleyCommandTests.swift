@@ -58,6 +58,10 @@ import Testing
     @Test(arguments: [
         (["run"], "inputs: [docs]\nthumbnail: [64]\n", "pipeline.yml:2: thumbnail: unknown key"),
         (["run"], "inputs: [docs]\ndpi: huge\n", "dpi: expected a number"),
+        (["run"], "inputs: [docs]\ndpi: 72\ndpi: 96\n", "pipeline.yml:3: dpi: written twice in the same map, on lines 2 and 3"),
+        (["run"], "inputs: [docs]\ndpi: 0x48\n", "pipeline.yml:2: dpi: expected a number from 1 to 2400 in decimal notation"),
+        (["run"], "inputs: [docs]\nx: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\n", "pipeline.yml:2: lists and maps nest more than 32 levels deep"),
+        (["run"], "\u{0}PNG\u{1}\u{2}", "pipeline.yml: not a text file"),
         (["run"], "inputs: [missing-folder]\n", "missing-folder"),
         (["run", "--dpi", "0"], "inputs: [docs]\n", "--dpi"),
         (["run", "--frobnicate"], "inputs: [docs]\n", "frobnicate"),

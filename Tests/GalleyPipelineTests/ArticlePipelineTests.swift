@@ -1,4 +1,5 @@
 import Foundation
+import GalleyBase
 import GalleyPipeline
 import GalleyRaster
 import GalleyTestSupport
@@ -125,6 +126,35 @@ import Testing
             #expect(document.error?.code.rawValue == expected, "\(document.source): \(String(describing: document.error))")
         }
         #expect(manifest.totals.ok == Fixtures.articles.count)
+    }
+
+    /// A book with the characters that once aborted the whole run inside libunibreak (U+FFFF,
+    /// flags), terminal escapes and invalid UTF-8 is typeset; beside it a binary file fails
+    /// with its code, and the other articles complete.
+    @Test func textThatAbortedTheLineBreakerNoLongerStopsTheBatch() throws {
+        let folder = try ScratchFolder()
+        let input = folder.path("in")
+        try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
+        for name in ["malformed.html", "ja-sjis.html"] {
+            try FileManager.default.copyItem(at: Fixtures.articlesFolder.appendingPathComponent(name), to: input.appendingPathComponent(name))
+        }
+        var bytes = Array(try Data(contentsOf: Fixtures.articlesFolder.appendingPathComponent("plain-book.txt")).prefix(6000))
+        let inserted: [[UInt8]] = [[0xEF, 0xBF, 0xBF], Array("\u{1B}[31m".utf8), [0xC3, 0x28], Array("🇩🇪🇫🇷".utf8), [0xED, 0xA0, 0x80], [0xC2, 0x9B]]
+        for (i, piece) in inserted.enumerated().reversed() { bytes.insert(contentsOf: piece, at: 500 + i * 800) }
+        try Data(bytes).write(to: input.appendingPathComponent("mutated-book.txt"))
+        try Data(Array("binary\0\0\0data".utf8)).write(to: input.appendingPathComponent("binary.txt"))
+
+        let summary = try run(in: folder, layouts: [Self.layouts[1]])
+        #expect(summary.outcome == .someFailed)
+        let manifest = try #require(summary.manifest)
+        #expect(manifest.documents.count == 4)
+        let documents = Dictionary(uniqueKeysWithValues: manifest.documents.map { ($0.source, $0) })
+        let book = try #require(documents["mutated-book.txt"])
+        #expect(book.status == .ok, "\(String(describing: book.error))")
+        #expect(!book.pages.isEmpty)
+        #expect(book.warnings.contains { $0.contains("U+FFFD") }, "\(book.warnings)")
+        #expect(documents["binary.txt"]?.error?.code == .notText)
+        #expect(documents["malformed.html"]?.status == .ok && documents["ja-sjis.html"]?.status == .ok)
     }
 
     @Test func outputIsIdenticalWhateverTheWorkerCount() throws {

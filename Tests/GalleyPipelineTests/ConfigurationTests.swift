@@ -205,4 +205,141 @@ import Testing
             #expect(error?.line != nil)
         }
     }
+
+    @Test(arguments: [
+        ("inputs: [a]\ndpi: 72\ndpi: 96\n", "dpi", 3, [2, 3]),
+        ("workers:\n  open: 1\n  render: 2\n  open: 2\n", "workers.open", 4, [2, 4]),
+        ("workers: {open: 1, open: 2}\n", "workers.open", 1, [1]),
+        ("passwords:\n  a.pdf: x\n  'a.pdf': y\n", "passwords.a.pdf", 3, [2, 3]),
+        ("layouts:\n  - name: wide\n    columns: 2\n    font_size: 9\n    columns: 3\n", "layouts.wide.columns", 5, [3, 5]),
+        ("layouts:\n  - name: wide\n    inset: {top: 1, top: 2}\n", "layouts.wide.inset.top", 3, [3]),
+        ("layouts:\n  - name: a\n    name: b\n", "layouts.a.name", 3, [2, 3]),
+    ])
+    func aKeyWrittenTwiceNamesBothLines(yaml: String, key: String, line: Int, lines: [Int]) throws {
+        let error = try #require(loadError(yaml))
+        #expect(error.key == key)
+        #expect(error.line == line)
+        #expect(error.message.contains("twice"), "\(error)")
+        for mentioned in lines { #expect(error.message.contains("\(mentioned)"), "\(error)") }
+    }
+
+    @Test func aKeyInTwoDifferentMapsIsNotADuplicate() throws {
+        let configuration = try load("""
+            workers: {open: 1}
+            layouts:
+              - name: a
+                columns: 2
+              - name: b
+                columns: 3
+            """)
+        #expect(configuration.layouts.map(\.columns) == [2, 3])
+        #expect(configuration.workers.open == 1)
+    }
+
+    /// Forms YAML 1.1, YAML 1.2 or `Double(_:)` would read as numbers, each differently.
+    @Test(arguments: [
+        "dpi: 0x48", "dpi: 0o110", "dpi: 072", "dpi: 1e3", "dpi: 7.2e1", "dpi: .inf", "dpi: .nan", "dpi: inf",
+        "dpi: 1_000", "dpi: 1:12", "dpi: 72.", "dpi: .5", "dpi: 0x1p6", "dpi: 72 dpi",
+        "thumbnails: [64.0]", "thumbnails: [0x40]", "max_pages_in_flight: 1e3", "workers: 0b10",
+        "workers: {open: 2.0}", "thumbnail_cache_size: 012",
+        "layouts: [{name: x, columns: 2.5}]", "layouts: [{name: x, font_size: 1e1}]",
+    ])
+    func numbersAreWrittenInDecimal(yaml: String) throws {
+        let error = try #require(loadError(yaml + "\n"))
+        #expect(error.line == 1)
+        #expect(error.message.contains("decimal"), "\(error)")
+    }
+
+    @Test func decimalNumbersAreRead() throws {
+        let configuration = try load("dpi: 72.5\npage_timeout: 0.25\nthumbnails: [+64, 128]\n")
+        #expect(configuration.dpi == 72.5)
+        #expect(configuration.pageTimeout == 0.25)
+        #expect(configuration.thumbnailBoxes == [64, 128])
+        // A sign is read, so a negative value is refused for its range, not its form.
+        #expect(loadError("max_pages_in_flight: -3\n")?.message.contains("outside") == true)
+        #expect(try load("watch_debounce: 0\n").watchDebounce == 0)
+    }
+
+    @Test func aByteOrderMarkIsFine() throws {
+        let folder = try ScratchFolder()
+        let file = folder.path("pipeline.yml")
+        try Data([0xEF, 0xBB, 0xBF] + Array("dpi: 96\n".utf8)).write(to: file)
+        #expect(try Configuration.load(file: file).dpi == 96)
+    }
+
+    @Test(arguments: [
+        ([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0x00], "byte 0x89 is not UTF-8"),
+        (Array("dpi: 96\n# caf".utf8) + [0xE9] + Array("\n".utf8), "line 2: byte 0xE9"),
+        (Array("dpi: 96\n\0\0\0".utf8), "line 2 holds a NUL byte"),
+        ([0xFF, 0xFE, 0x64, 0x00, 0x70, 0x00], "UTF-16"),
+    ] as [([UInt8], String)])
+    func aFileThatIsNotTextSaysSo(bytes: [UInt8], reason: String) throws {
+        let folder = try ScratchFolder()
+        let file = folder.path("pipeline.yml")
+        try Data(bytes).write(to: file)
+        do {
+            _ = try Configuration.load(file: file)
+            Issue.record("\(reason): loaded")
+        } catch {
+            #expect(error.description.hasPrefix("\(file.path): not a text file"), "\(error)")
+            #expect(error.message.contains(reason), "\(error)")
+            #expect(!error.message.contains("--config"), "the file exists: no advice to pass one")
+        }
+    }
+
+    @Test func aControlCharacterIsRefusedWithItsLine() throws {
+        let error = try #require(loadError("inputs: [a]\ndpi: 96\u{1B}[0m\n"))
+        #expect(error.line == 2)
+        #expect(error.message.contains("U+001B"))
+    }
+
+    /// Texts nested thousands of levels deep (the user's `x: [[[[…]]]]` overflowed the stack at
+    /// 5,000) in flow and block style, and the line where the limit is passed.
+    static let deeplyNested: [(String, Int)] = {
+        func indented(_ line: (Int) -> String) -> String {
+            "x:\n" + (0..<3000).map { String(repeating: " ", count: $0 + 1) + line($0) + "\n" }.joined()
+        }
+        let brackets = String(repeating: "[", count: 5000) + String(repeating: "]", count: 5000)
+        let maps = String(repeating: "{a: ", count: 5000) + "b" + String(repeating: "}", count: 5000)
+        return [
+            ("x: " + brackets + "\n", 1),
+            ("x: " + maps + "\n", 1),
+            (indented { _ in "-" }, 33),
+            (indented { "k\($0):" }, 33),
+            ("- " + String(repeating: "- ", count: 4000) + "x\n", 1),
+            ("inputs: [a]\nlayouts:\n  - name: x\n    inset: " + String(repeating: "[", count: 40) + "\n", 4),
+        ]
+    }()
+
+    @Test(arguments: deeplyNested)
+    func deepNestingIsRefusedBeforeItIsParsed(yaml: String, line: Int) throws {
+        let error = try #require(loadError(yaml))
+        #expect(error.line == line)
+        #expect(error.message.contains("nest more than 32 levels"), "\(error)")
+    }
+
+    @Test func nestingWithinTheLimitAndBracketsInTextAreRead() throws {
+        // Brackets inside quoted, plain and block text are not structure.
+        let configuration = try load("""
+            inputs: ["[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[", '{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{', "a'[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["]
+            passwords:
+              "x.pdf": |
+                [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[
+                 - - - - - - - - - - - - - - - - - - - - - - - - - -
+              y.pdf: a[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[ # [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[
+            """)
+        #expect(configuration.inputs.count == 3 && configuration.inputs[0].hasPrefix("[[[["))
+        #expect(configuration.password(forRelativePath: "x.pdf")?.hasPrefix("[[[[") == true)
+        #expect(configuration.password(forRelativePath: "y.pdf")?.hasPrefix("a[[[[") == true)
+        // 30 levels are parsed; the unknown key is then the error.
+        let error = try #require(loadError("x: " + String(repeating: "[", count: 30) + String(repeating: "]", count: 30) + "\n"))
+        #expect(error.key == "x" && error.message.contains("unknown key"))
+    }
+
+    @Test(arguments: ["base: &b 72\ndpi: *b\n", "dpi: !!int 72\n", "%YAML 1.1\n---\ndpi: 72\n"])
+    func anchorsAliasesTagsAndDirectivesAreRefused(yaml: String) throws {
+        let error = try #require(loadError(yaml))
+        #expect(error.line != nil)
+        #expect(error.message.contains("anchors, aliases, tags and directives"), "\(error)")
+    }
 }
