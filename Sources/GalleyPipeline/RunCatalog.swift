@@ -1,9 +1,9 @@
 import Foundation
+import GalleyBase
 import GalleyCatalog
 import GalleyRaster
 import GalleyText
 import Logging
-import Synchronization
 
 /// A source file's size and modification time: what tells, without reading the file, that it
 /// has not changed since the catalog saw it.
