@@ -32,6 +32,10 @@ bin="$("${build[@]}" --show-bin-path)"
 
 work=FuzzTesting/.build/fuzz
 python3 scripts/make-fuzz-corpus.py "$work/seeds"
+# The PDF and configuration targets write each input to a file there (GalleyFuzzSupport's
+# ScratchFile), removed after the input.
+export TMPDIR="$PWD/$work/tmp"
+mkdir -p "$TMPDIR"
 
 # LeakSanitizer would report leaks inside fontconfig's and libhyphen's own loading code, once
 # per process: FuzzTesting/lsan.supp says which, why, and what that could hide.

@@ -4,13 +4,10 @@ import Foundation
 /// opened by path, `pipeline.yml` is read from one), so the fuzzers go through the same code
 /// as a run. Removed when done; unique per call, so tests may replay inputs in parallel.
 enum ScratchFile {
-    /// This process's folder under the temporary directory.
-    private static let folder: URL = FileManager.default.temporaryDirectory
-        .appendingPathComponent("galley-fuzz-\(ProcessInfo.processInfo.processIdentifier)", isDirectory: true)
-
     /// Runs `body` with `bytes` in a file named `name` (in a folder of its own).
     static func with<T>(_ bytes: [UInt8], name: String, _ body: (URL) -> T) -> T {
-        let directory = folder.appendingPathComponent(UUID().uuidString, isDirectory: true)
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("galley-fuzz-\(UUID().uuidString)", isDirectory: true)
         let file = directory.appendingPathComponent(name)
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
