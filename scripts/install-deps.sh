@@ -28,6 +28,8 @@ packages=(
   chromium
   # benchmark peers and measurement
   poppler-utils libvips-tools time pango1.0-tools
+  # scripts/mutate-run.sh: mutated copies of the fixtures for whole galley runs
+  zzuf
 )
 
 missing=()
