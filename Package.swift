@@ -14,6 +14,8 @@ let package = Package(
     products: [
         .executable(name: "galley", targets: ["galley"]),
         .library(name: "GalleyPipeline", targets: ["GalleyPipeline"]),
+        // What the fuzz targets in FuzzTesting/ (a package of its own) run for each input.
+        .library(name: "GalleyFuzzSupport", targets: ["GalleyFuzzSupport"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -76,6 +78,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
+        // The per-input code of the fuzz targets (FuzzTesting/), here so that the tests replay
+        // every input that ever failed (FuzzTesting/FailCases) through the same code.
+        .target(
+            name: "GalleyFuzzSupport",
+            dependencies: ["GalleyBase", "GalleyPDF", "GalleyPipeline", "GalleyRaster", "GalleyText"]),
+
         // MARK: Command line
         .executableTarget(
             name: "galley",
@@ -105,5 +113,6 @@ let package = Package(
             ]),
         .testTarget(name: "GalleyCatalogTests", dependencies: ["GalleyCatalog", "GalleyTestSupport"]),
         .testTarget(name: "GalleyCLITests", dependencies: ["GalleyRaster", "GalleyTestSupport"]),
+        .testTarget(name: "GalleyFuzzSupportTests", dependencies: ["GalleyFuzzSupport", "GalleyTestSupport"]),
     ]
 )

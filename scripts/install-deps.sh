@@ -28,7 +28,8 @@ packages=(
   chromium
   # benchmark peers and measurement
   poppler-utils libvips-tools time pango1.0-tools
-  # mutating fixture articles for scripts/fuzz-articles.sh (invalid UTF-8, control bytes)
+  # zzuf: mutated copies of the fixtures for scripts/mutate-run.sh (whole galley runs) and
+  # scripts/fuzz-articles.sh (articles with invalid UTF-8 and control bytes)
   zzuf
 )
 

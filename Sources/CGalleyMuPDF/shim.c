@@ -257,6 +257,13 @@ int gm_page_inspect(fz_context *ctx, fz_document *doc, int number, gm_page_info 
     return 0;
 }
 
+/* Whether the cookie was aborted. Read atomically: another thread may be storing to it (a
+   plain read here was a data race the thread sanitizer reported). */
+static int gm_cookie_aborted(gm_cookie *cookie)
+{
+    return cookie && __atomic_load_n(&cookie->cookie.abort, __ATOMIC_RELAXED);
+}
+
 int gm_page_record(fz_context *ctx, fz_document *doc, int number, fz_display_list **out,
                    gm_page_info *info, gm_cookie *cookie, gm_error *error)
 {
@@ -292,7 +299,7 @@ int gm_page_record(fz_context *ctx, fz_document *doc, int number, fz_display_lis
         gm_record_error(ctx, error);
         return -1;
     }
-    if (cookie->cookie.abort) {
+    if (gm_cookie_aborted(cookie)) {
         fz_drop_display_list(ctx, list);
         gm_set_error(error, GM_ERROR_ABORT, "recording the page was cancelled");
         return -1;
@@ -321,6 +328,7 @@ void gm_cookie_abort(gm_cookie *cookie)
     /* MuPDF polls this field during rendering; a plain store is its documented protocol. */
     __atomic_store_n(&cookie->cookie.abort, 1, __ATOMIC_RELAXED);
 }
+
 
 /*
  * Deterministic image drawing.
@@ -474,7 +482,7 @@ int gm_render_rgb(fz_context *ctx, fz_display_list *list, float zoom,
         gm_record_error(ctx, error);
         return -1;
     }
-    if (cookie && cookie->cookie.abort) {
+    if (gm_cookie_aborted(cookie)) {
         gm_set_error(error, GM_ERROR_ABORT, "rendering was cancelled");
         return -1;
     }

@@ -1,7 +1,6 @@
 import Foundation
-import GalleyBase
 import GRDB
-import Synchronization
+import GalleyBase
 
 /// Encoded thumbnails by key: a memory store in front of a disk store, each with its own
 /// limit, as an image cache is (the key carries every setting that changes the bytes, so a

@@ -1,5 +1,5 @@
 import CGalleyMuPDF
-import Synchronization
+import GalleyBase
 
 /// MuPDF's base context (with locks) and a pool of contexts cloned from it.
 ///

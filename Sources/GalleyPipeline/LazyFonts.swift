@@ -1,6 +1,5 @@
 import GalleyBase
 import GalleyText
-import Synchronization
 
 /// The font library, made when the first article is opened: fontconfig's start-up costs more
 /// than a rerun that opens nothing.

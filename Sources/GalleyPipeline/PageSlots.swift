@@ -1,4 +1,4 @@
-import Synchronization
+import GalleyBase
 
 /// Bounds the pages in flight: a page takes a slot when it is recorded and gives it back when
 /// its last output is written. This, not the corpus size, bounds memory.

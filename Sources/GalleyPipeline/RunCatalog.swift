@@ -4,7 +4,6 @@ import GalleyCatalog
 import GalleyRaster
 import GalleyText
 import Logging
-import Synchronization
 
 /// A source file's size and modification time: what tells, without reading the file, that it
 /// has not changed since the catalog saw it.

@@ -1,7 +1,6 @@
 import Foundation
 import GalleyBase
 import GalleyText
-import Synchronization
 
 /// What happened to one output of a page, reported by the stages to the record stage.
 enum OutputVariant: Hashable, Sendable, Comparable {

@@ -4,7 +4,6 @@ import GalleyCatalog
 import GalleyPDF
 import GalleyRaster
 import Logging
-import Synchronization
 
 /// The stages of one run: the queues and the work each does.
 ///

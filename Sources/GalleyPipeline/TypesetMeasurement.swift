@@ -1,8 +1,8 @@
 import Foundation
+import GalleyBase
 import GalleyPDF
 import GalleyRaster
 import GalleyText
-import Synchronization
 
 /// What typesetting one article in each configured layout costs: pages, lines, and seconds
 /// spent typesetting and (optionally) drawing the page images, without PNG encoding or

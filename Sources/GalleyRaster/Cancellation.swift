@@ -1,4 +1,4 @@
-import Synchronization
+import GalleyBase
 
 /// A cancellation flag shared by the stages of a run, or scoped to one piece of work.
 ///

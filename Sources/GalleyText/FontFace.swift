@@ -1,6 +1,6 @@
 import CFreeType
 import CHarfBuzz
-import Synchronization
+import GalleyBase
 
 /// One font face (a file and an index in it): HarfBuzz for shaping and metrics, FreeType for
 /// rasterizing glyphs.

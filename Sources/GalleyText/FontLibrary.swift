@@ -1,6 +1,6 @@
 import CFontconfig
 import Foundation
-import Synchronization
+import GalleyBase
 
 /// Finds fonts through fontconfig and keeps the faces it has opened.
 ///

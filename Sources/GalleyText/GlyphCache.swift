@@ -1,4 +1,4 @@
-import Synchronization
+import GalleyBase
 
 /// Rendered glyph images shared by all drawing threads, keyed by everything that changes the
 /// pixels: face, glyph, size in 1/64 pixel, subpixel offset and whether it is turned sideways.

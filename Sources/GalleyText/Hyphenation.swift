@@ -1,7 +1,7 @@
 import CHyphen
-import Glibc
 import Foundation
-import Synchronization
+import GalleyBase
+import Glibc
 
 /// Hyphenation points from libhyphen's pattern dictionaries (the ones LibreOffice uses,
 /// Debian's `hyphen-*` packages), one dictionary per language, loaded on first use.

@@ -1,5 +1,5 @@
 import CHarfBuzz
-import Synchronization
+import GalleyBase
 
 /// Shapes items through a `Shaper`, word by word where that cannot change the glyphs, and
 /// remembers each word's glyphs: an article repeats a few thousand distinct words tens of

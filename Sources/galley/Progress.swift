@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import GalleyBase
 import GalleyPipeline
-import Synchronization
 
 /// How `galley run` shows a run going on.
 enum ProgressMode: String, ExpressibleByArgument, CaseIterable, Sendable {

@@ -1,0 +1,68 @@
+import Foundation
+import GalleyText
+
+/// Bytes as an article: parsed as HTML and again as plain text, each typeset and every page
+/// drawn at 36 dpi and as a thumbnail.
+///
+/// The first byte chooses the layout, so the fuzzer reaches every way of filling lines; the
+/// rest is the document:
+///
+/// | bit | set | clear |
+/// | --- | --- | --- |
+/// | 0 | vertical text (bands) | horizontal |
+/// | 1 | optimal line breaking | greedy |
+/// | 2 | automatic hyphenation, English | soft hyphens only |
+/// | 3, 4 | 1 to 4 columns | |
+/// | 5 | `justify_threshold: 0.8` | no justification |
+/// | 6 | base language Japanese | none |
+/// | 7 | sans-serif | DejaVu Serif |
+public struct MarkupFuzzTarget: FuzzTarget {
+    public static let name = "FuzzMarkup"
+    /// Pages drawn per parse at most (see `PageDrawing.typeset`).
+    static let pageLimit = 24
+    /// Low, as the fuzzer wants many inputs a second, yet glyphs several pixels tall.
+    static let dpi = 36.0
+    /// Where the article seems to be: pictures are not read (each gets a placeholder), but
+    /// links and `src` attributes are resolved against it.
+    static let baseURL = URL(fileURLWithPath: "/fuzz/articles/", isDirectory: true)
+
+    private let fonts: FontLibrary
+
+    /// The system's fonts through fontconfig, loaded once for every input.
+    public init() throws(TypesetError) {
+        fonts = try FontLibrary()
+    }
+
+    public func run(_ input: [UInt8]) -> FuzzOutcome {
+        var outcome = FuzzOutcome()
+        guard let options = input.first else { return outcome }
+        let document = Array(input.dropFirst())
+        let layout = Self.layout(options: options)
+        let parser = MarkupParser(base: layout.base)
+        for parsed in [parser.parse(html: document, baseURL: Self.baseURL), parser.parse(plainText: document)] {
+            PageDrawing.typeset(parsed, layout: layout, fonts: fonts, dpi: Self.dpi, pageLimit: Self.pageLimit, into: &outcome)
+        }
+        return outcome
+    }
+
+    /// A small page (many pages, lines and columns from little text) in the options' layout.
+    static func layout(options: UInt8) -> ArticleLayout {
+        var layout = ArticleLayout(name: "fuzz")
+        layout.pageWidth = 240
+        layout.pageHeight = 320
+        layout.inset = ArticleLayout.Insets(all: 12)
+        layout.columnGap = 8
+        layout.columns = 1 + Int((options >> 3) & 3)
+        layout.base.fontSize = 9
+        if options & 1 != 0 { layout.writingMode = .verticalRL }
+        if options & 2 != 0 { layout.typography.lineBreaking = .optimal }
+        if options & 4 != 0 {
+            layout.base.hyphens = .auto
+            layout.base.language = "en-US"
+        }
+        if options & 32 != 0 { layout.typography.justifyThreshold = 0.8 }
+        if options & 64 != 0 { layout.base.language = "ja" }
+        if options & 128 != 0 { layout.base.fontFamily = "sans-serif" }
+        return layout
+    }
+}
