@@ -18,7 +18,16 @@ public final class ArticleTypesetter {
     /// - Parameter images: decoded pictures by attachment source. An attachment with a picture
     ///   is sized by it (when the markup leaves a dimension open) and shows it; one without
     ///   shows a placeholder box.
-    public init(text: AttributedText, layout: ArticleLayout, fonts: FontLibrary, images: AttachmentImages = [:]) throws(TypesetError) {
+    public convenience init(text: AttributedText, layout: ArticleLayout, fonts: FontLibrary,
+                            images: AttachmentImages = [:]) throws(TypesetError) {
+        try self.init(text: text, layout: layout, fonts: fonts, images: images, analysisWindow: Framesetter.defaultAnalysisWindow)
+    }
+
+    /// As the public initializer, with paragraphs longer than `analysisWindow` characters
+    /// analysed in windows that long: tests make it small to check that windows set the same
+    /// pages.
+    package init(text: AttributedText, layout: ArticleLayout, fonts: FontLibrary, images: AttachmentImages = [:],
+                 analysisWindow: Int) throws(TypesetError) {
         if let problem = layout.problem { throw TypesetError(.columnTooSmall, "layout \(layout.name): \(problem)") }
         let text = text.sizingAttachments(by: images)
         self.text = text
@@ -26,7 +35,8 @@ public final class ArticleTypesetter {
         self.layout = layout
         self.glyphCache = fonts.glyphCache
         self.framesetter = Framesetter(text: text, fonts: fonts, maximumBox: (layout.columnWidth, layout.columnHeight),
-                                       typography: layout.typography, vertical: layout.writingMode.isVertical)
+                                       typography: layout.typography, vertical: layout.writingMode.isVertical,
+                                       analysisWindow: analysisWindow)
     }
 
     /// Whether every character has been placed.

@@ -4,8 +4,10 @@
 /// A cascade of rectangles (columns, then pages) is filled by calling `fill` with each in
 /// turn from where the last one stopped. Lines are chosen greedily, or, with optimal line
 /// breaking, by a plan made for the whole paragraph at its first line (`OptimalBreaker`)
-/// and followed while its lines fit the measure they are given. Paragraphs are analysed (itemized, shaped, broken) when first reached and
-/// only the current one is kept, so memory does not grow with the article.
+/// and followed while its lines fit the measure they are given. Paragraphs are analysed
+/// (itemized, shaped, broken) when first reached and only the current one is kept, a long one
+/// a window at a time (`ParagraphAnalysis`), so memory grows with neither the article nor
+/// its longest paragraph.
 public final class Framesetter {
     public let text: AttributedText
     private var analyzer: ParagraphAnalyzer
@@ -21,14 +23,21 @@ public final class Framesetter {
     /// justified; a line that would need more is left ragged and counted as loose.
     public static let maximumSpaceStretch = 2.0
 
+    /// Paragraphs longer than this many characters are analysed in windows this long.
+    public static let defaultAnalysisWindow = 65_536
+
     /// - Parameter maximumBox: the largest attachment box (a column's width and height).
     /// - Parameter vertical: lines run top to bottom; rectangles are then given in line
     ///   coordinates (width along the line), as `FlowMapping.flowRect` makes them.
+    /// - Parameter analysisWindow: paragraphs longer than this many characters are analysed
+    ///   in windows this long (`ParagraphAnalyzer.window`); tests make it small.
     public init(text: AttributedText, fonts: FontLibrary, maximumBox: (width: Double, height: Double),
-                typography: ArticleLayout.Typography = .init(), vertical: Bool = false) {
+                typography: ArticleLayout.Typography = .init(), vertical: Bool = false,
+                analysisWindow: Int = defaultAnalysisWindow) {
         self.text = text
         self.typography = typography
-        self.analyzer = ParagraphAnalyzer(text: text, fonts: fonts, maximumBox: maximumBox, typography: typography, vertical: vertical)
+        self.analyzer = ParagraphAnalyzer(text: text, fonts: fonts, maximumBox: maximumBox, typography: typography, vertical: vertical,
+                                          window: analysisWindow)
     }
 
     /// Characters no installed font covers, with counts, among the paragraphs analysed so far.
@@ -57,10 +66,9 @@ public final class Framesetter {
         var previousSpaceAfter = 0.0
         while offset < text.count {
             let paragraphIndex = text.paragraphIndex(at: offset)
-            let analysis = try analysis(of: paragraphIndex)
+            var analysis = try analysis(of: paragraphIndex, at: offset)
             let style = analysis.style
-            var filler = LineFiller(analysis: analysis, position: offset - analysis.range.lowerBound)
-            let first = filler.atParagraphStart
+            let first = offset == analysis.paragraph.lowerBound
             var (startIndent, endIndent) = Self.indents(style, firstLine: first, width: rect.width)
             var measure = rect.width - max(0, startIndent) - max(0, endIndent)
             let hyphenAllowed = hyphenatedLines.paragraph != paragraphIndex || hyphenatedLines.count < typography.maximumConsecutiveHyphens
@@ -70,19 +78,20 @@ public final class Framesetter {
                                              maximumConsecutiveHyphens: typography.maximumConsecutiveHyphens)
                     .map { (paragraphIndex, $0) }
             }
+            var filler = LineFiller(analysis: analysis, position: offset - analysis.range.lowerBound)
             let local: Range<Int>
             if let plan, plan.paragraph == paragraphIndex, let end = plannedEnd(after: filler.position, in: plan.ends),
                analysis.lineWidth(filler.position, end) <= measure + LineFiller.tolerance {
                 local = filler.take(to: end)
             } else {
                 do {
-                    local = try filler.nextLine(measure: measure, hyphenAllowed: hyphenAllowed)
+                    (analysis, filler, local) = try nextLine(from: offset, in: analysis, measure: measure, hyphenAllowed: hyphenAllowed)
                 } catch {
                     guard measure < rect.width else { throw error }
                     // Something as wide as the column (an image, a long unbreakable cluster) but
                     // not as the indented measure: set that line at the full column width instead.
                     (startIndent, endIndent, measure) = (0, 0, rect.width)
-                    local = try filler.nextLine(measure: measure, hyphenAllowed: hyphenAllowed)
+                    (analysis, filler, local) = try nextLine(from: offset, in: analysis, measure: measure, hyphenAllowed: hyphenAllowed)
                 }
             }
             let (expansion, loose) = justification(of: local, in: analysis, lastLine: filler.isFinished, measure: measure)
@@ -173,10 +182,50 @@ public final class Framesetter {
         }
     }
 
-    private func analysis(of paragraph: Int) throws(TypesetError) -> ParagraphAnalysis {
-        if let current, current.index == paragraph { return current.analysis }
-        let analysis = try analyzer.analyze(paragraph: paragraph)
+    /// The greedy line from global `offset`, found in `analysis` or, when the line could reach
+    /// past what that window knows, in longer ones, which then become the current analysis.
+    private func nextLine(from offset: Int, in analysis: ParagraphAnalysis, measure: Double,
+                          hyphenAllowed: Bool) throws(TypesetError) -> (ParagraphAnalysis, LineFiller, Range<Int>) {
+        var analysis = analysis
+        while true {
+            var filler = LineFiller(analysis: analysis, position: offset - analysis.range.lowerBound)
+            if let local = try filler.nextLine(measure: measure, hyphenAllowed: hyphenAllowed) { return (analysis, filler, local) }
+            analysis = try self.analysis(of: text.paragraphIndex(at: offset), at: offset, knowingBeyond: analysis.exactEnd)
+        }
+    }
+
+    /// An analysis of `paragraph` that starts at or before global `offset` and knows it
+    /// exactly, and knows more than `knowingBeyond` (global) unless it reaches the paragraph's
+    /// end: the current one when it does, else a window started at the last restart point
+    /// before `offset`, twice as long each time that is not enough.
+    private func analysis(of paragraph: Int, at offset: Int, knowingBeyond known: Int? = nil) throws(TypesetError) -> ParagraphAnalysis {
+        func suffices(_ analysis: ParagraphAnalysis) -> Bool {
+            analysis.range.lowerBound <= offset
+                && (analysis.reachesParagraphEnd || (offset < analysis.exactEnd && known.map { analysis.exactEnd > $0 } ?? true))
+        }
+        var analysis: ParagraphAnalysis
+        if let current, current.index == paragraph, current.analysis.range.lowerBound <= offset {
+            analysis = current.analysis
+            if suffices(analysis) { return analysis }
+        } else {
+            analysis = try analyzer.analyze(paragraph: paragraph, length: firstWindow(of: paragraph))
+        }
+        var length = analyzer.window
+        while !suffices(analysis) {
+            let restart = analysis.restartPoint(atOrBefore: min(offset, analysis.exactEnd))
+            // Started again where it started, a window sees more only by being longer.
+            if restart == analysis.range.lowerBound { length = max(length, analysis.range.count * 2) }
+            analysis = try analyzer.analyze(paragraph: paragraph, from: analysis.resumption(at: restart), length: length)
+        }
         current = (paragraph, analysis)
         return analysis
+    }
+
+    /// How much of a paragraph its first analysis takes: all of it, with optimal line breaking,
+    /// up to `OptimalBreaker.maximumLength` characters, whatever the analysis window, so that
+    /// the plan does not depend on it.
+    private func firstWindow(of paragraph: Int) -> Int {
+        let count = text.paragraphs[paragraph].range.count
+        return typography.lineBreaking == .optimal && count <= OptimalBreaker.maximumLength ? max(count, analyzer.window) : analyzer.window
     }
 }

@@ -39,6 +39,9 @@ struct Itemizer {
     /// face's missing-glyph box).
     private(set) var uncovered: [Unicode.Scalar: Int] = [:]
     private var coverage = CoverageMemo()
+    /// The last answer of `firstScript(in:)`: the range searched from `start` to `end`, and
+    /// where the script was found.
+    private var firstScriptFound: (start: Int, end: Int, found: Int?, script: hb_script_t?)?
 
     init(text: AttributedText, fonts: FontLibrary, vertical: Bool = false) {
         self.text = text
@@ -46,13 +49,35 @@ struct Itemizer {
         self.vertical = vertical
     }
 
+    /// What the characters before a window of a paragraph decided, which the window's items
+    /// depend on: a window that starts with it itemizes its characters as a whole-paragraph
+    /// pass would (`ParagraphAnalysis.Resumption`).
+    struct Context {
+        /// The face of the last text character before the window (the face a mark or a
+        /// shared character after it keeps); nil when there is none.
+        var face: FontFace?
+        /// The script the character just before the window was resolved to.
+        var script: hb_script_t
+        /// Whether the character just before the window stands upright (vertical text).
+        var upright: Bool
+    }
+
     /// Items of the paragraph `range`, in logical order, and its base level.
     mutating func items(of range: Range<Int>, direction: WritingDirection) throws(TypesetError) -> (items: [TextItem], baseLevel: UInt8) {
         let (levels, baseLevel) = Self.bidiLevels(text.scalars[range], direction: direction)
+        return (try items(of: range, levels: levels, after: nil, paragraphEnd: range.upperBound, countingFrom: range.lowerBound), baseLevel)
+    }
+
+    /// Items of `range`, a whole paragraph or a window of one ending at `paragraphEnd`, whose
+    /// characters have bidi levels `levels`. `context` is what the text before the window
+    /// decided (nil at the paragraph's start). Characters no font covers are counted from
+    /// `countingFrom` on, so that windows that overlap count each once.
+    mutating func items(of range: Range<Int>, levels: [UInt8], after context: Context?, paragraphEnd: Int,
+                        countingFrom: Int) throws(TypesetError) -> [TextItem] {
         let functions = hb_unicode_funcs_get_default()
         let ownScripts = text.scalars[range].map { hb_unicode_script(functions, $0.value) }
-        let scripts = Self.resolved(ownScripts)
-        let upright = vertical ? Self.uprightFlags(text.scalars[range]) : []
+        let scripts = Self.resolved(ownScripts, after: context?.script) { firstScript(in: range.upperBound..<paragraphEnd) }
+        let upright = vertical ? Self.uprightFlags(text.scalars[range], after: context?.upright) : []
         // Attachments are in text order: those of this paragraph are found by binary search,
         // not by a pass over every attachment of the article.
         var attachmentIndex = [Int: Int]()
@@ -67,7 +92,7 @@ struct Itemizer {
         var runEnd = text.styleRuns[runIndex].range.upperBound
         var fallback = try fallbackFor(text.styleRuns[runIndex].value)
         var primary = try fallback.primary()
-        var previousFace: FontFace?
+        var previousFace = context?.face
         // The open item: extended while run, face, script and level stay the same. Only a
         // text item is ever extended (`itemFace` is its face), so a separator or an
         // attachment is an item of its own.
@@ -116,14 +141,38 @@ struct Itemizer {
                 continue
             }
             let shared = ownScripts[local] == HB_SCRIPT_COMMON || ownScripts[local] == HB_SCRIPT_INHERITED
-            let face = try chooseFace(for: scalar, shared: shared, fallback: fallback, primary: primary, previous: previousFace)
+            let face = try chooseFace(for: scalar, shared: shared, fallback: fallback, primary: primary, previous: previousFace,
+                                      counting: offset >= countingFrom)
             if face !== previousFace { previousFace = face }
             if itemFace === face, continuesItem(local) { continue }
             close(at: offset)
             (itemStart, itemRun, itemKind, itemFace) = (offset, runIndex, .text(face), face)
         }
         close(at: range.upperBound)
-        return (items, baseLevel)
+        return items
+    }
+
+    /// The script of the first character of `range` whose own script is not Common, Inherited
+    /// or Unknown: what neutral characters at a paragraph's start take when a window holds
+    /// nothing else. Remembered for the last paragraph asked about, whose leading neutral
+    /// characters may span several windows.
+    private mutating func firstScript(in range: Range<Int>) -> hb_script_t? {
+        if let firstScriptFound, firstScriptFound.end == range.upperBound, firstScriptFound.start <= range.lowerBound,
+           firstScriptFound.found.map({ $0 >= range.lowerBound }) ?? true {
+            return firstScriptFound.script
+        }
+        let functions = hb_unicode_funcs_get_default()
+        var found: Int?
+        var script: hb_script_t?
+        for offset in range {
+            let own = hb_unicode_script(functions, text.scalars[offset].value)
+            if !Self.isNeutral(own) {
+                (found, script) = (offset, own)
+                break
+            }
+        }
+        firstScriptFound = (range.lowerBound, range.upperBound, found, script)
+        return script
     }
 
     private func fallbackFor(_ style: TextStyle) throws(TypesetError) -> FontFallback {
@@ -145,7 +194,7 @@ struct Itemizer {
     /// a comma is not split three ways.
     /// `shared`: the character's own script is Common or Inherited.
     private mutating func chooseFace(for scalar: Unicode.Scalar, shared: Bool, fallback: FontFallback, primary: FontFace,
-                                     previous: FontFace?) throws(TypesetError) -> FontFace {
+                                     previous: FontFace?, counting: Bool) throws(TypesetError) -> FontFace {
         if let previous, scalar.isMark || (scalar.value >= 0x300 && scalar.properties.generalCategory == .format) {
             return previous
         }
@@ -153,19 +202,19 @@ struct Itemizer {
         if coverage.covers(primary, scalar) { return primary }
         if let face = try fallback.face(covering: scalar) { return face }
         let properties = scalar.properties
-        if !properties.isWhitespace && !properties.isDefaultIgnorableCodePoint {
+        if counting && !properties.isWhitespace && !properties.isDefaultIgnorableCodePoint {
             uncovered[scalar, default: 0] += 1
         }
         return previous ?? primary
     }
 
     /// Whether each character stands upright in vertical text (UAX #50); marks, joiners and
-    /// variation selectors go with the character before them.
-    static func uprightFlags(_ scalars: ArraySlice<Unicode.Scalar>) -> [Bool] {
+    /// variation selectors go with the character before them (`previous` for the first).
+    static func uprightFlags(_ scalars: ArraySlice<Unicode.Scalar>, after previous: Bool? = nil) -> [Bool] {
         var flags: [Bool] = []
         flags.reserveCapacity(scalars.count)
         for scalar in scalars {
-            if let last = flags.last, scalar.isMark || (scalar.value >= 0x200B && scalar.properties.isDefaultIgnorableCodePoint) {
+            if let last = flags.last ?? previous, scalar.isMark || (scalar.value >= 0x200B && scalar.properties.isDefaultIgnorableCodePoint) {
                 flags.append(last)
             } else {
                 flags.append(VerticalOrientation(scalar).isUpright)
@@ -176,13 +225,13 @@ struct Itemizer {
 
     /// Scripts for shaping, from each character's own: Common and Inherited characters take
     /// the script before them (or after them at the start), as HarfBuzz expects whole runs of
-    /// one script.
-    static func resolved(_ own: [hb_script_t]) -> [hb_script_t] {
+    /// one script. In a window of a paragraph, `previous` is the script the character before
+    /// it was resolved to, and `following` finds the first script after the window, for
+    /// neutral characters at the start of a paragraph that has nothing else in the window.
+    static func resolved(_ own: [hb_script_t], after previous: hb_script_t? = nil,
+                         following: () -> hb_script_t? = { nil }) -> [hb_script_t] {
         var scripts = own
-        func isNeutral(_ script: hb_script_t) -> Bool {
-            script == HB_SCRIPT_COMMON || script == HB_SCRIPT_INHERITED || script == HB_SCRIPT_UNKNOWN
-        }
-        var last: hb_script_t?
+        var last = previous.flatMap { isNeutral($0) ? nil : $0 }
         for i in scripts.indices {
             if isNeutral(scripts[i]) {
                 if let last { scripts[i] = last }
@@ -190,7 +239,7 @@ struct Itemizer {
                 last = scripts[i]
             }
         }
-        if let first = scripts.first(where: { !isNeutral($0) }) {
+        if previous.map(isNeutral) ?? true, let first = scripts.first(where: { !isNeutral($0) }) ?? following() {
             for i in scripts.indices {
                 guard isNeutral(scripts[i]) else { break }
                 scripts[i] = first
@@ -199,8 +248,16 @@ struct Itemizer {
         return scripts
     }
 
-    /// Bidi embedding levels by UAX #9, through FriBidi.
-    static func bidiLevels(_ scalars: ArraySlice<Unicode.Scalar>, direction: WritingDirection) -> ([UInt8], UInt8) {
+    private static func isNeutral(_ script: hb_script_t) -> Bool {
+        script == HB_SCRIPT_COMMON || script == HB_SCRIPT_INHERITED || script == HB_SCRIPT_UNKNOWN
+    }
+
+    /// Bidi embedding levels by UAX #9, through FriBidi. Text with nothing right-to-left in
+    /// it and no right-to-left request has every level 0 without asking FriBidi, unless
+    /// `skippingLeftToRight` is false (a piece of a paragraph that has right-to-left text
+    /// elsewhere: see `ParagraphBidi`).
+    static func bidiLevels(_ scalars: ArraySlice<Unicode.Scalar>, direction: WritingDirection,
+                           skippingLeftToRight: Bool = true) -> ([UInt8], UInt8) {
         let count = scalars.count
         let requested: FriBidiParType
         switch direction {
@@ -210,7 +267,7 @@ struct Itemizer {
         }
         let fallbackLevel: UInt8 = direction == .rtl ? 1 : 0
         // Nothing right-to-left and no RTL request: every level is 0 (the common case, skipped).
-        if direction != .rtl, !scalars.contains(where: Self.mayBeRightToLeft) {
+        if skippingLeftToRight, direction != .rtl, !scalars.contains(where: Self.mayBeRightToLeft) {
             return ([UInt8](repeating: 0, count: count), 0)
         }
         let characters = scalars.map { FriBidiChar($0.value) }
@@ -233,7 +290,7 @@ struct Itemizer {
     private static let parON: FriBidiParType = FriBidiParType(rawValue: 0x0000_0040)
 
     /// Right-to-left scripts and explicit directional controls.
-    private static func mayBeRightToLeft(_ scalar: Unicode.Scalar) -> Bool {
+    static func mayBeRightToLeft(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x0590...0x08FF, 0xFB1D...0xFDFF, 0xFE70...0xFEFF, 0x10800...0x10FFF, 0x1E800...0x1EFFF,
              0x200F, 0x202B, 0x202E, 0x2067: true

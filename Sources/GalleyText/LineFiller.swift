@@ -1,12 +1,12 @@
 /// Chooses where lines of one paragraph end: greedy first fit over UAX #14 opportunities
 /// (Pango's `ParaBreakState`).
 ///
-/// State: the paragraph's analysis and the next character to place. Everything else
-/// (measure, indents) comes with each request, because consecutive lines of a paragraph can
-/// fall in columns of different widths.
+/// State: the paragraph's analysis (or a window of it) and the next character to place.
+/// Everything else (measure, indents) comes with each request, because consecutive lines of a
+/// paragraph can fall in columns of different widths.
 struct LineFiller {
     let analysis: ParagraphAnalysis
-    /// Next character to place, local to the paragraph.
+    /// Next character to place, local to the analysis.
     private(set) var position: Int
 
     /// Widths may differ from the measure by float noise.
@@ -17,38 +17,47 @@ struct LineFiller {
         self.position = position
     }
 
-    var isFinished: Bool { position >= analysis.range.count }
+    var isFinished: Bool { analysis.range.lowerBound + position >= analysis.paragraph.upperBound }
     /// Whether the next line is the paragraph's first.
-    var atParagraphStart: Bool { position == 0 }
+    var atParagraphStart: Bool { analysis.range.lowerBound + position == analysis.paragraph.lowerBound }
 
     /// Ends the next line within `measure` points and returns its local range. A line that
     /// ends at a hyphen opportunity counts the hyphen's width. With `hyphenAllowed` false (the
     /// limit of consecutive hyphenated lines is reached) hyphen opportunities are passed over,
     /// unless no other opportunity fits. A word wider than the measure is broken between
     /// clusters; a single cluster wider than the measure is an error, since nothing could make
-    /// it fit.
-    mutating func nextLine(measure: Double, hyphenAllowed: Bool = true) throws(TypesetError) -> Range<Int> {
+    /// it fit. Nil when the line could reach past what a window of the paragraph knows
+    /// (`exactEnd`): a longer window must decide it.
+    mutating func nextLine(measure: Double, hyphenAllowed: Bool = true) throws(TypesetError) -> Range<Int>? {
         let start = position
-        let count = analysis.range.count
+        let count = analysis.exactCount
         var fitting: Int?
         var hyphenFitting: Int?
         var i = start
+        var stopped = false
         while i < count {
             let opportunity = analysis.breaks[i]
             if opportunity != .prohibited {
                 let end = i + 1
-                guard analysis.width(start, end) <= measure + Self.tolerance else { break }
+                guard analysis.width(start, end) <= measure + Self.tolerance else { stopped = true; break }
                 if opportunity != .hyphen {
                     fitting = end
                 } else if analysis.lineWidth(start, end) <= measure + Self.tolerance {
                     if hyphenAllowed { fitting = end } else { hyphenFitting = end }
                 }
-                if opportunity == .mandatory { break }
+                if opportunity == .mandatory { stopped = true; break }
             }
             i += 1
         }
+        guard stopped || analysis.reachesParagraphEnd else { return nil }
         let end: Int
-        if let best = fitting ?? hyphenFitting { end = best } else { end = try emergencyEnd(from: start, measure: measure) }
+        if let best = fitting ?? hyphenFitting {
+            end = best
+        } else if let emergency = try emergencyEnd(from: start, measure: measure) {
+            end = emergency
+        } else {
+            return nil
+        }
         position = end
         return start..<end
     }
@@ -60,16 +69,20 @@ struct LineFiller {
         return start..<end
     }
 
-    /// The last cluster boundary that fits, when no break opportunity does.
-    private func emergencyEnd(from start: Int, measure: Double) throws(TypesetError) -> Int {
-        let count = analysis.range.count
+    /// The last cluster boundary that fits, when no break opportunity does; nil when it could
+    /// lie past `exactEnd`.
+    private func emergencyEnd(from start: Int, measure: Double) throws(TypesetError) -> Int? {
+        let count = analysis.exactCount
+        let known = analysis.reachesParagraphEnd
         var end = start + 1
         while end < count && !analysis.clusterStart[end] { end += 1 }
+        guard end < count || known else { return nil }
         guard analysis.width(start, end) <= measure + Self.tolerance else {
             throw TypesetError(.columnTooSmall, String(format: "a column %.1f pt wide cannot hold the character at offset %d (%.1f pt wide); widen the columns or lower font_size", measure, analysis.range.lowerBound + start, analysis.width(start, end)))
         }
         var next = end + 1
         while next <= count {
+            guard next < count || known else { return nil }
             if next == count || analysis.clusterStart[next] {
                 guard analysis.width(start, next) <= measure + Self.tolerance else { break }
                 end = next

@@ -6,11 +6,16 @@
 /// demerits add a penalty for ending in a hyphen and a larger one for a second hyphen in a
 /// row, and the limit of consecutive hyphenated lines is a hard rule (it is part of the search
 /// state). Lines never exceed the measure. Returns nil when no set of breaks fits (a word wider
-/// than the column: the greedy filler then breaks inside it) or when the paragraph has too many
-/// opportunities for the search to be cheap.
+/// than the column: the greedy filler then breaks inside it), when the paragraph has too many
+/// opportunities for the search to be cheap, or when it is longer than `maximumLength`.
 enum OptimalBreaker {
     /// Paragraphs with more break opportunities than this are broken greedily.
     static let maximumOpportunities = 4000
+    /// Paragraphs longer than this many characters are broken greedily: the plan needs the
+    /// paragraph analysed at once, and longer ones are analysed in windows
+    /// (`ParagraphAnalyzer.defaultWindow`). The framesetter analyses paragraphs up to this
+    /// length whole for the plan, whatever the window.
+    static let maximumLength = ParagraphAnalyzer.defaultWindow
     /// TeX's `\hyphenpenalty`, and the demerits for a second hyphenated line in a row (plain
     /// TeX's `\doublehyphendemerits` is 10,000).
     static let hyphenPenalty = 50.0
@@ -43,6 +48,7 @@ enum OptimalBreaker {
     static func breaks(_ analysis: ParagraphAnalysis, firstMeasure: Double, measure: Double,
                        maximumConsecutiveHyphens: Int) -> [Int]? {
         let count = analysis.range.count
+        guard analysis.range == analysis.paragraph, count <= maximumLength else { return nil }
         guard count > 0 else { return [] }
         // Where lines may end, after the paragraph's start (0): ascending, the last at `count`.
         var positions = [0]

@@ -1,9 +1,25 @@
 /// One paragraph itemized, shaped and broken into opportunities: everything the line filler
-/// needs, computed once per paragraph and layout.
+/// needs, computed once per paragraph and layout, or, for a paragraph longer than
+/// `ParagraphAnalyzer.window`, for one window of it at a time.
+///
+/// A window starts at a *restart point* (`isRestartPoint`), where analysing the text afresh
+/// gives what the whole paragraph's analysis gives from there on, and it carries over what
+/// the text before it decided (`Resumption`: the running sums, the face and script before
+/// it). Its last characters are context: only those before `exactEnd`, the last restart point
+/// at least `ParagraphAnalyzer.contextMargin` before the window's end, are used for lines, so
+/// every line comes out as the whole paragraph's analysis would set it.
 struct ParagraphAnalysis {
-    /// Global text offsets of the paragraph, its final U+000A included.
+    /// Global text offsets analysed: the paragraph, or a window of it. Local offsets count
+    /// from its start.
     let range: Range<Int>
-    /// The paragraph's characters, indexed by global offset.
+    /// Global text offsets of the paragraph, its final U+000A included.
+    let paragraph: Range<Int>
+    /// Characters before this global offset are analysed exactly as in a whole-paragraph
+    /// analysis; the paragraph's end when `range` reaches it.
+    fileprivate(set) var exactEnd: Int
+    /// What the analysis started from: the paragraph's start, or a restart point.
+    let start: Resumption
+    /// The characters of `range`, indexed by global offset.
     let scalars: ArraySlice<Unicode.Scalar>
     let style: ParagraphStyle
     /// 0 for a left-to-right paragraph, 1 for right-to-left.
@@ -13,8 +29,9 @@ struct ParagraphAnalysis {
     let items: [ShapedItem]
     /// Line break opportunity after each character (local offsets).
     let breaks: [LineBreaks.Opportunity]
-    /// `widthPrefix[i]` = advance of characters `0..<i` (local), in points: a line's natural width
-    /// is a difference of two entries.
+    /// `widthPrefix[i]` = advance of the paragraph's characters before local offset `i`, in
+    /// points: a line's natural width is a difference of two entries. Sums run from the
+    /// paragraph's start in every window, so that they are the same numbers, to the bit.
     let widthPrefix: [Double]
     /// Whether a line may end before each character when no opportunity fits (a cluster
     /// boundary: never inside a ligature or between a letter and its marks).
@@ -24,9 +41,18 @@ struct ParagraphAnalysis {
     /// The hyphen a line shows when it ends after a local offset whose opportunity is
     /// `.hyphen`.
     let hyphens: [Int: HyphenGlyph]
-    /// Counts over local characters `0..<i`, so that what a line may stretch is a difference
-    /// of two entries: word separators, their advance, cluster starts, ideographs.
+    /// Counts over the paragraph's characters before each local offset, so that what a line
+    /// may stretch is a difference of two entries: word separators, their advance, cluster
+    /// starts, ideographs.
     let stretchPrefix: StretchPrefix
+    /// Some of the paragraph's text is hyphenated automatically (`hyphens: auto`).
+    let hyphenatesAutomatically: Bool
+
+    /// Whether the analysis reaches the paragraph's end.
+    var reachesParagraphEnd: Bool { exactEnd == paragraph.upperBound }
+
+    /// Local offset of `exactEnd`: lines end at or before it.
+    var exactCount: Int { exactEnd - range.lowerBound }
 
     struct StretchPrefix {
         var separators: [Int]
@@ -82,6 +108,78 @@ struct ParagraphAnalysis {
     /// ends at a hyphen opportunity.
     func lineWidth(_ a: Int, _ b: Int) -> Double {
         width(a, b) + (b > a && breaks[b - 1] == .hyphen ? hyphens[b - 1]?.advance ?? 0 : 0)
+    }
+}
+
+extension ParagraphAnalysis {
+    /// What a window starting at a restart point carries over from the text before it.
+    struct Resumption {
+        /// The global offset the window starts at.
+        var offset: Int
+        /// The running sums of `widthPrefix` and `stretchPrefix` there.
+        var width = 0.0
+        var separators = 0
+        var separatorWidth = 0.0
+        var clusters = 0
+        var ideographs = 0
+        /// What the itemizer decided for the characters before; nil at the paragraph's start.
+        var itemizer: Itemizer.Context?
+    }
+
+    /// Whether a window may start at global offset `offset` (strictly inside `range`): text
+    /// analysed afresh from there gives what the analysis of the whole paragraph gives, for
+    /// each stage:
+    ///
+    /// - line breaks: libunibreak (1.1) carries from one character to the next the class of
+    ///   the last one that was not a space, and skips combining marks. After any character of
+    ///   another class it is in the state it starts in at that character, so the character
+    ///   here must not be a space or a combining mark (`restartsLineBreaking`).
+    /// - shaping: the character starts an item, or starts a cluster whose glyphs HarfBuzz did
+    ///   not mark unsafe to break (no ligature, kerning or contextual form reaches across:
+    ///   shaped in two parts, with context, the glyphs are the same). Words shaped apart
+    ///   (`ShapingCache`) start clusters HarfBuzz never marks.
+    /// - hyphenation: not between two letters of a word that may be hyphenated automatically;
+    ///   a token cut by the window (addresses and numbers are not hyphenated) is judged whole.
+    /// - itemizing and bidi levels carry no condition: `Resumption` and `ParagraphBidi`.
+    func isRestartPoint(_ offset: Int) -> Bool {
+        let scalar = scalars[offset]
+        guard scalar.restartsLineBreaking else { return false }
+        if hyphenatesAutomatically && scalar.isHyphenatableLetter && scalars[offset - 1].isHyphenatableLetter { return false }
+        let shaped = items[items.firstIndex(endingAfter: offset)]
+        guard shaped.item.range.lowerBound != offset else { return true }
+        let glyphs = shaped.glyphIndices(covering: offset..<(offset + 1))
+        return !glyphs.isEmpty && !shaped.glyphs[glyphs].contains { $0.unsafeToBreak }
+    }
+
+    /// The last restart point at or before global offset `offset`, no later than `exactEnd`;
+    /// the analysis's own start when there is none after it.
+    func restartPoint(atOrBefore offset: Int) -> Int {
+        var point = min(offset, exactEnd, range.upperBound - 1)
+        while point > range.lowerBound && !isRestartPoint(point) { point -= 1 }
+        return max(point, range.lowerBound)
+    }
+
+    /// What a window starting at `offset`, a restart point of this analysis (or its start),
+    /// carries over.
+    func resumption(at offset: Int) -> Resumption {
+        guard offset > range.lowerBound else { return start }
+        let local = offset - range.lowerBound
+        let prefix = stretchPrefix
+        // The script and orientation of the character before, and the face of the last text
+        // character before: each item has one of each.
+        let holding = items.firstIndex(endingAfter: offset - 1)
+        var face = start.itemizer?.face
+        for index in stride(from: holding, through: 0, by: -1) {
+            if case .text(let itemFace) = items[index].item.kind {
+                face = itemFace
+                break
+            }
+        }
+        let item = items[holding].item
+        return Resumption(offset: offset, width: widthPrefix[local], separators: prefix.separators[local],
+                          separatorWidth: prefix.separatorWidth[local], clusters: prefix.clusters[local],
+                          ideographs: prefix.ideographs[local],
+                          itemizer: Itemizer.Context(face: face, script: item.script, upright: item.upright))
     }
 }
 
@@ -146,7 +244,8 @@ extension [ShapedItem] {
     }
 }
 
-/// Analyses paragraphs of one text for one layout.
+/// Analyses paragraphs of one text for one layout: whole, or in windows when they are longer
+/// than `window` characters, so that a paragraph of any length costs one window's analysis.
 struct ParagraphAnalyzer {
     private var itemizer: Itemizer
     private let shaper = ShapingCache()
@@ -163,6 +262,28 @@ struct ParagraphAnalyzer {
     private(set) var unhyphenatedLanguages: Set<String> = []
     private var hyphenationPoints: [WordKey: [Int]] = [:]
 
+    /// Paragraphs longer than this many characters are analysed in windows this long (a
+    /// window of 64 K characters takes about 6 MB). Tests make it small to check that windows
+    /// set the same lines as whole paragraphs.
+    let window: Int
+    static let defaultWindow = Framesetter.defaultAnalysisWindow
+    /// The last characters of a window that are context only: what lies in them can depend on
+    /// text after the window (the next character, for libunibreak; glyphs that HarfBuzz would
+    /// form or kern with the text beyond; a word cut in two).
+    static let contextMargin = 64
+    /// Characters on either side of a window that HarfBuzz is shown as context (it keeps 5).
+    static let shapingContext = 8
+
+    /// The bidi levels of the paragraph analysed in windows.
+    private var bidi: ParagraphBidi?
+    /// Whether the last paragraph asked about is hyphenated automatically somewhere.
+    private var automaticHyphenation: (paragraph: Int, value: Bool)?
+    /// Characters no font covers are counted up to here in this paragraph, so that windows
+    /// that overlap count each once.
+    private var countedThrough = (paragraph: -1, offset: 0)
+    /// The last token a window cut in two, judged whole by `looksLikeAddressOrNumber`.
+    private var cutToken: (range: Range<Int>, looksLikeAddressOrNumber: Bool)?
+
     private struct WordKey: Hashable {
         var language: String
         /// A slice of the text itself (compared and hashed by its characters), so looking a
@@ -171,7 +292,10 @@ struct ParagraphAnalyzer {
     }
 
     init(text: AttributedText, fonts: FontLibrary, maximumBox: (width: Double, height: Double),
-         typography: ArticleLayout.Typography = .init(), vertical: Bool = false, hyphenator: Hyphenator = .shared) {
+         typography: ArticleLayout.Typography = .init(), vertical: Bool = false, hyphenator: Hyphenator = .shared,
+         window: Int = defaultWindow) {
+        precondition(window > 0, "an analysis window holds characters")
+        self.window = window
         self.text = text
         self.itemizer = Itemizer(text: text, fonts: fonts, vertical: vertical)
         self.maximumBox = maximumBox
@@ -186,11 +310,35 @@ struct ParagraphAnalyzer {
     /// A box for an attachment with no size: 4:3, a third of the measure wide.
     static let defaultBox = (width: 120.0, height: 90.0)
 
-    mutating func analyze(paragraph index: Int) throws(TypesetError) -> ParagraphAnalysis {
+    /// Analyses paragraph `index` from `resumption` (from its start when nil): all of what is
+    /// left of it when that is at most `length` characters (`window` unless told), else a
+    /// window of `length` characters.
+    mutating func analyze(paragraph index: Int, from resumption: ParagraphAnalysis.Resumption? = nil,
+                          length: Int? = nil) throws(TypesetError) -> ParagraphAnalysis {
         let paragraph = text.paragraphs[index]
-        let range = paragraph.range
-        let (items, baseLevel) = try itemizer.items(of: range, direction: paragraph.value.direction)
-        let codes = text.scalars[range].map { $0.value }
+        let whole = paragraph.range
+        let start = resumption ?? ParagraphAnalysis.Resumption(offset: whole.lowerBound)
+        let length = length ?? window
+        let range = start.offset..<(whole.upperBound - start.offset <= length ? whole.upperBound : start.offset + length)
+        let levels: [UInt8], baseLevel: UInt8
+        if range == whole {
+            (levels, baseLevel) = Itemizer.bidiLevels(text.scalars[whole], direction: paragraph.value.direction)
+        } else {
+            var bidi = self.bidi.flatMap { $0.paragraph == whole ? $0 : nil }
+                ?? ParagraphBidi(text: text, paragraph: whole, direction: paragraph.value.direction, spacing: window)
+            self.bidi = nil
+            levels = bidi.levels(of: range)
+            baseLevel = bidi.baseLevel
+            self.bidi = bidi
+        }
+        let countingFrom = countedThrough.paragraph == index ? max(countedThrough.offset, range.lowerBound) : range.lowerBound
+        let items = try itemizer.items(of: range, levels: levels, after: start.itemizer, paragraphEnd: whole.upperBound,
+                                       countingFrom: countingFrom)
+        countedThrough = (index, max(countingFrom, range.upperBound))
+        // HarfBuzz sees a few characters around a window, as it sees them around an item
+        // inside the whole paragraph.
+        let context = max(whole.lowerBound, range.lowerBound - Self.shapingContext)..<min(whole.upperBound, range.upperBound + Self.shapingContext)
+        let codes = text.scalars[context].map { $0.value }
         let count = range.count
         var shaped: [ShapedItem] = []
         shaped.reserveCapacity(items.count)
@@ -199,7 +347,7 @@ struct ParagraphAnalyzer {
         for item in items {
             switch item.kind {
             case .text(let face):
-                let glyphs = shaper.shape(item, face: face, paragraph: codes, paragraphStart: range.lowerBound)
+                let glyphs = shaper.shape(item, face: face, paragraph: codes, paragraphStart: context.lowerBound)
                 advances.withUnsafeMutableBufferPointer { advances in
                     clusterStart.withUnsafeMutableBufferPointer { clusterStart in
                         for glyph in glyphs {
@@ -229,17 +377,22 @@ struct ParagraphAnalyzer {
         for (i, scalar) in text.scalars[range].enumerated() where clusterStart[i] && scalar.isMark {
             clusterStart[i] = false
         }
-        var prefix = [Double](repeating: 0, count: count + 1)
+        // Sums run from the paragraph's start, through the windows before this one.
+        var prefix = [Double](repeating: start.width, count: count + 1)
         for i in 0..<count { prefix[i + 1] = prefix[i] + advances[i] }
-        let language = text.styleRuns[text.styleRunIndex(at: range.lowerBound)].value.language
+        let language = text.styleRuns[text.styleRunIndex(at: whole.lowerBound)].value.language
         let hangs = text.scalars[range].map { scalar in
             scalar == " " || scalar == "\t" || scalar == "\u{3000}" || scalar == AttributedText.paragraphSeparator
                 || scalar == AttributedText.lineSeparator
         }
-        var breaks = LineBreaks.opportunities(codes, language: language)
-        let hyphens = hyphenation(of: range, items: shaped, breaks: &breaks, clusterStart: clusterStart)
-        var separators = [Int](repeating: 0, count: count + 1), clusters = separators, ideographs = separators
-        var separatorWidth = [Double](repeating: 0, count: count + 1)
+        // libunibreak starts afresh at the window's start: a restart point, where that gives
+        // what it gives inside the whole paragraph.
+        let windowCodes = context == range ? codes : Array(codes[(range.lowerBound - context.lowerBound)..<(range.upperBound - context.lowerBound)])
+        var breaks = LineBreaks.opportunities(windowCodes, language: language)
+        let hyphens = hyphenation(of: range, paragraph: whole, items: shaped, breaks: &breaks, clusterStart: clusterStart)
+        var separators = [Int](repeating: start.separators, count: count + 1), clusters = [Int](repeating: start.clusters, count: count + 1)
+        var ideographs = [Int](repeating: start.ideographs, count: count + 1)
+        var separatorWidth = [Double](repeating: start.separatorWidth, count: count + 1)
         separators.withUnsafeMutableBufferPointer { separators in
             separatorWidth.withUnsafeMutableBufferPointer { separatorWidth in
                 clusters.withUnsafeMutableBufferPointer { clusters in
@@ -257,10 +410,30 @@ struct ParagraphAnalyzer {
         }
         let stretch = ParagraphAnalysis.StretchPrefix(separators: separators, separatorWidth: separatorWidth, clusters: clusters,
                                                       ideographs: ideographs)
-        return ParagraphAnalysis(range: range, scalars: text.scalars[range], style: paragraph.value, baseLevel: baseLevel,
-                                 vertical: vertical, items: shaped,
-                                 breaks: breaks, widthPrefix: prefix, clusterStart: clusterStart, hangs: hangs,
-                                 hyphens: hyphens, stretchPrefix: stretch)
+        var analysis = ParagraphAnalysis(range: range, paragraph: whole, exactEnd: range.upperBound, start: start,
+                                         scalars: text.scalars[range], style: paragraph.value, baseLevel: baseLevel,
+                                         vertical: vertical, items: shaped, breaks: breaks, widthPrefix: prefix,
+                                         clusterStart: clusterStart, hangs: hangs, hyphens: hyphens, stretchPrefix: stretch,
+                                         hyphenatesAutomatically: hyphenatesAutomatically(paragraph: index))
+        if range.upperBound < whole.upperBound {
+            let last = range.upperBound - Self.contextMargin
+            analysis.exactEnd = last > range.lowerBound ? analysis.restartPoint(atOrBefore: last) : range.lowerBound
+        }
+        return analysis
+    }
+
+    /// Whether any of paragraph `index` has `hyphens: auto`.
+    private mutating func hyphenatesAutomatically(paragraph index: Int) -> Bool {
+        if let automaticHyphenation, automaticHyphenation.paragraph == index { return automaticHyphenation.value }
+        let range = text.paragraphs[index].range
+        var run = text.styleRunIndex(at: range.lowerBound)
+        var value = false
+        while run < text.styleRuns.count && text.styleRuns[run].range.lowerBound < range.upperBound {
+            if text.styleRuns[run].value.hyphens == .auto { value = true; break }
+            run += 1
+        }
+        automaticHyphenation = (index, value)
+        return value
     }
 
     /// Marks soft hyphens and, where the style says `hyphens: auto`, dictionary points as
@@ -271,8 +444,10 @@ struct ParagraphAnalyzer {
     /// digit or in something that looks like an address (`/`, `@`, `_`, `.` between letters…),
     /// never inside a cluster (a ligature, a letter and its marks), and leave at least the
     /// layout's minimum of characters on each side.
-    private mutating func hyphenation(of range: Range<Int>, items: [ShapedItem], breaks: inout [LineBreaks.Opportunity],
-                                      clusterStart: [Bool]) -> [Int: HyphenGlyph] {
+    ///
+    /// `range` is the paragraph `paragraph` or a window of it.
+    private mutating func hyphenation(of range: Range<Int>, paragraph: Range<Int>, items: [ShapedItem],
+                                      breaks: inout [LineBreaks.Opportunity], clusterStart: [Bool]) -> [Int: HyphenGlyph] {
         let scalars = text.scalars[range]
         let start = range.lowerBound
         var runIndex = text.styleRunIndex(at: start)
@@ -302,8 +477,7 @@ struct ParagraphAnalyzer {
             guard !scalars[start + local].isWhitespaceOrObjectReplacement else { local += 1; continue }
             let tokenStart = local
             while local < scalars.count && !scalars[start + local].isWhitespaceOrObjectReplacement { local += 1 }
-            let token = scalars[(start + tokenStart)..<(start + local)]
-            guard !Self.looksLikeAddressOrNumber(token) else { continue }
+            guard !looksLikeAddressOrNumber(token: (start + tokenStart)..<(start + local), in: paragraph) else { continue }
             var i = tokenStart
             while i < local {
                 guard scalars[start + i].isHyphenatableLetter else { i += 1; continue }
@@ -368,6 +542,23 @@ struct ParagraphAnalyzer {
             (hyphen.advance, hyphen.xOffset, hyphen.yOffset) = (face.verticalAdvance(of: glyph) * size, shift.down * size, shift.up * size)
         }
         return hyphen
+    }
+
+    /// `looksLikeAddressOrNumber` for the token of which `piece` is a part: all of it when a
+    /// window's edge cuts it, as the whole paragraph's analysis sees it.
+    private mutating func looksLikeAddressOrNumber(token piece: Range<Int>, in paragraph: Range<Int>) -> Bool {
+        if let cutToken, cutToken.range.contains(piece.lowerBound) { return cutToken.looksLikeAddressOrNumber }
+        let scalars = text.scalars
+        var token = piece
+        while token.lowerBound > paragraph.lowerBound && !scalars[token.lowerBound - 1].isWhitespaceOrObjectReplacement {
+            token = (token.lowerBound - 1)..<token.upperBound
+        }
+        while token.upperBound < paragraph.upperBound && !scalars[token.upperBound].isWhitespaceOrObjectReplacement {
+            token = token.lowerBound..<(token.upperBound + 1)
+        }
+        let verdict = Self.looksLikeAddressOrNumber(scalars[token])
+        if token != piece { cutToken = (token, verdict) }
+        return verdict
     }
 
     /// Words with digits, and anything with the marks of an address, a path or code inside

@@ -10,6 +10,10 @@ import CHarfBuzz
 /// becomes `yOffset` (right, away from the next line of vertical-rl text, is up).
 struct ShapedGlyph {
     var id: UInt32
+    /// HarfBuzz's `HB_GLYPH_FLAG_UNSAFE_TO_BREAK`: text cut at the start of this glyph's cluster
+    /// and shaped in two parts (with context) might not give these glyphs. Where it is false,
+    /// a window of a long paragraph may begin (`ParagraphAnalysis.isRestartPoint`).
+    var unsafeToBreak = false
     /// Global offset of the first character of the glyph's cluster.
     var cluster: Int
     var advance: Double
@@ -46,8 +50,9 @@ final class Shaper {
     }
 
     /// Glyphs of `item`, in HarfBuzz's output order (visual: reversed for right-to-left).
-    /// `paragraph` is the whole paragraph's text and `paragraphStart` its global offset, so
-    /// HarfBuzz sees the context around the item (Arabic joining across style changes).
+    /// `paragraph` is the paragraph's text (or the window of it being analysed, with a few
+    /// characters on either side) and `paragraphStart` its global offset, so HarfBuzz sees the
+    /// context around the item (Arabic joining across style changes).
     ///
     /// Positions are in points (`scale` nil: the item's size over the face's units per em) or,
     /// with `scale` 1, in font units: HarfBuzz's output does not depend on the size (the
@@ -75,11 +80,12 @@ final class Shaper {
         for i in 0..<Int(count) {
             let position = positions[i]
             let cluster = paragraphStart + Int(infos[i].cluster)
+            let unsafe = infos[i].mask & HB_GLYPH_FLAG_UNSAFE_TO_BREAK.rawValue != 0
             if item.upright {
-                glyphs.append(ShapedGlyph(id: infos[i].codepoint, cluster: cluster, advance: -Double(position.y_advance) * scale,
+                glyphs.append(ShapedGlyph(id: infos[i].codepoint, unsafeToBreak: unsafe, cluster: cluster, advance: -Double(position.y_advance) * scale,
                                           xOffset: -Double(position.y_offset) * scale, yOffset: Double(position.x_offset) * scale))
             } else {
-                glyphs.append(ShapedGlyph(id: infos[i].codepoint, cluster: cluster, advance: Double(position.x_advance) * scale,
+                glyphs.append(ShapedGlyph(id: infos[i].codepoint, unsafeToBreak: unsafe, cluster: cluster, advance: Double(position.x_advance) * scale,
                                           xOffset: Double(position.x_offset) * scale, yOffset: Double(position.y_offset) * scale))
             }
         }

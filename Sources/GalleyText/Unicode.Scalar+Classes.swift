@@ -39,6 +39,21 @@ extension Unicode.Scalar {
         self == " " || self == "\u{00A0}"
     }
 
+    /// Whether libunibreak (1.1), started afresh at this character, is in the state that the
+    /// text before brings it to here: true unless it is a space (class SP) or a character it
+    /// may class as a combining mark (CM), which carry the class of the character before
+    /// them. CM is marks, controls other than line ends, joiners, format characters and
+    /// variation selectors; controls and format characters are left out whatever their class.
+    var restartsLineBreaking: Bool {
+        if value < 0x7F { return value > 0x20 }
+        if value <= 0x9F || isMark { return false }
+        let properties = properties
+        switch properties.generalCategory {
+        case .format, .control: return false
+        default: return !properties.isVariationSelector
+        }
+    }
+
     // MARK: Finding words to hyphenate
 
     /// Unicode white space, or the object replacement character an attachment stands on:
