@@ -20,7 +20,19 @@ import Testing
         return files.filter { $0.hasSuffix(".png") && !$0.hasPrefix(".galley") }.sorted()
     }
 
-    @Test func aFullDiskFailsTheDocumentsItStopsAndTheRunStillReports() throws {
+    /// The thread sanitizer's runtime cannot start under a file-size limit (even `galley
+    /// --version` dies of SIGBUS in it), so this test runs in the normal and the address-sanitizer
+    /// passes only.
+    static let underThreadSanitizer: Bool = {
+        #if GALLEY_THREAD_SANITIZER
+        true
+        #else
+        false
+        #endif
+    }()
+
+    @Test(.disabled(if: underThreadSanitizer, "the thread sanitizer's runtime dies under ulimit -f"))
+    func aFullDiskFailsTheDocumentsItStopsAndTheRunStillReports() throws {
         let folder = try ScratchFolder("galley-full")
         _ = try folder.copy(["article.pdf", "photo.pdf", "vector-art.pdf", "rotated.pdf"].map(Fixtures.pdf), into: "docs")
         try "inputs: [docs]\ndpi: 150\nthumbnails: [64]\n".write(to: folder.path("pipeline.yml"), atomically: true, encoding: .utf8)

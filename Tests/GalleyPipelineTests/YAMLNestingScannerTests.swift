@@ -1,3 +1,4 @@
+import GalleyTestSupport
 @testable import GalleyPipeline
 import Testing
 import Yams
@@ -8,18 +9,6 @@ import Yams
 /// count is exactly the levels on its deepest path (`ExpectedLevels`), so the tree is at most
 /// 2 × levels + 1 deep. The texts are shallow enough for Yams' own recursion.
 @Suite struct YAMLNestingScannerTests {
-    /// SplitMix64: the same texts on every run.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// Pieces inserted into generated texts to make near-misses of valid YAML.
     static let pieces = [
         "[", "]", "{", "}", ", ", "- ", "? ", ": ", ":", "a", "'", "\"", "''", "\\", "#", " #", "|", ">", "|2\n", "\n", "\n  ",
@@ -30,7 +19,7 @@ import Yams
     /// collections and quoted or plain scalars; else also block maps and lists indented from
     /// `indent`, and block scalars and plain ones with brackets and comments in them. A block
     /// node ends with a line break.
-    static func node(depth: Int, indent: Int, flow: Bool, using generator: inout Generator) -> String {
+    static func node(depth: Int, indent: Int, flow: Bool, using generator: inout SplitMix) -> String {
         let pad = String(repeating: " ", count: indent)
         var scalars = ["a", "b c", "'[[ ]'", "\"]] \\\" [\"", "'it''s'"]
         if flow { scalars += ["a # ] [\n\(pad) "] }
@@ -116,7 +105,7 @@ import Yams
     }
 
     @Test func countsTheLevelsYamsBuilds() throws {
-        var generator = Generator(state: 15)
+        var generator = SplitMix(seed: 15)
         var composed = 0, nested = 0
         for _ in 0..<1500 {
             var scalars = Array(Self.node(depth: Int.random(in: 1...6, using: &generator), indent: 0, flow: false, using: &generator).unicodeScalars)

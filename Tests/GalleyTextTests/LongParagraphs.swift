@@ -1,20 +1,9 @@
+import GalleyTestSupport
 import GalleyText
 
 // Long generated paragraphs for the tests of analysis windows (`ParagraphWindowTests`,
 // `ParagraphAnalysisTests`, `ParagraphBidiTests`): every kind of text a window must cut
 // without changing a line, each with the layout it is set in.
-
-/// SplitMix64: the same text on every run.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// The words, styles and layouts the samples are made of.
 extension LongParagraphSample {
@@ -39,7 +28,7 @@ extension LongParagraphSample {
     /// A paragraph of `count` characters or a little more: words drawn from `words`, joined by
     /// `separator`.
     static func paragraph(_ words: [String], characters count: Int, separator: String = " ", seed: UInt64) -> String {
-        var generator = SeededGenerator(state: seed)
+        var generator = SplitMix(seed: seed)
         var text = ""
         var scalars = 0
         while scalars < count {
@@ -66,7 +55,7 @@ extension LongParagraphSample {
     /// Text of `paragraphs`, each cut into style runs of random length taken from `styles` in
     /// turn (one run per paragraph when `styles` holds one).
     static func styledText(_ paragraphs: [String], styles: [TextStyle], paragraphStyle: ParagraphStyle, seed: UInt64) -> AttributedText {
-        var generator = SeededGenerator(state: seed)
+        var generator = SplitMix(seed: seed)
         let plain = testText(paragraphs, paragraphStyle: paragraphStyle)
         var runs: [AttributeRun<TextStyle>] = []
         for paragraph in plain.paragraphs {

@@ -1,3 +1,4 @@
+import GalleyTestSupport
 @testable import GalleyText
 import Testing
 
@@ -16,7 +17,7 @@ func windowsOfAParagraphHaveTheLevelsOfTheWholeParagraph(spacing: Int) throws {
             let (levels, base) = Itemizer.bidiLevels(text.scalars[paragraph.range], direction: direction)
             var bidi = ParagraphBidi(text: text, paragraph: paragraph.range, direction: direction, spacing: spacing)
             #expect(bidi.baseLevel == base, "\(sample.name): base level")
-            var generator = SeededGenerator(state: UInt64(spacing))
+            var generator = SplitMix(seed: UInt64(spacing))
             for _ in 0..<200 {
                 let start = paragraph.range.lowerBound + Int.random(in: 0..<(paragraph.range.count - 1), using: &generator)
                 let end = min(paragraph.range.upperBound, start + Int.random(in: 1...400, using: &generator))
