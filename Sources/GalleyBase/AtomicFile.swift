@@ -17,17 +17,80 @@ public enum AtomicFile {
     /// - Throws: `OutputError` naming the file and the system's reason.
     public static func write(_ bytes: [UInt8], to destination: String, through temporary: String,
                              mode: mode_t = 0o644) throws(OutputError) {
+        let fd = try create(temporary, mode: mode)
+        if let failure = writeAll(bytes, to: fd) {
+            close(fd)
+            unlink(temporary)
+            throw OutputError(path: destination, errno: failure, action: "write")
+        }
+        try finish(fd, temporary: temporary, destination: destination)
+    }
+
+    /// Writes what `contents` gives its sink, piece by piece, as `write(_:to:through:mode:)`
+    /// writes its bytes: for a file too big to hold in memory at once (a long run's manifest).
+    /// An error `contents` throws leaves nothing behind and is rethrown; a failed write is an
+    /// `OutputError`.
+    public static func write(to destination: String, through temporary: String, mode: mode_t = 0o644,
+                             contents: (Sink) throws -> Void) throws {
+        let fd = try create(temporary, mode: mode)
+        let sink = Sink(fd)
+        do {
+            try contents(sink)
+            sink.flush()
+        } catch {
+            close(fd)
+            unlink(temporary)
+            throw error
+        }
+        if let failure = sink.failure {
+            close(fd)
+            unlink(temporary)
+            throw OutputError(path: destination, errno: failure, action: "write")
+        }
+        try finish(fd, temporary: temporary, destination: destination)
+    }
+
+    /// Where `write(to:through:mode:contents:)` puts the bytes: buffered, written 64 KiB at a
+    /// time; after a failed write it drops the rest and keeps the failure.
+    ///
+    /// Not Sendable: it lives inside one call to `write`, on one thread.
+    public final class Sink {
+        private let fd: Int32
+        private var buffer: [UInt8] = []
+        fileprivate private(set) var failure: Int32?
+        private static let capacity = 1 << 16
+
+        fileprivate init(_ fd: Int32) {
+            self.fd = fd
+            buffer.reserveCapacity(Self.capacity)
+        }
+
+        public func write(_ bytes: [UInt8]) {
+            guard failure == nil else { return }
+            buffer += bytes
+            if buffer.count >= Self.capacity { flush() }
+        }
+
+        fileprivate func flush() {
+            guard failure == nil, !buffer.isEmpty else { return }
+            failure = AtomicFile.writeAll(buffer, to: fd)
+            buffer.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// Creates `temporary` exclusively, making its folders when they are missing.
+    private static func create(_ temporary: String, mode: mode_t) throws(OutputError) -> Int32 {
         var fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         if fd < 0 && errno == ENOENT {
             try makeFolders(parent(of: temporary))
             fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         }
         guard fd >= 0 else { throw OutputError(path: temporary, errno: errno, action: "create") }
-        if let failure = writeAll(bytes, to: fd) {
-            close(fd)
-            unlink(temporary)
-            throw OutputError(path: destination, errno: failure, action: "write")
-        }
+        return fd
+    }
+
+    /// Closes the written temporary file and renames it to `destination`; removes it on failure.
+    private static func finish(_ fd: Int32, temporary: String, destination: String) throws(OutputError) {
         // A failed close can be the first report of a failed write (NFS, a full disk).
         guard close(fd) == 0 else {
             let code = errno

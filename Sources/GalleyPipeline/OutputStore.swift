@@ -32,6 +32,13 @@ public struct OutputStore: Sendable {
                              through: temporaryFolder.appendingPathComponent("\(UUID().uuidString).tmp").path)
     }
 
+    /// Writes what `contents` gives its sink to `relativePath` under the root, atomically, a
+    /// piece at a time.
+    public func write(to relativePath: String, contents: (AtomicFile.Sink) throws -> Void) throws {
+        try AtomicFile.write(to: root.appendingPathComponent(relativePath).path,
+                             through: temporaryFolder.appendingPathComponent("\(UUID().uuidString).tmp").path, contents: contents)
+    }
+
     /// Deletes page images, thumbnails and document files of these documents that this run did
     /// not write (pages a document no longer has, thumbnail boxes, layouts and document formats
     /// no longer configured, page images turned off), and says what went and why. A document

@@ -26,12 +26,18 @@ func manifestPoints(_ value: Double) -> Double { (value * 1000).rounded() / 1000
 struct TimeLimiter {
     var timeout: Double
     var cancellation: Cancellation
+    var watchdog: PageWatchdog
+
+    init(timeout: Double, cancellation: Cancellation, watchdog: PageWatchdog? = nil) {
+        self.timeout = timeout
+        self.cancellation = cancellation
+        self.watchdog = watchdog ?? PageWatchdog(timeout: timeout)
+    }
 
     func run<T>(page number: Int, doing what: String, _ body: (Cancellation) throws -> T) throws -> T {
         let limit = Cancellation(parent: cancellation)
-        let timer = DispatchWorkItem { limit.cancel() }
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: timer)
-        defer { timer.cancel() }
+        let token = watchdog.watch(limit, for: timeout)
+        defer { watchdog.unwatch(token) }
         do {
             return try body(limit)
         } catch {

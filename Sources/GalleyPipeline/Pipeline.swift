@@ -157,7 +157,7 @@ public final class Pipeline: Sendable {
         // the summary carries them and says so, and the run counts as failed.
         var manifestError: String?
         do {
-            try store.write(try manifest.encoded(), to: "manifest.json")
+            try store.write(to: "manifest.json") { sink in try manifest.write(to: sink.write) }
             try store.write(Array(ContactSheet.html(for: manifest).utf8), to: "index.html")
         } catch let error as OutputError {
             manifestError = error.description

@@ -431,11 +431,6 @@ final class RunCatalog: Sendable {
 }
 
 extension Manifest.Document {
-    /// One document's manifest entry as JSON, as the catalog keeps it.
-    func encodedEntry() throws -> [UInt8] {
-        Array(try Manifest.encoder(pretty: false).encode(self))
-    }
-
     /// Reads one document's entry written by `encodedEntry()`.
     static func decodeEntry(_ data: Data) throws -> Manifest.Document {
         try Manifest.decoder().decode(Manifest.Document.self, from: data)

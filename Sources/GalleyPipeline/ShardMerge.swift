@@ -94,7 +94,7 @@ public enum ShardMerge {
                                               unchanged: unchanged, pages: merged.reduce(0) { $0 + $1.pages.count }),
                                 documents: merged, shard: nil, run: run)
         do {
-            try store.write(try manifest.encoded(), to: "manifest.json")
+            try store.write(to: "manifest.json") { sink in try manifest.write(to: sink.write) }
         } catch let error as OutputError {
             throw error
         } catch {

@@ -45,6 +45,7 @@ final class Stages: Sendable {
         self.recorder = recorder
         self.catalog = catalog
         self.drawImages = drawImages
+        self.watchdog = PageWatchdog(timeout: configuration.pageTimeout)
         self.encoder = configuration.imageEncoder
         self.documentFiles = configuration.documents.isEmpty ? nil
             : DocumentFiles(formats: configuration.documentFormats, store: store) { [catalog] index, layout, file in
@@ -166,7 +167,9 @@ final class Stages: Sendable {
     }
 
     /// Runs work on a page under `page_timeout`.
-    private var limiter: TimeLimiter { TimeLimiter(timeout: configuration.pageTimeout, cancellation: cancellation) }
+    private var limiter: TimeLimiter { TimeLimiter(timeout: configuration.pageTimeout, cancellation: cancellation, watchdog: watchdog) }
+    /// The run's one timer for `page_timeout`.
+    private let watchdog: PageWatchdog
 
     /// Records pages of an open document while page slots are free. When none is, it parks a
     /// continuation that resumes here, in a new open operation, once a slot is handed over.

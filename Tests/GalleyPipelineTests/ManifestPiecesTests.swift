@@ -1,0 +1,72 @@
+import Foundation
+@testable import GalleyPipeline
+import GalleyTestSupport
+import GalleyText
+import Logging
+import Testing
+
+/// The manifest is written a page at a time (`Manifest.write(to:)`); its bytes must be
+/// exactly those of encoding it whole, whatever the documents hold.
+@Suite struct ManifestPiecesTests {
+    func pieces(_ manifest: Manifest) throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        try manifest.write { bytes += $0 }
+        return bytes
+    }
+
+    /// The manifest written in pieces and each document's catalog entry are Foundation's bytes.
+    func expectSameBytes(_ manifest: Manifest, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        #expect(try pieces(manifest) == (try manifest.encoded()), sourceLocation: sourceLocation)
+        let compact = Manifest.encoder(pretty: false)
+        for document in manifest.documents {
+            #expect(try document.encodedEntry() == Array(try compact.encode(document)), "\(document.name)", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func aRunsManifestOnDiskIsTheWholeEncoding() throws {
+        let folder = try ScratchFolder("galley-manifest-pieces")
+        _ = try folder.copy(["article.pdf", "photo.pdf", "rotated.pdf"].map(Fixtures.pdf), into: "in")
+        try FileManager.default.copyItem(at: Fixtures.articlesFolder, to: folder.path("in/articles"))
+        try Data("%PDF-1.7 not really".utf8).write(to: folder.path("in/broken.pdf"))
+        try Data().write(to: folder.path("in/empty.pdf"))
+        var configuration = Configuration()
+        configuration.baseDirectory = folder.url
+        configuration.inputs = ["in"]
+        configuration.dpi = 20
+        configuration.thumbnailBoxes = [32, 64]
+        var layout = ArticleLayout(name: "two")
+        layout.columns = 2
+        configuration.layouts = [ArticleLayout(name: "one"), layout]
+        let summary = try Pipeline(configuration: configuration, logger: Logger(label: "test")).run()
+        let manifest = try #require(summary.manifest)
+        #expect(manifest.documents.contains { $0.status == .failed }, "failed documents are part of the case")
+        #expect(manifest.documents.contains { $0.layouts != nil }, "and articles with layouts")
+        let onDisk = try Data(contentsOf: folder.path("out/manifest.json"))
+        #expect(Array(onDisk) == (try manifest.encoded()))
+        try expectSameBytes(manifest)
+        #expect(try Manifest.decode(onDisk) == manifest)
+    }
+
+    /// Strings that look like the places where pieces are spliced, empty documents and page
+    /// lists, no documents at all.
+    @Test func hostileStringsAndEmptyListsEncodeTheSame() throws {
+        let folder = try ScratchFolder("galley-manifest-hostile")
+        _ = try folder.copy([Fixtures.pdf("article.pdf"), Fixtures.pdf("photo.pdf")], into: "in")
+        var configuration = Configuration()
+        configuration.baseDirectory = folder.url
+        configuration.inputs = ["in"]
+        configuration.dpi = 20
+        configuration.thumbnailBoxes = [32]
+        var manifest = try #require(try Pipeline(configuration: configuration, logger: Logger(label: "test")).run().manifest)
+        try expectSameBytes(manifest)
+        let hostile = ["\n  \"pages\" : [\n\n  ]", "\"documents\" : [", "a\nb\r\n  c", "引用「」", "\u{0}\u{1F}", "\\", ""]
+        for (index, text) in hostile.enumerated() {
+            manifest.documents[index % manifest.documents.count].warnings.append(text)
+            manifest.documents[index % manifest.documents.count].name += text
+        }
+        manifest.documents[1].pages = []
+        try expectSameBytes(manifest)
+        manifest.documents = []
+        try expectSameBytes(manifest)
+    }
+}
