@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Peak memory of `galley run` on inputs that test its bounds: one huge text line, an article
-with a million elements, a page of 17,500 px square, and 300 against 3,000 pages. Prints a
+with a million elements, a 10 MB HTML paragraph, a 20 MB <pre>, a page of 17,500 px square, and
+300 against 3,000 pages. Prints a
 Markdown table of peak RSS (`/usr/bin/time -f %M`), wall time and exit status per case.
 
     python3 scripts/benchmark-memory.py [--only NAME ...]
@@ -50,6 +51,33 @@ def million_spans(path):
         f.write("</body></html>\n")
 
 
+def html_paragraph(path):
+    """One <p> of about 10 MB of words: one paragraph, one element."""
+    rng = random.Random(3)
+    with open(path, "w") as f:
+        f.write("<!doctype html><html lang=en><body><p>")
+        written = 0
+        while written < 10_000_000:
+            chunk = words(rng, 2000) + " <em>%s</em> " % rng.choice(WORDS)
+            f.write(chunk)
+            written += len(chunk)
+        f.write("</p></body></html>\n")
+
+
+def html_pre(path):
+    """A <pre> of about 20 MB: 250,000 lines of code-like text, set verbatim."""
+    rng = random.Random(4)
+    with open(path, "w") as f:
+        f.write("<!doctype html><html lang=en><body><pre>")
+        written = 0
+        while written < 20_000_000:
+            line = "    " * rng.randrange(4) + "%s(%s, %d) &amp;&amp; %s;\n" % (
+                rng.choice(WORDS), rng.choice(WORDS), rng.randrange(1000), words(rng, 6))
+            f.write(line)
+            written += len(line)
+        f.write("</pre></body></html>\n")
+
+
 def pdf_pages(path, count, width=612, height=792, body=None, image=None):
     """A PDF of `count` copies of one page (mutool create takes a page description per page)."""
     page = body or ("BT /F1 24 Tf 72 700 Td (Galley memory page) Tj ET\n"
@@ -68,6 +96,8 @@ CASES = [
     # name, how to make its input folder, dpi, thumbnails, target MB
     ("text-10mb-one-line", lambda d: one_line_text(os.path.join(d, "one-line.txt")), 96, "[128]", 300),
     ("html-million-spans", lambda d: million_spans(os.path.join(d, "spans.html")), 96, "[128]", 300),
+    ("html-10mb-paragraph", lambda d: html_paragraph(os.path.join(d, "paragraph.html")), 96, "[128]", 300),
+    ("html-20mb-pre", lambda d: html_pre(os.path.join(d, "pre.html")), 96, "[128]", 300),
     ("pdf-17500px-page", lambda d: pdf_pages(os.path.join(d, "huge.pdf"), 1, 8400, 8400,
                                              "0 0 1 rg 100 100 8200 8200 re f q 8000 0 0 6000 200 1200 cm /Im1 Do Q "
                                              "BT /F1 400 Tf 400 4000 Td (Huge) Tj ET",

@@ -66,6 +66,13 @@ struct HTMLWalker {
         var attributes: [UInt8]
     }
 
+    /// The body's next children when its current ones run out: the next piece of a document
+    /// parsed in pieces (`HTMLPieces`), nil when there is none. The children it returned
+    /// before are not used again.
+    var nextBodyPiece: (() -> GumboVector?)?
+    /// Index in `frames` of `<body>`'s frame, once entered.
+    private var bodyFrame: Int?
+
     init(base: BaseStyle, baseURL: URL?) {
         self.base = base
         self.baseURL = baseURL
@@ -115,6 +122,11 @@ struct HTMLWalker {
         while let top = frames.indices.last {
             let index = frames[top].next
             guard index < Int(frames[top].children.length) else {
+                if top == bodyFrame, let next = nextBodyPiece?() {
+                    frames[top].children = next
+                    frames[top].next = 0
+                    continue
+                }
                 exit(frames.removeLast())
                 continue
             }
@@ -276,6 +288,7 @@ struct HTMLWalker {
         }
         frames.append(Frame(children: element.children, style: style, styleID: styleID, paragraph: paragraph, list: list))
         if list != nil { listFrames.append(frames.count - 1) }
+        if element.tag == GUMBO_TAG_BODY && bodyFrame == nil { bodyFrame = frames.count - 1 }
     }
 
     /// An element's style: its parent's inherited properties, then the user agent's

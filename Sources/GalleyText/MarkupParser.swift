@@ -39,6 +39,10 @@ public struct MarkupParser: Sendable {
     /// The styles the article starts from.
     public var base: BaseStyle
 
+    /// Documents longer than this many bytes are parsed in pieces about this long where that
+    /// gives the same tree (`HTMLPieces`), so that gumbo's tree of one piece is held at a time.
+    var pieceSize = 1 << 20
+
     /// A parser whose articles start from `base`.
     public init(base: BaseStyle) {
         self.base = base
@@ -65,17 +69,54 @@ public struct MarkupParser: Sendable {
         options.max_errors = 0  // Parse errors are not reported, and a broken page can have millions.
         let parsed: ParsedArticle? = limited.html.withUnsafeBufferPointer { buffer in
             guard let start = buffer.baseAddress, !buffer.isEmpty else { return nil }
+            let cuts = buffer.count > pieceSize ? HTMLPieces.cuts(buffer, pieceSize: pieceSize) : []
             return start.withMemoryRebound(to: CChar.self, capacity: buffer.count) { pointer in
-                // The tree points into `buffer`, so it is walked before the closure returns.
+                // Trees point into `buffer`, so they are walked before the closure returns.
+                if !cuts.isEmpty, let article = parseInPieces(pointer, count: buffer.count, cuts: cuts, options: options, baseURL: baseURL) {
+                    return article
+                }
                 guard let output = gumbo_parse_with_options(&options, pointer, buffer.count) else { return nil }
                 defer { gumbo_destroy_output(&options, output) }
                 var walker = HTMLWalker(base: base, baseURL: baseURL)
-                var article = walker.article(from: output.pointee)
-                article.warnings = warnings + article.warnings
-                return article
+                return walker.article(from: output.pointee)
             }
         }
-        return parsed ?? empty
+        guard var article = parsed else { return empty }
+        article.warnings = warnings + article.warnings
+        return article
+    }
+
+    /// Parses `html` as a document up to `cuts[0]`, and each piece after it as a fragment in
+    /// `<body>` once the walker has walked the body so far; one tree at a time is alive. Nil
+    /// when the pieces did not all reach the body (the caller then parses the document whole).
+    private func parseInPieces(_ html: UnsafePointer<CChar>, count: Int, cuts: [Int], options: GumboOptions,
+                               baseURL: URL?) -> ParsedArticle? {
+        var options = options
+        guard let first = gumbo_parse_with_options(&options, html, cuts[0]) else { return nil }
+        defer { gumbo_destroy_output(&options, first) }
+        var fragmentOptions = options
+        fragmentOptions.fragment_context = GUMBO_TAG_BODY
+        fragmentOptions.fragment_namespace = GUMBO_NAMESPACE_HTML
+        let bounds = cuts + [count]
+        var piece = 0
+        var fragment: UnsafeMutablePointer<GumboOutput>?
+        defer { if let fragment { gumbo_destroy_output(&fragmentOptions, fragment) } }
+        var walker = HTMLWalker(base: base, baseURL: baseURL)
+        walker.nextBodyPiece = {
+            if let done = fragment {
+                gumbo_destroy_output(&fragmentOptions, done)
+                fragment = nil
+            }
+            guard piece < cuts.count else { return nil }
+            let start = bounds[piece], end = bounds[piece + 1]
+            piece += 1
+            guard let output = gumbo_parse_with_options(&fragmentOptions, html + start, end - start),
+                  let root = output.pointee.root, root.pointee.type == GUMBO_NODE_ELEMENT else { return nil }
+            fragment = output
+            return root.pointee.v.element.children
+        }
+        let article = walker.article(from: first.pointee)
+        return piece == cuts.count ? article : nil
     }
 
     /// Parses plain text: paragraphs are separated by lines that are empty or white space;
