@@ -30,15 +30,22 @@ def words(rng, count):
     return " ".join(rng.choice(WORDS) for _ in range(count))
 
 
+def write_until(path, size, chunk, head="", tail=""):
+    """`head`, then pieces from `chunk()` until `size` bytes, then `tail`."""
+    with open(path, "w") as f:
+        f.write(head)
+        written = 0
+        while written < size:
+            piece = chunk()
+            f.write(piece)
+            written += len(piece)
+        f.write(tail)
+
+
 def one_line_text(path):
     """About 10 MB of words and no line break at all: one paragraph."""
     rng = random.Random(1)
-    with open(path, "w") as f:
-        written = 0
-        while written < 10_000_000:
-            chunk = words(rng, 2000) + " "
-            f.write(chunk)
-            written += len(chunk)
+    write_until(path, 10_000_000, lambda: words(rng, 2000) + " ")
 
 
 def million_spans(path):
@@ -54,28 +61,17 @@ def million_spans(path):
 def html_paragraph(path):
     """One <p> of about 10 MB of words: one paragraph, one element."""
     rng = random.Random(3)
-    with open(path, "w") as f:
-        f.write("<!doctype html><html lang=en><body><p>")
-        written = 0
-        while written < 10_000_000:
-            chunk = words(rng, 2000) + " <em>%s</em> " % rng.choice(WORDS)
-            f.write(chunk)
-            written += len(chunk)
-        f.write("</p></body></html>\n")
+    write_until(path, 10_000_000, lambda: words(rng, 2000) + " <em>%s</em> " % rng.choice(WORDS),
+                "<!doctype html><html lang=en><body><p>", "</p></body></html>\n")
 
 
 def html_pre(path):
     """A <pre> of about 20 MB: 250,000 lines of code-like text, set verbatim."""
     rng = random.Random(4)
-    with open(path, "w") as f:
-        f.write("<!doctype html><html lang=en><body><pre>")
-        written = 0
-        while written < 20_000_000:
-            line = "    " * rng.randrange(4) + "%s(%s, %d) &amp;&amp; %s;\n" % (
-                rng.choice(WORDS), rng.choice(WORDS), rng.randrange(1000), words(rng, 6))
-            f.write(line)
-            written += len(line)
-        f.write("</pre></body></html>\n")
+    write_until(path, 20_000_000,
+                lambda: "    " * rng.randrange(4) + "%s(%s, %d) &amp;&amp; %s;\n" % (
+                    rng.choice(WORDS), rng.choice(WORDS), rng.randrange(1000), words(rng, 6)),
+                "<!doctype html><html lang=en><body><pre>", "</pre></body></html>\n")
 
 
 def pdf_pages(path, count, width=612, height=792, body=None, image=None):

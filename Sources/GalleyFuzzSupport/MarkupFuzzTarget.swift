@@ -1,8 +1,9 @@
 import Foundation
 import GalleyText
 
-/// Bytes as an article: parsed as HTML and again as plain text, each typeset and every page
-/// drawn at 36 dpi and as a thumbnail.
+/// Bytes as an article: parsed as HTML (and again in the smallest pieces `HTMLPieces` allows,
+/// which must give the same article) and as plain text, each typeset and every page drawn at
+/// 36 dpi and as a thumbnail.
 ///
 /// The first byte chooses the layout, so the fuzzer reaches every way of filling lines; the
 /// rest is the document:
@@ -39,7 +40,14 @@ public struct MarkupFuzzTarget: FuzzTarget {
         let document = Array(input.dropFirst())
         let layout = Self.layout(options: options)
         let parser = MarkupParser(base: layout.base)
-        for parsed in [parser.parse(html: document, baseURL: Self.baseURL), parser.parse(plainText: document)] {
+        let html = parser.parse(html: document, baseURL: Self.baseURL)
+        // Cut wherever the scanner allows, the document must read as it does whole.
+        var pieces = parser
+        pieces.pieceSize = 1
+        let cut = pieces.parse(html: document, baseURL: Self.baseURL)
+        precondition(cut.text == html.text && cut.title == html.title && cut.warnings == html.warnings,
+                     "parsed in pieces, the document reads differently than parsed whole")
+        for parsed in [html, parser.parse(plainText: document)] {
             PageDrawing.typeset(parsed, layout: layout, fonts: fonts, dpi: Self.dpi, pageLimit: Self.pageLimit, into: &outcome)
         }
         return outcome

@@ -41,7 +41,8 @@ public struct MarkupParser: Sendable {
 
     /// Documents longer than this many bytes are parsed in pieces about this long where that
     /// gives the same tree (`HTMLPieces`), so that gumbo's tree of one piece is held at a time.
-    var pieceSize = 1 << 20
+    /// Tests and the markup fuzzer make it small, to compare pieces with the whole.
+    public var pieceSize = 1 << 20
 
     /// A parser whose articles start from `base`.
     public init(base: BaseStyle) {
