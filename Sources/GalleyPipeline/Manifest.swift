@@ -133,6 +133,9 @@ public struct Manifest: Codable, Sendable, Equatable {
         /// Articles: lines that should have been justified but were left ragged because their
         /// spaces would have had to stretch too far.
         public var looseLineCount: Int?
+        /// Articles: lines of preformatted text (`<pre>`) going on from a line wrapped at the
+        /// measure, each indented to show it.
+        public var wrappedPreformattedLineCount: Int?
         /// Articles: inline images placed on the page.
         public var attachments: [AttachmentFrame]?
     }

@@ -279,7 +279,8 @@ final class ArticlePages: PageProducer {
                          widthPt: manifestPoints(page.size.width), heightPt: manifestPoints(page.size.height), rotation: 0,
                          layout: LayoutFacts(name: layout.name, writingMode: page.writingMode, columns: columns, lineCount: page.lineCount,
                                              justifiedLineCount: page.justifiedLineCount, hyphenatedLineCount: page.hyphenatedLineCount,
-                                             looseLineCount: page.looseLineCount, attachments: attachments))
+                                             looseLineCount: page.looseLineCount,
+                                             wrappedPreformattedLineCount: page.wrappedPreformattedLineCount, attachments: attachments))
     }
 
     func finish() {

@@ -58,6 +58,7 @@ struct LayoutFacts: Sendable {
     var justifiedLineCount: Int
     var hyphenatedLineCount: Int
     var looseLineCount: Int
+    var wrappedPreformattedLineCount: Int
     var attachments: [Manifest.AttachmentFrame]
 }
 
@@ -315,6 +316,7 @@ final class RunRecorder: Sendable {
                                  justifiedLineCount: page.facts.layout?.justifiedLineCount,
                                  hyphenatedLineCount: page.facts.layout?.hyphenatedLineCount,
                                  looseLineCount: page.facts.layout?.looseLineCount,
+                                 wrappedPreformattedLineCount: page.facts.layout?.wrappedPreformattedLineCount,
                                  attachments: page.facts.layout?.attachments)
         }
         return Manifest.Document(name: document.source.name, input: document.source.input,

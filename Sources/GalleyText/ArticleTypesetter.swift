@@ -70,7 +70,8 @@ public final class ArticleTypesetter {
                                      rect: flow.rect(Rect(x: placed.origin, y: placed.top, width: line.width, height: placed.height)),
                                      baseline: vertical ? flow.point(0, placed.baseline).x : placed.baseline,
                                      isJustified: line.expansion != nil,
-                                     isHyphenated: line.isHyphenated, isLoose: placed.loose, badness: line.badness))
+                                     isHyphenated: line.isHyphenated, isLoose: placed.loose,
+                                     isWrappedPreformatted: placed.continuation, badness: line.badness))
                 for run in line.runs {
                     runs.append(GlyphRun(face: run.face, size: run.style.size, color: run.style.color, orientation: run.orientation,
                                          glyphs: run.glyphs,

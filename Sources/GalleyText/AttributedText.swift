@@ -161,6 +161,9 @@ public struct TextStyle: Hashable, Sendable {
     public var link: String?
     /// Where words may break with a hyphen (CSS `hyphens`).
     public var hyphens = Hyphens.manual
+    /// Code and preformatted text (`<code>`, `<kbd>`, `<samp>`, `<tt>`, `white-space: pre`):
+    /// its spaces never stretch when a line is justified.
+    public var verbatim = false
 
     public init(font: FontRequest, size: Double, color: RGBColor = .black) {
         self.font = font
@@ -212,6 +215,12 @@ public struct ParagraphStyle: Hashable, Sendable {
     public var lineHeight: Double = 1
     /// Draw a horizontal rule above the paragraph (`<hr>`).
     public var ruleAbove = false
+    /// Whether its lines may be justified: false for headings and preformatted text, which
+    /// keep their natural spacing whatever the alignment and the layout's `justify_threshold`.
+    public var justifiable = true
+    /// Extra start indent of a line that continues a line wrapped at the measure (not after a
+    /// forced break): preformatted text, whose wrapped lines hang so they read as one line.
+    public var continuationIndent: Double = 0
 
     public init() {}
 }

@@ -57,6 +57,9 @@ struct ComputedStyle: Sendable {
     var display = Display.inline
     var marginTop = 0.0
     var marginBottom = 0.0
+    /// Whether the block's lines may be justified (`-galley-justify: never` in the user-agent
+    /// style sheet for headings; `text-align: justify` on the element itself allows it again).
+    var justifiable = true
     /// `width` and `height` in points, for images.
     var width: Double?
     var height: Double?
@@ -82,6 +85,7 @@ struct ComputedStyle: Sendable {
         style.width = nil
         style.height = nil
         style.declaredWritingMode = nil
+        style.justifiable = true
         return style
     }
 
@@ -100,6 +104,8 @@ struct ComputedStyle: Sendable {
         case .points(let points): multiple = points / (Self.naturalLineHeight * text.size)
         }
         paragraph.lineHeight = multiple.isFinite && multiple > 0 ? min(multiple, 100) : base.lineHeight
+        paragraph.justifiable = justifiable && whiteSpace != .preserve
+        if whiteSpace == .preserve { paragraph.continuationIndent = Self.clamped(2 * text.size, 0) }
         return paragraph
     }
 
@@ -241,7 +247,9 @@ struct ComputedStyle: Sendable {
             case "left", "-webkit-left", "-moz-left": alignment = .left
             case "right", "-webkit-right", "-moz-right": alignment = .right
             case "center", "-webkit-center", "-moz-center": alignment = .center
-            case "justify", "justify-all": alignment = .justify
+            case "justify", "justify-all":
+                alignment = .justify
+                justifiable = true
             case "start": alignment = .start
             case "end": alignment = direction == .rtl ? .left : .right
             default: break
@@ -257,10 +265,18 @@ struct ComputedStyle: Sendable {
         case "white-space":
             switch value {
             case "normal", "nowrap": whiteSpace = .collapse
-            case "pre", "pre-wrap", "break-spaces": whiteSpace = .preserve
+            case "pre", "pre-wrap", "break-spaces":
+                whiteSpace = .preserve
+                text.verbatim = true
             case "pre-line": whiteSpace = .preserveLineBreaks
             default: break
             }
+        case "-galley-verbatim":
+            // The user-agent style sheet's mark for code elements.
+            text.verbatim = value == "yes"
+        case "-galley-justify":
+            // The user-agent style sheet's mark for headings.
+            justifiable = value != "never"
         case "vertical-align":
             switch value {
             case "sub": text.baselineShift = parent.text.baselineShift - 0.25 * parent.text.size

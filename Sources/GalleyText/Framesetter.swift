@@ -52,7 +52,8 @@ public final class Framesetter {
         var range: Range<Int>
         /// `loose`: a line that should have been justified but would have needed its spaces
         /// stretched beyond `maximumSpaceStretch`, so was left ragged.
-        var lines: [(line: TypesetLine, origin: Double, baseline: Double, top: Double, height: Double, loose: Bool)]
+        /// `continuation`: a preformatted line going on from one wrapped at the measure.
+        var lines: [(line: TypesetLine, origin: Double, baseline: Double, top: Double, height: Double, loose: Bool, continuation: Bool)]
         var rules: [Double]
     }
 
@@ -69,11 +70,13 @@ public final class Framesetter {
             var analysis = try analysis(of: paragraphIndex, at: offset)
             let style = analysis.style
             let first = offset == analysis.paragraph.lowerBound
-            var (startIndent, endIndent) = Self.indents(style, firstLine: first, width: rect.width)
+            // A preformatted line that goes on from one wrapped at the measure hangs.
+            let continuation = !first && style.continuationIndent > 0 && text.scalars[offset - 1] != AttributedText.lineSeparator
+            var (startIndent, endIndent) = Self.indents(style, firstLine: first, continuation: continuation, width: rect.width)
             var measure = rect.width - max(0, startIndent) - max(0, endIndent)
             let hyphenAllowed = hyphenatedLines.paragraph != paragraphIndex || hyphenatedLines.count < typography.maximumConsecutiveHyphens
             if typography.lineBreaking == .optimal, first, plan?.paragraph != paragraphIndex {
-                let rest = Self.indents(style, firstLine: false, width: rect.width)
+                let rest = Self.indents(style, firstLine: false, continuation: false, width: rect.width)
                 plan = OptimalBreaker.breaks(analysis, firstMeasure: measure, measure: rect.width - max(0, rest.start) - max(0, rest.end),
                                              maximumConsecutiveHyphens: typography.maximumConsecutiveHyphens)
                     .map { (paragraphIndex, $0) }
@@ -115,7 +118,7 @@ public final class Framesetter {
             let baseline = top + (height - line.naturalHeight) / 2 + line.ascent
             let origin = Self.origin(of: line, in: rect, measure: measure, startIndent: max(0, startIndent),
                                      alignment: style.alignment, rightToLeft: analysis.baseLevel == 1)
-            frame.lines.append((line, origin, rect.y + baseline, rect.y + top, height, loose))
+            frame.lines.append((line, origin, rect.y + baseline, rect.y + top, height, loose, continuation))
             let sameRun = hyphenatedLines.paragraph == paragraphIndex
             hyphenatedLines = (paragraphIndex, line.isHyphenated ? (sameRun ? hyphenatedLines.count : 0) + 1 : 0)
             cursor = top + height
@@ -128,8 +131,10 @@ public final class Framesetter {
 
     /// A line's start and end indents in a column `width` wide. Together they take at most
     /// half the column, so deep nesting in a narrow column still leaves room for text.
-    private static func indents(_ style: ParagraphStyle, firstLine: Bool, width: Double) -> (start: Double, end: Double) {
-        let start = style.startIndent + (firstLine ? style.firstLineIndent : 0), end = style.endIndent
+    private static func indents(_ style: ParagraphStyle, firstLine: Bool, continuation: Bool,
+                                width: Double) -> (start: Double, end: Double) {
+        let start = style.startIndent + (firstLine ? style.firstLineIndent : 0) + (continuation ? style.continuationIndent : 0)
+        let end = style.endIndent
         let total = max(0, start) + max(0, end)
         guard total > width / 2 else { return (start, end) }
         let factor = width / 2 / total
@@ -145,14 +150,17 @@ public final class Framesetter {
     /// How a line is spread to the measure, and whether it was left ragged for want of
     /// stretch.
     ///
-    /// Never the last line of a paragraph or a line that ends in a forced break. A justified
+    /// Never the last line of a paragraph, a line that ends in a forced break, or a line of a
+    /// paragraph that is not `justifiable` (headings, preformatted text). A justified
     /// paragraph spreads every other line; a start- or left-aligned one the lines at least
     /// `justifyThreshold` of the measure long. Slack goes to the word separators, or, on a
     /// line of ideographs, between its clusters; a line of other text whose spaces would grow
     /// beyond `maximumSpaceStretch` (or that has none) stays ragged.
     private func justification(of local: Range<Int>, in analysis: ParagraphAnalysis, lastLine: Bool,
                                measure: Double) -> (TypesetLine.Expansion?, loose: Bool) {
-        guard !local.isEmpty, !lastLine, analysis.breaks[local.upperBound - 1] != .mandatory else { return (nil, false) }
+        guard !local.isEmpty, !lastLine, analysis.style.justifiable, analysis.breaks[local.upperBound - 1] != .mandatory else {
+            return (nil, false)
+        }
         let natural = analysis.lineWidth(local.lowerBound, local.upperBound)
         switch analysis.style.alignment {
         case .justify: break

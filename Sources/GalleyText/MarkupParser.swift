@@ -84,6 +84,7 @@ public struct MarkupParser: Sendable {
         }
         guard var article = parsed else { return empty }
         article.warnings = warnings + article.warnings
+        article.text = withLanguageFromScript(article.text)
         return article
     }
 
@@ -164,6 +165,33 @@ public struct MarkupParser: Sendable {
         }
         endLine()
         builder.addMargin(margin)
-        return ParsedArticle(text: builder.build(), title: nil, language: nil, warnings: decoded.warnings)
+        return ParsedArticle(text: withLanguageFromScript(builder.build()), title: nil, language: nil, warnings: decoded.warnings)
+    }
+
+    /// The language CJK text is in when neither the markup nor the layout says: Japanese when
+    /// it holds kana, else Korean when it holds Hangul, else Chinese when it holds Han
+    /// ideographs; nil for other text. Fontconfig picks glyph forms by it (Chinese and Japanese
+    /// draw many ideographs differently), and line breaking its rules.
+    static func languageFromScript(_ scalars: [Unicode.Scalar]) -> String? {
+        var han = false, hangul = false
+        for scalar in scalars where scalar.value >= 0x1100 {
+            if scalar.isKana { return "ja" }
+            if scalar.isHangul { hangul = true } else if scalar.isHanIdeograph { han = true }
+        }
+        return hangul ? "ko" : han ? "zh" : nil
+    }
+
+    /// `text` with `languageFromScript` given to the runs that have no language, when the
+    /// layout gives none.
+    private func withLanguageFromScript(_ text: AttributedText) -> AttributedText {
+        guard base.language == nil, text.styleRuns.contains(where: { $0.value.language == nil }),
+              let language = Self.languageFromScript(text.scalars) else { return text }
+        let runs = text.styleRuns.map { run -> AttributeRun<TextStyle> in
+            guard run.value.language == nil else { return run }
+            var run = run
+            run.value.language = language
+            return run
+        }
+        return AttributedText(scalars: text.scalars, styleRuns: runs, paragraphs: text.paragraphs, attachments: text.attachments)
     }
 }

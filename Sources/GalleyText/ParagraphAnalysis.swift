@@ -58,6 +58,8 @@ struct ParagraphAnalysis {
         var separators: [Int]
         var separatorWidth: [Double]
         var clusters: [Int]
+        /// Cluster starts that take slack in a line of ideographs (`takesClusterGap`).
+        var clusterGaps: [Int]
         var ideographs: [Int]
     }
 
@@ -82,7 +84,8 @@ struct ParagraphAnalysis {
         let prefix = stretchPrefix
         if prefix.ideographs[end] > prefix.ideographs[a] {
             let clusters = prefix.clusters[end] - prefix.clusters[a]
-            let gaps = max(0, clusters - 1)
+            // Gaps before each cluster but the line's first, where one side is CJK or a space.
+            let gaps = end > a ? prefix.clusterGaps[end] - prefix.clusterGaps[a + 1] : 0
             return Stretch(betweenClusters: true, opportunities: gaps,
                            limit: width(a, end) / Double(max(1, clusters)) * 0.25 * Double(gaps))
         }
@@ -99,6 +102,13 @@ struct ParagraphAnalysis {
         var opportunities: Int
         /// Slack the line may take before it is too loose (points).
         var limit: Double
+    }
+
+    /// Whether a justified line of ideographs takes slack at the boundary between these two
+    /// characters: when either is CJK (ideographs, kana, Hangul, their punctuation) or a space,
+    /// never between the letters of a Latin word or the digits of a number set among them.
+    static func takesClusterGap(after previous: Unicode.Scalar, before next: Unicode.Scalar) -> Bool {
+        previous.isWideCJK || next.isWideCJK || previous.isWordSeparator || next.isWordSeparator
     }
 
     /// The character at global offset `offset`.
@@ -121,6 +131,7 @@ extension ParagraphAnalysis {
         var separators = 0
         var separatorWidth = 0.0
         var clusters = 0
+        var clusterGaps = 0
         var ideographs = 0
         /// What the itemizer decided for the characters before; nil at the paragraph's start.
         var itemizer: Itemizer.Context?
@@ -178,7 +189,7 @@ extension ParagraphAnalysis {
         let item = items[holding].item
         return Resumption(offset: offset, width: widthPrefix[local], separators: prefix.separators[local],
                           separatorWidth: prefix.separatorWidth[local], clusters: prefix.clusters[local],
-                          ideographs: prefix.ideographs[local],
+                          clusterGaps: prefix.clusterGaps[local], ideographs: prefix.ideographs[local],
                           itemizer: Itemizer.Context(face: face, script: item.script, upright: item.upright))
     }
 }
@@ -390,15 +401,33 @@ struct ParagraphAnalyzer {
         let windowCodes = context == range ? codes : Array(codes[(range.lowerBound - context.lowerBound)..<(range.upperBound - context.lowerBound)])
         var breaks = LineBreaks.opportunities(windowCodes, language: language)
         let hyphens = hyphenation(of: range, paragraph: whole, items: shaped, breaks: &breaks, clusterStart: clusterStart)
+        // Spaces of code (`TextStyle.verbatim`) are not word separators that take slack.
+        var verbatim = [Bool](repeating: false, count: count)
+        var run = text.styleRunIndex(at: range.lowerBound)
+        while run < text.styleRuns.count, text.styleRuns[run].range.lowerBound < range.upperBound {
+            let styleRun = text.styleRuns[run]
+            if styleRun.value.verbatim {
+                for offset in max(styleRun.range.lowerBound, range.lowerBound)..<min(styleRun.range.upperBound, range.upperBound) {
+                    verbatim[offset - range.lowerBound] = true
+                }
+            }
+            run += 1
+        }
         var separators = [Int](repeating: start.separators, count: count + 1), clusters = [Int](repeating: start.clusters, count: count + 1)
         var ideographs = [Int](repeating: start.ideographs, count: count + 1)
+        var clusterGaps = [Int](repeating: start.clusterGaps, count: count + 1)
+        var previous: Unicode.Scalar = range.lowerBound > 0 ? text.scalars[range.lowerBound - 1] : " "
+        for (i, scalar) in text.scalars[range].enumerated() {
+            clusterGaps[i + 1] = clusterGaps[i] + (clusterStart[i] && ParagraphAnalysis.takesClusterGap(after: previous, before: scalar) ? 1 : 0)
+            previous = scalar
+        }
         var separatorWidth = [Double](repeating: start.separatorWidth, count: count + 1)
         separators.withUnsafeMutableBufferPointer { separators in
             separatorWidth.withUnsafeMutableBufferPointer { separatorWidth in
                 clusters.withUnsafeMutableBufferPointer { clusters in
                     ideographs.withUnsafeMutableBufferPointer { ideographs in
                         for (i, scalar) in text.scalars[range].enumerated() {
-                            let separator = scalar.isWordSeparator
+                            let separator = scalar.isWordSeparator && !verbatim[i]
                             separators[i + 1] = separators[i] + (separator ? 1 : 0)
                             separatorWidth[i + 1] = separatorWidth[i] + (separator ? advances[i] : 0)
                             clusters[i + 1] = clusters[i] + (clusterStart[i] ? 1 : 0)
@@ -409,6 +438,7 @@ struct ParagraphAnalyzer {
             }
         }
         let stretch = ParagraphAnalysis.StretchPrefix(separators: separators, separatorWidth: separatorWidth, clusters: clusters,
+                                                      clusterGaps: clusterGaps,
                                                       ideographs: ideographs)
         var analysis = ParagraphAnalysis(range: range, paragraph: whole, exactEnd: range.upperBound, start: start,
                                          scalars: text.scalars[range], style: paragraph.value, baseLevel: baseLevel,

@@ -70,7 +70,10 @@ struct TypesetLine {
         // Between clusters: before every cluster but the line's first, in visual order.
         var previousCluster: Int?
         func gap(before cluster: Int, pen: inout Double) {
-            if let previousCluster, previousCluster != cluster { pen += clusterExtra }
+            if let previousCluster, previousCluster != cluster, clusterExtra != 0, cluster > analysis.range.lowerBound,
+               ParagraphAnalysis.takesClusterGap(after: analysis.scalar(at: cluster - 1), before: analysis.scalar(at: cluster)) {
+                pen += clusterExtra
+            }
             previousCluster = cluster
         }
 
@@ -118,7 +121,9 @@ struct TypesetLine {
                     run.glyphs.append(glyph.id)
                     run.positions.append((pen + glyph.xOffset, -glyph.yOffset - shift))
                     pen += glyph.advance
-                    if spaceExtra != 0, analysis.scalar(at: glyph.cluster).isWordSeparator { pen += spaceExtra }
+                    if spaceExtra != 0, !shaped.item.style.verbatim, analysis.scalar(at: glyph.cluster).isWordSeparator {
+                        pen += spaceExtra
+                    }
                 }
                 if addHyphen, !rightToLeft, let hyphen {
                     run.glyphs.append(hyphen.glyph)

@@ -31,6 +31,8 @@ public struct LineBox: Hashable, Sendable {
     public var isHyphenated = false
     /// Should have been justified but its spaces would have stretched too far, so left ragged.
     public var isLoose = false
+    /// Preformatted text going on from a line wrapped at the measure (indented to show it).
+    public var isWrappedPreformatted = false
     /// How far its spaces stretch, or would have to stretch to make it flush: 0 flush, 100 at
     /// the stretch limit, at most 10,000; 0 for the last line of a paragraph.
     public var badness = 0.0
@@ -124,6 +126,7 @@ public struct TypesetPage: PageSource {
     public var hyphenatedLineCount: Int { columns.reduce(0) { $0 + $1.lines.count(where: \.isHyphenated) } }
     public var totalBadness: Double { columns.reduce(0) { $0 + $1.lines.reduce(0) { $0 + $1.badness } } }
     public var looseLineCount: Int { columns.reduce(0) { $0 + $1.lines.count(where: \.isLoose) } }
+    public var wrappedPreformattedLineCount: Int { columns.reduce(0) { $0 + $1.lines.count(where: \.isWrappedPreformatted) } }
 
     /// Every glyph with its face, size, orientation and page position (its horizontal
     /// origin), for tests and inspection.

@@ -24,6 +24,20 @@ extension Unicode.Scalar {
         (0xAC00...0xD7AF).contains(value) || (0x1100...0x11FF).contains(value)
     }
 
+    /// Hiragana, katakana and their extensions, and halfwidth katakana: text holding them is
+    /// Japanese.
+    var isKana: Bool {
+        (0x3041...0x30FF).contains(value) || (0x31F0...0x31FF).contains(value) || (0xFF66...0xFF9F).contains(value)
+    }
+
+    /// Han ideographs: extension A, the unified block, compatibility ideographs, planes 2 and 3.
+    var isHanIdeograph: Bool {
+        switch value {
+        case 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xF900...0xFAFF, 0x20000...0x3FFFF: true
+        default: false
+        }
+    }
+
     /// A combining mark, which belongs with the character before it (no mark is below U+0300,
     /// so most text is answered without a property lookup).
     var isMark: Bool {

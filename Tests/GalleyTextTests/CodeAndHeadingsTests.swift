@@ -1,0 +1,108 @@
+import Foundation
+@testable import GalleyText
+import Testing
+
+/// Real articles in magazine layouts (justified with a threshold, hyphenated): code keeps its
+/// characters and spacing, headings are never justified or hyphenated, and CJK lines take
+/// their slack between ideographs, not inside the Latin words among them.
+@Suite struct CodeAndHeadingsTests {
+    /// A narrow justified, hyphenated English column.
+    static func magazine(width: Double = 200) -> ArticleLayout {
+        var layout = column(width, threshold: 0.8)
+        layout.base.hyphens = .auto
+        layout.base.language = "en-US"
+        layout.base.fontSize = 10
+        return layout
+    }
+
+    func typeset(_ html: String, layout: ArticleLayout = magazine()) throws -> (text: AttributedText, lines: [LineBox]) {
+        let article = MarkupParser(base: layout.base).parse(html: Array(html.utf8), baseURL: nil)
+        let pages = try typesetAll(article.text, layout, fonts: sharedFonts)
+        return (article.text, pages.flatMap { $0.columns.flatMap(\.lines) })
+    }
+
+    /// The lines whose text lies in the first element that holds `marker`.
+    func lines(of text: AttributedText, _ lines: [LineBox], holding marker: String) -> [LineBox] {
+        let paragraph = text.paragraphs.first { text.string($0.range).contains(marker) }!
+        return lines.filter { paragraph.range.contains($0.range.lowerBound) }
+    }
+
+    @Test func preformattedTextIsNeverJustifiedNorHyphenatedAndWrapsWithAHangingIndent() throws {
+        let code = "def compare(first, second):\n\treturn sorted(list(reversed(bytes(first)))) == sorted(list(reversed(bytes(second)))) or either_of_them_is_configuration_dependent(first, second)\n  -h, --help  show this help message and exit"
+        let html = "<p>Some prose before the code, long enough to be justified when it wraps in this narrow column of text.</p>"
+            + "<pre>\(code.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;"))</pre>"
+        let (text, all) = try typeset(html)
+        let pre = lines(of: text, all, holding: "def compare")
+        #expect(pre.count > 3, "the long line wraps")
+        #expect(pre.allSatisfy { !$0.isJustified && !$0.isHyphenated }, "no preformatted line is justified or hyphenated")
+        #expect(all.contains { $0.isJustified }, "the prose is justified, so the layout does justify")
+        // The characters are the source's, tabs expanded to the next multiple of 8 columns.
+        let set = pre.map { text.string($0.range) }.joined()
+        #expect(set.replacingOccurrences(of: "\u{2028}", with: "\n") == code.replacingOccurrences(of: "\t", with: "        "))
+        // Lines going on from a wrap are counted and hang: they start further in than the
+        // source lines they continue.
+        let wrapped = pre.filter(\.isWrappedPreformatted)
+        #expect(wrapped.count >= 2)
+        let sourceLineStart = pre[0].rect.x
+        #expect(wrapped.allSatisfy { $0.rect.x > sourceLineStart + 5 }, "\(wrapped.map(\.rect.x)) vs \(sourceLineStart)")
+        #expect(pre.filter { !$0.isWrappedPreformatted }.allSatisfy { abs($0.rect.x - sourceLineStart) < 0.01 })
+    }
+
+    @Test func inlineCodeIsNeitherHyphenatedNorSpread() throws {
+        let html = "<p>Typesetting compositors distribute additional spacing between words: call "
+            + "<code>compare_configuration_dependencies(a, b)</code> and <code>representation_independent</code> "
+            + "before comparing the internationalization representations of the documentation.</p>"
+        let (text, all) = try typeset(html, layout: Self.magazine(width: 150))
+        #expect(all.contains { $0.isHyphenated }, "the prose is hyphenated, so the layout does hyphenate")
+        for line in all where line.isHyphenated {
+            let style = text.styleRuns[text.styleRunIndex(at: line.range.upperBound - 1)].value
+            #expect(!style.verbatim, "no hyphen inside code: \(text.string(line.range))")
+        }
+    }
+
+    @Test func headingsAreNeverJustifiedNorHyphenated() throws {
+        let html = "<h2>An Informal Introduction to Boolean Operations and Comparisons of Internationalization</h2>"
+            + "<p>Some prose after the heading, long enough to be justified when it wraps in this narrow column.</p>"
+        let (text, all) = try typeset(html, layout: Self.magazine(width: 160))
+        let heading = lines(of: text, all, holding: "Informal")
+        #expect(heading.count > 2)
+        #expect(heading.allSatisfy { !$0.isJustified && !$0.isHyphenated && !$0.isLoose })
+        // An author's `text-align: justify` on the heading itself still justifies it.
+        let justifiedHTML = "<h2 style='text-align: justify'>An informal introduction to the operations and the comparisons "
+            + "of the typesetting of long headings in narrow columns</h2>"
+        let (justifiedText, justifiedLines) = try typeset(justifiedHTML, layout: Self.magazine(width: 240))
+        let justifiedHeading = lines(of: justifiedText, justifiedLines, holding: "informal")
+        #expect(justifiedHeading.contains { $0.isJustified }, "\(justifiedHeading.map { justifiedText.string($0.range) })")
+    }
+
+    /// The slack of a justified Chinese line goes between ideographs and at spaces: the letters
+    /// of `Debian` and the digits of `2026` keep their natural spacing.
+    @Test func justifiedCJKLinesDoNotLetterSpaceLatinWords() throws {
+        var style = TextStyle(font: FontRequest(families: ["Noto Serif CJK SC"]), size: 12)
+        style.language = "zh-Hans"
+        let string = "排版Debian排版2026年"
+        let text = AttributedText(scalars: Array(string.unicodeScalars), styleRuns: [AttributeRun(range: 0..<string.unicodeScalars.count, value: style)],
+                                  paragraphs: [AttributeRun(range: 0..<string.unicodeScalars.count, value: ParagraphStyle())], attachments: [])
+        var analyzer = ParagraphAnalyzer(text: text, fonts: sharedFonts, maximumBox: (500, 500))
+        let analysis = try analyzer.analyze(paragraph: 0)
+        let count = string.unicodeScalars.count
+        let stretch = analysis.stretch(0, count)
+        #expect(stretch.betweenClusters)
+        // 排|版 版|D n|排 排|版 版|2 6|年: six places, not the thirteen cluster boundaries.
+        #expect(stretch.opportunities == 6)
+        let natural = TypesetLine(analysis: analysis, local: 0..<count)
+        let spread = TypesetLine(analysis: analysis, local: 0..<count, expansion: .clusters(2))
+        #expect(abs(spread.width - natural.width - 12) < 0.01, "2 pt at each of the six places")
+    }
+
+    @Test(arguments: [("漢字と仮名の文章です。", "ja"), ("这是一个中文句子，没有假名。", "zh"), ("한국어 문장입니다 漢字.", "ko"), ("Plain English.", nil)])
+    func textWithoutALanguageIsSetInTheOneItsScriptSays(_ sentence: String, _ language: String?) {
+        let parsed = MarkupParser(base: BaseStyle()).parse(html: Array("<p>\(sentence)</p>".utf8), baseURL: nil)
+        #expect(parsed.text.styleRuns.allSatisfy { $0.value.language == language })
+        // A language from the layout or the markup wins.
+        let given = MarkupParser(base: BaseStyle(language: "zh-Hant")).parse(html: Array("<p>\(sentence)</p>".utf8), baseURL: nil)
+        #expect(given.text.styleRuns.allSatisfy { $0.value.language == "zh-Hant" })
+        let marked = MarkupParser(base: BaseStyle()).parse(html: Array("<p lang=en>\(sentence)</p>".utf8), baseURL: nil)
+        #expect(marked.text.styleRuns.allSatisfy { $0.value.language == "en" })
+    }
+}
