@@ -136,6 +136,9 @@ public struct Manifest: Codable, Sendable, Equatable {
         /// Articles: lines of preformatted text (`<pre>`) going on from a line wrapped at the
         /// measure, each indented to show it.
         public var wrappedPreformattedLineCount: Int?
+        /// Articles: times a break rule (widows, orphans, a heading kept with its text,
+        /// `break-inside: avoid`) yielded because keeping it would have left a column empty.
+        public var breakExceptionCount: Int?
         /// Articles: inline images placed on the page.
         public var attachments: [AttachmentFrame]?
     }

@@ -280,7 +280,8 @@ final class ArticlePages: PageProducer {
                          layout: LayoutFacts(name: layout.name, writingMode: page.writingMode, columns: columns, lineCount: page.lineCount,
                                              justifiedLineCount: page.justifiedLineCount, hyphenatedLineCount: page.hyphenatedLineCount,
                                              looseLineCount: page.looseLineCount,
-                                             wrappedPreformattedLineCount: page.wrappedPreformattedLineCount, attachments: attachments))
+                                             wrappedPreformattedLineCount: page.wrappedPreformattedLineCount,
+                                             breakExceptionCount: page.breakExceptionCount, attachments: attachments))
     }
 
     func finish() {

@@ -59,6 +59,7 @@ struct LayoutFacts: Sendable {
     var hyphenatedLineCount: Int
     var looseLineCount: Int
     var wrappedPreformattedLineCount: Int
+    var breakExceptionCount: Int
     var attachments: [Manifest.AttachmentFrame]
 }
 
@@ -317,6 +318,7 @@ final class RunRecorder: Sendable {
                                  hyphenatedLineCount: page.facts.layout?.hyphenatedLineCount,
                                  looseLineCount: page.facts.layout?.looseLineCount,
                                  wrappedPreformattedLineCount: page.facts.layout?.wrappedPreformattedLineCount,
+                                 breakExceptionCount: page.facts.layout?.breakExceptionCount,
                                  attachments: page.facts.layout?.attachments)
         }
         return Manifest.Document(name: document.source.name, input: document.source.input,

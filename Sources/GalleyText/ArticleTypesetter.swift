@@ -58,11 +58,13 @@ public final class ArticleTypesetter {
         var rects: [FilledRect] = []
         var placedImages: [PlacedImage] = []
         let vertical = layout.writingMode.isVertical
+        var breakExceptions = 0
         for (columnIndex, column) in layout.columnRects.enumerated() where !isFinished {
             // The framesetter fills the column in line coordinates; `flow` puts them on the page.
             let flow = FlowMapping(column: column, mode: layout.writingMode)
             let rect = flow.flowRect
-            let frame = try framesetter.fill(rect, from: offset)
+            let frame = try framesetter.fill(rect, from: offset, pageStart: columnIndex == 0)
+            breakExceptions += frame.breakExceptions
             var lines: [LineBox] = []
             for placed in frame.lines {
                 let line = placed.line
@@ -112,10 +114,12 @@ public final class ArticleTypesetter {
             }
             columns.append(ColumnFrame(rect: column, range: frame.range, lines: lines))
             offset = frame.range.upperBound
+            if frame.pageBreak { break }
         }
         pagesMade += 1
         return TypesetPage(size: PageSize(width: layout.pageWidth, height: layout.pageHeight), number: pagesMade,
                            background: layout.background, writingMode: layout.writingMode, columns: columns, attachments: attachments,
-                           glyphRuns: runs, rects: rects, images: placedImages, glyphCache: glyphCache)
+                           glyphRuns: runs, rects: rects, images: placedImages, glyphCache: glyphCache,
+                           breakExceptionCount: breakExceptions)
     }
 }

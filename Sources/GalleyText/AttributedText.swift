@@ -221,8 +221,45 @@ public struct ParagraphStyle: Hashable, Sendable {
     /// Extra start indent of a line that continues a line wrapped at the measure (not after a
     /// forced break): preformatted text, whose wrapped lines hang so they read as one line.
     public var continuationIndent: Double = 0
+    /// CSS `break-before` and `break-after` of the blocks the paragraph starts and ends, and
+    /// `break-inside` of the innermost block holding it.
+    public var breakBefore = BlockBreak.auto
+    public var breakAfter = BlockBreak.auto
+    public var avoidBreakInside = false
+    /// Fewest lines of the paragraph left at the foot of a column (CSS `orphans`) and carried
+    /// to the head of the next (`widows`) when it breaks across columns.
+    public var orphans = 2
+    public var widows = 2
 
     public init() {}
+}
+
+/// Where a column may end before or after a block (CSS `break-before`, `break-after`).
+public enum BlockBreak: String, Sendable, Hashable {
+    case auto
+    /// Keep the block with what is next to it (`avoid`, `avoid-column`, `avoid-page`).
+    case avoid
+    /// Start a new column (`column`).
+    case column
+    /// Start a new page (`page`, `left`, `right`, `recto`, `verso`; legacy `always`).
+    case page
+
+    init?(css value: String) {
+        switch value {
+        case "auto": self = .auto
+        case "avoid", "avoid-column", "avoid-page", "avoid-region": self = .avoid
+        case "column": self = .column
+        case "page", "left", "right", "recto", "verso", "always", "all": self = .page
+        default: return nil
+        }
+    }
+
+    /// The stronger of two breaks meeting between the same two blocks: a forced break wins,
+    /// then `avoid`.
+    func combined(with other: BlockBreak) -> BlockBreak {
+        let rank: [BlockBreak: Int] = [.auto: 0, .avoid: 1, .column: 2, .page: 3]
+        return rank[other, default: 0] > rank[self, default: 0] ? other : self
+    }
 }
 
 /// An inline image: a box in the line (Core Text's run delegate).

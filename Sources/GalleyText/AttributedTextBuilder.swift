@@ -50,6 +50,7 @@ public struct AttributedTextBuilder: Sendable {
     private var positiveMargin = 0.0
     private var negativeMargin = 0.0
     private var ruleAbovePending = false
+    private var breakBeforePending = BlockBreak.auto
     /// A list marker waiting for the first paragraph of its item.
     private var pendingMarker: (text: [Unicode.Scalar], style: TextStyle, width: Double)?
 
@@ -175,6 +176,21 @@ public struct AttributedTextBuilder: Sendable {
         }
     }
 
+    /// A block's `break-before`: given to the next paragraph (combined with any other break
+    /// met before it).
+    public mutating func addBreakBefore(_ kind: BlockBreak) {
+        breakBeforePending = breakBeforePending.combined(with: kind)
+    }
+
+    /// A block's `break-after`, once the block is closed: given to the last paragraph (the
+    /// break between it and the next).
+    public mutating func addBreakAfter(_ kind: BlockBreak) {
+        guard kind != .auto else { return }
+        breakParagraph()
+        guard !paragraphs.isEmpty else { return }
+        paragraphs[paragraphs.count - 1].value.breakAfter = paragraphs[paragraphs.count - 1].value.breakAfter.combined(with: kind)
+    }
+
     /// Puts a rule above the next paragraph (`<hr>`); without a next paragraph nothing happens.
     public mutating func addRuleAbove() {
         ruleAbovePending = true
@@ -253,6 +269,8 @@ public struct AttributedTextBuilder: Sendable {
         style.spaceAfter = 0
         style.ruleAbove = style.ruleAbove || ruleAbovePending
         ruleAbovePending = false
+        style.breakBefore = style.breakBefore.combined(with: breakBeforePending)
+        breakBeforePending = .auto
         openStart = scalars.count
         pendingSpace = nil
         atLineStart = true

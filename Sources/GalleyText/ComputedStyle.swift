@@ -57,6 +57,13 @@ struct ComputedStyle: Sendable {
     var display = Display.inline
     var marginTop = 0.0
     var marginBottom = 0.0
+    /// `break-before`, `break-after`, `break-inside` (not inherited).
+    var breakBefore = BlockBreak.auto
+    var breakAfter = BlockBreak.auto
+    var avoidBreakInside = false
+    /// `orphans` and `widows` (inherited).
+    var orphans = 2
+    var widows = 2
     /// Whether the block's lines may be justified (`-galley-justify: never` in the user-agent
     /// style sheet for headings; `text-align: justify` on the element itself allows it again).
     var justifiable = true
@@ -86,6 +93,9 @@ struct ComputedStyle: Sendable {
         style.height = nil
         style.declaredWritingMode = nil
         style.justifiable = true
+        style.breakBefore = .auto
+        style.breakAfter = .auto
+        style.avoidBreakInside = false
         return style
     }
 
@@ -105,6 +115,9 @@ struct ComputedStyle: Sendable {
         }
         paragraph.lineHeight = multiple.isFinite && multiple > 0 ? min(multiple, 100) : base.lineHeight
         paragraph.justifiable = justifiable && whiteSpace != .preserve
+        paragraph.orphans = orphans
+        paragraph.widows = widows
+        paragraph.avoidBreakInside = avoidBreakInside
         if whiteSpace == .preserve { paragraph.continuationIndent = Self.clamped(2 * text.size, 0) }
         return paragraph
     }
@@ -271,6 +284,16 @@ struct ComputedStyle: Sendable {
             case "pre-line": whiteSpace = .preserveLineBreaks
             default: break
             }
+        case "break-before", "page-break-before", "-webkit-column-break-before":
+            if let kind = BlockBreak(css: value) { breakBefore = kind }
+        case "break-after", "page-break-after", "-webkit-column-break-after":
+            if let kind = BlockBreak(css: value) { breakAfter = kind }
+        case "break-inside", "page-break-inside", "-webkit-column-break-inside":
+            if value == "auto" { avoidBreakInside = false } else if BlockBreak(css: value) == .avoid { avoidBreakInside = true }
+        case "orphans":
+            if let count = Int(value), count >= 1 { orphans = min(count, 100) }
+        case "widows":
+            if let count = Int(value), count >= 1 { widows = min(count, 100) }
         case "-galley-verbatim":
             // The user-agent style sheet's mark for code elements.
             text.verbatim = value == "yes"

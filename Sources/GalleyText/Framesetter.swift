@@ -55,12 +55,18 @@ public final class Framesetter {
         /// `continuation`: a preformatted line going on from one wrapped at the measure.
         var lines: [(line: TypesetLine, origin: Double, baseline: Double, top: Double, height: Double, loose: Bool, continuation: Bool)]
         var rules: [Double]
+        /// The column ended at a `break-before`/`break-after: page`: the rest of the page stays
+        /// empty.
+        var pageBreak = false
+        /// Times a break rule (widows, orphans, `break-after: avoid`, `break-inside: avoid`)
+        /// yielded because keeping it would have left the column empty.
+        var breakExceptions = 0
     }
 
     /// Fills `rect` with lines from text offset `start`.
     ///
     /// - Throws: `TypesetError.columnTooSmall` when not even one line fits.
-    func fill(_ rect: Rect, from start: Int) throws(TypesetError) -> Frame {
+    func fill(_ rect: Rect, from start: Int, pageStart: Bool = false) throws(TypesetError) -> Frame {
         var frame = Frame(range: start..<start, lines: [], rules: [])
         var offset = start
         var cursor = 0.0
@@ -70,6 +76,14 @@ public final class Framesetter {
             var analysis = try analysis(of: paragraphIndex, at: offset)
             let style = analysis.style
             let first = offset == analysis.paragraph.lowerBound
+            if first && !frame.lines.isEmpty, let forced = forcedBreak(before: paragraphIndex) {
+                frame.pageBreak = forced == .page
+                break
+            }
+            if first && frame.lines.isEmpty && !pageStart && forcedBreak(before: paragraphIndex) == .page {
+                frame.pageBreak = true
+                break
+            }
             // A preformatted line that goes on from one wrapped at the measure hangs.
             let continuation = !first && style.continuationIndent > 0 && text.scalars[offset - 1] != AttributedText.lineSeparator
             var (startIndent, endIndent) = Self.indents(style, firstLine: first, continuation: continuation, width: rect.width)
@@ -111,6 +125,7 @@ public final class Framesetter {
                 guard !frame.lines.isEmpty else {
                     throw TypesetError(.columnTooSmall, String(format: "a column %.1f pt high cannot hold one line (%.1f pt) of the text at offset %d; make the page taller, the inset smaller or the font smaller", rect.height, height, offset))
                 }
+                offset = keepingTogether(&frame, next: offset, measure: measure)
                 break
             }
             if first && style.ruleAbove && !frame.lines.isEmpty { frame.rules.append(rect.y + cursor + gap / 2) }
@@ -127,6 +142,78 @@ public final class Framesetter {
         }
         frame.range = start..<offset
         return frame
+    }
+
+    /// The forced break (`column` or `page`) between paragraph `index` and the one before it.
+    private func forcedBreak(before index: Int) -> BlockBreak? {
+        var kind = text.paragraphs[index].value.breakBefore
+        if index > 0 { kind = kind.combined(with: text.paragraphs[index - 1].value.breakAfter) }
+        return kind == .column || kind == .page ? kind : nil
+    }
+
+    /// Where the next column starts, after moving the frame's last lines into it as the break
+    /// rules ask, with `next` (global) the first line that did not fit:
+    ///
+    /// - `orphans`: a paragraph broken across the columns leaves at least that many lines here,
+    ///   else it goes to the next column whole; `break-inside: avoid` sends it whole.
+    /// - `widows`: it carries at least that many to the next column (as many as a line filler
+    ///   counts at this measure), taken from here when enough stay.
+    /// - `break-after: avoid` (headings) and `break-before: avoid`: a paragraph whose next one
+    ///   starts in the next column goes with it.
+    ///
+    /// A rule that would empty the column yields, and is counted in `breakExceptions`.
+    private func keepingTogether(_ frame: inout Frame, next: Int, measure: Double) -> Int {
+        var next = next
+        while true {
+            let paragraphIndex = text.paragraphIndex(at: next)
+            let paragraph = text.paragraphs[paragraphIndex]
+            let style = paragraph.value
+            var move = 0
+            if next > paragraph.range.lowerBound {
+                // Broken inside a paragraph: lines of it here, and at least how many follow.
+                let here = frame.lines.reversed().prefix { $0.line.range.lowerBound >= paragraph.range.lowerBound }.count
+                if style.avoidBreakInside || here < style.orphans {
+                    move = here
+                } else if style.widows > 1 {
+                    let following = linesLeft(of: paragraphIndex, from: next, measure: measure, upTo: style.widows)
+                    if following < style.widows {
+                        move = here - (style.widows - following) >= style.orphans ? style.widows - following : here
+                    }
+                }
+            } else if paragraphIndex > 0 {
+                // Between paragraphs: keep the one before with this one when either asks.
+                let before = text.paragraphs[paragraphIndex - 1]
+                if before.value.breakAfter == .avoid || style.breakBefore == .avoid {
+                    move = frame.lines.reversed().prefix { $0.line.range.lowerBound >= before.range.lowerBound }.count
+                }
+            }
+            guard move > 0 else { return next }
+            guard move < frame.lines.count else {
+                frame.breakExceptions += 1
+                return next
+            }
+            let kept = frame.lines.count - move
+            next = frame.lines[kept].line.range.lowerBound
+            let top = frame.lines[kept].top
+            frame.lines.removeLast(move)
+            frame.rules.removeAll { $0 >= top }
+            hyphenatedLines = (-1, 0)
+        }
+    }
+
+    /// How many lines are left of paragraph `index` from global offset `start`, counting at
+    /// most `limit`, as a greedy line filler sets them at `measure`.
+    private func linesLeft(of index: Int, from start: Int, measure: Double, upTo limit: Int) -> Int {
+        guard var analysis = try? analysis(of: index, at: start) else { return limit }
+        var offset = start
+        var count = 0
+        while count < limit, offset < text.paragraphs[index].range.upperBound {
+            guard let line = try? nextLine(from: offset, in: analysis, measure: measure, hyphenAllowed: true) else { return limit }
+            analysis = line.0
+            offset = analysis.range.lowerBound + line.2.upperBound
+            count += 1
+        }
+        return count
     }
 
     /// A line's start and end indents in a column `width` wide. Together they take at most

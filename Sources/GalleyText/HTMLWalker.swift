@@ -276,6 +276,7 @@ struct HTMLWalker {
         if style.display != .inline {
             builder.breakParagraph()
             builder.addMargin(style.marginTop)
+            builder.addBreakBefore(style.breakBefore)
             paragraph = style.paragraphStyle(base: base)
             builder.paragraphStyle = paragraph
         }
@@ -354,6 +355,7 @@ struct HTMLWalker {
         if frame.style.display == .listItem { builder.flushListMarker() }
         if frame.style.display != .inline {
             builder.breakParagraph()
+            builder.addBreakAfter(frame.style.breakAfter)
             builder.addMargin(frame.style.marginBottom)
             if let parent = frames.last { builder.paragraphStyle = parent.paragraph }
         }

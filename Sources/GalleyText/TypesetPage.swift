@@ -101,9 +101,12 @@ public struct TypesetPage: PageSource {
     /// Pictures of the attachments that have one, in text order.
     let images: [PlacedImage]
     let glyphCache: GlyphCache
+    /// Times a break rule (widows, orphans, `break-after: avoid`, `break-inside: avoid`)
+    /// yielded on this page because keeping it would have left a column empty.
+    public let breakExceptionCount: Int
 
     init(size: PageSize, number: Int, background: RGBColor, writingMode: WritingMode, columns: [ColumnFrame], attachments: [AttachmentFrame],
-         glyphRuns: [GlyphRun], rects: [FilledRect], images: [PlacedImage], glyphCache: GlyphCache) {
+         glyphRuns: [GlyphRun], rects: [FilledRect], images: [PlacedImage], glyphCache: GlyphCache, breakExceptionCount: Int = 0) {
         self.size = size
         self.number = number
         self.background = background
@@ -114,6 +117,7 @@ public struct TypesetPage: PageSource {
         self.rects = rects
         self.images = images
         self.glyphCache = glyphCache
+        self.breakExceptionCount = breakExceptionCount
     }
 
     /// Text offsets placed on this page.

@@ -1,0 +1,108 @@
+import Foundation
+import GalleyTestSupport
+@testable import GalleyText
+import Testing
+
+/// Where columns end: a heading is never a column's last line, a paragraph broken across
+/// columns leaves `orphans` lines before the break and carries `widows` after it, forced
+/// breaks start a new column or page; when a rule cannot be kept without emptying a column it
+/// yields and the page counts it. Nothing is lost or set twice.
+@Suite struct BreakRulesTests {
+    static let words = ["column", "measure", "galley", "proof", "leading", "kerning", "the", "a", "of", "and", "type",
+                        "paragraph", "heading", "widow", "orphan", "line", "page", "set", "in", "to"]
+
+    /// An article of headings and paragraphs of 1 to 12 lines' worth of words.
+    static func article(seed: UInt64, sections: Int = 30) -> String {
+        var generator = SplitMix(seed: seed)
+        var html = "<!DOCTYPE html><html lang=en><body>"
+        for section in 0..<sections {
+            html += "<h2>Section \(section) heading</h2>"
+            for _ in 0..<Int.random(in: 1...3, using: &generator) {
+                let count = Int.random(in: 3...90, using: &generator)
+                html += "<p>" + (0..<count).map { _ in words.randomElement(using: &generator)! }.joined(separator: " ") + ".</p>"
+            }
+        }
+        return html + "</body></html>"
+    }
+
+    static func layouts() -> [ArticleLayout] {
+        var greedy = ArticleLayout(name: "greedy")
+        (greedy.pageWidth, greedy.pageHeight, greedy.columns) = (420, 300, 2)
+        greedy.inset = .init(all: 20)
+        greedy.base.fontSize = 10
+        var optimal = greedy
+        optimal.typography.lineBreaking = .optimal
+        optimal.typography.justifyThreshold = 0.8
+        var vertical = greedy
+        vertical.writingMode = .verticalRL
+        vertical.base.language = "ja"
+        return [greedy, optimal, vertical]
+    }
+
+    @Test(arguments: layouts())
+    func headingsStayWithTheirTextAndParagraphsBreakWithTwoLinesEachSide(_ layout: ArticleLayout) throws {
+        for seed: UInt64 in [1, 2, 3] {
+            let article = MarkupParser(base: layout.base).parse(html: Array(Self.article(seed: seed).utf8), baseURL: nil)
+            let text = article.text
+            let pages = try typesetAll(text, layout, fonts: sharedFonts)
+            let columns = pages.flatMap(\.columns).filter { !$0.lines.isEmpty }
+            // Columns hold many lines here: every rule can be kept.
+            #expect(pages.reduce(0) { $0 + $1.breakExceptionCount } == 0)
+            // Nothing lost or set twice.
+            var next = 0
+            for column in pages.flatMap(\.columns) {
+                #expect(column.range.lowerBound == next)
+                next = column.range.upperBound
+            }
+            #expect(next == text.count)
+            var broken = 0
+            for (index, column) in columns.enumerated().dropLast() {
+                let last = column.lines.last!
+                let paragraph = text.paragraphs[text.paragraphIndex(at: last.range.lowerBound)]
+                #expect(paragraph.value.breakAfter != .avoid,
+                        "seed \(seed): a heading ends column \(index): \(text.string(paragraph.range))")
+                // A paragraph going on in the next column: two lines here, two there.
+                let nextColumn = columns[index + 1]
+                guard last.range.upperBound < paragraph.range.upperBound else { continue }
+                broken += 1
+                let here = column.lines.filter { paragraph.range.contains($0.range.lowerBound) }.count
+                let there = nextColumn.lines.filter { paragraph.range.contains($0.range.lowerBound) }.count
+                let total = here + there
+                #expect((here >= 2 && there >= 2) || total < 4, "seed \(seed): \(here) lines here, \(there) there")
+            }
+            #expect(broken > 3, "paragraphs do break across columns in this test: \(broken)")
+        }
+    }
+
+    @Test func forcedBreaksStartANewColumnOrPage() throws {
+        var layout = ArticleLayout(name: "two")
+        (layout.pageWidth, layout.pageHeight, layout.columns) = (420, 600, 2)
+        let html = "<p>First paragraph.</p><p style='break-before: column'>In the second column.</p>"
+            + "<p style='page-break-before: always'>On the second page.</p><div style='break-after: page'><p>Still page two.</p></div>"
+            + "<p>Page three.</p>"
+        let text = MarkupParser(base: layout.base).parse(html: Array(html.utf8), baseURL: nil).text
+        let pages = try typesetAll(text, layout, fonts: sharedFonts)
+        #expect(pages.count == 3)
+        func columnText(_ page: Int, _ column: Int) -> String {
+            guard page < pages.count, column < pages[page].columns.count else { return "" }
+            return text.string(pages[page].columns[column].range)
+        }
+        #expect(columnText(0, 0).contains("First") && !columnText(0, 0).contains("second column"))
+        #expect(columnText(0, 1).contains("In the second column"))
+        #expect(columnText(1, 0).contains("On the second page") && columnText(1, 0).contains("Still page two"))
+        #expect(columnText(2, 0).contains("Page three"))
+    }
+
+    /// A heading with too little room below it goes to the next column; one that cannot (a
+    /// column that holds only headings) stays and the page counts the exception.
+    @Test func aRuleThatWouldEmptyAColumnYieldsAndIsCounted() throws {
+        var layout = ArticleLayout(name: "short")
+        (layout.pageWidth, layout.pageHeight) = (300, 120)
+        layout.inset = .init(all: 10)
+        let html = (1...8).map { "<h3>Heading number \($0)</h3>" }.joined() + "<p>Finally some text.</p>"
+        let text = MarkupParser(base: layout.base).parse(html: Array(html.utf8), baseURL: nil).text
+        let pages = try typesetAll(text, layout, fonts: sharedFonts)
+        #expect(pages.reduce(0) { $0 + $1.breakExceptionCount } > 0)
+        #expect(pages.last.map { text.string($0.range).contains("Finally") } == true)
+    }
+}
