@@ -23,6 +23,11 @@ public final class Framesetter {
     /// justified; a line that would need more is left ragged and counted as loose.
     public static let maximumSpaceStretch = 2.0
 
+    /// A space of a justified Latin line may shrink to this fraction of its natural width, as
+    /// in TeX (1/3 of the stretch there) and Core Text, so that a line takes one more word
+    /// rather than stretching.
+    public static let minimumSpace = 0.8
+
     /// Paragraphs longer than this many characters are analysed in windows this long.
     public static let defaultAnalysisWindow = 65_536
 
@@ -98,7 +103,7 @@ public final class Framesetter {
             var filler = LineFiller(analysis: analysis, position: offset - analysis.range.lowerBound)
             let local: Range<Int>
             if let plan, plan.paragraph == paragraphIndex, let end = plannedEnd(after: filler.position, in: plan.ends),
-               analysis.lineWidth(filler.position, end) <= measure + LineFiller.tolerance {
+               analysis.lineWidth(filler.position, end) - analysis.shrink(filler.position, end) <= measure + LineFiller.tolerance {
                 local = filler.take(to: end)
             } else {
                 do {
@@ -245,10 +250,17 @@ public final class Framesetter {
     /// beyond `maximumSpaceStretch` (or that has none) stays ragged.
     private func justification(of local: Range<Int>, in analysis: ParagraphAnalysis, lastLine: Bool,
                                measure: Double) -> (TypesetLine.Expansion?, loose: Bool) {
-        guard !local.isEmpty, !lastLine, analysis.style.justifiable, analysis.breaks[local.upperBound - 1] != .mandatory else {
+        guard !local.isEmpty else { return (nil, false) }
+        let natural = analysis.lineWidth(local.lowerBound, local.upperBound)
+        if natural > measure + LineFiller.tolerance {
+            // Taken because its spaces shrink: it is set shrunk, even as a last line.
+            let stretch = analysis.stretch(local.lowerBound, local.upperBound)
+            guard stretch.opportunities > 0, !stretch.betweenClusters else { return (nil, false) }
+            return (.spaces((measure - natural) / Double(stretch.opportunities)), false)
+        }
+        guard !lastLine, analysis.style.justifiable, analysis.breaks[local.upperBound - 1] != .mandatory else {
             return (nil, false)
         }
-        let natural = analysis.lineWidth(local.lowerBound, local.upperBound)
         switch analysis.style.alignment {
         case .justify: break
         case .start, .left:

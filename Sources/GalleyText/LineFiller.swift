@@ -22,7 +22,8 @@ struct LineFiller {
     var atParagraphStart: Bool { analysis.range.lowerBound + position == analysis.paragraph.lowerBound }
 
     /// Ends the next line within `measure` points and returns its local range. A line that
-    /// ends at a hyphen opportunity counts the hyphen's width. With `hyphenAllowed` false (the
+    /// ends at a hyphen opportunity counts the hyphen's width; a line whose spaces may shrink
+    /// (`ParagraphAnalysis.shrink`) fits when it does once they are shrunk. With `hyphenAllowed` false (the
     /// limit of consecutive hyphenated lines is reached) hyphen opportunities are passed over,
     /// unless no other opportunity fits. A word wider than the measure is broken between
     /// clusters; a single cluster wider than the measure is an error, since nothing could make
@@ -39,10 +40,11 @@ struct LineFiller {
             let opportunity = analysis.breaks[i]
             if opportunity != .prohibited {
                 let end = i + 1
-                guard analysis.width(start, end) <= measure + Self.tolerance else { stopped = true; break }
+                let shrink = analysis.shrink(start, end)
+                guard analysis.width(start, end) - shrink <= measure + Self.tolerance else { stopped = true; break }
                 if opportunity != .hyphen {
                     fitting = end
-                } else if analysis.lineWidth(start, end) <= measure + Self.tolerance {
+                } else if analysis.lineWidth(start, end) - shrink <= measure + Self.tolerance {
                     if hyphenAllowed { fitting = end } else { hyphenFitting = end }
                 }
                 if opportunity == .mandatory { stopped = true; break }

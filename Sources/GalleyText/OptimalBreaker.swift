@@ -5,7 +5,9 @@
 /// A line's badness grows with the cube of how far its spaces must stretch (see `badness`);
 /// demerits add a penalty for ending in a hyphen and a larger one for a second hyphen in a
 /// row, and the limit of consecutive hyphenated lines is a hard rule (it is part of the search
-/// state). Lines never exceed the measure. Returns nil when no set of breaks fits (a word wider
+/// state). Lines never exceed the measure once their spaces are shrunk (a justified line's
+/// spaces may shrink to `Framesetter.minimumSpace`, and shrinking counts as badness as
+/// stretching does). Returns nil when no set of breaks fits (a word wider
 /// than the column: the greedy filler then breaks inside it), when the paragraph has too many
 /// opportunities for the search to be cheap, or when it is longer than `maximumLength`.
 enum OptimalBreaker {
@@ -29,12 +31,18 @@ enum OptimalBreaker {
     static func badness(of local: Range<Int>, in analysis: ParagraphAnalysis, measure: Double, isLast: Bool) -> Double {
         guard !isLast, !local.isEmpty, analysis.breaks[local.upperBound - 1] != .mandatory else { return 0 }
         return badness(slack: measure - analysis.lineWidth(local.lowerBound, local.upperBound),
-                       limit: analysis.stretch(local.lowerBound, local.upperBound).limit)
+                       limit: analysis.stretch(local.lowerBound, local.upperBound).limit,
+                       shrink: analysis.shrink(local.lowerBound, local.upperBound))
     }
 
     /// `badness(of:in:measure:isLast:)` of a line that may be bad, from its slack and its
-    /// stretch limit (asked only when the line has slack).
-    private static func badness(slack: Double, limit: @autoclosure () -> Double) -> Double {
+    /// stretch limit (asked only when the line has slack), or, for a line set narrower than
+    /// its natural width, from how much of its shrink it uses.
+    private static func badness(slack: Double, limit: @autoclosure () -> Double, shrink: Double) -> Double {
+        if slack < -LineFiller.tolerance {
+            guard shrink > 0 else { return 10_000 }
+            return min(10_000, 100 * pow3(min(1, -slack / shrink)))
+        }
         guard slack > LineFiller.tolerance else { return 0 }
         let limit = limit()
         guard limit > 0 else { return 10_000 }
@@ -72,15 +80,16 @@ enum OptimalBreaker {
                 for endIndex in (start + 1)..<positions.count {
                     let end = positions[endIndex]
                     let width = analysis.width(position, end)
-                    if width > lineMeasure + LineFiller.tolerance { break }
+                    let shrink = analysis.shrink(position, end)
+                    if width - shrink > lineMeasure + LineFiller.tolerance { break }
                     let hyphenated = analysis.breaks[end - 1] == .hyphen
                     let natural = hyphenated ? analysis.lineWidth(position, end) : width
-                    if natural > lineMeasure + LineFiller.tolerance { continue }
+                    if natural - shrink > lineMeasure + LineFiller.tolerance { continue }
                     let run = hyphenated ? hyphens + 1 : 0
                     if run > limit { continue }
                     let mandatory = analysis.breaks[end - 1] == .mandatory
-                    let badness = end == count || mandatory ? 0
-                        : badness(slack: lineMeasure - natural, limit: analysis.stretch(position, end).limit)
+                    let badness = (end == count || mandatory) && natural <= lineMeasure + LineFiller.tolerance ? 0
+                        : badness(slack: lineMeasure - natural, limit: analysis.stretch(position, end).limit, shrink: shrink)
                     var demerits = (linePenalty + badness) * (linePenalty + badness)
                     if hyphenated { demerits += hyphenPenalty * hyphenPenalty }
                     if hyphenated && hyphens > 0 { demerits += doubleHyphenDemerits }

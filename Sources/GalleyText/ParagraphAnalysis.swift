@@ -47,6 +47,9 @@ struct ParagraphAnalysis {
     let stretchPrefix: StretchPrefix
     /// Some of the paragraph's text is hyphenated automatically (`hyphens: auto`).
     let hyphenatesAutomatically: Bool
+    /// Its lines may be justified (a justified paragraph, or a start-aligned one under a
+    /// `justify_threshold`), so their spaces may also shrink (`shrink(_:_:)`).
+    var spacesShrink = false
 
     /// Whether the analysis reaches the paragraph's end.
     var reachesParagraphEnd: Bool { exactEnd == paragraph.upperBound }
@@ -92,6 +95,19 @@ struct ParagraphAnalysis {
         let separators = prefix.separators[end] - prefix.separators[a]
         return Stretch(betweenClusters: false, opportunities: separators,
                        limit: (prefix.separatorWidth[end] - prefix.separatorWidth[a]) * Framesetter.maximumSpaceStretch)
+    }
+
+    /// How much narrower than its natural width a line of local characters `a..<b` may be set
+    /// when justified: its word separators down to `Framesetter.minimumSpace` of their width
+    /// (TeX's and Core Text's interword shrink), so a line can take one more word instead of
+    /// stretching. 0 in paragraphs whose lines are not justified and in lines of ideographs,
+    /// which are spread between their characters.
+    func shrink(_ a: Int, _ b: Int) -> Double {
+        guard spacesShrink else { return 0 }
+        let end = visibleEnd(a, b)
+        let prefix = stretchPrefix
+        guard prefix.ideographs[end] == prefix.ideographs[a] else { return 0 }
+        return (prefix.separatorWidth[end] - prefix.separatorWidth[a]) * (1 - Framesetter.minimumSpace)
     }
 
     /// What a line may stretch: see `stretch(_:_:)`.
@@ -445,6 +461,9 @@ struct ParagraphAnalyzer {
                                          vertical: vertical, items: shaped, breaks: breaks, widthPrefix: prefix,
                                          clusterStart: clusterStart, hangs: hangs, hyphens: hyphens, stretchPrefix: stretch,
                                          hyphenatesAutomatically: hyphenatesAutomatically(paragraph: index))
+        let style = paragraph.value
+        analysis.spacesShrink = style.justifiable
+            && (style.alignment == .justify || ((style.alignment == .start || style.alignment == .left) && typography.justifyThreshold < 1))
         if range.upperBound < whole.upperBound {
             let last = range.upperBound - Self.contextMargin
             analysis.exactEnd = last > range.lowerBound ? analysis.restartPoint(atOrBefore: last) : range.lowerBound

@@ -1,5 +1,5 @@
 import GalleyTestSupport
-import GalleyText
+@testable import GalleyText
 import Testing
 
 /// Justification with a threshold, soft hyphens and automatic hyphenation, as a reader of the
@@ -111,9 +111,11 @@ private let halfPixel = 0.5 * 72 / 150
     let loose = try justified(0.5), strict = try justified(0.97)
     #expect(!loose.isEmpty)
     #expect(strict.count < loose.count, "a higher threshold justifies fewer lines")
-    // Line breaks do not depend on justification: the same ranges at every threshold.
+    // Line breaks do not depend on the threshold: the same ranges whenever lines may be
+    // justified. Justified, spaces may also shrink, so lines take as much text or more.
     let ranges = { (t: Double) in try lines(typesetAll(text, column(240, threshold: t), fonts: sharedFonts)).map(\.line.range) }
-    #expect(try ranges(1) == ranges(0.5))
+    #expect(try ranges(0.97) == ranges(0.5))
+    #expect(try ranges(0.5).count <= ranges(1).count)
 }
 
 @Test func centredAndRightAlignedParagraphsAreNeverJustified() throws {
@@ -299,4 +301,27 @@ func consecutiveHyphenatedLinesAreLimited(breaking: ArticleLayout.Typography.Lin
     let chinese = testText(["排版是指将文字、图片、图形等可视化信息元素在版面布局上调整位置、大小，使版面布局条理化的过程。"],
                            paragraphStyle: paragraphStyle(.justify))
     try LayoutGolden.check("justified-ideographs", try typesetAll(chinese, column(11 * 9.5), fonts: sharedFonts), text: chinese)
+}
+
+/// A justified line's spaces may also shrink (to `Framesetter.minimumSpace` of their width), so
+/// a line takes one more word rather than stretching; no line is wider than the column and no
+/// space narrower than the minimum.
+@Test func justifiedSpacesMayShrinkToTheMinimum() throws {
+    let text = testText([english, french, russian, greek, english + " " + english], hyphens: .manual, paragraphStyle: paragraphStyle(.justify))
+    let shrunk = lines(try typesetAll(text, column(300), fonts: sharedFonts)).map(\.line)
+    #expect(shrunk.allSatisfy { $0.rect.width <= 300 + 0.01 }, "no line is wider than the column")
+    // Some lines were taken because their spaces shrink: they hold more than fits at natural width.
+    var analyzer = ParagraphAnalyzer(text: text, fonts: sharedFonts, maximumBox: (300, 4000))
+    var shrunkLines = 0
+    for line in shrunk {
+        let paragraph = text.paragraphIndex(at: line.range.lowerBound)
+        let analysis = try analyzer.analyze(paragraph: paragraph)
+        let local = (line.range.lowerBound - analysis.range.lowerBound)..<(line.range.upperBound - analysis.range.lowerBound)
+        let natural = analysis.lineWidth(local.lowerBound, local.upperBound)
+        if natural > 300 + 0.01 {
+            shrunkLines += 1
+            #expect(natural - analysis.shrink(local.lowerBound, local.upperBound) <= 300 + 0.01, "shrunk at most to the minimum")
+        }
+    }
+    #expect(shrunkLines > 0)
 }
