@@ -85,6 +85,10 @@ public struct Manifest: Codable, Sendable, Equatable {
         /// Articles: length of the text in Unicode scalars; the column ranges of each layout
         /// tile `0..<text_length`.
         public var textLength: Int?
+        /// Articles: characters of text (not white space) read from the source, and those set
+        /// on the pages (list markers included); a large difference is text lost.
+        public var sourceCharacters: Int?
+        public var setCharacters: Int?
         /// Articles: pages per layout, in configuration order.
         public var layouts: [LayoutPages]?
         /// Pages whose image and thumbnails were all written.

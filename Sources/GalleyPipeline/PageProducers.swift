@@ -300,7 +300,8 @@ final class ArticlePages: PageProducer {
         if !missing.isEmpty {
             all.append("no hyphenation dictionary for \(missing.joined(separator: ", ")), so that text was not hyphenated; install the hyphen-* package for the language (dictionaries in \(Hyphenator.dictionaryFolder))")
         }
-        recorder.typeset(index, textLength: article.first.text.count, layouts: made, warnings: all)
+        recorder.typeset(index, textLength: article.first.text.count,
+                         characters: (article.first.sourceCharacters, article.first.setCharacters), layouts: made, warnings: all)
     }
 }
 

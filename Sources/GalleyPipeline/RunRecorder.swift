@@ -101,6 +101,7 @@ final class RunRecorder: Sendable {
         var bytes: Int?
         var pageCount: Int?
         var textLength: Int?
+        var characters: (source: Int, set: Int)?
         var layouts: [Manifest.LayoutPages]?
         var warnings: [String] = []
         /// Page warnings arrive from the open stage in page order.
@@ -194,9 +195,11 @@ final class RunRecorder: Sendable {
 
     /// An article's typesetting finished (or stopped at a failure): its text length and the
     /// pages each layout made.
-    func typeset(_ document: Int, textLength: Int, layouts: [Manifest.LayoutPages], warnings: [String]) {
+    func typeset(_ document: Int, textLength: Int, characters: (source: Int, set: Int), layouts: [Manifest.LayoutPages],
+                 warnings: [String]) {
         state.withLock {
             $0.documents[document].textLength = textLength
+            $0.documents[document].characters = characters
             $0.documents[document].layouts = layouts
             $0.documents[document].pageCount = layouts.reduce(0) { $0 + $1.pageCount }
             $0.documents[document].warnings += warnings
@@ -326,6 +329,7 @@ final class RunRecorder: Sendable {
                                  sha256: document.sha256, bytes: document.bytes,
                                  status: document.failure == nil ? .ok : .failed, error: document.failure,
                                  warnings: document.warnings + document.pageWarnings, pageCount: document.pageCount,
-                                 textLength: document.textLength, layouts: document.layouts, pages: pages)
+                                 textLength: document.textLength, sourceCharacters: document.characters?.source,
+                                 setCharacters: document.characters?.set, layouts: document.layouts, pages: pages)
     }
 }

@@ -72,6 +72,16 @@ struct HTMLWalker {
     var nextBodyPiece: (() -> GumboVector?)?
     /// Index in `frames` of `<body>`'s frame, once entered.
     private var bodyFrame: Int?
+    /// Non-white-space characters of the text read from the source: what is shown, and what
+    /// an unclosed raw-text element swallowed.
+    private(set) var sourceCharacters = 0
+    /// Raw-text elements never closed whose text holds markup: the rest of the document was
+    /// read as their text. Name, line, the byte offset just after the start tag, and the
+    /// characters swallowed.
+    private(set) var unclosedRawText: [(name: String, line: Int, afterStartTag: Int, characters: Int)] = []
+    /// Elements whose content is text up to their end tag, so that an unclosed one swallows
+    /// the rest of the document.
+    private static let rawTextElements: Set<String> = ["iframe", "noembed", "noframes", "xmp", "textarea", "title", "style"]
 
     init(base: BaseStyle, baseURL: URL?) {
         self.base = base
@@ -140,6 +150,7 @@ struct HTMLWalker {
                                         return count > 1 ? "\(warning) (\(count) elements)" : warning
                                     })
         article.author = author
+        article.sourceCharacters = sourceCharacters
         return article
     }
 
@@ -214,9 +225,9 @@ struct HTMLWalker {
         switch node.pointee.type {
         case GUMBO_NODE_TEXT, GUMBO_NODE_CDATA, GUMBO_NODE_WHITESPACE:
             guard let text = node.pointee.v.text.text, let frame = frames.last else { return }
-            let bytes = UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self)
-            builder.append(UTF8Scalars(UnsafeBufferPointer(start: bytes, count: strlen(text))), style: frame.style.text,
-                           whiteSpace: frame.style.whiteSpace)
+            let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self), count: strlen(text))
+            sourceCharacters += Self.visibleCharacters(bytes)
+            builder.append(UTF8Scalars(bytes), style: frame.style.text, whiteSpace: frame.style.whiteSpace)
         case GUMBO_NODE_ELEMENT:
             enter(node.pointee.v.element)
         default:
@@ -236,6 +247,7 @@ struct HTMLWalker {
             }
             return
         }
+        if Self.rawTextElements.contains(name) { noteIfUnclosed(element, name: name) }
         guard !tag.isSkipped else { return }
 
         let isList = tag.isList
@@ -325,6 +337,29 @@ struct HTMLWalker {
             style.text.link = resolvedLink(href)
         }
         return style
+    }
+
+    /// Notes a raw-text element without an end tag whose text holds markup (`<` then a letter,
+    /// `/` or `!`): everything after its start tag became its text.
+    private mutating func noteIfUnclosed(_ element: GumboElement, name: String) {
+        guard element.original_end_tag.length == 0, element.original_tag.length > 0 else { return }
+        let text = textContent(element)
+        let bytes = Array(text.utf8)
+        let holdsMarkup = bytes.indices.dropLast().contains { index in
+            bytes[index] == UInt8(ascii: "<")
+                && (bytes[index + 1].isASCIILetter || bytes[index + 1] == UInt8(ascii: "/") || bytes[index + 1] == UInt8(ascii: "!"))
+        }
+        guard holdsMarkup else { return }
+        let characters = bytes.withUnsafeBufferPointer { Self.visibleCharacters($0) }
+        sourceCharacters += characters
+        unclosedRawText.append((name, Int(element.start_pos.line), Int(element.start_pos.offset) + element.original_tag.length, characters))
+    }
+
+    /// Characters of UTF-8 text that are not HTML white space.
+    static func visibleCharacters(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        var count = 0
+        for byte in bytes where byte & 0xC0 != 0x80 && !byte.isHTMLWhitespace { count += 1 }
+        return count
     }
 
     private mutating func newStyleID() -> Int {

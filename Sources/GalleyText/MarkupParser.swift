@@ -79,12 +79,44 @@ public struct MarkupParser: Sendable {
                 guard let output = gumbo_parse_with_options(&options, pointer, buffer.count) else { return nil }
                 defer { gumbo_destroy_output(&options, output) }
                 var walker = HTMLWalker(base: base, baseURL: baseURL)
-                return walker.article(from: output.pointee)
+                var article = walker.article(from: output.pointee)
+                if !walker.unclosedRawText.isEmpty, let repaired = reparse(buffer, closing: walker.unclosedRawText, baseURL: baseURL) {
+                    article = repaired
+                }
+                return article
             }
         }
         guard var article = parsed else { return empty }
         article.warnings = warnings + article.warnings
         article.text = withLanguageFromScript(article.text)
+        return article
+    }
+
+    /// The document parsed again with an end tag after the start tag of each raw-text element
+    /// that was never closed and swallowed markup (`<iframe/>` taken for self-closing, a
+    /// `<title>` without `</title>`): the markup after it is read as markup, as MuPDF's and
+    /// WeasyPrint's HTML engines read it, and a warning says so. Nil when that parse fails.
+    private func reparse(_ html: UnsafeBufferPointer<UInt8>, closing unclosed: [(name: String, line: Int, afterStartTag: Int, characters: Int)],
+                         baseURL: URL?) -> ParsedArticle? {
+        var bytes = Array(html)
+        for element in unclosed.sorted(by: { $0.afterStartTag > $1.afterStartTag }) where element.afterStartTag <= bytes.count {
+            bytes.insert(contentsOf: Array("</\(element.name)>".utf8), at: element.afterStartTag)
+        }
+        var options = kGumboDefaultOptions
+        options.max_errors = 0
+        let repaired: ParsedArticle? = bytes.withUnsafeBufferPointer { buffer in
+            buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) { pointer in
+                guard let output = gumbo_parse_with_options(&options, pointer, buffer.count) else { return nil }
+                defer { gumbo_destroy_output(&options, output) }
+                var walker = HTMLWalker(base: base, baseURL: baseURL)
+                return walker.article(from: output.pointee)
+            }
+        }
+        guard var article = repaired else { return nil }
+        article.warnings += unclosed.map { element in
+            "<\(element.name)> on line \(element.line) is never closed, so the rest of the document (\(element.characters) characters) "
+                + "would have been its text; it was read as markup instead"
+        }
         return article
     }
 
@@ -165,7 +197,9 @@ public struct MarkupParser: Sendable {
         }
         endLine()
         builder.addMargin(margin)
-        return ParsedArticle(text: withLanguageFromScript(builder.build()), title: nil, language: nil, warnings: decoded.warnings)
+        var article = ParsedArticle(text: withLanguageFromScript(builder.build()), title: nil, language: nil, warnings: decoded.warnings)
+        article.sourceCharacters = decoded.utf8.withUnsafeBufferPointer { HTMLWalker.visibleCharacters($0) }
+        return article
     }
 
     /// The language CJK text is in when neither the markup nor the layout says: Japanese when

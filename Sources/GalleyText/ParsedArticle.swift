@@ -15,6 +15,17 @@ public struct ParsedArticle: Sendable {
     /// What a reader of the log may want to know: charset fallbacks, replaced bytes, dropped
     /// tags, ignored CSS.
     public var warnings: [String]
+    /// Characters of text (not white space) read from the source: shown text, and text an
+    /// unclosed raw-text element swallowed. Compared with `setCharacters`, a loss shows.
+    public var sourceCharacters = 0
+
+    /// Characters of the article's text that are not white space (list markers included):
+    /// what is set on its pages.
+    public var setCharacters: Int {
+        text.scalars.reduce(0) { count, scalar in
+            count + (scalar.isHTMLWhitespace || scalar == AttributedText.lineSeparator || scalar == AttributedText.objectReplacement ? 0 : 1)
+        }
+    }
 
     /// An article as read; `author` starts nil.
     public init(text: AttributedText, title: String?, language: String?, writingMode: WritingMode? = nil, warnings: [String]) {
