@@ -15,23 +15,18 @@ import Glibc
 /// (in text order) and no picture, so the typesetter draws a placeholder and the document
 /// still succeeds.
 struct ArticleImageLoader {
-    /// The folder relative sources start from (the article's own).
-    let folder: URL
-    /// The input folder no source may leave.
-    let root: URL
+    /// Where sources may be read from.
+    let files: ArticleFiles
     let engine: MuPDFEngine
 
     init(article: URL, root: URL, engine: MuPDFEngine) {
-        self.folder = article.deletingLastPathComponent()
-        self.root = root
+        files = ArticleFiles(article: article, root: root)
         self.engine = engine
     }
 
     init(document: SourceDocument, engine: MuPDFEngine) {
-        // The scan made `relativePath` relative to the input folder: strip as many components.
-        var root = document.url
-        for _ in document.relativePath.split(separator: "/") { root.deleteLastPathComponent() }
-        self.init(article: document.url, root: root, engine: engine)
+        files = ArticleFiles(document: document)
+        self.engine = engine
     }
 
     /// Decoded pictures by source, and a warning for each source that has none.
@@ -40,9 +35,9 @@ struct ArticleImageLoader {
         var warnings: [String] = []
         var seen = Set<String>()
         // Two spellings of one file (`a.png`, `./a.png`) decode once.
-        var decoded: [String: Result<RasterImage, Refusal>] = [:]
+        var decoded: [String: Result<RasterImage, ArticleFiles.Refusal>] = [:]
         for source in attachments.map(\.source) where seen.insert(source).inserted {
-            let result = resolve(source).flatMap { path in
+            let result = files.resolve(source).flatMap { path in
                 if let done = decoded[path] { return done }
                 let result = decode(path)
                 decoded[path] = result
@@ -56,6 +51,45 @@ struct ArticleImageLoader {
         return (images, warnings)
     }
 
+    private func decode(_ path: String) -> Result<RasterImage, ArticleFiles.Refusal> {
+        let bytes: [UInt8]
+        do {
+            bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        } catch {
+            return .failure(ArticleFiles.Refusal(reason: "cannot read it: \(error.localizedDescription)"))
+        }
+        do {
+            return .success(try engine.decodeImage(bytes))
+        } catch where error.code == .tooLarge {
+            return .failure(ArticleFiles.Refusal(reason: "\(error.message); it is left out to bound memory"))
+        } catch {
+            return .failure(ArticleFiles.Refusal(reason: "MuPDF cannot decode it: \(error.message)"))
+        }
+    }
+
+}
+
+/// The files an article may read besides itself (pictures, style sheets): a source is read only
+/// when it is a path (no URL: nothing is fetched) that leads, after `..` and symbolic links are
+/// resolved, to a file under the input folder the article came from.
+struct ArticleFiles: Sendable {
+    /// The folder relative sources start from (the article's own).
+    let folder: URL
+    /// The input folder no source may leave.
+    let root: URL
+
+    init(article: URL, root: URL) {
+        self.folder = article.deletingLastPathComponent()
+        self.root = root
+    }
+
+    init(document: SourceDocument) {
+        // The scan made `relativePath` relative to the input folder: strip as many components.
+        var root = document.url
+        for _ in document.relativePath.split(separator: "/") { root.deleteLastPathComponent() }
+        self.init(article: document.url, root: root)
+    }
+
     /// Why a source has no picture.
     struct Refusal: Error {
         var reason: String
@@ -64,7 +98,7 @@ struct ArticleImageLoader {
     /// The real path of the file `source` names, or why it may not be read.
     func resolve(_ source: String) -> Result<String, Refusal> {
         let trimmed = source.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !trimmed.isEmpty else { return .failure(Refusal(reason: "the image has no src")) }
+        guard !trimmed.isEmpty else { return .failure(Refusal(reason: "no file named")) }
         if Self.isURL(trimmed) { return .failure(Refusal(reason: "URLs are not fetched")) }
         // `src` is a URL path: percent escapes stand for bytes of the file name.
         let path = trimmed.removingPercentEncoding ?? trimmed
@@ -84,27 +118,22 @@ struct ArticleImageLoader {
         return .success(real)
     }
 
-    private func decode(_ path: String) -> Result<RasterImage, Refusal> {
-        let bytes: [UInt8]
-        do {
-            bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
-        } catch {
-            return .failure(Refusal(reason: "cannot read it: \(error.localizedDescription)"))
-        }
-        do {
-            return .success(try engine.decodeImage(bytes))
-        } catch where error.code == .tooLarge {
-            return .failure(Refusal(reason: "\(error.message); it is left out to bound memory"))
-        } catch {
-            return .failure(Refusal(reason: "MuPDF cannot decode it: \(error.message)"))
-        }
-    }
-
     /// Whether `source` is a URL with a scheme (`http:`, `data:`, `file:` ...) or
     /// scheme-relative (`//host/...`) rather than a path.
     static func isURL(_ source: String) -> Bool {
         if source.hasPrefix("//") { return true }
         guard let colon = source.firstIndex(of: ":"), let first = source.first, first.isASCII, first.isLetter else { return false }
         return source[..<colon].allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }
+    }
+
+    /// What a `<link rel=stylesheet>` or `@import` href gives the markup parser.
+    func styleSheet(_ href: String) -> StyleSheetLoad {
+        switch resolve(href) {
+        case .failure(let refusal): return .refused(refusal.reason)
+        case .success(let path):
+            guard let data = FileManager.default.contents(atPath: path) else { return .refused("cannot read it") }
+            guard data.count <= 4 << 20 else { return .refused("larger than 4 MB; not read") }
+            return .css(String(decoding: data, as: UTF8.self))
+        }
     }
 }

@@ -436,12 +436,21 @@ private struct YAMLReader {
                 } else {
                     layout.inset = ArticleLayout.Insets(all: try number(value, key: fieldKey, in: 0...5000))
                 }
-            case "background", "color":
+            case "background", "color", "link_color":
                 let text = try string(value, key: fieldKey)
+                if field == "link_color" && text == "inherit" {
+                    layout.base.linkColor = nil
+                    break
+                }
                 guard let color = RGBColor(css: text) else {
                     throw error(value, key: fieldKey, "'\(text)' is not a colour; use #rgb, #rrggbb, rgb(r, g, b) or a CSS name")
                 }
-                if field == "background" { layout.background = color } else { layout.base.color = color }
+                switch field {
+                case "background": layout.background = color
+                case "color": layout.base.color = color
+                default: layout.base.linkColor = color
+                }
+            case "link_underline": layout.base.linkUnderline = try boolean(value, key: fieldKey)
             case "font_family":
                 layout.base.fontFamily = try string(value, key: fieldKey)
                 guard !layout.base.fontFamily.isEmpty else { throw error(value, key: fieldKey, "must not be empty") }
@@ -463,7 +472,7 @@ private struct YAMLReader {
                 }
                 layout.typography.lineBreaking = mode
             default:
-                throw error(keyNode, key: fieldKey, "unknown layout key; layout keys are name, page, orientation, columns, column_gap, inset, background, color, font_family, font_size, line_height, language, justify_threshold, hyphenation, hyphenate_before, hyphenate_after, max_hyphenated_lines, line_breaking, vertical")
+                throw error(keyNode, key: fieldKey, "unknown layout key; layout keys are name, page, orientation, columns, column_gap, inset, background, color, link_color, link_underline, font_family, font_size, line_height, language, justify_threshold, hyphenation, hyphenate_before, hyphenate_after, max_hyphenated_lines, line_breaking, vertical")
             }
         }
         if orientation == "landscape" && named && layout.pageWidth < layout.pageHeight {

@@ -168,7 +168,9 @@ struct OpenedArticle {
     }
 
     static func parse(_ bytes: [UInt8], document: SourceDocument, base: BaseStyle) -> ParsedArticle {
-        let parser = MarkupParser(base: base)
+        var parser = MarkupParser(base: base)
+        let files = ArticleFiles(document: document)
+        parser.styleSheetLoader = { files.styleSheet($0) }
         if document.url.pathExtension.lowercased() == "txt" { return parser.parse(plainText: bytes) }
         return parser.parse(html: bytes, baseURL: document.url.deletingLastPathComponent())
     }

@@ -294,6 +294,11 @@ public struct BaseStyle: Hashable, Sendable {
     public var language: String?
     /// Hyphenation when the markup says nothing: `.auto` when the layout turns it on.
     public var hyphens: Hyphens
+    /// How links (`<a href>`) look unless the article's CSS says otherwise: their colour (nil:
+    /// the text's) and whether they are underlined. Default: a dark blue, underlined.
+    public var linkColor: RGBColor? = BaseStyle.defaultLinkColor
+    public var linkUnderline = true
+    public static let defaultLinkColor = RGBColor(r: 0x1A, g: 0x4F, b: 0x9C)
 
     public init(fontFamily: String = "DejaVu Serif", fontSize: Double = 11, lineHeight: Double = 1.2,
                 color: RGBColor = .black, language: String? = nil, hyphens: Hyphens = .manual) {

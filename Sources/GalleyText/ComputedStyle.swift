@@ -57,6 +57,10 @@ struct ComputedStyle: Sendable {
     var display = Display.inline
     var marginTop = 0.0
     var marginBottom = 0.0
+    /// `display: none` or `visibility: hidden`: the element and what it holds are not set.
+    var hidden: Bool { displayNone || visibilityHidden }
+    var displayNone = false
+    var visibilityHidden = false
     /// `break-before`, `break-after`, `break-inside` (not inherited).
     var breakBefore = BlockBreak.auto
     var breakAfter = BlockBreak.auto
@@ -93,6 +97,7 @@ struct ComputedStyle: Sendable {
         style.height = nil
         style.declaredWritingMode = nil
         style.justifiable = true
+        style.displayNone = false
         style.breakBefore = .auto
         style.breakAfter = .auto
         style.avoidBreakInside = false
@@ -165,11 +170,11 @@ struct ComputedStyle: Sendable {
                 }
             case "display":
                 switch value {
-                case "none": break  // Hidden text is kept: the parser never drops body text.
-                case "list-item": display = .listItem
-                case "contents": display = .inline
+                case "none": displayNone = true
+                case "list-item": (display, displayNone) = (.listItem, false)
+                case "contents": (display, displayNone) = (.inline, false)
                 case "inherit", "initial", "unset", "revert": break
-                default: display = value.hasPrefix("inline") || value == "ruby" ? .inline : .block
+                default: (display, displayNone) = (value.hasPrefix("inline") || value == "ruby" ? .inline : .block, false)
                 }
             default:
                 break
@@ -294,6 +299,9 @@ struct ComputedStyle: Sendable {
             if let count = Int(value), count >= 1 { orphans = min(count, 100) }
         case "widows":
             if let count = Int(value), count >= 1 { widows = min(count, 100) }
+        case "visibility":
+            // Hidden text is left out; `visible` on a descendant cannot bring it back here.
+            if value == "hidden" || value == "collapse" { visibilityHidden = true } else if value == "visible" { visibilityHidden = false }
         case "-galley-verbatim":
             // The user-agent style sheet's mark for code elements.
             text.verbatim = value == "yes"

@@ -83,9 +83,17 @@ struct HTMLWalker {
     /// the rest of the document.
     private static let rawTextElements: Set<String> = ["iframe", "noembed", "noframes", "xmp", "textarea", "title", "style"]
 
-    init(base: BaseStyle, baseURL: URL?) {
+    private let styleSheetLoader: (@Sendable (String) -> StyleSheetLoad)?
+    /// Style sheets not read, as warnings.
+    private var styleSheetWarnings: [String] = []
+    /// Elements left out by `display: none` or `visibility: hidden`, and their characters.
+    private var hiddenElements = 0
+    private var hiddenCharacters = 0
+
+    init(base: BaseStyle, baseURL: URL?, styleSheetLoader: (@Sendable (String) -> StyleSheetLoad)? = nil) {
         self.base = base
         self.baseURL = baseURL
+        self.styleSheetLoader = styleSheetLoader
     }
 
     /// Elements whose content is not shown: scripts, style sheets, the head, and raw-text
@@ -110,7 +118,7 @@ struct HTMLWalker {
 
     mutating func article(from output: GumboOutput) -> ParsedArticle {
         collectStyleSheetsAndTitle(output.document)
-        var warnings: [String] = []
+        var warnings = styleSheetWarnings
         if sheet.unsupportedSelectorCount > 0 || sheet.skippedAtRuleCount > 0 {
             warnings.append("style sheet: \(sheet.unsupportedSelectorCount) selectors not supported (combinators, "
                             + "pseudo-classes, attributes) and \(sheet.skippedAtRuleCount) at-rules (@media, ...) ignored")
@@ -143,6 +151,10 @@ struct HTMLWalker {
             frames[top].next += 1
             guard let child = frames[top].children.data[index] else { continue }
             visit(child.assumingMemoryBound(to: GumboNode.self))
+        }
+        if hiddenElements > 0 {
+            warnings.append("\(hiddenElements) elements hidden by display: none or visibility: hidden were left out "
+                            + "(\(hiddenCharacters) characters of text)")
         }
         var article = ParsedArticle(text: builder.build(), title: title, language: language, writingMode: writingMode?.mode,
                                     warnings: warnings + writingModeWarnings.map { warning in
@@ -195,7 +207,13 @@ struct HTMLWalker {
                 let element = node.pointee.v.element
                 if element.tag_namespace == GUMBO_NAMESPACE_HTML {
                     if element.tag == GUMBO_TAG_STYLE {
-                        sheet.add(css: textContent(element))
+                        if Self.appliesToPrint(attribute(element, "media")) { addStyleSheet(textContent(element), href: nil, depth: 0) }
+                        continue
+                    }
+                    if element.tag == GUMBO_TAG_LINK, let href = attribute(element, "href"),
+                       let rel = attribute(element, "rel"), rel.lowercased().split(whereSeparator: Self.isHTMLWhitespace).contains("stylesheet"),
+                       Self.appliesToPrint(attribute(element, "media")) {
+                        loadStyleSheet(href.trimmingASCIIWhitespace(), depth: 0)
                         continue
                     }
                     if element.tag == GUMBO_TAG_TITLE {
@@ -219,6 +237,73 @@ struct HTMLWalker {
                 if let child = children.data[index] { pending.append(child.assumingMemoryBound(to: GumboNode.self)) }
             }
         }
+    }
+
+    /// Whether a `media` attribute includes print: absent, empty, or a list naming `print`,
+    /// `all` or no media type.
+    private static func appliesToPrint(_ media: String?) -> Bool {
+        guard let media = media?.trimmingASCIIWhitespace().lowercased(), !media.isEmpty else { return true }
+        return StyleSheet.isPrintMedia("@media " + media)
+    }
+
+    /// Reads a linked or imported style sheet through the loader, warning when it cannot.
+    private mutating func loadStyleSheet(_ href: String, depth: Int) {
+        guard let styleSheetLoader else { return }
+        guard depth < 8 else {
+            styleSheetWarnings.append("style sheet \"\(href)\": @import nested more than 8 deep; not read")
+            return
+        }
+        switch styleSheetLoader(href) {
+        case .css(let css): addStyleSheet(css, href: href, depth: depth)
+        case .refused(let reason): styleSheetWarnings.append("style sheet \"\(href)\": \(reason)")
+        }
+    }
+
+    /// Adds a style sheet's rules after following its `@import`s (which come first in a
+    /// sheet), each href taken relative to the folder of the sheet that imports it.
+    private mutating func addStyleSheet(_ css: String, href: String?, depth: Int) {
+        var rest = Substring(css)
+        while true {
+            rest = rest.drop { $0.isWhitespace }
+            if rest.hasPrefix("/*"), let end = rest.range(of: "*/") {
+                rest = rest[end.upperBound...]
+                continue
+            }
+            let lowered = rest.prefix(8).lowercased()
+            guard lowered.hasPrefix("@import") || lowered.hasPrefix("@charset"), let semicolon = rest.firstIndex(of: ";") else { break }
+            let rule = rest[..<semicolon]
+            rest = rest[rest.index(after: semicolon)...]
+            guard lowered.hasPrefix("@import"), let target = Self.importTarget(rule.dropFirst(7)) else { continue }
+            guard Self.appliesToPrint(String(target.media)) else { continue }
+            loadStyleSheet(Self.joined(target.href, to: href), depth: depth + 1)
+        }
+        sheet.add(css: String(rest))
+    }
+
+    /// The href and media list of an `@import` rule's text after `@import`.
+    private static func importTarget(_ text: Substring) -> (href: String, media: Substring)? {
+        var text = text.drop { $0.isWhitespace }
+        var href: Substring
+        if text.lowercased().hasPrefix("url(") {
+            text = text.dropFirst(4)
+            guard let close = text.firstIndex(of: ")") else { return nil }
+            href = text[..<close].trimmingASCIIWhitespace()[...]
+            text = text[text.index(after: close)...]
+        } else {
+            guard let quote = text.first, quote == "\"" || quote == "'" else { return nil }
+            text = text.dropFirst()
+            guard let close = text.firstIndex(of: quote) else { return nil }
+            href = text[..<close]
+            text = text[text.index(after: close)...]
+        }
+        if let first = href.first, first == "\"" || first == "'", href.count >= 2, href.last == first { href = href.dropFirst().dropLast() }
+        return (String(href), text)
+    }
+
+    /// `href` relative to the folder of the sheet `base` (itself relative to the article).
+    private static func joined(_ href: String, to base: String?) -> String {
+        guard let base, !href.hasPrefix("/"), !href.contains(":"), let slash = base.lastIndex(of: "/") else { return href }
+        return String(base[...slash]) + href
     }
 
     private mutating func visit(_ node: UnsafeMutablePointer<GumboNode>) {
@@ -263,6 +348,11 @@ struct HTMLWalker {
             styleMemo[key] = (style, styleID)
         }
         if let declared = style.declaredWritingMode { noteWritingMode(declared, element: name) }
+        if style.hidden && name != "html" && name != "body" {
+            hiddenElements += 1
+            hiddenCharacters += visibleCharacters(inside: element)
+            return
+        }
 
         switch name {
         case "br":
@@ -312,6 +402,11 @@ struct HTMLWalker {
         let name = tag.name
         var style = parent.child()
         var declarations = tag.userAgentStyle
+        if name == "a" && attribute(element, "href") != nil {
+            // The layout's look for links, which the article's CSS may change.
+            if let color = base.linkColor { declarations.append(CSSDeclaration(property: "color", value: color.description)) }
+            if base.linkUnderline { declarations.append(CSSDeclaration(property: "text-decoration", value: "underline")) }
+        }
         if tag.isList {
             style.listMarker = nil  // Each list picks its own markers unless told otherwise.
             if nestedList {
@@ -612,6 +707,29 @@ struct HTMLWalker {
             }
         }
         return text
+    }
+
+    /// Characters of text (not white space) inside an element, scripts and style sheets aside.
+    private func visibleCharacters(inside element: GumboElement) -> Int {
+        var count = 0
+        var pending = [element.children]
+        while let children = pending.popLast() {
+            for index in 0..<Int(children.length) {
+                guard let child = children.data[index]?.assumingMemoryBound(to: GumboNode.self) else { continue }
+                switch child.pointee.type {
+                case GUMBO_NODE_TEXT, GUMBO_NODE_CDATA:
+                    guard let text = child.pointee.v.text.text else { continue }
+                    count += Self.visibleCharacters(UnsafeBufferPointer(start: UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self),
+                                                                        count: strlen(text)))
+                case GUMBO_NODE_ELEMENT:
+                    let tag = child.pointee.v.element.tag
+                    if tag != GUMBO_TAG_SCRIPT && tag != GUMBO_TAG_STYLE { pending.append(child.pointee.v.element.children) }
+                default:
+                    break
+                }
+            }
+        }
+        return count
     }
 
     private func child(of element: GumboElement, named tag: GumboTag) -> UnsafeMutablePointer<GumboNode>? {

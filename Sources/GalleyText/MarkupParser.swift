@@ -1,13 +1,21 @@
 import CGumbo
 import Foundation
 
+/// What `MarkupParser.styleSheetLoader` answers for a style sheet's href.
+public enum StyleSheetLoad: Sendable {
+    case css(String)
+    /// Not read, and why (outside the input folder, a URL, no such file).
+    case refused(String)
+}
+
 /// Reads HTML-like articles and plain text into `AttributedText`.
 ///
 /// HTML goes through gumbo (an HTML5 parser, so malformed markup is repaired as browsers
 /// repair it and no text is lost), then a small CSS cascade: a user-agent style sheet scaled
 /// to the base style (`UserAgent.css`), presentational attributes (`<font>`, `align`, `dir`,
-/// list `type`), the document's `<style>` elements (type, class and id selectors) and
-/// `style` attributes.
+/// list `type`), the document's style sheets (`<style>` elements and `<link rel=stylesheet>`
+/// read through `styleSheetLoader`, with their `@import`s and their `@media print` and
+/// `all` rules; type, class and id selectors) and `style` attributes.
 ///
 /// Defaults, as in a browser:
 /// - Body text uses the base family, size, colour, line height and language.
@@ -23,21 +31,27 @@ import Foundation
 /// - `blockquote`: 30 pt start and end indents; `dd`: 30 pt start indent.
 /// - `pre`, `code`, `tt`, `kbd`, `samp`: DejaVu Sans Mono, then `monospace`.
 /// - `sub`/`sup`: 0.83 em, baseline −0.25/+0.35 em of the parent.
-/// - Links keep the text's colour and are not underlined (magazines style them too
-///   differently for one default to fit); `TextStyle.link` holds `href`, resolved against
-///   the base URL when there is one.
+/// - Links (`<a href>`) take the base style's link colour and underline
+///   (`BaseStyle.linkColor`, `linkUnderline`) unless the article's CSS says otherwise;
+///   `TextStyle.link` holds `href`, resolved against the base URL when there is one.
+/// - `display: none` and `visibility: hidden` leave an element and its content out (never
+///   `<html>` or `<body>`), with a warning counting them.
 /// - `<hr>` draws a rule above the next paragraph; with no next paragraph, nothing.
 /// - CSS line heights are multiples of the font size and `ParagraphStyle.lineHeight` is a
 ///   multiple of the font's natural line height, taken as 1.17 × the size
 ///   (`ComputedStyle.naturalLineHeight`): `line-height: 1.5`, `1.5em` and `150%` all become
 ///   1.5 / 1.17; `normal` is the base line height.
 ///
-/// Not supported: descendant and other combinators, pseudo-classes, `@media`, floats, tables
-/// as grids (each cell is a paragraph), `display: none` (hidden text is kept, as body text is
-/// never dropped), `dir` on inline elements, backgrounds and borders.
+/// Not supported: descendant and other combinators, attribute selectors, pseudo-classes,
+/// `@media` for screen only, floats, tables as grids (each cell is a paragraph), `dir` on
+/// inline elements, backgrounds and borders.
 public struct MarkupParser: Sendable {
     /// The styles the article starts from.
     public var base: BaseStyle
+    /// Reads the style sheets `<link rel=stylesheet href>` and `@import` name (the href
+    /// joined to the importing sheet's folder); nil reads none. The pipeline's finds files by
+    /// the rules pictures follow (under the input folder, nothing fetched).
+    public var styleSheetLoader: (@Sendable (String) -> StyleSheetLoad)?
 
     /// Documents longer than this many bytes are parsed in pieces about this long where that
     /// gives the same tree (`HTMLPieces`), so that gumbo's tree of one piece is held at a time.
@@ -78,7 +92,7 @@ public struct MarkupParser: Sendable {
                 }
                 guard let output = gumbo_parse_with_options(&options, pointer, buffer.count) else { return nil }
                 defer { gumbo_destroy_output(&options, output) }
-                var walker = HTMLWalker(base: base, baseURL: baseURL)
+                var walker = HTMLWalker(base: base, baseURL: baseURL, styleSheetLoader: styleSheetLoader)
                 var article = walker.article(from: output.pointee)
                 if !walker.unclosedRawText.isEmpty, let repaired = reparse(buffer, closing: walker.unclosedRawText, baseURL: baseURL) {
                     article = repaired
@@ -108,7 +122,7 @@ public struct MarkupParser: Sendable {
             buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) { pointer in
                 guard let output = gumbo_parse_with_options(&options, pointer, buffer.count) else { return nil }
                 defer { gumbo_destroy_output(&options, output) }
-                var walker = HTMLWalker(base: base, baseURL: baseURL)
+                var walker = HTMLWalker(base: base, baseURL: baseURL, styleSheetLoader: styleSheetLoader)
                 return walker.article(from: output.pointee)
             }
         }
@@ -135,7 +149,7 @@ public struct MarkupParser: Sendable {
         var piece = 0
         var fragment: UnsafeMutablePointer<GumboOutput>?
         defer { if let fragment { gumbo_destroy_output(&fragmentOptions, fragment) } }
-        var walker = HTMLWalker(base: base, baseURL: baseURL)
+        var walker = HTMLWalker(base: base, baseURL: baseURL, styleSheetLoader: styleSheetLoader)
         walker.nextBodyPiece = {
             if let done = fragment {
                 gumbo_destroy_output(&fragmentOptions, done)

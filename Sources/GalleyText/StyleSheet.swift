@@ -1,8 +1,9 @@
 /// The author style sheet of one document: the rules of its `<style>` elements whose
 /// selectors the parser supports, indexed by id, class and type for matching.
 ///
-/// Parsing never fails: comments, `<!--`/`-->` wrappers, at-rules (`@media`, `@font-face`,
-/// `@import`; skipped with the rules inside them), unbalanced braces and unsupported selectors
+/// Parsing never fails: comments, `<!--`/`-->` wrappers, at-rules (`@media` for print or all
+/// media is read, other `@media`, `@font-face` and the rest are skipped with the rules inside
+/// them; `@import` is followed by the walker), unbalanced braces and unsupported selectors
 /// are passed over. It is linear in the length of the text.
 struct StyleSheet: Sendable {
     private struct Rule: Sendable {
@@ -38,9 +39,21 @@ struct StyleSheet: Sendable {
             } else if Self.hasPrefix(text, at: i, "-->") {
                 i += 3
             } else if c == UInt8(ascii: "@") {
-                skippedAtRuleCount += 1
                 let end = Self.scan(text, from: i, untilEither: UInt8(ascii: "{"), UInt8(ascii: ";"))
-                i = end < text.count && text[end] == UInt8(ascii: "{") ? Self.skipBlock(text, openBrace: end).end : end + 1
+                guard end < text.count && text[end] == UInt8(ascii: "{") else {
+                    skippedAtRuleCount += 1
+                    i = end + 1
+                    continue
+                }
+                let block = Self.skipBlock(text, openBrace: end)
+                let prelude = String(decoding: text[i..<end], as: UTF8.self).lowercased()
+                if Self.isPrintMedia(prelude) {
+                    // Galley makes pages: the rules for print (and all media) apply.
+                    add(css: String(decoding: text[(end + 1)..<block.bodyEnd], as: UTF8.self))
+                } else {
+                    skippedAtRuleCount += 1
+                }
+                i = block.end
             } else {
                 let open = Self.scan(text, from: i, untilEither: UInt8(ascii: "{"), UInt8(ascii: "{"))
                 guard open < text.count else { break }
@@ -50,6 +63,20 @@ struct StyleSheet: Sendable {
                 i = block.end
                 addRule(prelude: prelude, body: body)
             }
+        }
+    }
+
+    /// Whether an at-rule's prelude (lowercased) is `@media` for print or all media: a media
+    /// query list naming `print` or `all` (or no type, as `@media (min-width: 0)`), not
+    /// negated. `screen`-only rules do not apply to pages.
+    static func isPrintMedia(_ prelude: String) -> Bool {
+        guard prelude.hasPrefix("@media") else { return false }
+        let queries = prelude.dropFirst(6).split(separator: ",").map { $0.trimmingASCIIWhitespace() }
+        return queries.contains { query in
+            let words = query.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).map(String.init)
+            guard words.first != "not" else { return false }
+            let types = words.filter { $0.first?.isLetter == true && $0 != "and" && $0 != "only" }
+            return types.isEmpty || types.contains("print") || types.contains("all")
         }
     }
 

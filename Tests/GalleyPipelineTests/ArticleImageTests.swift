@@ -107,6 +107,28 @@ import Testing
         }
         #expect(page.attachments?.count == sources.count)
     }
+
+    /// Style sheets follow the pictures' rule: read under the input folder, refused outside it
+    /// (a symbolic link included), a warning either way, never a failure.
+    @Test func linkedStyleSheetsAreReadOnlyFromTheInputFolder() throws {
+        let folder = try ScratchFolder()
+        try FileManager.default.createDirectory(at: folder.path("in/css"), withIntermediateDirectories: true)
+        try "p.lead { font-weight: bold } .secret { display: none }".write(to: folder.path("in/css/site.css"), atomically: true, encoding: .utf8)
+        try ".lead { display: none }".write(to: folder.path("outside.css"), atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(at: folder.path("in/css/link.css"), withDestinationURL: folder.path("outside.css"))
+        let html = "<html><head><link rel=stylesheet href='css/site.css'><link rel=stylesheet href='../outside.css'>"
+            + "<link rel=stylesheet href='css/link.css'><link rel=stylesheet href='https://example.org/x.css'></head>"
+            + "<body><p class=lead>The lead paragraph.</p><p class=secret>Not for print.</p></body></html>"
+        try html.write(to: folder.path("in/page.html"), atomically: true, encoding: .utf8)
+        let (_, manifest) = try run(folder)
+        let document = try #require(manifest.documents.first)
+        #expect(document.status == .ok)
+        #expect(document.warnings.contains { $0.contains("style sheet \"../outside.css\": outside the input folder") }, "\(document.warnings)")
+        #expect(document.warnings.contains { $0.contains("style sheet \"css/link.css\": outside the input folder") })
+        #expect(document.warnings.contains { $0.contains("style sheet \"https://example.org/x.css\": URLs are not fetched") })
+        #expect(document.warnings.contains { $0.contains("1 elements hidden") }, "site.css applied")
+        #expect((document.setCharacters ?? 0) == "Theleadparagraph.".count, "outside.css did not hide the lead")
+    }
 }
 
 private func near(_ pixel: (r: UInt8, g: UInt8, b: UInt8), _ colour: (Int, Int, Int), tolerance: Int = 12) -> Bool {

@@ -241,7 +241,7 @@ import Testing
             p { color: red; font-size: 12pt }
             p { font-size: 14pt }
             div p, a:hover, p > span { color: orange }
-            @media print { p { color: black } }
+            @media screen { p { color: black } }
             .strong, h6 { font-weight: bold !important }
             -->
             </style>
@@ -337,7 +337,8 @@ import Testing
         #expect(style(of: "small", in: article).map { abs($0.size - 8.3) < 1e-9 } == true)
         #expect(style(of: "big", in: article).map { abs($0.size - 11.7) < 1e-9 } == true)
         #expect(style(of: "link", in: article)?.link == "https://example.com/next")
-        #expect(style(of: "link", in: article)?.color == .black)
+        #expect(style(of: "link", in: article)?.color == BaseStyle.defaultLinkColor)
+        #expect(style(of: "link", in: article)?.underline == true)
         #expect(style(of: "code", in: article)?.font.families == ["DejaVu Sans Mono", "monospace"])
         #expect(style(of: "both", in: article).map { $0.underline && $0.strikethrough } == true)
     }
