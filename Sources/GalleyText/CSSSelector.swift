@@ -1,42 +1,217 @@
-/// A compound selector of the kinds the parser supports: an optional type or `*`, then any
-/// number of `.class` and `#id` parts (`p`, `.note`, `p.note`, `#lead`, `div#lead.note`).
+/// A CSS selector of the kinds the parser supports: compound selectors (an optional type or
+/// `*`, then `.class`, `#id`, `[attribute]`, `[attribute=value]`, `[attribute~=word]` and
+/// `:first-child` parts) joined by descendant (white space) and child (`>`) combinators:
+/// `p`, `p.note`, `div#main .note`, `ul > li:first-child`, `a[href]`, `input[type="text"]`.
 ///
-/// Anything else (combinators, pseudo-classes, attribute selectors, escapes) makes `init` fail,
-/// so that the rule is skipped rather than applied to the wrong elements.
+/// Anything else (sibling combinators, other pseudo-classes, pseudo-elements, escapes) makes
+/// `init` fail, so that the rule is skipped rather than applied to the wrong elements.
 struct CSSSelector: Sendable, Hashable {
-    var tag: String?
-    var ids: [String] = []
-    var classes: [String] = []
+    /// One compound selector: what one element must be.
+    struct Compound: Sendable, Hashable {
+        var tag: String?
+        var ids: [String] = []
+        var classes: [String] = []
+        /// Attribute name (lowercased) and the value it must have: nil for presence, a word of
+        /// a space-separated list when `word` is true.
+        var attributes: [Attribute] = []
+        var firstChild = false
 
-    /// CSS specificity (ids, classes, types) folded into one comparable number.
-    var specificity: Int { ids.count * 1_000_000 + classes.count * 1_000 + (tag == nil ? 0 : 1) }
+        struct Attribute: Sendable, Hashable {
+            var name: String
+            var value: String?
+            var word = false
+        }
+
+        func matches(_ element: CSSElement) -> Bool {
+            if let tag, tag != element.tag { return false }
+            for required in ids where required != element.id { return false }
+            for required in classes where !element.classes.contains(required) { return false }
+            for attribute in attributes {
+                guard let value = element.attribute(attribute.name) else { return false }
+                guard let expected = attribute.value else { continue }
+                if attribute.word {
+                    if !value.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).contains(Substring(expected)) { return false }
+                } else if value != expected {
+                    return false
+                }
+            }
+            if firstChild && !element.isFirstChild { return false }
+            return true
+        }
+    }
+
+    enum Combinator: Sendable, Hashable { case descendant, child }
+
+    /// Left to right; the last is the element the rule styles.
+    var compounds: [Compound]
+    /// `combinators[i]` joins `compounds[i]` and `compounds[i + 1]`.
+    var combinators: [Combinator]
+
+    /// The element's own compound, for indexing rules by id, class and type.
+    var subject: Compound { compounds[compounds.count - 1] }
+    var tag: String? { subject.tag }
+    var ids: [String] { subject.ids }
+    var classes: [String] { subject.classes }
+    /// Whether matching looks beyond the element itself (at its ancestors or its position).
+    var isStructural: Bool { compounds.count > 1 || compounds.contains { $0.firstChild } }
+
+    /// CSS specificity (ids; classes, attributes and pseudo-classes; types) folded into one
+    /// comparable number.
+    var specificity: Int {
+        compounds.reduce(0) { total, compound in
+            total + compound.ids.count * 1_000_000
+                + (compound.classes.count + compound.attributes.count + (compound.firstChild ? 1 : 0)) * 1_000
+                + (compound.tag == nil ? 0 : 1)
+        }
+    }
 
     init?(_ text: some StringProtocol) {
         let scalars = Array(text.unicodeScalars)
-        guard !scalars.isEmpty else { return nil }
         var i = 0
+        compounds = []
+        combinators = []
+        func skipSpace() -> Bool {
+            let start = i
+            while i < scalars.count, scalars[i] == " " || scalars[i] == "\t" || scalars[i] == "\n" || scalars[i] == "\r" { i += 1 }
+            return i > start
+        }
         func name() -> String? {
             let start = i
             while i < scalars.count, scalars[i].isCSSNameCodePoint { i += 1 }
             return i > start ? String(String.UnicodeScalarView(scalars[start..<i])) : nil
         }
-        if scalars[0] == "*" {
-            i = 1
-        } else if scalars[0].isCSSNameCodePoint {
-            tag = name()?.lowercased()
-        }
+        _ = skipSpace()
         while i < scalars.count {
-            let marker = scalars[i]
-            i += 1
-            guard marker == "." || marker == "#", let part = name() else { return nil }
-            if marker == "." { classes.append(part) } else { ids.append(part) }
+            var compound = Compound()
+            var parts = 0
+            if scalars[i] == "*" {
+                i += 1
+                parts += 1
+            } else if scalars[i].isCSSNameCodePoint {
+                compound.tag = name()?.lowercased()
+                parts += 1
+            }
+            compoundLoop: while i < scalars.count {
+                let marker = scalars[i]
+                switch marker {
+                case ".", "#":
+                    i += 1
+                    guard let part = name() else { return nil }
+                    if marker == "." { compound.classes.append(part) } else { compound.ids.append(part) }
+                case "[":
+                    i += 1
+                    guard let attribute = Self.attribute(scalars, &i) else { return nil }
+                    compound.attributes.append(attribute)
+                case ":":
+                    i += 1
+                    guard let pseudo = name(), pseudo.lowercased() == "first-child" else { return nil }
+                    compound.firstChild = true
+                default:
+                    break compoundLoop
+                }
+                parts += 1
+            }
+            guard parts > 0 else { return nil }
+            compounds.append(compound)
+            let spaced = skipSpace()
+            guard i < scalars.count else { break }
+            if scalars[i] == ">" {
+                i += 1
+                _ = skipSpace()
+                combinators.append(.child)
+            } else if spaced {
+                combinators.append(.descendant)
+            } else {
+                return nil  // `+`, `~`, or a character no selector part starts with.
+            }
+            guard i < scalars.count else { return nil }
         }
+        // Eight compounds are plenty for real style sheets, and keep matching against deep
+        // documents cheap (each descendant combinator may try every ancestor).
+        guard !compounds.isEmpty, compounds.count <= 8, combinators.count == compounds.count - 1 else { return nil }
     }
 
-    func matches(tag elementTag: String, id: String?, classes elementClasses: [String]) -> Bool {
-        if let tag, tag != elementTag { return false }
-        for required in ids where required != id { return false }
-        for required in classes where !elementClasses.contains(required) { return false }
-        return true
+    /// `name]`, `name=value]`, `name="value"]` or `name~=value]` after a `[`.
+    private static func attribute(_ scalars: [Unicode.Scalar], _ i: inout Int) -> Compound.Attribute? {
+        let start = i
+        while i < scalars.count, scalars[i].isCSSNameCodePoint { i += 1 }
+        guard i > start else { return nil }
+        var attribute = Compound.Attribute(name: String(String.UnicodeScalarView(scalars[start..<i])).lowercased())
+        guard i < scalars.count else { return nil }
+        if scalars[i] == "]" {
+            i += 1
+            return attribute
+        }
+        if scalars[i] == "~" {
+            attribute.word = true
+            i += 1
+        }
+        guard i < scalars.count, scalars[i] == "=" else { return nil }
+        i += 1
+        var value = String.UnicodeScalarView()
+        if i < scalars.count, scalars[i] == "\"" || scalars[i] == "'" {
+            let quote = scalars[i]
+            i += 1
+            while i < scalars.count, scalars[i] != quote {
+                guard scalars[i] != "\\" else { return nil }
+                value.append(scalars[i])
+                i += 1
+            }
+            guard i < scalars.count else { return nil }
+            i += 1
+        } else {
+            while i < scalars.count, scalars[i].isCSSNameCodePoint {
+                value.append(scalars[i])
+                i += 1
+            }
+        }
+        guard i < scalars.count, scalars[i] == "]" else { return nil }
+        i += 1
+        attribute.value = String(value)
+        return attribute
+    }
+
+    /// Whether the selector matches `element`, whose ancestors are `ancestors` (nearest last).
+    func matches(_ element: CSSElement, ancestors: [CSSElement]) -> Bool {
+        guard subject.matches(element) else { return false }
+        return Self.matchesBefore(compounds.count - 1, compounds: compounds, combinators: combinators,
+                                  ancestors: ancestors[...])
+    }
+
+    /// Whether `compounds[..<index]` match among `ancestors` (nearest last), `compounds[index]`
+    /// having matched the element after them.
+    private static func matchesBefore(_ index: Int, compounds: [Compound], combinators: [Combinator],
+                                      ancestors: ArraySlice<CSSElement>) -> Bool {
+        guard index > 0 else { return true }
+        let compound = compounds[index - 1]
+        switch combinators[index - 1] {
+        case .child:
+            guard let parent = ancestors.last, compound.matches(parent) else { return false }
+            return matchesBefore(index - 1, compounds: compounds, combinators: combinators, ancestors: ancestors.dropLast())
+        case .descendant:
+            var rest = ancestors
+            while let candidate = rest.popLast() {
+                if compound.matches(candidate),
+                   matchesBefore(index - 1, compounds: compounds, combinators: combinators, ancestors: rest) {
+                    return true
+                }
+            }
+            return false
+        }
+    }
+}
+
+/// What selectors look at in an element.
+struct CSSElement: Sendable {
+    var tag: String
+    var id: String?
+    var classes: [String]
+    /// Attribute names (lowercased) and values, in document order.
+    var attributes: [(name: String, value: String)]
+    /// No element sibling comes before it.
+    var isFirstChild: Bool
+
+    func attribute(_ name: String) -> String? {
+        attributes.first { $0.name == name }?.value
     }
 }

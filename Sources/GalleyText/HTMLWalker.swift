@@ -17,6 +17,11 @@ struct HTMLWalker {
         /// Paragraph attributes for text directly inside this element.
         var paragraph: ParagraphStyle
         var list: ListState?
+        /// The element as selectors see it, kept when the style sheets have selectors that
+        /// look at ancestors.
+        var element: CSSElement?
+        /// Element children entered so far (for `:first-child`).
+        var elementChildren = 0
     }
 
     /// Numbering of an open `ul` or `ol`.
@@ -120,8 +125,9 @@ struct HTMLWalker {
         collectStyleSheetsAndTitle(output.document)
         var warnings = styleSheetWarnings
         if sheet.unsupportedSelectorCount > 0 || sheet.skippedAtRuleCount > 0 {
-            warnings.append("style sheet: \(sheet.unsupportedSelectorCount) selectors not supported (combinators, "
-                            + "pseudo-classes, attributes) and \(sheet.skippedAtRuleCount) at-rules (@media, ...) ignored")
+            warnings.append("style sheet: \(sheet.unsupportedSelectorCount) selectors not supported (sibling combinators, "
+                            + "pseudo-classes but :first-child, pseudo-elements) and \(sheet.skippedAtRuleCount) at-rules "
+                            + "(@media screen, @font-face, ...) ignored")
         }
         var language: String?
         if let root = output.root, root.pointee.type == GUMBO_NODE_ELEMENT {
@@ -322,6 +328,8 @@ struct HTMLWalker {
 
     private mutating func enter(_ element: GumboElement) {
         guard let parent = frames.last else { return }
+        let isFirstChild = parent.elementChildren == 0
+        frames[frames.count - 1].elementChildren += 1
         let tag = self.tag(element)
         let name = tag.name
         guard element.tag_namespace == GUMBO_NAMESPACE_HTML else {
@@ -339,13 +347,20 @@ struct HTMLWalker {
         let key = StyleKey(parent: parent.styleID, tag: name, nestedList: isList && !listFrames.isEmpty,
                            attributes: Self.attributeBytes(element))
         let style: ComputedStyle, styleID: Int
-        if let known = styleMemo[key] {
+        // With selectors that look at ancestors or position, an element's style depends on
+        // more than `StyleKey` holds: it is computed each time.
+        let structural = sheet.hasStructuralSelectors
+        let selected = sheet.isEmpty ? nil : cssElement(element, tag: name, isFirstChild: isFirstChild)
+        if !structural, let known = styleMemo[key] {
             (style, styleID) = known
         } else {
-            style = computedStyle(element, tag: tag, nestedList: key.nestedList, parent: parent.style)
+            let ancestors = structural ? frames.compactMap(\.element) : []
+            style = computedStyle(element, tag: tag, nestedList: key.nestedList, parent: parent.style, selected: selected, ancestors: ancestors)
             styleID = newStyleID()
-            if styleMemo.count >= Self.styleMemoLimit { styleMemo.removeAll(keepingCapacity: true) }
-            styleMemo[key] = (style, styleID)
+            if !structural {
+                if styleMemo.count >= Self.styleMemoLimit { styleMemo.removeAll(keepingCapacity: true) }
+                styleMemo[key] = (style, styleID)
+            }
         }
         if let declared = style.declaredWritingMode { noteWritingMode(declared, element: name) }
         if style.hidden && name != "html" && name != "body" {
@@ -389,7 +404,8 @@ struct HTMLWalker {
         if style.display == .listItem {
             setListMarker(element, style: style)
         }
-        frames.append(Frame(children: element.children, style: style, styleID: styleID, paragraph: paragraph, list: list))
+        frames.append(Frame(children: element.children, style: style, styleID: styleID, paragraph: paragraph, list: list,
+                            element: structural ? selected : nil))
         if list != nil { listFrames.append(frames.count - 1) }
         if element.tag == GUMBO_TAG_BODY && bodyFrame == nil { bodyFrame = frames.count - 1 }
     }
@@ -398,7 +414,8 @@ struct HTMLWalker {
     /// declarations for the tag, presentational attributes, matching style-sheet rules and
     /// the `style` attribute, then `lang` and a link's target. Depends only on what
     /// `StyleKey` holds.
-    private func computedStyle(_ element: GumboElement, tag: Tag, nestedList: Bool, parent: ComputedStyle) -> ComputedStyle {
+    private func computedStyle(_ element: GumboElement, tag: Tag, nestedList: Bool, parent: ComputedStyle, selected: CSSElement?,
+                               ancestors: [CSSElement]) -> ComputedStyle {
         let name = tag.name
         var style = parent.child()
         var declarations = tag.userAgentStyle
@@ -415,9 +432,8 @@ struct HTMLWalker {
             }
         }
         declarations += presentationalHints(element, name: name)
-        if !sheet.isEmpty {
-            let classes = attribute(element, "class")?.split(whereSeparator: Self.isHTMLWhitespace).map(String.init) ?? []
-            declarations += sheet.declarations(tag: name, id: attribute(element, "id"), classes: classes)
+        if let selected {
+            declarations += sheet.declarations(for: selected, ancestors: ancestors)
         }
         if let inline = attribute(element, "style") {
             declarations += StyleSheet.declarations(in: inline)
@@ -455,6 +471,19 @@ struct HTMLWalker {
         var count = 0
         for byte in bytes where byte & 0xC0 != 0x80 && !byte.isHTMLWhitespace { count += 1 }
         return count
+    }
+
+    /// The element as selectors see it: tag, id, classes, attributes and position.
+    private func cssElement(_ element: GumboElement, tag: String, isFirstChild: Bool) -> CSSElement {
+        var attributes: [(name: String, value: String)] = []
+        for index in 0..<Int(element.attributes.length) {
+            guard let attribute = element.attributes.data[index]?.assumingMemoryBound(to: GumboAttribute.self),
+                  let name = attribute.pointee.name else { continue }
+            attributes.append((String(cString: name), attribute.pointee.value.map { String(cString: $0) } ?? ""))
+        }
+        let classes = attributes.first { $0.name == "class" }?.value.split(whereSeparator: Self.isHTMLWhitespace).map(String.init) ?? []
+        return CSSElement(tag: tag, id: attributes.first { $0.name == "id" }?.value, classes: classes, attributes: attributes,
+                          isFirstChild: isFirstChild)
     }
 
     private mutating func newStyleID() -> Int {

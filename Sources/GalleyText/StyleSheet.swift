@@ -20,6 +20,9 @@ struct StyleSheet: Sendable {
     private(set) var unsupportedSelectorCount = 0
     /// At-rules skipped, with any rules inside them.
     private(set) var skippedAtRuleCount = 0
+    /// Some rule looks at ancestors or at an element's position (descendant and child
+    /// combinators, `:first-child`): an element's style then depends on more than its parent's.
+    private(set) var hasStructuralSelectors = false
 
     init() {}
 
@@ -91,6 +94,7 @@ struct StyleSheet: Sendable {
             guard !declarations.isEmpty else { continue }
             let index = rules.count
             rules.append(Rule(selector: selector, declarations: declarations))
+            if selector.isStructural { hasStructuralSelectors = true }
             if let id = selector.ids.first {
                 rulesByID[id, default: []].append(index)
             } else if let className = selector.classes.first {
@@ -106,7 +110,14 @@ struct StyleSheet: Sendable {
     /// The declarations of the rules matching an element, least specific first, rules of equal
     /// specificity in source order.
     func declarations(tag: String, id: String?, classes: [String]) -> [CSSDeclaration] {
+        declarations(for: CSSElement(tag: tag, id: id, classes: classes, attributes: [], isFirstChild: false), ancestors: [])
+    }
+
+    /// The declarations of the rules matching `element`, whose ancestors are `ancestors`
+    /// (nearest last), least specific first, rules of equal specificity in source order.
+    func declarations(for element: CSSElement, ancestors: [CSSElement]) -> [CSSDeclaration] {
         guard !rules.isEmpty else { return [] }
+        let (tag, id, classes) = (element.tag, element.id, element.classes)
         var candidates = universalRules
         if let id, let list = rulesByID[id] { candidates += list }
         var seenClasses = Set<String>()
@@ -116,7 +127,7 @@ struct StyleSheet: Sendable {
         if let list = rulesByTag[tag] { candidates += list }
         // A rule's index is its source order.
         let matching = candidates
-            .filter { rules[$0].selector.matches(tag: tag, id: id, classes: classes) }
+            .filter { rules[$0].selector.matches(element, ancestors: ancestors) }
             .sorted { (rules[$0].selector.specificity, $0) < (rules[$1].selector.specificity, $1) }
         return matching.flatMap { rules[$0].declarations }
     }

@@ -66,4 +66,39 @@ import Testing
         let unstyled = parse(html, base: plain)
         #expect(style(of: "the guide", in: unstyled)?.color == .black && style(of: "the guide", in: unstyled)?.underline == false)
     }
+
+    @Test func selectorsMatchAncestorsAttributesAndPosition() {
+        let css = """
+            div p { color: blue }
+            div > p { font-weight: bold }
+            section p.note { color: green }
+            #main .note { color: purple }
+            p.note { color: red }
+            a[href] { color: orange }
+            a[href="#top"] { color: olive }
+            p[lang~=fr] { font-style: italic }
+            li:first-child { color: maroon }
+            h1 + p { color: navy }
+            p ~ p, p::first-line, a:hover { color: fuchsia }
+            """
+        let html = "<style>\(css)</style><p>plain</p><div><p>direct</p><blockquote><p>nested</p></blockquote></div>"
+            + "<section><p class=note>noted</p></section><div id=main><section><p class=note>main note</p></section></div>"
+            + "<p>see <a href=x>anchor</a> <a href='#top'>top</a> <a name=n>named</a></p><p lang='en fr'>both</p>"
+            + "<ul><li>first</li><li>second</li></ul><h1>T</h1><p>after heading</p>"
+        let article = parse(html)
+        func color(_ needle: String) -> RGBColor? { style(of: needle, in: article)?.color }
+        #expect(color("plain") == .black)
+        #expect(color("direct") == RGBColor(r: 0, g: 0, b: 255) && style(of: "direct", in: article)?.font.weight == 700)
+        #expect(color("nested") == RGBColor(r: 0, g: 0, b: 255) && style(of: "nested", in: article)?.font.weight == 400,
+                "a descendant, not a child")
+        #expect(color("noted") == RGBColor(r: 0, g: 128, b: 0), "section p.note is more specific than p.note")
+        #expect(color("main note") == RGBColor(r: 128, g: 0, b: 128), "an id outweighs everything else")
+        #expect(color("anchor") == RGBColor(r: 255, g: 165, b: 0))
+        #expect(color("top") == RGBColor(r: 128, g: 128, b: 0))
+        #expect(color("named") == .black, "no href: not a link, not a[href]")
+        #expect(style(of: "both", in: article)?.font.italic == true)
+        #expect(color("first") == RGBColor(r: 128, g: 0, b: 0) && color("second") == .black)
+        #expect(color("after heading") == .black, "sibling combinators are not supported: the rule is skipped")
+        #expect(article.warnings.contains { $0.contains("4 selectors not supported") }, "\(article.warnings)")
+    }
 }
