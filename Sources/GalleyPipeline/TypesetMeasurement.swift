@@ -28,6 +28,31 @@ public struct TypesetMeasurement: Codable, Sendable {
         public var renderSeconds: Double
         /// Wall time for the layout from parsing to the last page drawn.
         public var wallSeconds: Double
+        /// Every line, when asked for (`galley typeset --lines`).
+        public var lineDetails: [Line]?
+    }
+
+    /// One line as set: where it is, what it holds and how it was spread.
+    public struct Line: Codable, Sendable {
+        /// 1-based page, 0-based column.
+        public var page: Int
+        public var column: Int
+        /// `[start, end)` in Unicode scalars of the article's text.
+        public var textRange: [Int]
+        /// The block element its paragraph is in, as `tag.class` (`p`, `h2`, `pre.literal-block`).
+        public var element: String
+        public var justified: Bool
+        public var hyphenated: Bool
+        public var loose: Bool
+        public var wrappedPreformatted: Bool
+        /// Points along the line, justification included.
+        public var width: Double
+        /// Justified at its spaces: each space's growth (positive) or shrink (negative) as a
+        /// fraction of the line's average space.
+        public var spaceRatio: Double?
+        /// Justified between ideographs: points added at each gap.
+        public var clusterGap: Double?
+        public var text: String
     }
 
     /// Typesets `file` in every layout of `configuration`, page by page, drawing each page at
@@ -37,7 +62,7 @@ public struct TypesetMeasurement: Codable, Sendable {
     /// more, the calling thread typesets while `jobs` threads draw the pages it has finished,
     /// as `galley run` does; at most `2 × jobs` pages wait to be drawn.
     public static func measure(file: URL, configuration: Configuration, fonts: FontLibrary, render: Bool,
-                               jobs: Int = 1) throws -> TypesetMeasurement {
+                               jobs: Int = 1, lines listLines: Bool = false) throws -> TypesetMeasurement {
         let document = SourceDocument(url: file, input: file.path, relativePath: file.lastPathComponent, kind: .markup, name: "")
         var result = TypesetMeasurement(source: file.path, textLength: 0, layouts: [])
         // Pictures decoded once, from the article's folder, as a run with that folder as input does.
@@ -53,6 +78,7 @@ public struct TypesetMeasurement: Codable, Sendable {
         for configured in configuration.layouts {
             var typesetSeconds = parseSeconds
             var pages = 0, lines = 0, justified = 0, hyphenated = 0, loose = 0, badness = 0.0
+            var details: [Line] = []
             let layoutStarted = clock.now - .seconds(parseSeconds)
             var started = clock.now
             let (parsed, layout) = article.prepared(for: configured)
@@ -69,14 +95,33 @@ public struct TypesetMeasurement: Codable, Sendable {
                 hyphenated += page.hyphenatedLineCount
                 loose += page.looseLineCount
                 badness += page.totalBadness
+                if listLines { details += Self.lines(of: page, text: parsed.text, vertical: layout.writingMode.isVertical) }
                 try drawer.draw(page)
             }
             let renderSeconds = try drawer.finish()
             result.layouts.append(Layout(name: layout.name, pages: pages, lines: lines, justifiedLines: justified,
                                          hyphenatedLines: hyphenated, looseLines: loose, badness: badness, typesetSeconds: typesetSeconds,
-                                         renderSeconds: renderSeconds, wallSeconds: seconds(clock.now - layoutStarted)))
+                                         renderSeconds: renderSeconds, wallSeconds: seconds(clock.now - layoutStarted),
+                                         lineDetails: listLines ? details : nil))
         }
         return result
+    }
+
+    /// The lines of a page, for `--lines`.
+    static func lines(of page: TypesetPage, text: AttributedText, vertical: Bool) -> [Line] {
+        page.columns.enumerated().flatMap { index, column in
+            column.lines.map { line in
+                let paragraph = text.paragraphs[text.paragraphIndex(at: line.range.lowerBound)].value
+                var characters = String.UnicodeScalarView()
+                characters.append(contentsOf: text.scalars[line.range])
+                return Line(page: page.number, column: index, textRange: [line.range.lowerBound, line.range.upperBound],
+                            element: paragraph.element, justified: line.isJustified, hyphenated: line.isHyphenated, loose: line.isLoose,
+                            wrappedPreformatted: line.isWrappedPreformatted,
+                            width: manifestPoints(vertical ? line.rect.height : line.rect.width),
+                            spaceRatio: line.spaceRatio.map { ($0 * 1000).rounded() / 1000 }, clusterGap: line.clusterGap.map(manifestPoints),
+                            text: String(characters))
+            }
+        }
     }
 
     fileprivate static func seconds(_ duration: Duration) -> Double {

@@ -73,7 +73,9 @@ public final class ArticleTypesetter {
                                      baseline: vertical ? flow.point(0, placed.baseline).x : placed.baseline,
                                      isJustified: line.expansion != nil,
                                      isHyphenated: line.isHyphenated, isLoose: placed.loose,
-                                     isWrappedPreformatted: placed.continuation, badness: line.badness))
+                                     isWrappedPreformatted: placed.continuation, spaceRatio: placed.spaceRatio,
+                                     clusterGap: line.expansion.flatMap { if case .clusters(let gap) = $0 { gap } else { nil } },
+                                     badness: line.badness))
                 for run in line.runs {
                     runs.append(GlyphRun(face: run.face, size: run.style.size, color: run.style.color, orientation: run.orientation,
                                          glyphs: run.glyphs,

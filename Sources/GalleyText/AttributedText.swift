@@ -230,6 +230,10 @@ public struct ParagraphStyle: Hashable, Sendable {
     /// to the head of the next (`widows`) when it breaks across columns.
     public var orphans = 2
     public var widows = 2
+    /// The block element the paragraph's text is in, as `tag.class.class` (`h2`, `p.note`,
+    /// `pre.literal-block`); empty when unknown (plain text). For reports (`galley typeset
+    /// --lines`), not for layout.
+    public var element = ""
 
     public init() {}
 }

@@ -58,7 +58,9 @@ public final class Framesetter {
         /// `loose`: a line that should have been justified but would have needed its spaces
         /// stretched beyond `maximumSpaceStretch`, so was left ragged.
         /// `continuation`: a preformatted line going on from one wrapped at the measure.
-        var lines: [(line: TypesetLine, origin: Double, baseline: Double, top: Double, height: Double, loose: Bool, continuation: Bool)]
+        /// `spaceRatio`: see `LineBox.spaceRatio`.
+        var lines: [(line: TypesetLine, origin: Double, baseline: Double, top: Double, height: Double, loose: Bool, continuation: Bool,
+                     spaceRatio: Double?)]
         var rules: [Double]
         /// The column ended at a `break-before`/`break-after: page`: the rest of the page stays
         /// empty.
@@ -138,7 +140,13 @@ public final class Framesetter {
             let baseline = top + (height - line.naturalHeight) / 2 + line.ascent
             let origin = Self.origin(of: line, in: rect, measure: measure, startIndent: max(0, startIndent),
                                      alignment: style.alignment, rightToLeft: analysis.baseLevel == 1)
-            frame.lines.append((line, origin, rect.y + baseline, rect.y + top, height, loose, continuation))
+            var spaceRatio: Double?
+            if case .spaces(let extra) = expansion {
+                let spaces = analysis.stretch(local.lowerBound, local.upperBound)
+                let average = spaces.limit / Self.maximumSpaceStretch / Double(max(1, spaces.opportunities))
+                spaceRatio = average > 0 ? extra / average : nil
+            }
+            frame.lines.append((line, origin, rect.y + baseline, rect.y + top, height, loose, continuation, spaceRatio))
             let sameRun = hyphenatedLines.paragraph == paragraphIndex
             hyphenatedLines = (paragraphIndex, line.isHyphenated ? (sameRun ? hyphenatedLines.count : 0) + 1 : 0)
             cursor = top + height

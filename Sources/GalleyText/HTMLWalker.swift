@@ -395,6 +395,8 @@ struct HTMLWalker {
             builder.addMargin(style.marginTop)
             builder.addBreakBefore(style.breakBefore)
             paragraph = style.paragraphStyle(base: base)
+            paragraph.element = ([name] + (attribute(element, "class")?.split(whereSeparator: Self.isHTMLWhitespace).map(String.init) ?? []))
+                .joined(separator: ".")
             builder.paragraphStyle = paragraph
         }
         var list: ListState?

@@ -33,6 +33,11 @@ public struct LineBox: Hashable, Sendable {
     public var isLoose = false
     /// Preformatted text going on from a line wrapped at the measure (indented to show it).
     public var isWrappedPreformatted = false
+    /// For a line justified at its spaces: how much each space grew (positive) or shrank
+    /// (negative), as a fraction of the line's average space (0.5: spaces 1.5 times as wide).
+    public var spaceRatio: Double?
+    /// For a line justified between its characters (ideographs): points added at each gap.
+    public var clusterGap: Double?
     /// How far its spaces stretch, or would have to stretch to make it flush: 0 flush, 100 at
     /// the stretch limit, at most 10,000; 0 for the last line of a paragraph.
     public var badness = 0.0

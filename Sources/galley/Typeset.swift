@@ -8,7 +8,7 @@ import GalleyText
 struct Typeset: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "typeset",
-        abstract: "Typeset articles in each configured layout and report pages and timings; writes nothing.",
+        abstract: "Typeset articles in each configured layout and report pages, lines (--lines: every line) and timings; writes nothing.",
         discussion: """
             --render also draws every page at the configured dpi (no PNG encoding). With --jobs 1 (the default) \
             everything runs on one thread; with more, one thread typesets while that many draw the finished pages, \
@@ -30,6 +30,9 @@ struct Typeset: ParsableCommand {
     @Flag(name: .long, help: "Print JSON instead of a table.")
     var json = false
 
+    @Flag(name: .long, help: "Also list every line: page, column, text range, element, how it was spread, its text.")
+    var lines = false
+
     @Argument(help: "Article files (.html, .htm, .xhtml, .txt).")
     var files: [String]
 
@@ -47,7 +50,7 @@ struct Typeset: ParsableCommand {
         for file in files {
             do {
                 results.append(try TypesetMeasurement.measure(file: URL(fileURLWithPath: file, relativeTo: cwd), configuration: configuration,
-                                                              fonts: fonts, render: render, jobs: jobs))
+                                                              fonts: fonts, render: render, jobs: jobs, lines: lines))
             } catch {
                 FileHandle.standardError.write(Data("galley: \(file): \(error)\n".utf8))
                 failed = true
@@ -69,6 +72,15 @@ struct Typeset: ParsableCommand {
                                        Double(layout.pages) / max(1e-9, layout.wallSeconds))
                     }
                     print(line)
+                    for detail in layout.lineDetails ?? [] {
+                        var flags = [detail.justified ? "justified" : nil, detail.hyphenated ? "hyphenated" : nil,
+                                     detail.loose ? "loose" : nil, detail.wrappedPreformatted ? "wrapped" : nil].compactMap { $0 }
+                        if let ratio = detail.spaceRatio { flags.append(String(format: "spaces %+.2f", ratio)) }
+                        let text = detail.text.replacingOccurrences(of: "\n", with: "⏎").replacingOccurrences(of: "\u{2028}", with: "↵")
+                        print("    p\(detail.page) c\(detail.column) [\(detail.textRange[0]), \(detail.textRange[1])) \(detail.element) "
+                              + String(format: "%.1f pt", detail.width) + (flags.isEmpty ? "" : " " + flags.joined(separator: ", "))
+                              + ": \(text)")
+                    }
                 }
             }
         }

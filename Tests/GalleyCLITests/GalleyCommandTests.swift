@@ -102,6 +102,42 @@ import Testing
         #expect((three[0]["render_seconds"] as? Double ?? 0) > 0)
     }
 
+    /// `typeset --json --lines` lists every line: they tile the text, and say what a reader
+    /// of the page would see (code and headings never spread, spaces stretched or shrunk).
+    @Test func typesetListsEveryLineAsData() throws {
+        let folder = try folderWithConfig("""
+            inputs: [docs]
+            layouts:
+              - name: magazine
+                columns: 2
+                justify_threshold: 0.8
+                hyphenation: true
+                language: en
+            """, files: [Fixtures.articlesFolder.appendingPathComponent("long-essay.html")])
+        let outcome = try galley(["typeset", "--json", "--lines", "docs/long-essay.html"], in: folder.url)
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: Any])
+        let document = try #require((json["documents"] as? [[String: Any]])?.first)
+        let layout = try #require((document["layouts"] as? [[String: Any]])?.first)
+        let lines = try #require(layout["line_details"] as? [[String: Any]])
+        #expect(lines.count == layout["lines"] as? Int)
+        var next = 0
+        for line in lines {
+            let range = try #require(line["text_range"] as? [Int])
+            #expect(range[0] == next)
+            next = range[1]
+        }
+        #expect(next == document["text_length"] as? Int, "the lines tile the text")
+        let code = lines.filter { ($0["element"] as? String)?.hasPrefix("pre") == true }
+        let headings = lines.filter { ($0["element"] as? String)?.first == "h" }
+        #expect(!code.isEmpty && !headings.isEmpty)
+        #expect((code + headings).allSatisfy { $0["justified"] as? Bool == false && $0["hyphenated"] as? Bool == false })
+        #expect(code.contains { $0["wrapped_preformatted"] as? Bool == true })
+        let ratios = lines.compactMap { $0["space_ratio"] as? Double }
+        #expect(ratios.contains { $0 > 0 } && ratios.contains { $0 < 0 }, "spaces stretch and shrink")
+        #expect(ratios.allSatisfy { $0 >= -0.2 - 1e-6 && $0 <= 2 + 1e-6 }, "within the limits: 0.8 to 3 times a space")
+    }
+
     @Test func helpDocumentsTheExitStatuses() throws {
         let folder = try ScratchFolder()
         let outcome = try galley(["--help"], in: folder.url)
