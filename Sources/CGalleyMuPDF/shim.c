@@ -494,6 +494,70 @@ int gm_render_rgb(fz_context *ctx, fz_display_list *list, float zoom,
  * painter resamples the same pixels at every scale (MuPDF's store plays no part, and the
  * image is never subsampled on decode).
  */
+int gm_render_svg(fz_context *ctx, const unsigned char *data, size_t length, size_t max_pixels, double max_scale,
+                  int *width, int *height, double *scale, unsigned char **samples, gm_error *error)
+{
+    fz_buffer *buffer = NULL;
+    fz_stream *stream = NULL;
+    fz_document *doc = NULL;
+    fz_page *page = NULL;
+    fz_pixmap *pixmap = NULL;
+    unsigned char *out = NULL;
+    fz_var(buffer);
+    fz_var(stream);
+    fz_var(doc);
+    fz_var(page);
+    fz_var(pixmap);
+    fz_var(out);
+    *samples = NULL;
+    *width = 0;
+    *height = 0;
+    *scale = 0;
+    fz_try(ctx)
+    {
+        /* The data stays owned by the caller and outlives the buffer. */
+        buffer = fz_new_buffer_from_shared_data(ctx, data, length);
+        stream = fz_open_buffer(ctx, buffer);
+        doc = fz_open_document_with_stream(ctx, "image/svg+xml", stream);
+        page = fz_load_page(ctx, doc, 0);
+        fz_rect bounds = fz_bound_page(ctx, page);
+        double w = bounds.x1 - bounds.x0, h = bounds.y1 - bounds.y0;
+        if (!(w >= 1 && h >= 1) || w > 100000 || h > 100000)
+            fz_throw(ctx, FZ_ERROR_GENERIC, "the SVG has no usable size (%g x %g)", w, h);
+        double s = max_scale > 0 ? max_scale : 1;
+        if (w * h * s * s > (double)max_pixels)
+            s = sqrt((double)max_pixels / (w * h));
+        pixmap = fz_new_pixmap_from_page(ctx, page, fz_scale((float)s, (float)s), fz_device_rgb(ctx), 1);
+        if (pixmap->n != 4)
+            fz_throw(ctx, FZ_ERROR_GENERIC, "MuPDF rendered the SVG with %d components, not RGBA", pixmap->n);
+        int pw = pixmap->w, ph = pixmap->h;
+        out = malloc((size_t)pw * (size_t)ph * 4);
+        if (!out)
+            fz_throw(ctx, FZ_ERROR_MEMORY, "out of memory rendering a %d x %d SVG", pw, ph);
+        for (int y = 0; y < ph; y++)
+            memcpy(out + (size_t)y * pw * 4, pixmap->samples + (size_t)y * pixmap->stride, (size_t)pw * 4);
+        *width = pw;
+        *height = ph;
+        *scale = s;
+    }
+    fz_always(ctx)
+    {
+        fz_drop_pixmap(ctx, pixmap);
+        fz_drop_page(ctx, page);
+        fz_drop_document(ctx, doc);
+        fz_drop_stream(ctx, stream);
+        fz_drop_buffer(ctx, buffer);
+    }
+    fz_catch(ctx)
+    {
+        free(out);
+        gm_record_error(ctx, error);
+        return -1;
+    }
+    *samples = out;
+    return 0;
+}
+
 int gm_decode_image(fz_context *ctx, const unsigned char *data, size_t length, size_t max_pixels,
                     int *width, int *height, unsigned char **samples, gm_error *error)
 {

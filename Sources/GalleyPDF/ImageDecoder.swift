@@ -32,4 +32,31 @@ extension MuPDFEngine {
                                pixels: Array(UnsafeBufferPointer(start: samples, count: count)))
         }
     }
+
+    /// Pixels per SVG unit an SVG picture is rendered at: four times its intrinsic size, so it
+    /// is drawn from finer pixels (never scaled up) at page resolutions up to 288 dpi.
+    public static let svgDensity = 4.0
+
+    /// An SVG picture rendered by MuPDF at `svgDensity` (less when that would pass
+    /// `maximumPixels`), with its density, so it keeps its intrinsic size (one SVG unit is a
+    /// CSS px).
+    public func renderSVG(_ bytes: [UInt8], maximumPixels: Int = MuPDFEngine.maximumImagePixels) throws(PDFError) -> RasterImage {
+        try withContext { context throws(PDFError) in
+            var width: Int32 = 0, height: Int32 = 0
+            var scale = 0.0
+            var samples: UnsafeMutablePointer<UInt8>?
+            try mupdfCall("fz_new_pixmap_from_page", code: .corrupt) { error in
+                bytes.withUnsafeBufferPointer { data in
+                    gm_render_svg(context, data.baseAddress, data.count, maximumPixels, Self.svgDensity, &width, &height, &scale, &samples, error)
+                }
+            }
+            guard let samples, width > 0, height > 0, scale > 0 else {
+                throw PDFError(.corrupt, "MuPDF rendered no pixels", function: "fz_new_pixmap_from_page")
+            }
+            defer { gm_image_samples_free(samples) }
+            let count = Int(width) * Int(height) * RasterImage.channels
+            return RasterImage(width: Int(width), height: Int(height), pixels: Array(UnsafeBufferPointer(start: samples, count: count)),
+                               density: scale)
+        }
+    }
 }

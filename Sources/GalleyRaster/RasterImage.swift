@@ -10,15 +10,20 @@ public struct RasterImage: Sendable, Equatable {
     public let height: Int
     /// `width * height * 4` bytes.
     public let pixels: [UInt8]
+    /// Pixels per CSS px: 1 for a decoded bitmap, more for a drawing (SVG) rendered finer than
+    /// its intrinsic size so that it stays sharp when drawn at a page's resolution.
+    public let density: Double
 
     public static let channels = 4
 
-    public init(width: Int, height: Int, pixels: [UInt8]) {
+    public init(width: Int, height: Int, pixels: [UInt8], density: Double = 1) {
         precondition(width > 0 && height > 0 && pixels.count == width * height * Self.channels,
                      "\(pixels.count) bytes for a \(width)×\(height) RGBA image")
+        precondition(density > 0 && density.isFinite, "density \(density)")
         self.width = width
         self.height = height
         self.pixels = pixels
+        self.density = density
     }
 
     /// The premultiplied RGBA value at (x, y).

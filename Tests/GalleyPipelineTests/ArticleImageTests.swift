@@ -108,6 +108,31 @@ import Testing
         #expect(page.attachments?.count == sources.count)
     }
 
+    /// An SVG picture is drawn by MuPDF as a drawing, finer than its intrinsic size (which it
+    /// keeps: one SVG unit is a CSS px), not as a placeholder or a bitmap scaled up.
+    @Test func svgPicturesAreDrawnAtTheirSizeAndSharp() throws {
+        let folder = try ScratchFolder()
+        try FileManager.default.createDirectory(at: folder.path("in"), withIntermediateDirectories: true)
+        let svg = "<svg xmlns='http://www.w3.org/2000/svg' width='160' height='80'>"
+            + "<rect x='0' y='0' width='80' height='80' fill='#d00000'/><rect x='80' y='0' width='80' height='80' fill='#0000d0'/></svg>"
+        try svg.write(to: folder.path("in/diagram.svg"), atomically: true, encoding: .utf8)
+        try "<p>A diagram:</p><p><img src='diagram.svg' alt='diagram'></p>".write(to: folder.path("in/page.html"), atomically: true, encoding: .utf8)
+        let (summary, manifest) = try run(folder, dpi: 144)
+        let document = try #require(manifest.documents.first)
+        #expect(document.status == .ok && !document.warnings.contains { $0.contains("diagram.svg") }, "\(document.warnings)")
+        let (page, frame) = try #require(frames(document, "diagram.svg").first)
+        #expect(abs(frame.rect.width - 120) < 0.01 && abs(frame.rect.height - 60) < 0.01, "160 × 80 px is 120 × 60 pt: \(frame.rect)")
+        let bitmap = try pageImage(summary, page)
+        let scale = 2.0  // 144 dpi
+        func pixel(_ x: Double, _ y: Double) -> (r: UInt8, g: UInt8, b: UInt8) {
+            let p = bitmap.pixel(x: Int((frame.rect.x + x) * scale), y: Int((frame.rect.y + y) * scale))
+            return (p.r, p.g, p.b)
+        }
+        #expect(near(pixel(30, 30), (208, 0, 0)) && near(pixel(90, 30), (0, 0, 208)), "\(pixel(30, 30)) \(pixel(90, 30))")
+        // The edge between the halves is sharp: one pixel each side of it is nearly pure.
+        #expect(near(pixel(60 - 1 / scale, 30), (208, 0, 0), tolerance: 40) && near(pixel(60 + 1 / scale, 30), (0, 0, 208), tolerance: 40))
+    }
+
     /// Style sheets follow the pictures' rule: read under the input folder, refused outside it
     /// (a symbolic link included), a warning either way, never a failure.
     @Test func linkedStyleSheetsAreReadOnlyFromTheInputFolder() throws {

@@ -103,6 +103,12 @@ int gm_decode_image(fz_context *ctx, const unsigned char *data, size_t length, s
                     int *width, int *height, unsigned char **samples, gm_error *error);
 void gm_image_samples_free(unsigned char *samples);
 
+/// Renders an SVG document (page 1) into premultiplied RGBA at `max_scale` pixels per SVG
+/// unit, less when that would pass `max_pixels`; the scale used is returned in `scale`.
+/// Samples as gm_decode_image's, released with gm_image_samples_free.
+int gm_render_svg(fz_context *ctx, const unsigned char *data, size_t length, size_t max_pixels, double max_scale,
+                  int *width, int *height, double *scale, unsigned char **samples, gm_error *error);
+
 #ifdef __cplusplus
 }
 #endif
