@@ -25,14 +25,24 @@ for deb in *.deb; do dpkg-deb -x "$deb" "$work/unpacked"; done
 corpus="$work/corpus"
 rm -rf "$corpus" && mkdir -p "$corpus/pdf" "$corpus/html"
 find "$work/unpacked" -name '*.pdf' -exec cp {} "$corpus/pdf/" \;
-# HTML pages spread evenly over the sorted list, each with its folder's pictures next to it.
+# HTML pages spread evenly over the sorted list, kept at their paths under the package, with
+# the style sheets and pictures beside them (`_static`, `images` in their folder and the one
+# above), so that what the pages link to is there as it is on a reader's disk.
 mapfile -t all < <(find "$work/unpacked" -name '*.html' | LC_ALL=C sort)
 step=$(( ${#all[@]} / html_pages )); [ "$step" -ge 1 ] || step=1
 n=0
 for ((i = 0; i < ${#all[@]} && n < html_pages; i += step)); do
   src=${all[$i]}
-  name=$(echo "${src#"$work/unpacked/"}" | tr '/' '_')
-  cp "$src" "$corpus/html/$name"
+  rel=${src#"$work/unpacked/"}
+  mkdir -p "$corpus/html/$(dirname "$rel")"
+  cp "$src" "$corpus/html/$rel"
+  for dir in "$(dirname "$src")" "$(dirname "$(dirname "$src")")"; do
+    for assets in _static images; do
+      [ -d "$dir/$assets" ] || continue
+      target="$corpus/html/${dir#"$work/unpacked/"}/$assets"
+      [ -d "$target" ] || { mkdir -p "$(dirname "$target")"; cp -rL "$dir/$assets" "$target" 2>/dev/null || true; }
+    done
+  done
   n=$((n + 1))
 done
 

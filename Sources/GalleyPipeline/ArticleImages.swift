@@ -110,8 +110,11 @@ struct ArticleFiles: Sendable {
         let trimmed = source.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { return .failure(Refusal(reason: "no file named")) }
         if Self.isURL(trimmed) { return .failure(Refusal(reason: "URLs are not fetched")) }
-        // `src` is a URL path: percent escapes stand for bytes of the file name.
-        let path = trimmed.removingPercentEncoding ?? trimmed
+        // `src` is a URL path: a query or fragment (`theme.css?v=2`, `icons.svg#arrow`) is not
+        // part of the file's name, and percent escapes stand for bytes of it.
+        let filePart = trimmed.prefix { $0 != "?" && $0 != "#" }
+        guard !filePart.isEmpty else { return .failure(Refusal(reason: "no file named")) }
+        let path = String(filePart).removingPercentEncoding ?? String(filePart)
         let candidate = (path.hasPrefix("/") ? URL(fileURLWithPath: path) : folder.appendingPathComponent(path)).standardizedFileURL
         let outside = Refusal(reason: "outside the input folder \(root.path); only files under it are read")
         guard FilePaths.path(candidate.path, isInside: root.standardizedFileURL.path) else { return .failure(outside) }

@@ -372,7 +372,7 @@ struct ComputedStyle: Sendable {
     }
 
     /// The family list of `font-family`, quotes stripped and generic names lower-cased, with
-    /// the base family appended as the last resort. `-galley-monospace` is the user-agent
+    /// the base family appended as the last resort when the list names no generic family. `-galley-monospace` is the user-agent
     /// style sheet's code font.
     private static let genericFamilies: Set<String> = ["serif", "sans-serif", "monospace", "cursive", "fantasy", "system-ui",
                                                        "ui-serif", "ui-sans-serif", "ui-monospace", "math", "emoji"]
@@ -394,7 +394,12 @@ struct ComputedStyle: Sendable {
             if !name.isEmpty && !families.contains(name) { families.append(name) }
         }
         guard !families.isEmpty else { return nil }
-        if !families.contains(base.fontFamily) { families.append(base.fontFamily) }
+        // A generic family always resolves, so the base family after it would only compete
+        // with it: fontconfig ranks a family named in the request above the fonts a generic
+        // name stands for, so `monospace` followed by DejaVu Serif gave serif code.
+        if !families.contains(base.fontFamily) && !families.contains(where: { genericFamilies.contains($0.lowercased()) }) {
+            families.append(base.fontFamily)
+        }
         return families
     }
 

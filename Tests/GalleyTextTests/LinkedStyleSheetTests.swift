@@ -101,4 +101,15 @@ import Testing
         #expect(color("after heading") == .black, "sibling combinators are not supported: the rule is skipped")
         #expect(article.warnings.contains { $0.contains("4 selectors not supported") }, "\(article.warnings)")
     }
+
+    /// Code set in the generic `monospace` (with names before it a reader may not have, as
+    /// Sphinx's style sheets write it) gets a monospaced face, not the base serif.
+    @Test(arguments: ["monospace", "\"monospace\", monospace", "'Consolas', 'Menlo', monospace", "Menlo, sans-serif"])
+    func genericFamiliesResolveToTheirFonts(_ families: String) throws {
+        let article = parse("<style>pre { font-family: \(families) }</style><pre>code()</pre>")
+        let font = try #require(style(of: "code()", in: article)).font
+        let family = try sharedFonts.fallback(for: font, language: nil).primary().family
+        let expected = families.hasSuffix("sans-serif") ? "DejaVu Sans" : "DejaVu Sans Mono"
+        #expect(family == expected, "\(families): \(family)")
+    }
 }
