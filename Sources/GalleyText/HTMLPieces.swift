@@ -42,6 +42,9 @@ enum HTMLPieces {
                                                                   "head", "frameset", "svg", "math"].map { Array($0.utf8) })
 
     private static func names(_ list: [String]) -> Set<[UInt8]> { Set(list.map { Array($0.utf8) }) }
+    /// Start and end tags allowed before `<body>`: the head's elements, which leave nothing open.
+    private static let headStartTags = names(["html", "head", "title", "meta", "link", "style", "script", "base", "basefont", "bgsound"])
+    private static let headEndTags = names(["html", "head", "title", "style", "script"])
     private static let headings = names(["h1", "h2", "h3", "h4", "h5", "h6"])
     /// Start tags that close an open `<p>` ("close a p element" in the tree builder).
     private static let closesParagraph = names(["address", "article", "aside", "blockquote", "center", "details", "dialog", "dir",
@@ -99,6 +102,8 @@ enum HTMLPieces {
             var lastCut = 0
             while index < html.count {
                 guard html[index] == UInt8(ascii: "<"), index + 1 < html.count else {
+                    // Text before `<body>` starts the body itself, with whatever is open.
+                    if !inBody && !html[index].isHTMLWhitespace { return nil }
                     index += 1
                     continue
                 }
@@ -116,7 +121,10 @@ enum HTMLPieces {
                     }
                     guard let tag = readTag(from: index + 2) else { return nil }
                     index = tag.end
-                    guard inBody else { continue }
+                    guard inBody else {
+                        guard headEndTags.contains(tag.name) else { return nil }
+                        continue
+                    }
                     if tag.name == Array("body".utf8) || tag.name == Array("html".utf8) {
                         guard stack.isEmpty else { return nil }
                         bodyEnded = true
@@ -133,9 +141,11 @@ enum HTMLPieces {
                     guard let tag = readTag(from: index + 1) else { return nil }
                     index = tag.end
                     if !inBody {
+                        // Only what belongs in the head may come before `<body>`: anything else
+                        // opens the body there, and what it opens may still be open later.
                         if tag.name == Array("body".utf8) {
                             inBody = true
-                        } else if tag.name == Array("plaintext".utf8) {
+                        } else if !headStartTags.contains(tag.name) {
                             return nil
                         } else if rawTextElements.contains(tag.name) {
                             guard skipRawText(tag.name) else { return nil }

@@ -68,6 +68,8 @@ import Testing
         ("a script holding a comment opener", "<!DOCTYPE html><body><p>a</p><p>b</p><script><!--<script></script>--></script>"),
         ("plaintext", "<!DOCTYPE html><body><plaintext><p>a</p>"),
         ("no body tag", "<!DOCTYPE html><p>a</p><p>b</p>"),
+        ("text before the body tag, which opens the body with what is open",
+         "<!DOCTYPE html>\u{FFFD}<b x='y'><html><body><div></div></body>bold</html>"),
         ("svg after a cut", "<!DOCTYPE html><body><p>a</p><svg><path d=M0 /></svg><p>b</p><p>c</p>"),
     ])
     func whatTheScannerCannotFollowIsParsedWhole(_ reason: String, _ html: String) {
