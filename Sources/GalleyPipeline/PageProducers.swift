@@ -205,6 +205,15 @@ final class ArticlePages: PageProducer {
         self.documentFiles = documentFiles
     }
 
+    /// The CSS properties the article declares that Galley ignores, most declared first, for
+    /// `--verbose`; nil when there are none.
+    var ignoredPropertiesSummary: String? {
+        let ignored = article.first.ignoredProperties
+        guard !ignored.isEmpty else { return nil }
+        let listed = ignored.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { "\($0.key) (\($0.value))" }
+        return "CSS properties ignored: " + listed.joined(separator: ", ")
+    }
+
     func next() throws -> (page: any PageSource, facts: PageFacts)? {
         while layoutIndex < layouts.count {
             if typesetter == nil {

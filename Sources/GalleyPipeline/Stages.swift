@@ -156,8 +156,10 @@ final class Stages: Sendable {
                 producer = try PDFPages(document: document, index: index, configuration: configuration, engine: engine,
                                         recorder: recorder, limiter: limiter)
             case .markup:
-                producer = try ArticlePages(document: document, index: index, configuration: configuration, fonts: try fonts.library(),
-                                            engine: engine, recorder: recorder, documentFiles: documentFiles)
+                let pages = try ArticlePages(document: document, index: index, configuration: configuration, fonts: try fonts.library(),
+                                             engine: engine, recorder: recorder, documentFiles: documentFiles)
+                if let summary = pages.ignoredPropertiesSummary { logger.debug("\(document.relativePath): \(summary)") }
+                producer = pages
             }
         } catch {
             finishDispatch(index, pages: 0, failure: Failure(error))

@@ -146,9 +146,12 @@ struct ComputedStyle: Sendable {
     }
 
     /// Applies declarations in cascade order (`!important` ones after the rest); a later valid
-    /// declaration wins. Unknown properties and invalid values are ignored, as in CSS.
-    mutating func apply(_ declarations: [CSSDeclaration], parent: ComputedStyle, base: BaseStyle) {
-        guard !declarations.isEmpty else { return }
+    /// declaration wins. Unknown properties and invalid values are ignored, as in CSS; the
+    /// names of the properties not supported are returned, for a summary.
+    @discardableResult
+    mutating func apply(_ declarations: [CSSDeclaration], parent: ComputedStyle, base: BaseStyle) -> [String] {
+        guard !declarations.isEmpty else { return [] }
+        var ignored: [String] = []
         let ordered = declarations.contains(where: \.important)
             ? declarations.filter { !$0.important } + declarations.filter(\.important)
             : declarations
@@ -203,7 +206,9 @@ struct ComputedStyle: Sendable {
             case "text-decoration":
                 decoration = declaration.value.lowercased()
             default:
-                apply(property: declaration.property, value: declaration.value, parent: parent, base: base)
+                if !apply(property: declaration.property, value: declaration.value, parent: parent, base: base) {
+                    ignored.append(declaration.property)
+                }
             }
         }
         if display != .inline {
@@ -227,11 +232,13 @@ struct ComputedStyle: Sendable {
                 if words.contains("line-through") { text.strikethrough = true }
             }
         }
+        return ignored
     }
 
-    private mutating func apply(property: String, value rawValue: String, parent: ComputedStyle, base: BaseStyle) {
+    /// Applies one declaration; false when Galley does not support the property.
+    private mutating func apply(property: String, value rawValue: String, parent: ComputedStyle, base: BaseStyle) -> Bool {
         let value = rawValue.lowercased()
-        if value == "inherit" || value == "initial" || value == "unset" || value == "revert" { return }
+        if value == "inherit" || value == "initial" || value == "unset" || value == "revert" { return true }
         switch property {
         case "writing-mode", "-webkit-writing-mode", "-epub-writing-mode":
             declaredWritingMode = value
@@ -323,9 +330,13 @@ struct ComputedStyle: Sendable {
             width = length(value, rootSize: rootSize).map { max(0, $0) }
         case "height":
             height = length(value, rootSize: rootSize).map { max(0, $0) }
+        case "margin-right", "margin-left", "padding-right", "padding-left", "margin-inline-start", "margin-inline-end",
+             "padding-inline-start", "padding-inline-end", "font-size", "direction", "display", "text-decoration":
+            break  // Applied by `apply(_:parent:base:)`.
         default:
-            break
+            return false
         }
+        return true
     }
 
     /// A length in points, `em` relative to this element's font size; nil for percentages,

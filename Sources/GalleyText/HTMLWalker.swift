@@ -91,6 +91,8 @@ struct HTMLWalker {
     private let styleSheetLoader: (@Sendable (String) -> StyleSheetLoad)?
     /// Style sheets not read, as warnings.
     private var styleSheetWarnings: [String] = []
+    /// CSS properties Galley does not support, with how many computed styles declared them.
+    private var ignoredProperties: [String: Int] = [:]
     /// Elements left out by `display: none` or `visibility: hidden`, and their characters.
     private var hiddenElements = 0
     private var hiddenCharacters = 0
@@ -169,6 +171,7 @@ struct HTMLWalker {
                                     })
         article.author = author
         article.sourceCharacters = sourceCharacters
+        article.ignoredProperties = ignoredProperties
         return article
     }
 
@@ -416,8 +419,8 @@ struct HTMLWalker {
     /// declarations for the tag, presentational attributes, matching style-sheet rules and
     /// the `style` attribute, then `lang` and a link's target. Depends only on what
     /// `StyleKey` holds.
-    private func computedStyle(_ element: GumboElement, tag: Tag, nestedList: Bool, parent: ComputedStyle, selected: CSSElement?,
-                               ancestors: [CSSElement]) -> ComputedStyle {
+    private mutating func computedStyle(_ element: GumboElement, tag: Tag, nestedList: Bool, parent: ComputedStyle, selected: CSSElement?,
+                                        ancestors: [CSSElement]) -> ComputedStyle {
         let name = tag.name
         var style = parent.child()
         var declarations = tag.userAgentStyle
@@ -440,7 +443,7 @@ struct HTMLWalker {
         if let inline = attribute(element, "style") {
             declarations += StyleSheet.declarations(in: inline)
         }
-        style.apply(declarations, parent: parent, base: base)
+        for property in style.apply(declarations, parent: parent, base: base) { ignoredProperties[property, default: 0] += 1 }
         if name == "html" { style.rootSize = style.text.size }  // What `rem` refers to.
         if let language = attribute(element, "lang") ?? attribute(element, "xml:lang") {
             let trimmed = language.trimmingASCIIWhitespace()

@@ -18,6 +18,9 @@ public struct ParsedArticle: Sendable {
     /// Characters of text (not white space) read from the source: shown text, and text an
     /// unclosed raw-text element swallowed. Compared with `setCharacters`, a loss shows.
     public var sourceCharacters = 0
+    /// CSS properties the article declares that Galley does not support, with how many of its
+    /// distinct element styles declared each (`galley run --verbose` lists them).
+    public var ignoredProperties: [String: Int] = [:]
 
     /// Characters of the article's text that are not white space (list markers included):
     /// what is set on its pages.

@@ -112,4 +112,15 @@ import Testing
         let expected = families.hasSuffix("sans-serif") ? "DejaVu Sans" : "DejaVu Sans Mono"
         #expect(family == expected, "\(families): \(family)")
     }
+
+    /// Properties Galley does not support are ignored quietly but counted, for `--verbose`.
+    @Test func ignoredPropertiesAreCounted() {
+        let article = parse("<style>p { float: left; color: red } .box { border: 1px solid; float: right }</style>"
+                            + "<p>one</p><p class=box>two</p><span style='text-shadow: 1px 1px'>three</span>")
+        #expect(article.ignoredProperties["float"] == 3, "declared by p for both paragraphs and by .box for the second")
+        #expect(article.ignoredProperties["border-top-width"] == nil && article.ignoredProperties["border"] == 1)
+        #expect(article.ignoredProperties["text-shadow"] == 1)
+        #expect(article.ignoredProperties["color"] == nil, "supported properties are not listed")
+        #expect(!article.warnings.contains { $0.contains("float") }, "quietly: no warning")
+    }
 }
