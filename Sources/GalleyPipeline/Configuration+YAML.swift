@@ -465,6 +465,7 @@ private struct YAMLReader {
             case "hyphenate_after": layout.typography.hyphenateAfter = try integer(value, key: fieldKey, in: 1...10)
             case "max_hyphenated_lines": layout.typography.maximumConsecutiveHyphens = try integer(value, key: fieldKey, in: 1...20)
             case "vertical": layout.writingMode = try boolean(value, key: fieldKey) ? .verticalRL : .horizontalTB
+            case "text_autospace": layout.typography.textAutospace = try boolean(value, key: fieldKey)
             case "line_breaking":
                 let text = try string(value, key: fieldKey)
                 guard let mode = ArticleLayout.Typography.LineBreaking(rawValue: text) else {
@@ -472,7 +473,7 @@ private struct YAMLReader {
                 }
                 layout.typography.lineBreaking = mode
             default:
-                throw error(keyNode, key: fieldKey, "unknown layout key; layout keys are name, page, orientation, columns, column_gap, inset, background, color, link_color, link_underline, font_family, font_size, line_height, language, justify_threshold, hyphenation, hyphenate_before, hyphenate_after, max_hyphenated_lines, line_breaking, vertical")
+                throw error(keyNode, key: fieldKey, "unknown layout key; layout keys are name, page, orientation, columns, column_gap, inset, background, color, link_color, link_underline, font_family, font_size, line_height, language, justify_threshold, hyphenation, hyphenate_before, hyphenate_after, max_hyphenated_lines, line_breaking, vertical, text_autospace")
             }
         }
         if orientation == "landscape" && named && layout.pageWidth < layout.pageHeight {

@@ -43,6 +43,9 @@ public struct ArticleLayout: Hashable, Sendable {
         public var maximumConsecutiveHyphens = 2
         /// How line ends are chosen. Default: greedy.
         public var lineBreaking = LineBreaking.greedy
+        /// CSS Text 4 `text-autospace`: a quarter em between ideographs or kana and Latin
+        /// letters or digits next to them. Default: off.
+        public var textAutospace = false
 
         public enum LineBreaking: String, Hashable, Sendable {
             /// Each line takes as much as fits (fast; what browsers do).

@@ -47,6 +47,9 @@ struct ParagraphAnalysis {
     let stretchPrefix: StretchPrefix
     /// Some of the paragraph's text is hyphenated automatically (`hyphens: auto`).
     let hyphenatesAutomatically: Bool
+    /// `text-autospace`: the space added after a local character, where an ideograph or kana
+    /// meets a Latin letter or digit (in `widthPrefix` already).
+    var autospace: [Int: Double] = [:]
     /// Its lines may be justified (a justified paragraph, or a start-aligned one under a
     /// `justify_threshold`), so their spaces may also shrink (`shrink(_:_:)`).
     var spacesShrink = false
@@ -73,9 +76,12 @@ struct ParagraphAnalysis {
         return end
     }
 
-    /// Natural width of local characters `a..<b`, trailing hanging space excluded.
+    /// Natural width of local characters `a..<b`, trailing hanging space excluded, and the
+    /// `text-autospace` after its last character (it separates that one from the next line's).
     func width(_ a: Int, _ b: Int) -> Double {
-        widthPrefix[visibleEnd(a, b)] - widthPrefix[a]
+        let end = visibleEnd(a, b)
+        let trailing = autospace.isEmpty || end == a ? 0 : autospace[end - 1] ?? 0
+        return widthPrefix[end] - widthPrefix[a] - trailing
     }
 
     /// Where a line of local characters `a..<b` may take slack, and how much it may take
@@ -125,6 +131,16 @@ struct ParagraphAnalysis {
     /// never between the letters of a Latin word or the digits of a number set among them.
     static func takesClusterGap(after previous: Unicode.Scalar, before next: Unicode.Scalar) -> Bool {
         previous.isWideCJK || next.isWideCJK || previous.isWordSeparator || next.isWordSeparator
+    }
+
+    /// Whether `text-autospace` puts space between these two characters: an ideograph or kana
+    /// next to a Latin letter or a digit (either way round).
+    static func isAutospaceBoundary(_ a: Unicode.Scalar, _ b: Unicode.Scalar) -> Bool {
+        func ideographic(_ s: Unicode.Scalar) -> Bool { s.isHanIdeograph || s.isKana }
+        func latin(_ s: Unicode.Scalar) -> Bool {
+            s.value < 0x2E80 && (s.properties.isAlphabetic || s.properties.numericType != nil) && !s.isHangul
+        }
+        return (ideographic(a) && latin(b)) || (latin(a) && ideographic(b))
     }
 
     /// The character at global offset `offset`.
@@ -404,6 +420,18 @@ struct ParagraphAnalyzer {
         for (i, scalar) in text.scalars[range].enumerated() where clusterStart[i] && scalar.isMark {
             clusterStart[i] = false
         }
+        // `text-autospace`: a quarter em after a character that meets a character of the other
+        // kind (decided on the text, so every window adds the same).
+        var autospace: [Int: Double] = [:]
+        if typography.textAutospace {
+            for i in 0..<count where range.lowerBound + i + 1 < whole.upperBound {
+                let offset = range.lowerBound + i
+                guard ParagraphAnalysis.isAutospaceBoundary(text.scalars[offset], text.scalars[offset + 1]) else { continue }
+                let extra = 0.25 * text.styleRuns[text.styleRunIndex(at: offset)].value.size
+                autospace[i] = extra
+                advances[i] += extra
+            }
+        }
         // Sums run from the paragraph's start, through the windows before this one.
         var prefix = [Double](repeating: start.width, count: count + 1)
         for i in 0..<count { prefix[i + 1] = prefix[i] + advances[i] }
@@ -461,6 +489,7 @@ struct ParagraphAnalyzer {
                                          vertical: vertical, items: shaped, breaks: breaks, widthPrefix: prefix,
                                          clusterStart: clusterStart, hangs: hangs, hyphens: hyphens, stretchPrefix: stretch,
                                          hyphenatesAutomatically: hyphenatesAutomatically(paragraph: index))
+        analysis.autospace = autospace
         let style = paragraph.value
         analysis.spacesShrink = style.justifiable
             && (style.alignment == .justify || ((style.alignment == .start || style.alignment == .left) && typography.justifyThreshold < 1))

@@ -70,9 +70,13 @@ struct TypesetLine {
         // Between clusters: before every cluster but the line's first, in visual order.
         var previousCluster: Int?
         func gap(before cluster: Int, pen: inout Double) {
-            if let previousCluster, previousCluster != cluster, clusterExtra != 0, cluster > analysis.range.lowerBound,
-               ParagraphAnalysis.takesClusterGap(after: analysis.scalar(at: cluster - 1), before: analysis.scalar(at: cluster)) {
-                pen += clusterExtra
+            if let previousCluster, previousCluster != cluster, cluster > analysis.range.lowerBound {
+                if clusterExtra != 0,
+                   ParagraphAnalysis.takesClusterGap(after: analysis.scalar(at: cluster - 1), before: analysis.scalar(at: cluster)) {
+                    pen += clusterExtra
+                }
+                // `text-autospace` after the character before this cluster.
+                if let extra = analysis.autospace[cluster - 1 - analysis.range.lowerBound] { pen += extra }
             }
             previousCluster = cluster
         }

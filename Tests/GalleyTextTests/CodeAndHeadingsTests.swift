@@ -106,3 +106,25 @@ import Testing
         #expect(marked.text.styleRuns.allSatisfy { $0.value.language == "en" })
     }
 }
+
+/// `text_autospace`: a quarter em between ideographs or kana and Latin letters or digits,
+/// counted in the line's width, so a line stays within its column.
+@Test func textAutospaceAddsAQuarterEmAtEachScriptBoundary() throws {
+    var style = TextStyle(font: FontRequest(families: ["Noto Serif CJK SC"]), size: 12)
+    style.language = "zh-Hans"
+    let string = "排版Debian排版2026年"
+    let count = string.unicodeScalars.count
+    let text = AttributedText(scalars: Array(string.unicodeScalars), styleRuns: [AttributeRun(range: 0..<count, value: style)],
+                              paragraphs: [AttributeRun(range: 0..<count, value: ParagraphStyle())], attachments: [])
+    func width(autospace: Bool) throws -> Double {
+        var typography = ArticleLayout.Typography()
+        typography.textAutospace = autospace
+        var analyzer = ParagraphAnalyzer(text: text, fonts: sharedFonts, maximumBox: (500, 500), typography: typography)
+        let analysis = try analyzer.analyze(paragraph: 0)
+        let line = TypesetLine(analysis: analysis, local: 0..<count)
+        #expect(abs(line.width - analysis.width(0, count)) < 0.001, "drawn as measured")
+        return line.width
+    }
+    // 版|D, n|排, 版|2, 6|年: four boundaries, 3 pt each at 12 pt.
+    #expect(abs(try width(autospace: true) - width(autospace: false) - 12) < 0.001)
+}
