@@ -15,5 +15,6 @@ let package = Package(
         .executableTarget(name: "FuzzMarkup", dependencies: [.product(name: "GalleyFuzzSupport", package: "Galley")]),
         .executableTarget(name: "FuzzConfiguration", dependencies: [.product(name: "GalleyFuzzSupport", package: "Galley")]),
         .executableTarget(name: "FuzzPDF", dependencies: [.product(name: "GalleyFuzzSupport", package: "Galley")]),
+        .executableTarget(name: "FuzzImage", dependencies: [.product(name: "GalleyFuzzSupport", package: "Galley")]),
     ]
 )

@@ -4,7 +4,7 @@
 # than the per-input timeout, or memory past the RSS limit; the input is then kept in
 # FuzzTesting/.build/fuzz/artifacts/<target>/ and printed with the report.
 #
-#   bash scripts/fuzz.sh [SECONDS] [TARGET...]     targets: FuzzMarkup FuzzConfiguration FuzzPDF
+#   bash scripts/fuzz.sh [SECONDS] [TARGET...]     targets: FuzzMarkup FuzzConfiguration FuzzPDF FuzzImage
 #
 # Before fuzzing, every input in FuzzTesting/FailCases/<target>/ is run once. The corpus each
 # run grows is kept in FuzzTesting/.build/fuzz/corpus/<target>/, so later runs start from it;
@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-if [ ${#targets[@]} -eq 0 ]; then targets=(FuzzMarkup FuzzConfiguration FuzzPDF); fi
+if [ ${#targets[@]} -eq 0 ]; then targets=(FuzzMarkup FuzzConfiguration FuzzPDF FuzzImage); fi
 
 bash scripts/install-deps.sh
 
@@ -53,7 +53,8 @@ for target in "${targets[@]}"; do
     FuzzMarkup) max_len=8192 timeout=120 ;;
     FuzzConfiguration) max_len=8192 timeout=30 ;;
     FuzzPDF) max_len=65536 timeout=30 ;;
-    *) echo "fuzz: no target $target (FuzzMarkup, FuzzConfiguration, FuzzPDF)" >&2; exit 2 ;;
+    FuzzImage) max_len=65536 timeout=30 ;;
+    *) echo "fuzz: no target $target (FuzzMarkup, FuzzConfiguration, FuzzPDF, FuzzImage)" >&2; exit 2 ;;
   esac
   mkdir -p "$work/corpus/$target" "$work/artifacts/$target"
   log="$work/$target.log"

@@ -11,6 +11,9 @@ OUT/FuzzMarkup        every article fixture (fixtures/articles, fixtures/broken-
 OUT/FuzzConfiguration the repository's pipeline.yml, each of its top-level settings alone, and
                       each commented-out example setting in it alone
 OUT/FuzzPDF           every PDF in fixtures/pdf and fixtures/broken (none is over PDF_MAX_LEN)
+OUT/FuzzImage         every picture in fixtures/articles/images (PNG, JPEG) and the SVG
+                      documents in SVG_SEEDS (shapes, paths, text, gradients, patterns, use,
+                      clip paths, transforms, nested and embedded pictures)
 
 The seeds are the same bytes on every run (no randomness), named by content hash so a rerun
 over an existing folder adds nothing twice. scripts/fuzz.sh calls this before fuzzing.
@@ -25,6 +28,32 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MARKUP_MAX_LEN = 8192
 CONFIGURATION_MAX_LEN = 8192
 PDF_MAX_LEN = 65536
+IMAGE_MAX_LEN = 65536
+# Small SVG documents that between them use what MuPDF's SVG reader knows, for the fuzzer to
+# mutate: the fixtures hold no SVG file of their own.
+SVG_SEEDS = [
+    '<svg xmlns="http://www.w3.org/2000/svg" width="120" height="80"><rect x="10" y="10" width="100" height="60" '
+    'rx="8" fill="#3a6" stroke="black" stroke-width="2"/><circle cx="60" cy="40" r="20" fill="white"/></svg>',
+    '<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100" width="5cm" height="5cm">'
+    '<path d="M10 10 L90 10 Q 95 50 90 90 C 50 95 50 5 10 90 Z" fill="none" stroke="#00f" stroke-dasharray="4 2"/>'
+    '<polyline points="0,0 50,50 100,0" stroke="red"/><polygon points="10,90 50,60 90,90"/>'
+    '<ellipse cx="50" cy="50" rx="30" ry="10" opacity="0.5"/><line x1="0" y1="100" x2="100" y2="0" stroke="green"/></svg>',
+    '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="200" height="100">'
+    '<defs><linearGradient id="g" x1="0" x2="1"><stop offset="0" stop-color="red"/><stop offset="1" stop-color="blue"/>'
+    '</linearGradient><radialGradient id="r"><stop offset="0" stop-color="#fff"/><stop offset="1" stop-color="#000"/>'
+    '</radialGradient><clipPath id="c"><circle cx="50" cy="50" r="40"/></clipPath>'
+    '<symbol id="s"><rect width="10" height="10"/></symbol></defs>'
+    '<rect width="100" height="100" fill="url(#g)" clip-path="url(#c)"/><rect x="100" width="100" height="100" fill="url(#r)"/>'
+    '<use xlink:href="#s" x="20" y="20" transform="rotate(30) scale(2)"/>'
+    '<g transform="translate(10,10) skewX(10) matrix(1 0 0 1 5 5)" style="fill:#c00;stroke:none">'
+    '<rect width="20" height="20"/></g></svg>',
+    '<svg xmlns="http://www.w3.org/2000/svg" width="300" height="60"><style>text { font-family: serif; }</style>'
+    '<text x="10" y="30" font-size="20" font-weight="bold">Galley <tspan fill="red" dy="5">SVG</tspan> text</text>'
+    '<text x="10" y="55" font-family="monospace" text-anchor="start">code()</text></svg>',
+    '<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100"><svg x="10" y="10" width="50" height="50" '
+    'viewBox="0 0 10 10" preserveAspectRatio="xMidYMid slice"><rect width="10" height="10" fill="orange"/></svg>'
+    '<image x="60" y="60" width="30" height="30" href="data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="/></svg>',
+]
 # Option bytes for the markup seeds: plain layout, vertical + optimal, hyphenation + 2 columns
 # + justified, Japanese + 4 columns, sans-serif + optimal + 3 columns + justified.
 MARKUP_OPTIONS = [0x00, 0x03, 0x2C, 0x58, 0xB2]
@@ -106,11 +135,24 @@ def pdf_seeds(out):
     return folder
 
 
+def image_seeds(out):
+    folder = os.path.join(out, "FuzzImage")
+    directory = os.path.join(ROOT, "fixtures/articles/images")
+    for name in sorted(os.listdir(directory)):
+        path = os.path.join(directory, name)
+        if os.path.isfile(path) and os.path.getsize(path) <= IMAGE_MAX_LEN:
+            with open(path, "rb") as f:
+                write_seed(folder, f.read(), IMAGE_MAX_LEN)
+    for svg in SVG_SEEDS:
+        write_seed(folder, svg.encode("utf-8"), IMAGE_MAX_LEN)
+    return folder
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__.strip().splitlines()[2].strip())
     out = sys.argv[1]
-    for make in (markup_seeds, configuration_seeds, pdf_seeds):
+    for make in (markup_seeds, configuration_seeds, pdf_seeds, image_seeds):
         folder = make(out)
         print(f"make-fuzz-corpus: {len(os.listdir(folder))} seeds in {folder}")
 

@@ -33,6 +33,15 @@ extension MuPDFEngine {
         }
     }
 
+    /// An SVG file: named `.svg`, or starting (after white space, a BOM, an XML declaration
+    /// or comments) with `<svg`.
+    public static func isSVG(path: String, bytes: [UInt8]) -> Bool {
+        if path.lowercased().hasSuffix(".svg") { return true }
+        let head = String(decoding: bytes.prefix(1024), as: UTF8.self).lowercased()
+        let start = head.drop { $0.isWhitespace || $0 == "\u{FEFF}" }
+        return start.hasPrefix("<") && head.contains("<svg")
+    }
+
     /// Pixels per SVG unit an SVG picture is rendered at: four times its intrinsic size, so it
     /// is drawn from finer pixels (never scaled up) at page resolutions up to 288 dpi.
     public static let svgDensity = 4.0

@@ -51,15 +51,6 @@ struct ArticleImageLoader {
         return (images, warnings)
     }
 
-    /// An SVG file: named `.svg`, or starting (after white space, a BOM, an XML declaration
-    /// or comments) with `<svg`.
-    static func isSVG(path: String, bytes: [UInt8]) -> Bool {
-        if path.lowercased().hasSuffix(".svg") { return true }
-        let head = String(decoding: bytes.prefix(1024), as: UTF8.self).lowercased()
-        let start = head.drop { $0.isWhitespace || $0 == "\u{FEFF}" }
-        return start.hasPrefix("<") && head.contains("<svg")
-    }
-
     private func decode(_ path: String) -> Result<RasterImage, ArticleFiles.Refusal> {
         let bytes: [UInt8]
         do {
@@ -68,7 +59,7 @@ struct ArticleImageLoader {
             return .failure(ArticleFiles.Refusal(reason: "cannot read it: \(error.localizedDescription)"))
         }
         do {
-            if Self.isSVG(path: path, bytes: bytes) { return .success(try engine.renderSVG(bytes)) }
+            if MuPDFEngine.isSVG(path: path, bytes: bytes) { return .success(try engine.renderSVG(bytes)) }
             return .success(try engine.decodeImage(bytes))
         } catch where error.code == .tooLarge {
             return .failure(ArticleFiles.Refusal(reason: "\(error.message); it is left out to bound memory"))

@@ -466,6 +466,17 @@ private struct YAMLReader {
             case "max_hyphenated_lines": layout.typography.maximumConsecutiveHyphens = try integer(value, key: fieldKey, in: 1...20)
             case "vertical": layout.writingMode = try boolean(value, key: fieldKey) ? .verticalRL : .horizontalTB
             case "text_autospace": layout.typography.textAutospace = try boolean(value, key: fieldKey)
+            case "preformatted_marker":
+                let text = try string(value, key: fieldKey)
+                let scalars = Array(text.unicodeScalars)
+                guard scalars.count <= 1 else { throw error(value, key: fieldKey, "expected one character (such as ↪) or \"\", got '\(text)'") }
+                if let marker = scalars.first {
+                    guard !marker.properties.isWhitespace, marker.properties.generalCategory != .control,
+                          marker.properties.generalCategory != .format, marker.properties.generalCategory != .unassigned else {
+                        throw error(value, key: fieldKey, String(format: "U+%04X cannot be seen; use a visible character such as ↪", marker.value))
+                    }
+                }
+                layout.typography.continuationMarker = scalars.first
             case "line_breaking":
                 let text = try string(value, key: fieldKey)
                 guard let mode = ArticleLayout.Typography.LineBreaking(rawValue: text) else {
@@ -473,7 +484,7 @@ private struct YAMLReader {
                 }
                 layout.typography.lineBreaking = mode
             default:
-                throw error(keyNode, key: fieldKey, "unknown layout key; layout keys are name, page, orientation, columns, column_gap, inset, background, color, link_color, link_underline, font_family, font_size, line_height, language, justify_threshold, hyphenation, hyphenate_before, hyphenate_after, max_hyphenated_lines, line_breaking, vertical, text_autospace")
+                throw error(keyNode, key: fieldKey, "unknown layout key; layout keys are name, page, orientation, columns, column_gap, inset, background, color, link_color, link_underline, font_family, font_size, line_height, language, justify_threshold, hyphenation, hyphenate_before, hyphenate_after, max_hyphenated_lines, line_breaking, vertical, text_autospace, preformatted_marker")
             }
         }
         if orientation == "landscape" && named && layout.pageWidth < layout.pageHeight {

@@ -46,6 +46,10 @@ public struct ArticleLayout: Hashable, Sendable {
         /// CSS Text 4 `text-autospace`: a quarter em between ideographs or kana and Latin
         /// letters or digits next to them. Default: off.
         public var textAutospace = false
+        /// A mark drawn at the start of each line of preformatted text that goes on from a line
+        /// wrapped at the measure (`↪`), in the hanging indent, in the code's face; it is not
+        /// part of the text. Default: none (the hanging indent alone shows the wrap).
+        public var continuationMarker: Unicode.Scalar?
 
         public enum LineBreaking: String, Hashable, Sendable {
             /// Each line takes as much as fits (fast; what browsers do).

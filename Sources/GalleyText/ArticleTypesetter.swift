@@ -76,6 +76,13 @@ public final class ArticleTypesetter {
                                      isWrappedPreformatted: placed.continuation, spaceRatio: placed.spaceRatio,
                                      clusterGap: line.expansion.flatMap { if case .clusters(let gap) = $0 { gap } else { nil } },
                                      badness: line.badness))
+                if placed.continuation, let marker = layout.typography.continuationMarker, let first = line.runs.first,
+                   let glyph = first.face.glyph(for: marker) {
+                    // In the hanging indent, where the source line it continues began.
+                    let indent = text.paragraphs[text.paragraphIndex(at: line.range.lowerBound)].value.continuationIndent
+                    runs.append(GlyphRun(face: first.face, size: first.style.size, color: first.style.color, orientation: first.orientation,
+                                         glyphs: [glyph], positions: [flow.point(placed.origin - indent, placed.baseline)]))
+                }
                 for run in line.runs {
                     runs.append(GlyphRun(face: run.face, size: run.style.size, color: run.style.color, orientation: run.orientation,
                                          glyphs: run.glyphs,

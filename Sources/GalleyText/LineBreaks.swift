@@ -8,6 +8,11 @@ enum LineBreaks {
         /// Allowed, and a line that ends here shows a hyphen: a soft hyphen, or a point of
         /// the hyphenation dictionary.
         case hyphen
+        /// Allowed only to spare a line from being left loose: a point inside code in running
+        /// text (before a `.` between names, after `(`, `,`, `/`, `_`…), where the line ends
+        /// without a hyphen and the code's characters are unchanged
+        /// (`ParagraphAnalysis.markCodeBreaks`).
+        case code
     }
 
     private static let initialized: Bool = {

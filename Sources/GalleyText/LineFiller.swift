@@ -25,7 +25,8 @@ struct LineFiller {
     /// ends at a hyphen opportunity counts the hyphen's width; a line whose spaces may shrink
     /// (`ParagraphAnalysis.shrink`) fits when it does once they are shrunk. With `hyphenAllowed` false (the
     /// limit of consecutive hyphenated lines is reached) hyphen opportunities are passed over,
-    /// unless no other opportunity fits. A word wider than the measure is broken between
+    /// unless no other opportunity fits. A `.code` opportunity is taken when the line would
+    /// otherwise be too loose to justify, or nothing else fits. A word wider than the measure is broken between
     /// clusters; a single cluster wider than the measure is an error, since nothing could make
     /// it fit. Nil when the line could reach past what a window of the paragraph knows
     /// (`exactEnd`): a longer window must decide it.
@@ -34,6 +35,7 @@ struct LineFiller {
         let count = analysis.exactCount
         var fitting: Int?
         var hyphenFitting: Int?
+        var codeFitting: Int?
         var i = start
         var stopped = false
         while i < count {
@@ -42,7 +44,9 @@ struct LineFiller {
                 let end = i + 1
                 let shrink = analysis.shrink(start, end)
                 guard analysis.width(start, end) - shrink <= measure + Self.tolerance else { stopped = true; break }
-                if opportunity != .hyphen {
+                if opportunity == .code {
+                    codeFitting = end
+                } else if opportunity != .hyphen {
                     fitting = end
                 } else if analysis.lineWidth(start, end) - shrink <= measure + Self.tolerance {
                     if hyphenAllowed { fitting = end } else { hyphenFitting = end }
@@ -53,7 +57,9 @@ struct LineFiller {
         }
         guard stopped || analysis.reachesParagraphEnd else { return nil }
         let end: Int
-        if let best = fitting ?? hyphenFitting {
+        if let code = codeFitting, code > fitting ?? start, fitting.map({ isTooLoose(start, $0, measure: measure) }) ?? true {
+            end = code
+        } else if let best = fitting ?? hyphenFitting {
             end = best
         } else if let emergency = try emergencyEnd(from: start, measure: measure) {
             end = emergency
@@ -62,6 +68,16 @@ struct LineFiller {
         }
         position = end
         return start..<end
+    }
+
+    /// Whether local characters `a..<b` as a line would need more stretch than its spaces
+    /// give to be justified: where a `.code` opportunity further on is taken instead.
+    func isTooLoose(_ a: Int, _ b: Int, measure: Double) -> Bool {
+        let slack = measure - analysis.lineWidth(a, b)
+        guard slack > Self.tolerance else { return false }
+        let stretch = analysis.stretch(a, b)
+        guard stretch.opportunities > 0 else { return true }
+        return !stretch.betweenClusters && slack > stretch.limit + Self.tolerance
     }
 
     /// Ends the next line at local offset `end`, chosen beforehand (by the optimal breaker).

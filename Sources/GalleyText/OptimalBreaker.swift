@@ -22,6 +22,10 @@ enum OptimalBreaker {
     /// TeX's `\doublehyphendemerits` is 10,000).
     static let hyphenPenalty = 50.0
     static let doubleHyphenDemerits = 3000.0
+    /// The penalty for ending a line inside code (`LineBreaks.Opportunity.code`): about the
+    /// demerits of a line at its stretch limit (badness 100), so that code is broken to spare
+    /// a loose line but not to make a tight one a little better.
+    static let codeBreakPenalty = 110.0
     /// TeX's `\linepenalty`.
     static let linePenalty = 10.0
 
@@ -92,6 +96,7 @@ enum OptimalBreaker {
                         : badness(slack: lineMeasure - natural, limit: analysis.stretch(position, end).limit, shrink: shrink)
                     var demerits = (linePenalty + badness) * (linePenalty + badness)
                     if hyphenated { demerits += hyphenPenalty * hyphenPenalty }
+                    if analysis.breaks[end - 1] == .code { demerits += codeBreakPenalty * codeBreakPenalty }
                     if hyphenated && hyphens > 0 { demerits += doubleHyphenDemerits }
                     let total = node.demerits + demerits
                     if best[endIndex][run].map({ total < $0.demerits }) ?? true {

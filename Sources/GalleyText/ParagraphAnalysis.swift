@@ -457,6 +457,9 @@ struct ParagraphAnalyzer {
             }
             run += 1
         }
+        // Preformatted text wraps at the last of them that fits, as at a space.
+        Self.markCodeBreaks(in: text.scalars, range: range, verbatim: verbatim, clusterStart: clusterStart,
+                            as: paragraph.value.continuationIndent > 0 ? .allowed : .code, breaks: &breaks)
         var separators = [Int](repeating: start.separators, count: count + 1), clusters = [Int](repeating: start.clusters, count: count + 1)
         var ideographs = [Int](repeating: start.ideographs, count: count + 1)
         var clusterGaps = [Int](repeating: start.clusterGaps, count: count + 1)
@@ -655,6 +658,49 @@ struct ParagraphAnalyzer {
             previous = scalar
         }
         return false
+    }
+
+    /// Marks `.code` opportunities inside code (`verbatim`) set in running text: before a `.`
+    /// that joins two names (`re` | `.compile`), after an opening bracket, a comma, a slash, an
+    /// underscore, a colon or an equals sign, with at least two characters of the token on
+    /// each side and never before a closing bracket or punctuation. The line breakers take one
+    /// only where the line would otherwise be left loose: long identifiers in a narrow column
+    /// are the commonest cause of loose lines in documentation, and no hyphen may be added to
+    /// code. (Typeset documentation does the same: Sphinx's LaTeX output breaks inline
+    /// literals at these characters, Chicago's rule for URLs breaks before a period.)
+    ///
+    /// In preformatted paragraphs (`continuationIndent`) they are marked `opportunity`
+    /// `.allowed`: a wrapped line of code then ends at the last space or punctuation that
+    /// fits (`sorted(list(` | `first))`), and between characters only where neither does.
+    static func markCodeBreaks(in scalars: [Unicode.Scalar], range: Range<Int>, verbatim: [Bool], clusterStart: [Bool],
+                               as opportunity: LineBreaks.Opportunity, breaks: inout [LineBreaks.Opportunity]) {
+        guard verbatim.contains(true) else { return }
+        func isTokenCharacter(_ offset: Int) -> Bool {
+            offset >= 0 && offset < scalars.count && !scalars[offset].isWhitespaceOrObjectReplacement
+        }
+        func isCode(_ local: Int) -> Bool { local >= 0 && local < verbatim.count && verbatim[local] }
+        for local in 0..<max(0, range.count - 2) where breaks[local] == .prohibited && isCode(local) && isCode(local + 1) {
+            let offset = range.lowerBound + local
+            // Two characters of the token on each side of the break (after `local`).
+            guard isTokenCharacter(offset - 1), isTokenCharacter(offset), isTokenCharacter(offset + 1), isTokenCharacter(offset + 2),
+                  clusterStart[local + 1] else { continue }
+            let this = scalars[offset], next = scalars[offset + 1]
+            let breaksAfter: Bool
+            switch this {
+            case "(", "[", "{", ",", "/", ":", "=": breaksAfter = true
+            // Inside a name (`follow_` | `symlinks`), never after leading underscores (`__`).
+            case "_": breaksAfter = scalars[offset - 1].properties.isAlphabetic || scalars[offset - 1].properties.numericType != nil
+            default: breaksAfter = false
+            }
+            let beforeDot = next == "." && (this.properties.isAlphabetic || this == "_" || this == ")" || this == "]")
+                && (scalars[offset + 2].properties.isAlphabetic || scalars[offset + 2] == "_")
+            guard breaksAfter || beforeDot else { continue }
+            // Never leave a closing bracket or punctuation to start the next line alone.
+            switch next {
+            case ")", "]", "}", ",", ";", ":", "_", "=": continue
+            default: breaks[local] = opportunity
+            }
+        }
     }
 
     private func attachmentBox(_ attachment: Attachment) -> (width: Double, height: Double) {

@@ -8,7 +8,7 @@ import Testing
 /// the same outcome twice. A regression traps, which fails the test run.
 struct FailCasesTests {
     static let folder = Fixtures.repositoryRoot.appendingPathComponent("FuzzTesting/FailCases")
-    static let targetNames = [MarkupFuzzTarget.name, ConfigurationFuzzTarget.name, PDFFuzzTarget.name]
+    static let targetNames = [MarkupFuzzTarget.name, ConfigurationFuzzTarget.name, PDFFuzzTarget.name, ImageFuzzTarget.name]
 
     /// A kept input: its target's folder and its file name.
     struct FailCase: CustomTestStringConvertible, Sendable {
@@ -29,6 +29,7 @@ struct FailCasesTests {
         case MarkupFuzzTarget.name: try MarkupFuzzTarget()
         case ConfigurationFuzzTarget.name: try ConfigurationFuzzTarget()
         case PDFFuzzTarget.name: try PDFFuzzTarget()
+        case ImageFuzzTarget.name: try ImageFuzzTarget()
         default: preconditionFailure("no fuzz target \(name)")
         }
     }
@@ -47,4 +48,21 @@ struct FailCasesTests {
         let first = target.run(bytes)
         #expect(target.run(bytes) == first)
     }
+}
+
+/// The image target draws what a run would draw and refuses what a run would refuse, so a
+/// fuzzing pass exercises both the SVG renderer and the raster decoders.
+@Test func imageTargetRendersSVGAndDecodesRastersAndRefusesTheRest() throws {
+    let target = try ImageFuzzTarget()
+    let svg = Array("<svg xmlns='http://www.w3.org/2000/svg' width='40' height='20'><rect width='40' height='20' fill='red'/></svg>".utf8)
+    #expect(target.run(svg).pagesDrawn == 1)
+    let png = try [UInt8](Data(contentsOf: Fixtures.repositoryRoot.appendingPathComponent("fixtures/articles/images/figure.png")))
+    #expect(target.run(png).pagesDrawn == 1)
+    let cut = target.run(Array(png.prefix(60)))
+    #expect(cut.pagesDrawn == 0 && !cut.errors.isEmpty)
+    // Past the target's pixel limit: rendered smaller, never refused for size.
+    let huge = Array("<svg xmlns='http://www.w3.org/2000/svg' width='100000' height='100000'><circle r='5'/></svg>".utf8)
+    #expect(target.run(huge).pagesDrawn == 1)
+    let text = target.run(Array("just some words".utf8))
+    #expect(text.pagesDrawn == 0 && !text.errors.isEmpty)
 }

@@ -157,6 +157,7 @@ import Testing
                 max_hyphenated_lines: 3
                 line_breaking: optimal
                 vertical: true
+                preformatted_marker: "↪"
               - name: custom
                 page: [400, 600]
             """
@@ -170,14 +171,14 @@ import Testing
         #expect(wide.base.language == "ja")
         #expect(wide.typography.justifyThreshold == 0.85 && wide.base.hyphens == .auto)
         #expect(wide.typography.hyphenateBefore == 3 && wide.typography.hyphenateAfter == 4 && wide.typography.maximumConsecutiveHyphens == 3)
-        #expect(wide.typography.lineBreaking == .optimal)
+        #expect(wide.typography.lineBreaking == .optimal && wide.typography.continuationMarker == "↪")
         #expect(wide.writingMode == .verticalRL)
         let custom = configuration.layouts[1]
         #expect(custom.pageWidth == 400 && custom.pageHeight == 600 && custom.columns == 1 && custom.base.fontFamily == "DejaVu Serif")
         // Justification off, hyphens only at soft hyphens, unless asked for.
         #expect(custom.typography.justifyThreshold == 1 && custom.base.hyphens == .manual)
         #expect(custom.typography.hyphenateBefore == 2 && custom.typography.hyphenateAfter == 3 && custom.typography.maximumConsecutiveHyphens == 2)
-        #expect(custom.writingMode == .horizontalTB)
+        #expect(custom.writingMode == .horizontalTB && custom.typography.continuationMarker == nil)
         #expect(try Configuration.load(yaml: "dpi: 72\n", file: "p.yml", baseDirectory: URL(fileURLWithPath: "/")).layouts.map(\.name) == ["a4"])
     }
 
@@ -197,6 +198,8 @@ import Testing
             ("layouts:\n  - name: x\n    max_hyphenated_lines: 0\n", "layouts.x.max_hyphenated_lines"),
             ("layouts:\n  - name: x\n    line_breaking: best\n", "layouts.x.line_breaking"),
             ("layouts:\n  - name: x\n    vertical: rl\n", "layouts.x.vertical"),
+            ("layouts:\n  - name: x\n    preformatted_marker: '->'\n", "layouts.x.preformatted_marker"),
+            ("layouts:\n  - name: x\n    preformatted_marker: ' '\n", "layouts.x.preformatted_marker"),
             ("layouts: []\n", "layouts"),
         ]
         for (yaml, key) in cases {

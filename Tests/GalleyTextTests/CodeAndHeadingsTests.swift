@@ -48,6 +48,33 @@ import Testing
         #expect(pre.filter { !$0.isWrappedPreformatted }.allSatisfy { abs($0.rect.x - sourceLineStart) < 0.01 })
     }
 
+    /// `preformatted_marker`: each continuation of a wrapped preformatted line starts with the
+    /// marker, drawn in its hanging indent where the source line began; the text is unchanged.
+    @Test func wrappedPreformattedLinesCarryTheConfiguredMarker() throws {
+        let html = "<pre>short line\nsorted(list(reversed(bytes(first)))) == sorted(list(reversed(bytes(second)))) or either_of_them(first)</pre>"
+        func marks(_ marker: Unicode.Scalar?) throws -> (continuations: [LineBox], marks: [(x: Double, y: Double)], text: String) {
+            var layout = Self.magazine()
+            layout.typography.continuationMarker = marker
+            let article = MarkupParser(base: layout.base).parse(html: Array(html.utf8), baseURL: nil)
+            let pages = try typesetAll(article.text, layout, fonts: sharedFonts)
+            let lines = pages.flatMap { $0.columns.flatMap(\.lines) }
+            let arrow = pages[0].glyphRuns.first.flatMap { $0.face.glyph(for: "↪") }
+            let positions = pages.flatMap { page in
+                page.glyphRuns.flatMap { run in zip(run.glyphs, run.positions).filter { $0.0 == arrow }.map(\.1) }
+            }
+            return (lines.filter(\.isWrappedPreformatted), positions, lines.map { article.text.string($0.range) }.joined())
+        }
+        let marked = try marks("↪"), plain = try marks(nil)
+        #expect(marked.continuations.count >= 2)
+        #expect(plain.marks.isEmpty)
+        #expect(marked.marks.count == marked.continuations.count)
+        for (line, mark) in zip(marked.continuations, marked.marks) {
+            #expect(mark.x < line.rect.x - 5, "in the hanging indent, before the line's text")
+            #expect(abs(mark.y - line.baseline) < 0.01)
+        }
+        #expect(marked.text == plain.text && !marked.text.contains("↪"))
+    }
+
     @Test func inlineCodeIsNeitherHyphenatedNorSpread() throws {
         let html = "<p>Typesetting compositors distribute additional spacing between words: call "
             + "<code>compare_configuration_dependencies(a, b)</code> and <code>representation_independent</code> "
@@ -58,6 +85,35 @@ import Testing
             let style = text.styleRuns[text.styleRunIndex(at: line.range.upperBound - 1)].value
             #expect(!style.verbatim, "no hyphen inside code: \(text.string(line.range))")
         }
+    }
+
+    /// Long identifiers in a narrow column leave lines too loose to justify; code may then
+    /// break inside, at a `.` or after `(`, `,`, `_`, with no hyphen and its characters
+    /// unchanged, and only where a line would otherwise be loose.
+    @Test(arguments: [ArticleLayout.Typography.LineBreaking.greedy, .optimal])
+    func inlineCodeBreaksInsideOnlyToSpareALooseLine(breaking: ArticleLayout.Typography.LineBreaking) throws {
+        let html = "<p>The function <code>os.path.expanduser(path)</code> replaces a leading tilde in the path with the home "
+            + "folder of the user, and <code>subprocess.check_output(arguments)</code> runs a command and returns what it "
+            + "printed, as bytes, unless it is asked for text by its <code>universal_newlines</code> argument.</p>"
+        func endsInsideCode(_ line: LineBox, _ text: AttributedText) -> Bool {
+            let last = line.range.upperBound - 1
+            let style = text.styleRuns[text.styleRunIndex(at: last)].value
+            return style.verbatim && line.range.upperBound < text.scalars.count && !text.scalars[last].isWhitespaceOrObjectReplacement
+                && !text.scalars[line.range.upperBound].isWhitespaceOrObjectReplacement
+        }
+        var narrow = Self.magazine(width: 220)
+        narrow.typography.lineBreaking = breaking
+        let (text, all) = try typeset(html, layout: narrow)
+        let paragraph = lines(of: text, all, holding: "leading tilde")
+        #expect(paragraph.contains { endsInsideCode($0, text) }, "\(paragraph.map { text.string($0.range) })")
+        #expect(paragraph.allSatisfy { !$0.isLoose }, "\(paragraph.filter(\.isLoose).map { text.string($0.range) })")
+        #expect(!paragraph.contains { $0.isHyphenated && text.styleRuns[text.styleRunIndex(at: $0.range.upperBound - 1)].value.verbatim })
+        #expect(paragraph.map { text.string($0.range) }.joined() == text.string(text.paragraphs[0].range))
+        // Where the column is wide enough for the words to fill lines, code stays whole.
+        var wide = Self.magazine(width: 420)
+        wide.typography.lineBreaking = breaking
+        let (wideText, wideLines) = try typeset(html, layout: wide)
+        #expect(!wideLines.contains { endsInsideCode($0, wideText) }, "\(wideLines.map { wideText.string($0.range) })")
     }
 
     @Test func headingsAreNeverJustifiedNorHyphenated() throws {
