@@ -527,10 +527,21 @@ int gm_render_svg(fz_context *ctx, const unsigned char *data, size_t length, siz
         double s = max_scale > 0 ? max_scale : 1;
         if (w * h * s * s > (double)max_pixels)
             s = sqrt((double)max_pixels / (w * h));
+        /* The pixmap covers the scaled bounds rounded out to whole pixels (a pixel more on each
+           side when they fall between pixels): shrink the scale until that fits too. */
+        for (int tries = 0; tries < 16; tries++) {
+            fz_irect area = fz_round_rect(fz_transform_rect(bounds, fz_scale((float)s, (float)s)));
+            double pixels = (double)(area.x1 - area.x0) * (double)(area.y1 - area.y0);
+            if (pixels <= (double)max_pixels)
+                break;
+            s *= 0.999 * sqrt((double)max_pixels / pixels);
+        }
         pixmap = fz_new_pixmap_from_page(ctx, page, fz_scale((float)s, (float)s), fz_device_rgb(ctx), 1);
         if (pixmap->n != 4)
             fz_throw(ctx, FZ_ERROR_GENERIC, "MuPDF rendered the SVG with %d components, not RGBA", pixmap->n);
         int pw = pixmap->w, ph = pixmap->h;
+        if ((double)pw * (double)ph > (double)max_pixels)
+            fz_throw(ctx, FZ_ERROR_GENERIC, "the SVG would take %d x %d pixels, more than %zu", pw, ph, max_pixels);
         out = malloc((size_t)pw * (size_t)ph * 4);
         if (!out)
             fz_throw(ctx, FZ_ERROR_MEMORY, "out of memory rendering a %d x %d SVG", pw, ph);
