@@ -88,11 +88,72 @@ public enum PipelineEvent: Sendable {
 final class RunRecorder: Sendable {
     private struct PageState {
         var facts: PageFacts
-        var outputs: [OutputVariant: WrittenOutput] = [:]
+        /// Written outputs, in the order they were reported (a page has a few).
+        var outputs: [StoredOutput] = []
         var reported = 0
         /// Outputs not made on purpose (page images in a thumbnails-only pass, when none was kept).
         var skipped = 0
         var complete: Bool { outputs.count + skipped == reported }
+    }
+
+    /// A written output as a finished page keeps it until its document's entry is made: a
+    /// page of a long document waits there for all the others, so it is kept small (its hash as
+    /// 32 bytes instead of 64 characters, no dictionary): 3,000 pages kept 2.6 MB as
+    /// `WrittenOutput`s in dictionaries (heaptrack), about 1 MB like this.
+    struct StoredOutput {
+        var variant: OutputVariant
+        var path: String
+        var width: Int32
+        var height: Int32
+        var bytes: Int
+        var sha256: CompactHash
+
+        init(_ variant: OutputVariant, _ output: WrittenOutput) {
+            self.variant = variant
+            path = output.path
+            width = Int32(clamping: output.width)
+            height = Int32(clamping: output.height)
+            bytes = output.bytes
+            sha256 = CompactHash(output.sha256)
+        }
+    }
+
+    /// A SHA-256 in lowercase hexadecimal, as 4 words when it is one (it always is: every hash
+    /// comes from `ContentHash`), else the text as it came.
+    enum CompactHash {
+        case words(UInt64, UInt64, UInt64, UInt64)
+        case text(String)
+
+        init(_ hex: String) {
+            let utf8 = Array(hex.utf8)
+            func word(_ index: Int) -> UInt64? {
+                var value: UInt64 = 0
+                for byte in utf8[(index * 16)..<(index * 16 + 16)] {
+                    switch byte {
+                    case 0x30...0x39: value = value << 4 | UInt64(byte - 0x30)
+                    case 0x61...0x66: value = value << 4 | UInt64(byte - 0x61 + 10)
+                    default: return nil
+                    }
+                }
+                return value
+            }
+            if utf8.count == 64, let a = word(0), let b = word(1), let c = word(2), let d = word(3) {
+                self = .words(a, b, c, d)
+            } else {
+                self = .text(hex)
+            }
+        }
+
+        var hex: String {
+            switch self {
+            case .text(let text): return text
+            case .words(let a, let b, let c, let d):
+                return [a, b, c, d].map { word in
+                    let digits = String(word, radix: 16)
+                    return String(repeating: "0", count: 16 - digits.count) + digits
+                }.joined()
+            }
+        }
     }
 
     private struct DocumentState {
@@ -244,7 +305,12 @@ final class RunRecorder: Sendable {
         count(document, facts) { page, state in
             switch result {
             case .success(let output):
-                page.outputs[variant] = output
+                let stored = StoredOutput(variant, output)
+                if let known = page.outputs.firstIndex(where: { $0.variant == variant }) {
+                    page.outputs[known] = stored
+                } else {
+                    page.outputs.append(stored)
+                }
                 if reused { state.reused += 1 } else { state.drawn += 1 }
             case .failure(let failure): Self.keepEarliest(&state.documents[document].failure, failure)
             }
@@ -304,15 +370,16 @@ final class RunRecorder: Sendable {
         if let unchanged = document.unchanged { return unchanged }
         let pages = document.pages.keys.sorted().compactMap { index -> Manifest.Page? in
             guard let page = document.pages[index], page.reported == outputsPerPage, page.complete else { return nil }
-            let thumbnails = page.outputs.keys.sorted().compactMap { variant -> Manifest.Thumbnail? in
-                guard case .thumbnail(let box) = variant, let output = page.outputs[variant] else { return nil }
-                return Manifest.Thumbnail(box: box, path: output.path, width: output.width, height: output.height,
-                                          sha256: output.sha256, bytes: output.bytes)
+            let thumbnails = page.outputs.sorted { $0.variant < $1.variant }.compactMap { output -> Manifest.Thumbnail? in
+                guard case .thumbnail(let box) = output.variant else { return nil }
+                return Manifest.Thumbnail(box: box, path: output.path, width: Int(output.width), height: Int(output.height),
+                                          sha256: output.sha256.hex, bytes: output.bytes)
             }
             return Manifest.Page(number: page.facts.number, widthPt: page.facts.widthPt, heightPt: page.facts.heightPt,
                                  rotation: page.facts.rotation,
-                                 image: page.outputs[.image].map {
-                                     Manifest.Image(path: $0.path, width: $0.width, height: $0.height, sha256: $0.sha256, bytes: $0.bytes)
+                                 image: page.outputs.first { $0.variant == .image }.map {
+                                     Manifest.Image(path: $0.path, width: Int($0.width), height: Int($0.height), sha256: $0.sha256.hex,
+                                                    bytes: $0.bytes)
                                  },
                                  thumbnails: thumbnails, layout: page.facts.layout?.name,
                                  writingMode: page.facts.layout?.writingMode.rawValue,

@@ -66,3 +66,19 @@ struct FailCasesTests {
     let text = target.run(Array("just some words".utf8))
     #expect(text.pagesDrawn == 0 && !text.errors.isEmpty)
 }
+
+/// MuPDF 1.21 loops forever on polygon points it cannot read (a letter, a plus sign): such a
+/// picture fails at once with the character named; signed and exponent numbers still draw.
+@Test func svgPolygonPointsMuPDFWouldLoopOnFailTheImageAlone() throws {
+    let target = try ImageFuzzTarget()
+    func svg(_ points: String, element: String = "polygon") -> [UInt8] {
+        Array("<svg xmlns='http://www.w3.org/2000/svg' width='40' height='40'><g><\(element) points='\(points)' stroke='red'/></g></svg>".utf8)
+    }
+    #expect(target.run(svg("0,0 40,0 20,4e1 -1.5e+0,.5")).pagesDrawn == 1)
+    #expect(target.run(svg("0,0 40 40", element: "polyline")).pagesDrawn == 1)
+    for points in ["09,90 50M-60 90,90", "0,0 40,0 20,40 x", "0,0 +5,5"] {
+        let outcome = target.run(svg(points))
+        #expect(outcome.pagesDrawn == 0)
+        #expect(outcome.errors.contains { $0.contains("points MuPDF cannot read") }, "\(points): \(outcome.errors)")
+    }
+}

@@ -70,3 +70,24 @@ import Testing
         try expectSameBytes(manifest)
     }
 }
+
+/// A finished page keeps its outputs' hashes as words; the manifest must get back the very
+/// text it was given, leading zeros and all, and anything that is not a lowercase SHA-256 as is.
+@Test func compactHashesGiveBackTheirText() {
+    var generator = SystemRandomNumberGenerator()
+    var samples = ["0000000000000000000000000000000000000000000000000000000000000000",
+                   "00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff0001",
+                   String(repeating: "f", count: 64)]
+    for _ in 0..<200 {
+        samples.append((0..<64).map { _ in String("0123456789abcdef".randomElement(using: &generator)!) }.joined())
+    }
+    for hex in samples {
+        let compact = RunRecorder.CompactHash(hex)
+        guard case .words = compact else { Issue.record("\(hex) kept as text"); continue }
+        #expect(compact.hex == hex)
+    }
+    for odd in ["", "abc", String(repeating: "A", count: 64), String(repeating: "g", count: 64), String(repeating: "0", count: 65)] {
+        #expect(RunRecorder.CompactHash(odd).hex == odd)
+        if case .words = RunRecorder.CompactHash(odd) { Issue.record("\(odd) taken for a hash") }
+    }
+}
