@@ -505,10 +505,12 @@ int gm_render_rgb(fz_context *ctx, fz_display_list *list, float zoom,
  */
 /* MuPDF 1.21's SVG interpreter reads a polygon's or polyline's `points` with a loop that only
    moves on over separators and numbers (svg_parse_polygon_imp): any other character, or a sign
-   that starts no number, leaves it spinning forever (found by FuzzImage). The attribute is
-   checked here with the same character classes before MuPDF runs the drawing; a value it would
-   loop on makes the picture fail with the offending character, as a broken raster would. The
-   walk over the tree is iterative, so deep nesting cannot exhaust the stack. */
+   that starts no number, leaves it spinning forever. Its number lexer does not take a plus sign,
+   so a `+` starting a number in path data (`d`) spins the path loop too (both found by
+   FuzzImage). Those attributes are checked here with the same character classes before MuPDF
+   runs the drawing; a value it would loop on makes the picture fail with the offending
+   character, as a broken raster would. The walk over the tree is iterative, so deep nesting
+   cannot exhaust the stack. */
 static int gm_svg_number_start(const char *s)
 {
     /* Where svg_lex_number moves on: an optional minus (1.21 does not take a plus sign), then
@@ -548,6 +550,15 @@ static const char *gm_svg_points_stall(const char *s)
     return NULL;
 }
 
+/* A plus sign svg_lex_number would not move past: one that is not an exponent's. */
+static const char *gm_svg_path_stall(const char *s)
+{
+    for (const char *p = s; *p; p++)
+        if (*p == '+' && (p == s || (p[-1] != 'e' && p[-1] != 'E')))
+            return p;
+    return NULL;
+}
+
 static void gm_check_svg_points(fz_context *ctx, const unsigned char *data, size_t length)
 {
     /* The parser terminates (and so may grow) its buffer: it reads a copy. */
@@ -565,6 +576,11 @@ static void gm_check_svg_points(fz_context *ctx, const unsigned char *data, size
             if (stall)
                 fz_throw(ctx, FZ_ERROR_SYNTAX, "the SVG <%s> has points MuPDF cannot read ('%c' at character %d)",
                          fz_xml_tag(node), *stall >= 0x20 && *stall < 0x7f ? *stall : '?', (int)(stall - points) + 1);
+            const char *data = fz_xml_tag(node) ? fz_xml_att(node, "d") : NULL;
+            stall = data ? gm_svg_path_stall(data) : NULL;
+            if (stall)
+                fz_throw(ctx, FZ_ERROR_SYNTAX, "the SVG <%s> has path data MuPDF cannot read ('+' at character %d)",
+                         fz_xml_tag(node), (int)(stall - data) + 1);
             if (fz_xml_down(node)) {
                 node = fz_xml_down(node);
                 continue;

@@ -69,6 +69,7 @@ public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
 /// | `hyphenation` | hyphenate words automatically (CSS `hyphens: auto` for the whole text) | false |
 /// | `hyphenate_before`, `hyphenate_after` | fewest characters before and after an automatic hyphen, 1...10 | 2, 3 |
 /// | `max_hyphenated_lines` | most consecutive lines ending in a hyphen, 1...20 | 2 |
+/// | `max_letter_spacing` | em added at most between letters of a justified line whose spaces are at their limit, 0...0.2 | 0.04 |
 /// | `line_breaking` | `greedy` (each line takes what fits) or `optimal` (Knuth–Plass per paragraph) | `greedy` |
 /// | `vertical` | lines top to bottom, right to left, `columns` as bands stacked down the page (markup's `writing-mode` wins) | false |
 ///
@@ -466,6 +467,7 @@ private struct YAMLReader {
             case "max_hyphenated_lines": layout.typography.maximumConsecutiveHyphens = try integer(value, key: fieldKey, in: 1...20)
             case "vertical": layout.writingMode = try boolean(value, key: fieldKey) ? .verticalRL : .horizontalTB
             case "text_autospace": layout.typography.textAutospace = try boolean(value, key: fieldKey)
+            case "max_letter_spacing": layout.typography.maximumLetterSpacing = try number(value, key: fieldKey, in: 0...0.2)
             case "preformatted_marker":
                 let text = try string(value, key: fieldKey)
                 let scalars = Array(text.unicodeScalars)
@@ -484,7 +486,7 @@ private struct YAMLReader {
                 }
                 layout.typography.lineBreaking = mode
             default:
-                throw error(keyNode, key: fieldKey, "unknown layout key; layout keys are name, page, orientation, columns, column_gap, inset, background, color, link_color, link_underline, font_family, font_size, line_height, language, justify_threshold, hyphenation, hyphenate_before, hyphenate_after, max_hyphenated_lines, line_breaking, vertical, text_autospace, preformatted_marker")
+                throw error(keyNode, key: fieldKey, "unknown layout key; layout keys are name, page, orientation, columns, column_gap, inset, background, color, link_color, link_underline, font_family, font_size, line_height, language, justify_threshold, hyphenation, hyphenate_before, hyphenate_after, max_hyphenated_lines, max_letter_spacing, line_breaking, vertical, text_autospace, preformatted_marker")
             }
         }
         if orientation == "landscape" && named && layout.pageWidth < layout.pageHeight {

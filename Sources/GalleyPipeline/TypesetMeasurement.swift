@@ -52,6 +52,11 @@ public struct TypesetMeasurement: Codable, Sendable {
         public var spaceRatio: Double?
         /// Justified between ideographs: points added at each gap.
         public var clusterGap: Double?
+        /// Justified with its spaces at their limit: points added between letters.
+        public var letterGap: Double?
+        /// How far its spaces stretch, or would have had to stretch to make it flush (loose
+        /// lines): 0 flush, 100 at the stretch limit, at most 10,000; 0 for a last line.
+        public var badness: Double
         public var text: String
     }
 
@@ -119,7 +124,7 @@ public struct TypesetMeasurement: Codable, Sendable {
                             wrappedPreformatted: line.isWrappedPreformatted,
                             width: manifestPoints(vertical ? line.rect.height : line.rect.width),
                             spaceRatio: line.spaceRatio.map { ($0 * 1000).rounded() / 1000 }, clusterGap: line.clusterGap.map(manifestPoints),
-                            text: String(characters))
+                            letterGap: line.letterGap.map { ($0 * 1000).rounded() / 1000 }, badness: (line.badness * 10).rounded() / 10, text: String(characters))
             }
         }
     }

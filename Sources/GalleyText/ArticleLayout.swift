@@ -50,6 +50,11 @@ public struct ArticleLayout: Hashable, Sendable {
         /// wrapped at the measure (`↪`), in the hanging indent, in the code's face; it is not
         /// part of the text. Default: none (the hanging indent alone shows the wrap).
         public var continuationMarker: Unicode.Scalar?
+        /// How far apart letters may be spaced (a fraction of the em, added between two
+        /// letters) in a justified line whose spaces are already at their stretch limit, before
+        /// the line is left ragged as loose. Only between letters of alphabets written with
+        /// separate letters, never in code. 0 turns it off. Default: 0.04.
+        public var maximumLetterSpacing = 0.04
 
         public enum LineBreaking: String, Hashable, Sendable {
             /// Each line takes as much as fits (fast; what browsers do).

@@ -75,6 +75,7 @@ public final class ArticleTypesetter {
                                      isHyphenated: line.isHyphenated, isLoose: placed.loose,
                                      isWrappedPreformatted: placed.continuation, spaceRatio: placed.spaceRatio,
                                      clusterGap: line.expansion.flatMap { if case .clusters(let gap) = $0 { gap } else { nil } },
+                                     letterGap: line.expansion?.letterExtra,
                                      badness: line.badness))
                 if placed.continuation, let marker = layout.typography.continuationMarker, let first = line.runs.first,
                    let glyph = first.face.glyph(for: marker) {

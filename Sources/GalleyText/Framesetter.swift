@@ -141,7 +141,7 @@ public final class Framesetter {
             let origin = Self.origin(of: line, in: rect, measure: measure, startIndent: max(0, startIndent),
                                      alignment: style.alignment, rightToLeft: analysis.baseLevel == 1)
             var spaceRatio: Double?
-            if case .spaces(let extra) = expansion {
+            if let extra = expansion?.spaceExtra {
                 let spaces = analysis.stretch(local.lowerBound, local.upperBound)
                 let average = spaces.limit / Self.maximumSpaceStretch / Double(max(1, spaces.opportunities))
                 spaceRatio = average > 0 ? extra / average : nil
@@ -277,11 +277,21 @@ public final class Framesetter {
         }
         let slack = max(0, measure - natural)
         let stretch = analysis.stretch(local.lowerBound, local.upperBound)
-        guard stretch.opportunities > 0 else { return (nil, true) }
-        let share = slack / Double(stretch.opportunities)
-        if stretch.betweenClusters { return (.clusters(share), false) }
-        guard slack <= stretch.limit + LineFiller.tolerance else { return (nil, true) }
-        return (.spaces(share), false)
+        if stretch.betweenClusters {
+            guard stretch.opportunities > 0 else { return (nil, true) }
+            return (.clusters(slack / Double(stretch.opportunities)), false)
+        }
+        if stretch.opportunities > 0, slack <= stretch.limit + LineFiller.tolerance {
+            return (.spaces(slack / Double(stretch.opportunities)), false)
+        }
+        // The spaces at their limit, the rest between letters, up to the layout's letter
+        // spacing (as a compositor's letter-spacing range): else too loose, left ragged.
+        let spaces = stretch.opportunities > 0 ? stretch.limit : 0
+        let rest = slack - spaces
+        guard stretch.letterGaps > 0, rest <= stretch.letterRoom * typography.maximumLetterSpacing + LineFiller.tolerance else {
+            return (nil, true)
+        }
+        return (.spacesAndLetters(spaces / Double(max(1, stretch.opportunities)), rest / Double(stretch.letterGaps)), false)
     }
 
     /// The x where a line's visible content starts.

@@ -67,6 +67,11 @@ struct ParagraphAnalysis {
         /// Cluster starts that take slack in a line of ideographs (`takesClusterGap`).
         var clusterGaps: [Int]
         var ideographs: [Int]
+        /// Cluster starts between two letters that may be spaced apart (`takesLetterGap`), and
+        /// the sum of their font sizes (points), to which the layout's letter-spacing limit
+        /// (a fraction of the em) applies.
+        var letterGaps: [Int]
+        var letterRoom: [Double]
     }
 
     /// Where a line's visible content ends: before its trailing hanging space.
@@ -99,8 +104,15 @@ struct ParagraphAnalysis {
                            limit: width(a, end) / Double(max(1, clusters)) * 0.25 * Double(gaps))
         }
         let separators = prefix.separators[end] - prefix.separators[a]
+        let letters = end > a ? prefix.letterGaps[end] - prefix.letterGaps[a + 1] : 0
         return Stretch(betweenClusters: false, opportunities: separators,
-                       limit: (prefix.separatorWidth[end] - prefix.separatorWidth[a]) * Framesetter.maximumSpaceStretch)
+                       limit: (prefix.separatorWidth[end] - prefix.separatorWidth[a]) * Framesetter.maximumSpaceStretch,
+                       letterGaps: letters, letterRoom: end > a ? prefix.letterRoom[end] - prefix.letterRoom[a + 1] : 0)
+    }
+
+    /// Whether a justified line takes letter spacing before local cluster start `local`.
+    func takesLetterGap(before local: Int) -> Bool {
+        local > 0 && stretchPrefix.letterGaps[local + 1] > stretchPrefix.letterGaps[local]
     }
 
     /// How much narrower than its natural width a line of local characters `a..<b` may be set
@@ -124,6 +136,10 @@ struct ParagraphAnalysis {
         var opportunities: Int
         /// Slack the line may take before it is too loose (points).
         var limit: Double
+        /// Gaps between letters (not ideographs) that may take what the spaces cannot, and
+        /// the sum of the font sizes there (points): see `takesLetterGap`.
+        var letterGaps = 0
+        var letterRoom = 0.0
     }
 
     /// Whether a justified line of ideographs takes slack at the boundary between these two
@@ -131,6 +147,16 @@ struct ParagraphAnalysis {
     /// never between the letters of a Latin word or the digits of a number set among them.
     static func takesClusterGap(after previous: Unicode.Scalar, before next: Unicode.Scalar) -> Bool {
         previous.isWideCJK || next.isWideCJK || previous.isWordSeparator || next.isWordSeparator
+    }
+
+    /// Whether a justified line whose spaces are at their limit may take letter spacing
+    /// between these two characters, the last of one cluster and the first of the next: both
+    /// visible characters of the alphabets written with separate letters (Latin, Greek,
+    /// Cyrillic, Armenian, Georgian, their marks, digits and punctuation), so never in a
+    /// script whose letters join or stack (Arabic, Indic, CJK), nor next to a space, a soft
+    /// hyphen or another invisible character.
+    static func takesLetterGap(after previous: Unicode.Scalar, before next: Unicode.Scalar) -> Bool {
+        previous.isSeparateLetterScript && next.isSeparateLetterScript
     }
 
     /// Whether `text-autospace` puts space between these two characters: an ideograph or kana
@@ -165,6 +191,8 @@ extension ParagraphAnalysis {
         var clusters = 0
         var clusterGaps = 0
         var ideographs = 0
+        var letterGaps = 0
+        var letterRoom = 0.0
         /// What the itemizer decided for the characters before; nil at the paragraph's start.
         var itemizer: Itemizer.Context?
     }
@@ -222,6 +250,7 @@ extension ParagraphAnalysis {
         return Resumption(offset: offset, width: widthPrefix[local], separators: prefix.separators[local],
                           separatorWidth: prefix.separatorWidth[local], clusters: prefix.clusters[local],
                           clusterGaps: prefix.clusterGaps[local], ideographs: prefix.ideographs[local],
+                          letterGaps: prefix.letterGaps[local], letterRoom: prefix.letterRoom[local],
                           itemizer: Itemizer.Context(face: face, script: item.script, upright: item.upright))
     }
 }
@@ -447,13 +476,13 @@ struct ParagraphAnalyzer {
         let hyphens = hyphenation(of: range, paragraph: whole, items: shaped, breaks: &breaks, clusterStart: clusterStart)
         // Spaces of code (`TextStyle.verbatim`) are not word separators that take slack.
         var verbatim = [Bool](repeating: false, count: count)
+        var sizes = [Double](repeating: 0, count: count)
         var run = text.styleRunIndex(at: range.lowerBound)
         while run < text.styleRuns.count, text.styleRuns[run].range.lowerBound < range.upperBound {
             let styleRun = text.styleRuns[run]
-            if styleRun.value.verbatim {
-                for offset in max(styleRun.range.lowerBound, range.lowerBound)..<min(styleRun.range.upperBound, range.upperBound) {
-                    verbatim[offset - range.lowerBound] = true
-                }
+            for offset in max(styleRun.range.lowerBound, range.lowerBound)..<min(styleRun.range.upperBound, range.upperBound) {
+                verbatim[offset - range.lowerBound] = styleRun.value.verbatim
+                sizes[offset - range.lowerBound] = styleRun.value.size
             }
             run += 1
         }
@@ -463,9 +492,16 @@ struct ParagraphAnalyzer {
         var separators = [Int](repeating: start.separators, count: count + 1), clusters = [Int](repeating: start.clusters, count: count + 1)
         var ideographs = [Int](repeating: start.ideographs, count: count + 1)
         var clusterGaps = [Int](repeating: start.clusterGaps, count: count + 1)
+        var letterGaps = [Int](repeating: start.letterGaps, count: count + 1)
+        var letterRoom = [Double](repeating: start.letterRoom, count: count + 1)
         var previous: Unicode.Scalar = range.lowerBound > 0 ? text.scalars[range.lowerBound - 1] : " "
         for (i, scalar) in text.scalars[range].enumerated() {
             clusterGaps[i + 1] = clusterGaps[i] + (clusterStart[i] && ParagraphAnalysis.takesClusterGap(after: previous, before: scalar) ? 1 : 0)
+            // Code keeps its letters where they are, on both sides of the gap.
+            let letterGap = i > 0 && clusterStart[i] && !verbatim[i] && !verbatim[i - 1]
+                && ParagraphAnalysis.takesLetterGap(after: previous, before: scalar)
+            letterGaps[i + 1] = letterGaps[i] + (letterGap ? 1 : 0)
+            letterRoom[i + 1] = letterRoom[i] + (letterGap ? sizes[i] : 0)
             previous = scalar
         }
         var separatorWidth = [Double](repeating: start.separatorWidth, count: count + 1)
@@ -486,7 +522,7 @@ struct ParagraphAnalyzer {
         }
         let stretch = ParagraphAnalysis.StretchPrefix(separators: separators, separatorWidth: separatorWidth, clusters: clusters,
                                                       clusterGaps: clusterGaps,
-                                                      ideographs: ideographs)
+                                                      ideographs: ideographs, letterGaps: letterGaps, letterRoom: letterRoom)
         var analysis = ParagraphAnalysis(range: range, paragraph: whole, exactEnd: range.upperBound, start: start,
                                          scalars: text.scalars[range], style: paragraph.value, baseLevel: baseLevel,
                                          vertical: vertical, items: shaped, breaks: breaks, widthPrefix: prefix,

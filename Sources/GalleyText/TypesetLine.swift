@@ -44,6 +44,22 @@ struct TypesetLine {
         case spaces(Double)
         /// Added between clusters: lines of ideographs, which have no spaces.
         case clusters(Double)
+        /// Spaces at their stretch limit (the first amount, after each word separator) and the
+        /// rest between letters (the second, at each `ParagraphAnalysis.takesLetterGap`).
+        case spacesAndLetters(Double, Double)
+
+        /// Points added after each word separator, if any.
+        var spaceExtra: Double? {
+            switch self {
+            case .spaces(let extra), .spacesAndLetters(let extra, _): extra
+            case .clusters: nil
+            }
+        }
+
+        /// Points added between letters, if any.
+        var letterExtra: Double? {
+            if case .spacesAndLetters(_, let extra) = self { extra } else { nil }
+        }
     }
     var ascent: Double = 0
     var descent: Double = 0
@@ -61,15 +77,23 @@ struct TypesetLine {
         let hyphenOffset = start + local.upperBound - 1
         isHyphenated = hyphen != nil
         self.expansion = expansion
-        var spaceExtra = 0.0, clusterExtra = 0.0
+        var spaceExtra = 0.0, clusterExtra = 0.0, letterExtra = 0.0
         switch expansion {
         case .spaces(let extra): spaceExtra = extra
         case .clusters(let extra): clusterExtra = extra
+        case .spacesAndLetters(let space, let letter): (spaceExtra, letterExtra) = (space, letter)
         case nil: break
         }
         // Between clusters: before every cluster but the line's first, in visual order.
         var previousCluster: Int?
+        let lineStart = start + local.lowerBound
         func gap(before cluster: Int, pen: inout Double) {
+            // Letter spacing before every cluster that takes it but the line's first in logical
+            // order, as `ParagraphAnalysis.stretch` counts them.
+            if letterExtra != 0, previousCluster != cluster, cluster > lineStart,
+               analysis.takesLetterGap(before: cluster - analysis.range.lowerBound) {
+                pen += letterExtra
+            }
             if let previousCluster, previousCluster != cluster, cluster > analysis.range.lowerBound {
                 if clusterExtra != 0,
                    ParagraphAnalysis.takesClusterGap(after: analysis.scalar(at: cluster - 1), before: analysis.scalar(at: cluster)) {

@@ -38,6 +38,9 @@ public struct LineBox: Hashable, Sendable {
     public var spaceRatio: Double?
     /// For a line justified between its characters (ideographs): points added at each gap.
     public var clusterGap: Double?
+    /// For a justified line whose spaces were at their limit: points added between letters
+    /// (`Typography.maximumLetterSpacing`).
+    public var letterGap: Double?
     /// How far its spaces stretch, or would have to stretch to make it flush: 0 flush, 100 at
     /// the stretch limit, at most 10,000; 0 for the last line of a paragraph.
     public var badness = 0.0

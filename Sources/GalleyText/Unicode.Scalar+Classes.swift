@@ -53,6 +53,23 @@ extension Unicode.Scalar {
         self == " " || self == "\u{00A0}"
     }
 
+    /// A visible character of an alphabet written with separate letters, which letter spacing
+    /// may pull apart without breaking a joined or stacked form: Latin, Greek, Cyrillic,
+    /// Armenian and Georgian with their marks, ASCII and Latin-1 digits and punctuation,
+    /// general punctuation, super- and subscripts, currency and letterlike symbols, and the
+    /// Latin presentation forms (ﬁ). Not spaces, controls, soft hyphens or other invisible
+    /// format characters.
+    var isSeparateLetterScript: Bool {
+        switch value {
+        case 0x21...0x7E, 0xA1...0xAC, 0xAE...0x58F, 0x10A0...0x10FF, 0x1C80...0x1C8F, 0x1D00...0x1FFF,
+             0x2010...0x2027, 0x2030...0x205E, 0x2070...0x214F, 0x2C60...0x2C7F, 0x2DE0...0x2DFF,
+             0xA640...0xA69F, 0xA720...0xA7FF, 0xAB30...0xAB6F, 0xFB00...0xFB17:
+            true
+        default:
+            false
+        }
+    }
+
     /// Whether libunibreak (1.1), started afresh at this character, is in the state that the
     /// text before brings it to here: true unless it is a space (class SP) or a character it
     /// may class as a combining mark (CM), which carry the class of the character before

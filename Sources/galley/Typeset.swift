@@ -76,6 +76,7 @@ struct Typeset: ParsableCommand {
                         var flags = [detail.justified ? "justified" : nil, detail.hyphenated ? "hyphenated" : nil,
                                      detail.loose ? "loose" : nil, detail.wrappedPreformatted ? "wrapped" : nil].compactMap { $0 }
                         if let ratio = detail.spaceRatio { flags.append(String(format: "spaces %+.2f", ratio)) }
+                        if let gap = detail.letterGap { flags.append(String(format: "letters +%.2f pt", gap)) }
                         let text = detail.text.replacingOccurrences(of: "\n", with: "⏎").replacingOccurrences(of: "\u{2028}", with: "↵")
                         print("    p\(detail.page) c\(detail.column) [\(detail.textRange[0]), \(detail.textRange[1])) \(detail.element) "
                               + String(format: "%.1f pt", detail.width) + (flags.isEmpty ? "" : " " + flags.joined(separator: ", "))

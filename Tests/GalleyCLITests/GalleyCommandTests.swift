@@ -136,6 +136,13 @@ import Testing
         let ratios = lines.compactMap { $0["space_ratio"] as? Double }
         #expect(ratios.contains { $0 > 0 } && ratios.contains { $0 < 0 }, "spaces stretch and shrink")
         #expect(ratios.allSatisfy { $0 >= -0.2 - 1e-6 && $0 <= 2 + 1e-6 }, "within the limits: 0.8 to 3 times a space")
+        // Letter spacing only once spaces are at their limit, within the default 0.04 em (of
+        // at most 13 pt, the essay's largest justified text).
+        let letterSpaced = lines.filter { $0["letter_gap"] != nil }
+        #expect(!letterSpaced.isEmpty)
+        #expect(letterSpaced.allSatisfy { ($0["space_ratio"] as? Double ?? 2) > 2 - 1e-3 && ($0["letter_gap"] as? Double ?? 1) <= 0.04 * 13 + 1e-3 })
+        #expect(lines.allSatisfy { ($0["badness"] as? Double).map { $0 >= 0 && $0 <= 10_000 } == true })
+        #expect(lines.filter { $0["loose"] as? Bool == true }.allSatisfy { ($0["badness"] as? Double ?? 0) > 100 }, "loose: past the limit")
     }
 
     @Test func helpDocumentsTheExitStatuses() throws {

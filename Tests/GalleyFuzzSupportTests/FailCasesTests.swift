@@ -67,8 +67,9 @@ struct FailCasesTests {
     #expect(text.pagesDrawn == 0 && !text.errors.isEmpty)
 }
 
-/// MuPDF 1.21 loops forever on polygon points it cannot read (a letter, a plus sign): such a
-/// picture fails at once with the character named; signed and exponent numbers still draw.
+/// MuPDF 1.21 loops forever on polygon points it cannot read (a letter, a plus sign) and on a
+/// plus sign in path data: such a picture fails at once with the character named; negative and
+/// exponent numbers still draw.
 @Test func svgPolygonPointsMuPDFWouldLoopOnFailTheImageAlone() throws {
     let target = try ImageFuzzTarget()
     func svg(_ points: String, element: String = "polygon") -> [UInt8] {
@@ -81,4 +82,10 @@ struct FailCasesTests {
         #expect(outcome.pagesDrawn == 0)
         #expect(outcome.errors.contains { $0.contains("points MuPDF cannot read") }, "\(points): \(outcome.errors)")
     }
+    func path(_ data: String) -> [UInt8] {
+        Array("<svg xmlns='http://www.w3.org/2000/svg' width='40' height='40'><path d='\(data)' fill='red'/></svg>".utf8)
+    }
+    #expect(target.run(path("M10 10 L30 10 L2e+1 3E+1 Z")).pagesDrawn == 1)
+    let plus = target.run(path("M10 50 90 +90 Z"))
+    #expect(plus.pagesDrawn == 0 && plus.errors.contains { $0.contains("path data MuPDF cannot read") }, "\(plus.errors)")
 }

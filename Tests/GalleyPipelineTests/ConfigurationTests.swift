@@ -155,6 +155,7 @@ import Testing
                 hyphenate_before: 3
                 hyphenate_after: 4
                 max_hyphenated_lines: 3
+                max_letter_spacing: 0
                 line_breaking: optimal
                 vertical: true
                 preformatted_marker: "↪"
@@ -172,6 +173,7 @@ import Testing
         #expect(wide.typography.justifyThreshold == 0.85 && wide.base.hyphens == .auto)
         #expect(wide.typography.hyphenateBefore == 3 && wide.typography.hyphenateAfter == 4 && wide.typography.maximumConsecutiveHyphens == 3)
         #expect(wide.typography.lineBreaking == .optimal && wide.typography.continuationMarker == "↪")
+        #expect(wide.typography.maximumLetterSpacing == 0)
         #expect(wide.writingMode == .verticalRL)
         let custom = configuration.layouts[1]
         #expect(custom.pageWidth == 400 && custom.pageHeight == 600 && custom.columns == 1 && custom.base.fontFamily == "DejaVu Serif")
@@ -179,6 +181,7 @@ import Testing
         #expect(custom.typography.justifyThreshold == 1 && custom.base.hyphens == .manual)
         #expect(custom.typography.hyphenateBefore == 2 && custom.typography.hyphenateAfter == 3 && custom.typography.maximumConsecutiveHyphens == 2)
         #expect(custom.writingMode == .horizontalTB && custom.typography.continuationMarker == nil)
+        #expect(custom.typography.maximumLetterSpacing == 0.04)
         #expect(try Configuration.load(yaml: "dpi: 72\n", file: "p.yml", baseDirectory: URL(fileURLWithPath: "/")).layouts.map(\.name) == ["a4"])
     }
 
@@ -197,6 +200,7 @@ import Testing
             ("layouts:\n  - name: x\n    hyphenate_after: 0\n", "layouts.x.hyphenate_after"),
             ("layouts:\n  - name: x\n    max_hyphenated_lines: 0\n", "layouts.x.max_hyphenated_lines"),
             ("layouts:\n  - name: x\n    line_breaking: best\n", "layouts.x.line_breaking"),
+            ("layouts:\n  - name: x\n    max_letter_spacing: 0.5\n", "layouts.x.max_letter_spacing"),
             ("layouts:\n  - name: x\n    vertical: rl\n", "layouts.x.vertical"),
             ("layouts:\n  - name: x\n    preformatted_marker: '->'\n", "layouts.x.preformatted_marker"),
             ("layouts:\n  - name: x\n    preformatted_marker: ' '\n", "layouts.x.preformatted_marker"),

@@ -116,6 +116,44 @@ import Testing
         #expect(!wideLines.contains { endsInsideCode($0, wideText) }, "\(wideLines.map { wideText.string($0.range) })")
     }
 
+    /// A justified line whose spaces would have to grow past their limit takes the rest
+    /// between its letters, up to `max_letter_spacing`, and is flush instead of loose; the
+    /// breaks stay where they were; code and scripts whose letters join are never spaced.
+    @Test func letterSpacingSparesLooseLinesButNeverSpacesCode() throws {
+        let html = "<p style='text-align: justify'>Counterrevolutionaries institutionalized internationalization, "
+            + "notwithstanding extraordinarily uncharacteristic misunderstandings, while photographers documented "
+            + "disproportionately uncompromising representations of telecommunications infrastructure and "
+            + "electroencephalography laboratories everywhere.</p>"
+            + "<p style='text-align: justify'><code>configuration_value</code> <code>another_identifier</code> "
+            + "<code>third_name_here</code> <code>fourth_value</code> <code>fifth_identifier</code></p>"
+        var layout = Self.magazine(width: 150)
+        layout.base.hyphens = .manual
+        layout.typography.maximumLetterSpacing = 0
+        let (text, ragged) = try typeset(html, layout: layout)
+        layout.typography.maximumLetterSpacing = 0.04
+        let (_, spaced) = try typeset(html, layout: layout)
+        #expect(ragged.map(\.range) == spaced.map(\.range), "letter spacing moves no break")
+        #expect(ragged.allSatisfy { $0.letterGap == nil })
+        let prose = lines(of: text, spaced, holding: "Counterrevolutionaries")
+        let letterSpaced = prose.filter { $0.letterGap != nil }
+        #expect(!letterSpaced.isEmpty)
+        #expect(spaced.count(where: \.isLoose) < ragged.count(where: \.isLoose))
+        for line in letterSpaced {
+            #expect(line.isJustified && !line.isLoose)
+            #expect(abs(line.rect.width - 150) < 0.01, "flush: \(line.rect.width)")
+            #expect(line.letterGap! > 0 && line.letterGap! <= 0.04 * 10 + 1e-9)
+        }
+        // Code's letters never part: a line of one identifier is left ragged.
+        let code = lines(of: text, spaced, holding: "configuration_value")
+        #expect(code.allSatisfy { $0.letterGap == nil } && code.contains(where: \.isLoose),
+                "\(code.map { (text.string($0.range), $0.isLoose, $0.letterGap) })")
+        #expect(ParagraphAnalysis.takesLetterGap(after: "a", before: "b"))
+        #expect(ParagraphAnalysis.takesLetterGap(after: "ω", before: "3"))
+        for (a, b): (Unicode.Scalar, Unicode.Scalar) in [("a", " "), ("a", "\u{AD}"), ("ب", "ت"), ("क", "र"), ("あ", "い"), ("a", "\u{FFFC}")] {
+            #expect(!ParagraphAnalysis.takesLetterGap(after: a, before: b), "\(a) \(b)")
+        }
+    }
+
     @Test func headingsAreNeverJustifiedNorHyphenated() throws {
         let html = "<h2>An Informal Introduction to Boolean Operations and Comparisons of Internationalization</h2>"
             + "<p>Some prose after the heading, long enough to be justified when it wraps in this narrow column.</p>"
