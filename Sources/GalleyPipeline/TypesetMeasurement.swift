@@ -55,7 +55,8 @@ public struct TypesetMeasurement: Codable, Sendable {
         /// Justified with its spaces at their limit: points added between letters.
         public var letterGap: Double?
         /// How far its spaces stretch, or would have had to stretch to make it flush (loose
-        /// lines): 0 flush, 100 at the stretch limit, at most 10,000; 0 for a last line.
+        /// lines): 0 flush, 100 at the stretch limit, at most 10,000; 0 for a last line and for
+        /// lines not meant to be flush (code, headings, start-aligned lines short of the threshold).
         public var badness: Double
         public var text: String
     }

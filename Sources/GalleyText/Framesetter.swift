@@ -120,7 +120,11 @@ public final class Framesetter {
             }
             let (expansion, loose) = justification(of: local, in: analysis, lastLine: filler.isFinished, measure: measure)
             var line = TypesetLine(analysis: analysis, local: local, expansion: expansion)
-            line.badness = OptimalBreaker.badness(of: local, in: analysis, measure: measure, isLast: filler.isFinished)
+            // Only lines meant to be flush have a badness: a ragged line of code, a heading or
+            // a start-aligned line short of the threshold is as it should be.
+            if expansion != nil || loose {
+                line.badness = OptimalBreaker.badness(of: local, in: analysis, measure: measure, isLast: filler.isFinished)
+            }
 
             var gap = 0.0
             if first && !frame.lines.isEmpty {

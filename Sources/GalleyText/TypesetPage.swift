@@ -42,7 +42,8 @@ public struct LineBox: Hashable, Sendable {
     /// (`Typography.maximumLetterSpacing`).
     public var letterGap: Double?
     /// How far its spaces stretch, or would have to stretch to make it flush: 0 flush, 100 at
-    /// the stretch limit, at most 10,000; 0 for the last line of a paragraph.
+    /// the stretch limit, at most 10,000; 0 for the last line of a paragraph and for lines not
+    /// meant to be flush (code, headings, start-aligned lines short of the threshold).
     public var badness = 0.0
 }
 

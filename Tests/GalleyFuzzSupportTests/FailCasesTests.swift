@@ -86,6 +86,11 @@ struct FailCasesTests {
         Array("<svg xmlns='http://www.w3.org/2000/svg' width='40' height='40'><path d='\(data)' fill='red'/></svg>".utf8)
     }
     #expect(target.run(path("M10 10 L30 10 L2e+1 3E+1 Z")).pagesDrawn == 1)
+    // A PNG inside an SVG whose header claims 282 x 16,777,216 pixels: MuPDF would allocate
+    // 2.2 GB before decoding (the fuzzer's malloc limit caught it); the allocation is refused,
+    // MuPDF leaves the inner image out and draws the rest.
+    let huge = try [UInt8](Data(contentsOf: FailCasesTests.folder.appendingPathComponent("FuzzImage/oom-737da7039f00aabd108cb56a1608de8546ef91f1")))
+    #expect(target.run(huge).pagesDrawn == 1)
     let plus = target.run(path("M10 50 90 +90 Z"))
     #expect(plus.pagesDrawn == 0 && plus.errors.contains { $0.contains("path data MuPDF cannot read") }, "\(plus.errors)")
 }
