@@ -1,5 +1,6 @@
 #include "CGalleyMuPDF.h"
 
+#include <malloc.h>
 #include <math.h>
 #include <mupdf/fitz.h>
 #include <mupdf/pdf.h>
@@ -786,4 +787,10 @@ int gm_decode_image(fz_context *ctx, const unsigned char *data, size_t length, s
 void gm_image_samples_free(unsigned char *samples)
 {
     free(samples);
+}
+
+int gm_return_freed_memory(void)
+{
+    /* Not exported by Swift's Glibc module: malloc.h is glibc's own header. */
+    return malloc_trim(0);
 }

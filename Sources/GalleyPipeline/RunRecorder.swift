@@ -319,23 +319,24 @@ final class RunRecorder: Sendable {
 
     /// Counts one report for a page; the page's last one frees its slot and may finish the document.
     private func count(_ document: Int, _ facts: PageFacts, _ update: (inout PageState, inout State) -> Void) {
-        let (pageDone, event) = state.withLock { state -> (PipelineEvent?, PipelineEvent?) in
+        let (pageDone, event, giveBack) = state.withLock { state -> (PipelineEvent?, PipelineEvent?, Bool) in
             var page = state.documents[document].pages[facts.index] ?? PageState(facts: facts)
             update(&page, &state)
             page.reported += 1
             state.documents[document].pages[facts.index] = page
-            guard page.reported == outputsPerPage else { return (nil, nil) }
+            guard page.reported == outputsPerPage else { return (nil, nil, false) }
             state.documents[document].completedPages += 1
             state.pagesDone += 1
             state.updateKnownPages(document)
             let done = PipelineEvent.pageFinished(name: state.documents[document].source.name, page: facts.number,
                                                   layout: facts.layout?.name, pagesDone: state.pagesDone, pagesKnown: state.pagesKnown)
-            return (done, finishIfDone(&state, document))
+            return (done, finishIfDone(&state, document), state.pagesDone % FreedMemory.pagesBetweenReturns == 0)
         }
         if let pageDone {
             slots.release()
             onEvent(pageDone)
         }
+        if giveBack { FreedMemory.giveBack() }
         announce(document, event)
     }
 

@@ -109,6 +109,11 @@ void gm_image_samples_free(unsigned char *samples);
 int gm_render_svg(fz_context *ctx, const unsigned char *data, size_t length, size_t max_pixels, double max_scale,
                   int *width, int *height, double *scale, unsigned char **samples, gm_error *error);
 
+/// Gives the memory free in every malloc arena back to the system (glibc's malloc_trim), so
+/// that what the drawing threads freed stops counting in the process's RSS. Returns whether
+/// any was given back.
+int gm_return_freed_memory(void);
+
 #ifdef __cplusplus
 }
 #endif
