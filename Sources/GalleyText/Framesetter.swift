@@ -292,10 +292,12 @@ public final class Framesetter {
         // spacing (as a compositor's letter-spacing range): else too loose, left ragged.
         let spaces = stretch.opportunities > 0 ? stretch.limit : 0
         let rest = slack - spaces
-        guard stretch.letterGaps > 0, rest <= stretch.letterRoom * typography.maximumLetterSpacing + LineFiller.tolerance else {
+        guard typography.maximumLetterSpacing > 0 else { return (nil, true) }
+        let letters = analysis.letterGaps(local.lowerBound, local.upperBound)
+        guard letters.count > 0, rest <= letters.room * typography.maximumLetterSpacing + LineFiller.tolerance else {
             return (nil, true)
         }
-        return (.spacesAndLetters(spaces / Double(max(1, stretch.opportunities)), rest / Double(stretch.letterGaps)), false)
+        return (.spacesAndLetters(spaces / Double(max(1, stretch.opportunities)), rest / Double(letters.count)), false)
     }
 
     /// The x where a line's visible content starts.

@@ -67,11 +67,10 @@ struct ParagraphAnalysis {
         /// Cluster starts that take slack in a line of ideographs (`takesClusterGap`).
         var clusterGaps: [Int]
         var ideographs: [Int]
-        /// Cluster starts between two letters that may be spaced apart (`takesLetterGap`), and
-        /// the sum of their font sizes (points), to which the layout's letter-spacing limit
-        /// (a fraction of the em) applies.
-        var letterGaps: [Int]
-        var letterRoom: [Double]
+        /// Whether each local character is a cluster start between two letters that may be
+        /// spaced apart (`takesLetterGap`). A flag, not a running sum: letter spacing is asked
+        /// for once per loose line, and long paragraphs are analysed in long windows.
+        var letterGap: [Bool]
     }
 
     /// Where a line's visible content ends: before its trailing hanging space.
@@ -104,15 +103,35 @@ struct ParagraphAnalysis {
                            limit: width(a, end) / Double(max(1, clusters)) * 0.25 * Double(gaps))
         }
         let separators = prefix.separators[end] - prefix.separators[a]
-        let letters = end > a ? prefix.letterGaps[end] - prefix.letterGaps[a + 1] : 0
         return Stretch(betweenClusters: false, opportunities: separators,
-                       limit: (prefix.separatorWidth[end] - prefix.separatorWidth[a]) * Framesetter.maximumSpaceStretch,
-                       letterGaps: letters, letterRoom: end > a ? prefix.letterRoom[end] - prefix.letterRoom[a + 1] : 0)
+                       limit: (prefix.separatorWidth[end] - prefix.separatorWidth[a]) * Framesetter.maximumSpaceStretch)
+    }
+
+    /// The gaps between letters of a line of local characters `a..<b` that may take letter
+    /// spacing (after its first character, before its trailing space), and the sum of the
+    /// font sizes there (points), to which the layout's limit (a fraction of the em) applies.
+    func letterGaps(_ a: Int, _ b: Int) -> (count: Int, room: Double) {
+        let end = visibleEnd(a, b)
+        guard end > a + 1 else { return (0, 0) }
+        var count = 0, room = 0.0
+        let start = range.lowerBound
+        var index = items.firstIndex(endingAfter: start + a + 1)
+        while index < items.count, items[index].item.range.lowerBound < start + end {
+            let item = items[index].item
+            let lower = max(item.range.lowerBound, start + a + 1) - start, upper = min(item.range.upperBound, start + end) - start
+            if lower < upper {
+                let gaps = stretchPrefix.letterGap[lower..<upper].count(where: { $0 })
+                count += gaps
+                room += Double(gaps) * item.style.size
+            }
+            index += 1
+        }
+        return (count, room)
     }
 
     /// Whether a justified line takes letter spacing before local cluster start `local`.
     func takesLetterGap(before local: Int) -> Bool {
-        local > 0 && stretchPrefix.letterGaps[local + 1] > stretchPrefix.letterGaps[local]
+        local > 0 && stretchPrefix.letterGap[local]
     }
 
     /// How much narrower than its natural width a line of local characters `a..<b` may be set
@@ -136,10 +155,6 @@ struct ParagraphAnalysis {
         var opportunities: Int
         /// Slack the line may take before it is too loose (points).
         var limit: Double
-        /// Gaps between letters (not ideographs) that may take what the spaces cannot, and
-        /// the sum of the font sizes there (points): see `takesLetterGap`.
-        var letterGaps = 0
-        var letterRoom = 0.0
     }
 
     /// Whether a justified line of ideographs takes slack at the boundary between these two
@@ -191,8 +206,6 @@ extension ParagraphAnalysis {
         var clusters = 0
         var clusterGaps = 0
         var ideographs = 0
-        var letterGaps = 0
-        var letterRoom = 0.0
         /// What the itemizer decided for the characters before; nil at the paragraph's start.
         var itemizer: Itemizer.Context?
     }
@@ -250,7 +263,6 @@ extension ParagraphAnalysis {
         return Resumption(offset: offset, width: widthPrefix[local], separators: prefix.separators[local],
                           separatorWidth: prefix.separatorWidth[local], clusters: prefix.clusters[local],
                           clusterGaps: prefix.clusterGaps[local], ideographs: prefix.ideographs[local],
-                          letterGaps: prefix.letterGaps[local], letterRoom: prefix.letterRoom[local],
                           itemizer: Itemizer.Context(face: face, script: item.script, upright: item.upright))
     }
 }
@@ -476,13 +488,11 @@ struct ParagraphAnalyzer {
         let hyphens = hyphenation(of: range, paragraph: whole, items: shaped, breaks: &breaks, clusterStart: clusterStart)
         // Spaces of code (`TextStyle.verbatim`) are not word separators that take slack.
         var verbatim = [Bool](repeating: false, count: count)
-        var sizes = [Double](repeating: 0, count: count)
         var run = text.styleRunIndex(at: range.lowerBound)
         while run < text.styleRuns.count, text.styleRuns[run].range.lowerBound < range.upperBound {
             let styleRun = text.styleRuns[run]
             for offset in max(styleRun.range.lowerBound, range.lowerBound)..<min(styleRun.range.upperBound, range.upperBound) {
                 verbatim[offset - range.lowerBound] = styleRun.value.verbatim
-                sizes[offset - range.lowerBound] = styleRun.value.size
             }
             run += 1
         }
@@ -492,16 +502,13 @@ struct ParagraphAnalyzer {
         var separators = [Int](repeating: start.separators, count: count + 1), clusters = [Int](repeating: start.clusters, count: count + 1)
         var ideographs = [Int](repeating: start.ideographs, count: count + 1)
         var clusterGaps = [Int](repeating: start.clusterGaps, count: count + 1)
-        var letterGaps = [Int](repeating: start.letterGaps, count: count + 1)
-        var letterRoom = [Double](repeating: start.letterRoom, count: count + 1)
+        var letterGap = [Bool](repeating: false, count: count)
         var previous: Unicode.Scalar = range.lowerBound > 0 ? text.scalars[range.lowerBound - 1] : " "
         for (i, scalar) in text.scalars[range].enumerated() {
             clusterGaps[i + 1] = clusterGaps[i] + (clusterStart[i] && ParagraphAnalysis.takesClusterGap(after: previous, before: scalar) ? 1 : 0)
             // Code keeps its letters where they are, on both sides of the gap.
-            let letterGap = i > 0 && clusterStart[i] && !verbatim[i] && !verbatim[i - 1]
+            letterGap[i] = i > 0 && clusterStart[i] && !verbatim[i] && !verbatim[i - 1]
                 && ParagraphAnalysis.takesLetterGap(after: previous, before: scalar)
-            letterGaps[i + 1] = letterGaps[i] + (letterGap ? 1 : 0)
-            letterRoom[i + 1] = letterRoom[i] + (letterGap ? sizes[i] : 0)
             previous = scalar
         }
         var separatorWidth = [Double](repeating: start.separatorWidth, count: count + 1)
@@ -522,7 +529,7 @@ struct ParagraphAnalyzer {
         }
         let stretch = ParagraphAnalysis.StretchPrefix(separators: separators, separatorWidth: separatorWidth, clusters: clusters,
                                                       clusterGaps: clusterGaps,
-                                                      ideographs: ideographs, letterGaps: letterGaps, letterRoom: letterRoom)
+                                                      ideographs: ideographs, letterGap: letterGap)
         var analysis = ParagraphAnalysis(range: range, paragraph: whole, exactEnd: range.upperBound, start: start,
                                          scalars: text.scalars[range], style: paragraph.value, baseLevel: baseLevel,
                                          vertical: vertical, items: shaped, breaks: breaks, widthPrefix: prefix,
