@@ -249,6 +249,8 @@ final class RunRecorder: Sendable {
     func counted(_ document: Int, pages: Int, warnings: [String]) {
         state.withLock {
             $0.documents[document].pageCount = pages
+            // One table for all of them, not one grown by doubling as they finish.
+            $0.documents[document].pages.reserveCapacity(pages)
             $0.documents[document].warnings += warnings
             $0.updateKnownPages(document)
         }
@@ -320,7 +322,10 @@ final class RunRecorder: Sendable {
     /// Counts one report for a page; the page's last one frees its slot and may finish the document.
     private func count(_ document: Int, _ facts: PageFacts, _ update: (inout PageState, inout State) -> Void) {
         let (pageDone, event, giveBack) = state.withLock { state -> (PipelineEvent?, PipelineEvent?, Bool) in
-            var page = state.documents[document].pages[facts.index] ?? PageState(facts: facts)
+            // Taken out of the dictionary while it changes, so that its outputs array is not
+            // shared and grows in place (a copy per report, freed at once, fragmented the heap).
+            var page = state.documents[document].pages.removeValue(forKey: facts.index) ?? PageState(facts: facts)
+            if page.outputs.capacity < outputsPerPage { page.outputs.reserveCapacity(outputsPerPage) }
             update(&page, &state)
             page.reported += 1
             state.documents[document].pages[facts.index] = page
