@@ -89,7 +89,7 @@ final class RunRecorder: Sendable {
     private struct PageState {
         var facts: PageFacts
         /// Written outputs, in the order they were reported (a page has a few).
-        var outputs: [StoredOutput] = []
+        var outputs = PageOutputs()
         var reported = 0
         /// Outputs not made on purpose (page images in a thumbnails-only pass, when none was kept).
         var skipped = 0
@@ -97,25 +97,62 @@ final class RunRecorder: Sendable {
     }
 
     /// A written output as a finished page keeps it until its document's entry is made: a
-    /// page of a long document waits there for all the others, so it is kept small (its hash as
-    /// 32 bytes instead of 64 characters, no dictionary): 3,000 pages kept 2.6 MB as
-    /// `WrittenOutput`s in dictionaries (heaptrack), about 1 MB like this.
+    /// page of a long document waits there for all the others, so it is kept small and, in the
+    /// usual case, with nothing on the heap of its own (its hash as 32 bytes instead of 64
+    /// characters, its path as its extension when it is the path `OutputVariant.path` gives the
+    /// page, no dictionary): small allocations kept a page each, amid the drawing threads'
+    /// short-lived ones, pinned freed memory and made peak RSS grow with the page count.
     struct StoredOutput {
         var variant: OutputVariant
-        var path: String
+        /// The file's extension (a short string, kept inline) when `derived`, else its path.
+        private var pathOrExtension: String
+        private var derived: Bool
         var width: Int32
         var height: Int32
         var bytes: Int
         var sha256: CompactHash
 
-        init(_ variant: OutputVariant, _ output: WrittenOutput) {
+        init(_ variant: OutputVariant, _ output: WrittenOutput, folder: String, page: Int) {
             self.variant = variant
-            path = output.path
+            let dot = output.path.lastIndex(of: ".")
+            let fileExtension = dot.map { String(output.path[output.path.index(after: $0)...]) } ?? ""
+            derived = dot != nil && variant.path(folder: folder, page: page, fileExtension: fileExtension) == output.path
+            pathOrExtension = derived ? fileExtension : output.path
             width = Int32(clamping: output.width)
             height = Int32(clamping: output.height)
             bytes = output.bytes
             sha256 = CompactHash(output.sha256)
         }
+
+        /// The output's path under the output folder, for the page it belongs to.
+        func path(folder: String, page: Int) -> String {
+            derived ? variant.path(folder: folder, page: page, fileExtension: pathOrExtension) : pathOrExtension
+        }
+    }
+
+    /// A page's outputs: two inline (a page image and one thumbnail size, the usual case, need
+    /// no array of their own), more in an array.
+    struct PageOutputs {
+        private var first: StoredOutput?
+        private var second: StoredOutput?
+        private var more: [StoredOutput] = []
+
+        var count: Int { (first == nil ? 0 : 1) + (second == nil ? 0 : 1) + more.count }
+
+        /// Adds `output`, or replaces the one of the same variant.
+        mutating func set(_ output: StoredOutput) {
+            if first == nil || first?.variant == output.variant {
+                first = output
+            } else if second == nil || second?.variant == output.variant {
+                second = output
+            } else if let known = more.firstIndex(where: { $0.variant == output.variant }) {
+                more[known] = output
+            } else {
+                more.append(output)
+            }
+        }
+
+        var all: [StoredOutput] { [first, second].compactMap { $0 } + more }
     }
 
     /// A SHA-256 in lowercase hexadecimal, as 4 words when it is one (it always is: every hash
@@ -307,12 +344,7 @@ final class RunRecorder: Sendable {
         count(document, facts) { page, state in
             switch result {
             case .success(let output):
-                let stored = StoredOutput(variant, output)
-                if let known = page.outputs.firstIndex(where: { $0.variant == variant }) {
-                    page.outputs[known] = stored
-                } else {
-                    page.outputs.append(stored)
-                }
+                page.outputs.set(StoredOutput(variant, output, folder: facts.folder, page: facts.number))
                 if reused { state.reused += 1 } else { state.drawn += 1 }
             case .failure(let failure): Self.keepEarliest(&state.documents[document].failure, failure)
             }
@@ -322,10 +354,9 @@ final class RunRecorder: Sendable {
     /// Counts one report for a page; the page's last one frees its slot and may finish the document.
     private func count(_ document: Int, _ facts: PageFacts, _ update: (inout PageState, inout State) -> Void) {
         let (pageDone, event, giveBack) = state.withLock { state -> (PipelineEvent?, PipelineEvent?, Bool) in
-            // Taken out of the dictionary while it changes, so that its outputs array is not
-            // shared and grows in place (a copy per report, freed at once, fragmented the heap).
+            // Taken out of the dictionary while it changes, so that what it holds is not shared
+            // and changes in place (a copy per report, freed at once, fragmented the heap).
             var page = state.documents[document].pages.removeValue(forKey: facts.index) ?? PageState(facts: facts)
-            if page.outputs.capacity < outputsPerPage { page.outputs.reserveCapacity(outputsPerPage) }
             update(&page, &state)
             page.reported += 1
             state.documents[document].pages[facts.index] = page
@@ -376,15 +407,18 @@ final class RunRecorder: Sendable {
         if let unchanged = document.unchanged { return unchanged }
         let pages = document.pages.keys.sorted().compactMap { index -> Manifest.Page? in
             guard let page = document.pages[index], page.reported == outputsPerPage, page.complete else { return nil }
-            let thumbnails = page.outputs.sorted { $0.variant < $1.variant }.compactMap { output -> Manifest.Thumbnail? in
+            let outputs = page.outputs.all
+            let (folder, number) = (page.facts.folder, page.facts.number)
+            let thumbnails = outputs.sorted { $0.variant < $1.variant }.compactMap { output -> Manifest.Thumbnail? in
                 guard case .thumbnail(let box) = output.variant else { return nil }
-                return Manifest.Thumbnail(box: box, path: output.path, width: Int(output.width), height: Int(output.height),
+                return Manifest.Thumbnail(box: box, path: output.path(folder: folder, page: number), width: Int(output.width),
+                                          height: Int(output.height),
                                           sha256: output.sha256.hex, bytes: output.bytes)
             }
             return Manifest.Page(number: page.facts.number, widthPt: page.facts.widthPt, heightPt: page.facts.heightPt,
                                  rotation: page.facts.rotation,
-                                 image: page.outputs.first { $0.variant == .image }.map {
-                                     Manifest.Image(path: $0.path, width: Int($0.width), height: Int($0.height), sha256: $0.sha256.hex,
+                                 image: outputs.first { $0.variant == .image }.map {
+                                     Manifest.Image(path: $0.path(folder: folder, page: number), width: Int($0.width), height: Int($0.height), sha256: $0.sha256.hex,
                                                     bytes: $0.bytes)
                                  },
                                  thumbnails: thumbnails, layout: page.facts.layout?.name,

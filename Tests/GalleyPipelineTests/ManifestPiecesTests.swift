@@ -91,3 +91,27 @@ import Testing
         if case .words = RunRecorder.CompactHash(odd) { Issue.record("\(odd) taken for a hash") }
     }
 }
+
+/// A page keeps its outputs' paths as their extension when they are the paths the page's
+/// folder and number give, and whole otherwise; either way the manifest gets the path written.
+@Test func storedOutputsGiveBackTheirPaths() {
+    func written(_ path: String) -> WrittenOutput {
+        WrittenOutput(path: path, width: 10, height: 20, sha256: String(repeating: "a", count: 64), bytes: 30)
+    }
+    let cases: [(OutputVariant, String)] = [
+        (.image, "doc/page-0007.png"), (.thumbnail(box: 128), "doc/thumbs/128/page-0007.webp"),
+        (.image, "elsewhere/page-0007.png"), (.image, "doc/page-0007"), (.thumbnail(box: 64), "doc/thumbs/128/page-0007.png"),
+    ]
+    for (variant, path) in cases {
+        #expect(RunRecorder.StoredOutput(variant, written(path), folder: "doc", page: 7).path(folder: "doc", page: 7) == path)
+    }
+    var outputs = RunRecorder.PageOutputs()
+    for box in [64, 128, 256] {
+        outputs.set(RunRecorder.StoredOutput(.thumbnail(box: box), written("doc/thumbs/\(box)/page-0007.png"), folder: "doc", page: 7))
+    }
+    outputs.set(RunRecorder.StoredOutput(.image, written("doc/page-0007.png"), folder: "doc", page: 7))
+    outputs.set(RunRecorder.StoredOutput(.thumbnail(box: 128), written("doc/thumbs/128/page-0007.jpg"), folder: "doc", page: 7))
+    #expect(outputs.count == 4)
+    #expect(outputs.all.map { $0.path(folder: "doc", page: 7) }.sorted()
+        == ["doc/page-0007.png", "doc/thumbs/128/page-0007.jpg", "doc/thumbs/256/page-0007.png", "doc/thumbs/64/page-0007.png"])
+}
