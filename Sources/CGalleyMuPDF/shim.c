@@ -794,3 +794,8 @@ int gm_return_freed_memory(void)
     /* Not exported by Swift's Glibc module: malloc.h is glibc's own header. */
     return malloc_trim(0);
 }
+
+int gm_limit_malloc_arenas(int count)
+{
+    return mallopt(M_ARENA_MAX, count);
+}

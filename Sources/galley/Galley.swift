@@ -40,6 +40,7 @@ struct Galley: ParsableCommand {
         // ignored, the write fails with EFBIG instead and is reported like a full disk: the
         // document fails as write-failed and the others complete.
         signal(SIGXFSZ, SIG_IGN)
+        FreedMemory.limitArenas(toCores: ProcessInfo.processInfo.activeProcessorCount)
         do {
             var command = try parseAsRoot()
             try command.run()

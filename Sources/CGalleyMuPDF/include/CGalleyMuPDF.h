@@ -114,6 +114,10 @@ int gm_render_svg(fz_context *ctx, const unsigned char *data, size_t length, siz
 /// any was given back.
 int gm_return_freed_memory(void);
 
+/// Caps the number of malloc arenas (glibc's mallopt M_ARENA_MAX); call before threads start.
+/// Returns whether glibc took it.
+int gm_limit_malloc_arenas(int count);
+
 #ifdef __cplusplus
 }
 #endif
