@@ -99,7 +99,7 @@ public final class Framesetter {
             if typography.lineBreaking == .optimal, first, plan?.paragraph != paragraphIndex {
                 let rest = Self.indents(style, firstLine: false, continuation: false, width: rect.width)
                 plan = OptimalBreaker.breaks(analysis, firstMeasure: measure, measure: rect.width - max(0, rest.start) - max(0, rest.end),
-                                             maximumConsecutiveHyphens: typography.maximumConsecutiveHyphens)
+                                             typography: typography)
                     .map { (paragraphIndex, $0) }
             }
             var filler = LineFiller(analysis: analysis, position: offset - analysis.range.lowerBound)
@@ -118,11 +118,16 @@ public final class Framesetter {
                     (analysis, filler, local) = try nextLine(from: offset, in: analysis, measure: measure, hyphenAllowed: hyphenAllowed)
                 }
             }
-            let (expansion, loose) = justification(of: local, in: analysis, lastLine: filler.isFinished, measure: measure)
+            let justification = Self.justification(of: local, in: analysis, lastLine: filler.isFinished, measure: measure,
+                                                   typography: typography)
+            let (expansion, loose) = (justification.expansion, justification.loose)
             var line = TypesetLine(analysis: analysis, local: local, expansion: expansion)
             // Only lines meant to be flush have a badness: a ragged line of code, a heading or
-            // a start-aligned line short of the threshold is as it should be.
-            if expansion != nil || loose {
+            // a start-aligned line short of the threshold is as it should be. A loose line has
+            // the worst, as the optimal breaker scores it.
+            if loose {
+                line.badness = OptimalBreaker.worstBadness
+            } else if expansion != nil {
                 line.badness = OptimalBreaker.badness(of: local, in: analysis, measure: measure, isLast: filler.isFinished)
             }
 
@@ -251,6 +256,19 @@ public final class Framesetter {
         return ends.first { $0 > position }
     }
 
+    /// How a line is spread to the measure: its expansion, or why it keeps a ragged end where
+    /// its paragraph is meant to be flush (`loose`: its spaces would pass their limit and the
+    /// layout's letter spacing; `shortOfThreshold`: a start-aligned line under the threshold).
+    struct Justification {
+        var expansion: TypesetLine.Expansion?
+        var loose = false
+        var shortOfThreshold = false
+
+        /// A ragged end in the middle of a paragraph meant to be flush: what the optimal
+        /// breaker avoids before anything else.
+        var isRagged: Bool { loose || shortOfThreshold }
+    }
+
     /// How a line is spread to the measure, and whether it was left ragged for want of
     /// stretch.
     ///
@@ -260,44 +278,47 @@ public final class Framesetter {
     /// `justifyThreshold` of the measure long. Slack goes to the word separators, or, on a
     /// line of ideographs, between its clusters; a line of other text whose spaces would grow
     /// beyond `maximumSpaceStretch` (or that has none) stays ragged.
-    private func justification(of local: Range<Int>, in analysis: ParagraphAnalysis, lastLine: Bool,
-                               measure: Double) -> (TypesetLine.Expansion?, loose: Bool) {
-        guard !local.isEmpty else { return (nil, false) }
+    /// The optimal breaker asks it of the lines it considers, so that both agree on which
+    /// lines are left ragged.
+    static func justification(of local: Range<Int>, in analysis: ParagraphAnalysis, lastLine: Bool,
+                              measure: Double, typography: ArticleLayout.Typography) -> Justification {
+        guard !local.isEmpty else { return Justification() }
         let natural = analysis.lineWidth(local.lowerBound, local.upperBound)
         if natural > measure + LineFiller.tolerance {
             // Taken because its spaces shrink: it is set shrunk, even as a last line.
             let stretch = analysis.stretch(local.lowerBound, local.upperBound)
-            guard stretch.opportunities > 0, !stretch.betweenClusters else { return (nil, false) }
-            return (.spaces((measure - natural) / Double(stretch.opportunities)), false)
+            guard stretch.opportunities > 0, !stretch.betweenClusters else { return Justification() }
+            return Justification(expansion: .spaces((measure - natural) / Double(stretch.opportunities)))
         }
         guard !lastLine, analysis.style.justifiable, analysis.breaks[local.upperBound - 1] != .mandatory else {
-            return (nil, false)
+            return Justification()
         }
         switch analysis.style.alignment {
         case .justify: break
         case .start, .left:
-            guard typography.justifyThreshold < 1, natural >= typography.justifyThreshold * measure else { return (nil, false) }
-        case .right, .center: return (nil, false)
+            guard typography.justifyThreshold < 1 else { return Justification() }
+            guard natural >= typography.justifyThreshold * measure else { return Justification(shortOfThreshold: true) }
+        case .right, .center: return Justification()
         }
         let slack = max(0, measure - natural)
         let stretch = analysis.stretch(local.lowerBound, local.upperBound)
         if stretch.betweenClusters {
-            guard stretch.opportunities > 0 else { return (nil, true) }
-            return (.clusters(slack / Double(stretch.opportunities)), false)
+            guard stretch.opportunities > 0 else { return Justification(loose: true) }
+            return Justification(expansion: .clusters(slack / Double(stretch.opportunities)))
         }
         if stretch.opportunities > 0, slack <= stretch.limit + LineFiller.tolerance {
-            return (.spaces(slack / Double(stretch.opportunities)), false)
+            return Justification(expansion: .spaces(slack / Double(stretch.opportunities)))
         }
         // The spaces at their limit, the rest between letters, up to the layout's letter
         // spacing (as a compositor's letter-spacing range): else too loose, left ragged.
         let spaces = stretch.opportunities > 0 ? stretch.limit : 0
         let rest = slack - spaces
-        guard typography.maximumLetterSpacing > 0 else { return (nil, true) }
+        guard typography.maximumLetterSpacing > 0 else { return Justification(loose: true) }
         let letters = analysis.letterGaps(local.lowerBound, local.upperBound)
         guard letters.count > 0, rest <= letters.room * typography.maximumLetterSpacing + LineFiller.tolerance else {
-            return (nil, true)
+            return Justification(loose: true)
         }
-        return (.spacesAndLetters(spaces / Double(max(1, stretch.opportunities)), rest / Double(letters.count)), false)
+        return Justification(expansion: .spacesAndLetters(spaces / Double(max(1, stretch.opportunities)), rest / Double(letters.count)))
     }
 
     /// The x where a line's visible content starts.

@@ -2,6 +2,16 @@
 /// that the sum of the lines' demerits is least, over the same opportunities the greedy filler
 /// uses.
 ///
+/// A line left with a ragged end in the middle of a paragraph meant to be flush (too loose to
+/// justify, or, in a start-aligned paragraph, short of the justification threshold:
+/// `Framesetter.justification` decides for both) scores the worst badness, its demerits scaled
+/// up with the white it leaves (`raggedGapWeight`). Scored by its stretch alone, as before, a
+/// loose line cost about as much as a line near its limit, and a line short of the threshold
+/// less than a loose one although it leaves more white; on the twelve Python reference pages
+/// of the README's measurement this leaves 617 ragged ends mid-paragraph instead of 752, with
+/// 20% less white at them (greedy filling: 1,091). Counting ragged lines alone, without their
+/// gap, was tried: it cut loose lines to a third by setting a word alone on a line instead.
+///
 /// A line's badness grows with the cube of how far its spaces must stretch (see `badness`);
 /// demerits add a penalty for ending in a hyphen and a larger one for a second hyphen in a
 /// row, and the limit of consecutive hyphenated lines is a hard rule (it is part of the search
@@ -28,6 +38,12 @@ enum OptimalBreaker {
     static let codeBreakPenalty = 110.0
     /// TeX's `\linepenalty`.
     static let linePenalty = 10.0
+    /// The badness of a line left ragged where it should be flush, and the most any line has.
+    static let worstBadness = 10_000.0
+    /// A ragged line's demerits are scaled by 1 + this × its gap as a fraction of the measure,
+    /// so a word alone on a line costs more than two lines a little short. 1, 4 and 10 gave
+    /// the same ragged ends within 3% on the README's measurement.
+    static let raggedGapWeight = 4.0
 
     /// How bad a line is in a measure of `measure`, on a scale where 0 is flush, 100 is its
     /// slack at its stretch limit (`ParagraphAnalysis.stretch`), and 10,000 is the most; the
@@ -44,13 +60,13 @@ enum OptimalBreaker {
     /// its natural width, from how much of its shrink it uses.
     private static func badness(slack: Double, limit: @autoclosure () -> Double, shrink: Double) -> Double {
         if slack < -LineFiller.tolerance {
-            guard shrink > 0 else { return 10_000 }
-            return min(10_000, 100 * pow3(min(1, -slack / shrink)))
+            guard shrink > 0 else { return worstBadness }
+            return min(worstBadness, 100 * pow3(min(1, -slack / shrink)))
         }
         guard slack > LineFiller.tolerance else { return 0 }
         let limit = limit()
-        guard limit > 0 else { return 10_000 }
-        return min(10_000, 100 * pow3(slack / limit))
+        guard limit > 0 else { return worstBadness }
+        return min(worstBadness, 100 * pow3(slack / limit))
     }
 
     private static func pow3(_ x: Double) -> Double { x * x * x }
@@ -58,7 +74,7 @@ enum OptimalBreaker {
     /// Local line ends for a paragraph set in `firstMeasure` (its first line) and `measure`
     /// (the others), starting at local offset 0.
     static func breaks(_ analysis: ParagraphAnalysis, firstMeasure: Double, measure: Double,
-                       maximumConsecutiveHyphens: Int) -> [Int]? {
+                       typography: ArticleLayout.Typography) -> [Int]? {
         let count = analysis.range.count
         guard analysis.range == analysis.paragraph, count <= maximumLength else { return nil }
         guard count > 0 else { return [] }
@@ -71,8 +87,11 @@ enum OptimalBreaker {
         // State: (index in `positions`, consecutive hyphenated lines ending there). Best
         // demerits and the state it came from; states are visited in order, so ties keep the
         // first found.
-        let limit = max(0, maximumConsecutiveHyphens)
-        struct Node { var demerits: Double; var previous: (index: Int, hyphens: Int)? }
+        let limit = max(0, typography.maximumConsecutiveHyphens)
+        struct Node {
+            var demerits: Double, previous: (index: Int, hyphens: Int)?
+            func isBetter(than other: Node?) -> Bool { other.map { demerits < $0.demerits } ?? true }
+        }
         var best = [[Node?]](repeating: [Node?](repeating: nil, count: limit + 1), count: positions.count)
         best[0][0] = Node(demerits: 0, previous: nil)
         for start in positions.indices {
@@ -92,16 +111,21 @@ enum OptimalBreaker {
                     let run = hyphenated ? hyphens + 1 : 0
                     if run > limit { continue }
                     let mandatory = analysis.breaks[end - 1] == .mandatory
-                    let badness = (end == count || mandatory) && natural <= lineMeasure + LineFiller.tolerance ? 0
+                    var badness = (end == count || mandatory) && natural <= lineMeasure + LineFiller.tolerance ? 0
                         : badness(slack: lineMeasure - natural, limit: analysis.stretch(position, end).limit, shrink: shrink)
-                    var demerits = (linePenalty + badness) * (linePenalty + badness)
+                    var raggedScale = 1.0
+                    if badness > 0, end != count, !mandatory,
+                       Framesetter.justification(of: position..<end, in: analysis, lastLine: false, measure: lineMeasure,
+                                                 typography: typography).isRagged {
+                        badness = worstBadness
+                        raggedScale = 1 + raggedGapWeight * max(0, lineMeasure - natural) / lineMeasure
+                    }
+                    var demerits = (linePenalty + badness) * (linePenalty + badness) * raggedScale
                     if hyphenated { demerits += hyphenPenalty * hyphenPenalty }
                     if analysis.breaks[end - 1] == .code { demerits += codeBreakPenalty * codeBreakPenalty }
                     if hyphenated && hyphens > 0 { demerits += doubleHyphenDemerits }
-                    let total = node.demerits + demerits
-                    if best[endIndex][run].map({ total < $0.demerits }) ?? true {
-                        best[endIndex][run] = Node(demerits: total, previous: (start, hyphens))
-                    }
+                    let candidate = Node(demerits: node.demerits + demerits, previous: (start, hyphens))
+                    if candidate.isBetter(than: best[endIndex][run]) { best[endIndex][run] = candidate }
                     if mandatory { break }
                 }
             }
@@ -110,7 +134,7 @@ enum OptimalBreaker {
         var finalRun: Int?
         for run in 0...limit {
             guard let node = best[last][run] else { continue }
-            if let chosen = finalRun, let current = best[last][chosen], current.demerits <= node.demerits { continue }
+            if let chosen = finalRun, !node.isBetter(than: best[last][chosen]) { continue }
             finalRun = run
         }
         guard let finalRun else { return nil }

@@ -154,6 +154,49 @@ import Testing
         }
     }
 
+    /// Documentation prose in a start-aligned paragraph justified by the threshold: a line is
+    /// left with a ragged end mid-paragraph when it is too loose to justify or short of the
+    /// threshold, usually beside an identifier that cannot break. Total fit counts either as
+    /// the worst line, weighted by its gap, so across a range of column widths it leaves fewer
+    /// ragged ends than greedy filling, and less white at them, with the same text.
+    @Test func optimalBreakingLeavesFewerAndSmallerRaggedEndsInDocumentation() throws {
+        let html = """
+            <p>For heterogeneous collections of data where access by name is clearer than access by index, \
+            <code>collections.namedtuple()</code> may be a more appropriate choice than a simple tuple object, \
+            and <code>typing.NamedTuple</code> adds annotations.</p>
+            <p>Set the <code>close_on_exec</code> flag for the new <code>eventfd()</code> file descriptor, and see \
+            <code>os.set_inheritable()</code> for the inheritance of descriptors by the child processes that \
+            <code>subprocess.Popen</code> and <code>os.posix_spawn()</code> create.</p>
+            <p>Note that <code>m.start(group)</code> will equal <code>m.end(group)</code> if the group matched a \
+            null string, and that <code>str.removeprefix()</code> returns <code>string[len(prefix):]</code> when \
+            the string starts with the prefix.</p>
+            """
+        func ragged(_ breaking: ArticleLayout.Typography.LineBreaking, width: Double) throws -> (count: Int, gap: Double, text: String) {
+            var layout = Self.magazine(width: width)
+            layout.typography.lineBreaking = breaking
+            let (text, all) = try typeset(html, layout: layout)
+            var count = 0, gap = 0.0
+            for paragraph in text.paragraphs {
+                let own = all.filter { paragraph.range.contains($0.range.lowerBound) }
+                for line in own.dropLast() where !line.isJustified {
+                    count += 1
+                    gap += width - line.rect.width
+                }
+            }
+            return (count, gap, all.map { text.string($0.range) }.joined())
+        }
+        var greedy = (count: 0, gap: 0.0), optimal = (count: 0, gap: 0.0)
+        for width in stride(from: 150.0, through: 250, by: 10) {
+            let g = try ragged(.greedy, width: width), o = try ragged(.optimal, width: width)
+            #expect(o.text == g.text, "the same text at \(width) pt")
+            greedy.count += g.count; greedy.gap += g.gap
+            optimal.count += o.count; optimal.gap += o.gap
+        }
+        #expect(greedy.count > 0, "the sample has lines greedy filling cannot justify")
+        #expect(optimal.count < greedy.count, "ragged ends: optimal \(optimal.count), greedy \(greedy.count)")
+        #expect(optimal.gap < greedy.gap, "white at ragged ends: optimal \(optimal.gap) pt, greedy \(greedy.gap) pt")
+    }
+
     @Test func headingsAreNeverJustifiedNorHyphenated() throws {
         let html = "<h2>An Informal Introduction to Boolean Operations and Comparisons of Internationalization</h2>"
             + "<p>Some prose after the heading, long enough to be justified when it wraps in this narrow column.</p>"
