@@ -184,15 +184,18 @@ extension Configuration {
                 for (pattern, passwordNode) in map {
                     let ruleKey = "\(key).\(pattern.string ?? "?")"
                     var password = try reader.string(passwordNode, key: ruleKey)
+                    var unsetVariable: String?
                     // `env:NAME` keeps secrets out of the file (CI secrets arrive as variables).
+                    // An unset variable fails only the documents that need the password.
                     if password.hasPrefix("env:") {
                         let name = String(password.dropFirst(4))
-                        guard let value = environment[name] else {
-                            throw reader.error(passwordNode, key: ruleKey, "the environment variable \(name) is not set; export it or write the password itself")
+                        guard !name.isEmpty else {
+                            throw reader.error(passwordNode, key: ruleKey, "env: names no variable; write env:NAME or the password itself")
                         }
-                        password = value
+                        if let value = environment[name] { password = value } else { (password, unsetVariable) = ("", name) }
                     }
-                    configuration.passwords.append(PasswordRule(pattern: try reader.string(pattern, key: key), password: password))
+                    configuration.passwords.append(PasswordRule(pattern: try reader.string(pattern, key: key), password: password,
+                                                                unsetVariable: unsetVariable))
                 }
             case "fonts":
                 configuration.fontFolders = try reader.stringList(value, key: key)

@@ -1,4 +1,5 @@
 import Foundation
+import GalleyPDF
 import GalleyRaster
 import GalleyText
 
@@ -82,9 +83,15 @@ public struct Configuration: Sendable, Equatable {
     public struct PasswordRule: Sendable, Equatable {
         public var pattern: String
         public var password: String
-        public init(pattern: String, password: String) {
+        /// The environment variable the password was to come from (`env:NAME`) when it is not
+        /// set: `password` is then unusable, and only the documents that need it fail
+        /// (`password-required`, naming the variable), as in a pull request from a fork, which
+        /// gets no secrets.
+        public var unsetVariable: String?
+        public init(pattern: String, password: String, unsetVariable: String? = nil) {
             self.pattern = pattern
             self.password = password
+            self.unsetVariable = unsetVariable
         }
     }
 
@@ -149,9 +156,29 @@ public struct Configuration: Sendable, Equatable {
     /// The password for a document, by the first rule whose pattern matches its relative path
     /// or its file name.
     public func password(forRelativePath path: String) -> String? {
+        guard let rule = passwordRule(forRelativePath: path), rule.unsetVariable == nil else { return nil }
+        return rule.password
+    }
+
+    /// The first password rule whose pattern matches a document's relative path or file name.
+    public func passwordRule(forRelativePath path: String) -> PasswordRule? {
         let name = (path as NSString).lastPathComponent
         return passwords.first { rule in
             fnmatch(rule.pattern, path, 0) == 0 || fnmatch(rule.pattern, name, 0) == 0
-        }?.password
+        }
+    }
+
+    /// Opens a PDF with its configured password; when it needs one whose environment
+    /// variable is not set, the failure says so.
+    func openPDF(_ document: SourceDocument, engine: MuPDFEngine) throws(PDFError) -> PDFDocument {
+        let rule = passwordRule(forRelativePath: document.relativePath)
+        do {
+            return try PDFDocument(path: document.url.path, password: password(forRelativePath: document.relativePath), engine: engine)
+        } catch where error.code == .passwordRequired {
+            guard let variable = rule?.unsetVariable else { throw error }
+            throw PDFError(.passwordRequired,
+                           "the document is encrypted and its password is to come from the environment variable \(variable), which is not set (secrets are not given to builds of pull requests from forks)",
+                           function: error.function)
+        }
     }
 }

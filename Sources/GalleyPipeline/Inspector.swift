@@ -93,8 +93,7 @@ public struct Inspector {
     }
 
     private func inspectPDF(_ document: SourceDocument, into inspection: inout Inspection) throws {
-        let pdf = try PDFDocument(path: document.url.path, password: configuration.password(forRelativePath: document.relativePath),
-                                  engine: engine)
+        let pdf = try configuration.openPDF(document, engine: engine)
         inspection.encryption = pdf.encryption
         inspection.repaired = pdf.wasRepaired
         inspection.title = pdf.metadata("info:Title")

@@ -61,8 +61,7 @@ final class PDFPages: PageProducer {
 
     init(document: SourceDocument, index: Int, configuration: Configuration, engine: MuPDFEngine,
          recorder: RunRecorder, limiter: TimeLimiter) throws {
-        pdf = try PDFDocument(path: document.url.path,
-                              password: configuration.password(forRelativePath: document.relativePath), engine: engine)
+        pdf = try configuration.openPDF(document, engine: engine)
         self.index = index
         self.folder = document.name
         self.recorder = recorder

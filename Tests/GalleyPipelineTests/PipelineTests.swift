@@ -33,6 +33,23 @@ import Testing
             + Fixtures.brokenPDFs.map { Fixtures.brokenFolder.appendingPathComponent($0) }
     }
 
+    /// A password whose environment variable is unset fails only the encrypted document, with
+    /// `password-required` naming the variable; the others are drawn.
+    @Test func anUnsetPasswordVariableFailsOnlyTheDocumentThatNeedsIt() throws {
+        let folder = try ScratchFolder()
+        let files = [Fixtures.encryptedPDF, Fixtures.goodPDFs[0]].map(Fixtures.pdf)
+        let summary = try run(files, in: folder) { configuration in
+            configuration.passwords = [.init(pattern: "*.pdf", password: "", unsetVariable: "GALLEY_MISSING_SECRET")]
+        }
+        let manifest = try #require(summary.manifest)
+        #expect(summary.outcome == .someFailed)
+        let encrypted = try #require(manifest.documents.first { $0.source == Fixtures.encryptedPDF })
+        #expect(encrypted.status == .failed)
+        #expect(encrypted.error?.code == .passwordRequired)
+        #expect(encrypted.error?.message.contains("GALLEY_MISSING_SECRET") == true, "\(String(describing: encrypted.error))")
+        #expect(manifest.documents.first { $0.source != Fixtures.encryptedPDF }?.status == .ok)
+    }
+
     @Test func everyGoodPageIsWrittenAndEveryBrokenFileReported() throws {
         let folder = try ScratchFolder()
         let summary = try run(Self.allFixtures, in: folder)
