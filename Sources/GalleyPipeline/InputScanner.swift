@@ -17,10 +17,35 @@ public struct InputScanner: Sendable {
         "pdf": .pdf, "html": .markup, "htm": .markup, "xhtml": .markup, "txt": .markup,
     ]
 
+    /// Files under the inputs that are not documents, by why they were passed over.
+    public struct Skipped: Sendable, Equatable {
+        /// Files whose extension is not one Galley reads (`notes.docx`).
+        public var unsupported: [String] = []
+        /// Hidden files and folders (names starting with `.`), not entered.
+        public var hidden: [String] = []
+        /// The output folder, when it lies inside an input.
+        public var outputFolder: [String] = []
+
+        public var isEmpty: Bool { unsupported.isEmpty && hidden.isEmpty && outputFolder.isEmpty }
+
+        /// `2 of an unsupported type, 1 hidden`.
+        public var counts: String {
+            [(unsupported.count, "of an unsupported type"), (hidden.count, "hidden"), (outputFolder.count, "the output folder")]
+                .filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }.joined(separator: ", ")
+        }
+    }
+
     /// The documents under every input. Throws when an input does not exist.
     public func scan() throws(UsageError) -> (documents: [SourceDocument], warnings: [String]) {
+        let result = try scanCountingSkipped()
+        return (result.documents, result.warnings)
+    }
+
+    /// `scan()`, and the files it passed over, with their paths.
+    public func scanCountingSkipped() throws(UsageError) -> (documents: [SourceDocument], warnings: [String], skipped: Skipped) {
         var found: [(input: Int, relativePath: String, file: URL, root: URL)] = []
         var warnings: [String] = []
+        var skipped = Skipped()
         var seen = Set<String>()
         let output = configuration.outputURL.resolvingSymlinksInPath().path
         for (inputIndex, input) in configuration.inputs.enumerated() {
@@ -42,7 +67,7 @@ public struct InputScanner: Sendable {
                 // An input folder that is a link is walked where it leads (the walk does not
                 // enter links), and its documents named relative to that.
                 let root = isFolder.boolValue ? match.resolvingSymlinksInPath() : match.deletingLastPathComponent()
-                let files = isFolder.boolValue ? walk(root, skipping: output) : [match]
+                let files = isFolder.boolValue ? walk(root, skipping: output, skipped: &skipped) : [match]
                 for file in files where seen.insert(file.path).inserted {
                     found.append((inputIndex, relative(file, to: root), file, root))
                 }
@@ -61,14 +86,17 @@ public struct InputScanner: Sendable {
             return a.offset < b.offset
         }
         for (_, (entry, _)) in ordered {
-            guard let kind = Self.extensions[entry.file.pathExtension.lowercased()] else { continue }
+            guard let kind = Self.extensions[entry.file.pathExtension.lowercased()] else {
+                skipped.unsupported.append(entry.file.path)
+                continue
+            }
             documents.append(SourceDocument(url: entry.file, input: configuration.inputs[entry.input],
                                             relativePath: entry.relativePath, kind: kind,
                                             name: namer.name(forRelativePath: entry.relativePath,
                                                              subfolders: kind == .markup ? layoutFolders : []),
                                             refusal: configuration.followSymlinks ? nil : Self.refusal(entry.file, roots: roots)))
         }
-        return (documents, warnings)
+        return (documents, warnings, skipped)
     }
 
     /// Why a document must not be read: its real path (links resolved) is inside none of the
@@ -88,28 +116,39 @@ public struct InputScanner: Sendable {
         return nil
     }
 
-    /// Every regular file below `folder`, skipping hidden entries and the output folder.
+    /// Every regular file below `folder` with a document's extension, skipping hidden entries
+    /// and the output folder; what it passes over goes to `skipped`.
     /// A symbolic link to a file counts as that file (under the link's name); links to folders
     /// are not followed, so a link loop cannot trap the scan.
-    private func walk(_ folder: URL, skipping output: String) -> [URL] {
+    private func walk(_ folder: URL, skipping output: String, skipped: inout Skipped) -> [URL] {
         guard let enumerator = FileManager.default.enumerator(
             at: folder, includingPropertiesForKeys: [.isRegularFileKey, .isSymbolicLinkKey],
-            options: [.skipsHiddenFiles, .skipsPackageDescendants]) else { return [] }
+            options: [.skipsPackageDescendants]) else { return [] }
         var files: [URL] = []
         for case let url as URL in enumerator {
             let path = url.standardizedFileURL.path
             if path == output || path.hasPrefix(output + "/") {
+                skipped.outputFolder.append(path)
                 enumerator.skipDescendants()
                 continue
             }
-            guard Self.extensions[url.pathExtension.lowercased()] != nil else { continue }
+            if url.lastPathComponent.hasPrefix(".") {
+                skipped.hidden.append(path)
+                enumerator.skipDescendants()
+                continue
+            }
             let values = try? url.resourceValues(forKeys: [.isRegularFileKey, .isSymbolicLinkKey])
             var isFile = values?.isRegularFile == true
             if values?.isSymbolicLink == true {
                 var target = stat()
                 isFile = stat(url.path, &target) == 0 && (target.st_mode & S_IFMT) == S_IFREG
             }
-            if isFile { files.append(url.standardizedFileURL) }
+            guard isFile else { continue }
+            guard Self.extensions[url.pathExtension.lowercased()] != nil else {
+                skipped.unsupported.append(path)
+                continue
+            }
+            files.append(url.standardizedFileURL)
         }
         return files
     }

@@ -62,7 +62,19 @@ public final class Pipeline: Sendable {
             (inboxMoves, inboxWarnings) = try Inbox(configuration: configuration).collect()
             for (from, to) in inboxMoves { logger.info("inbox: \(from) → \(to)") }
         }
-        let (scanned, scanWarnings) = try InputScanner(configuration: configuration).scan()
+        let (scanned, scanWarnings, skipped) = try InputScanner(configuration: configuration).scanCountingSkipped()
+        if !skipped.isEmpty {
+            logger.info("skipped \(skipped.counts) file(s) under the inputs (--verbose lists them)")
+            for path in skipped.unsupported { logger.debug("skipped, unsupported type: \(path)") }
+            for path in skipped.hidden { logger.debug("skipped, hidden: \(path)") }
+            for path in skipped.outputFolder { logger.debug("skipped, the output folder: \(path)") }
+        }
+        if scanned.isEmpty, options.requireDocuments {
+            let inputs = configuration.inputs.map { "\($0) (\(configuration.resolveInput($0).path))" }.joined(separator: ", ")
+            let passedOver = skipped.isEmpty ? "" : "; passed over: \(skipped.counts)"
+            throw UsageError(subject: "inputs",
+                             message: "no documents (.pdf, .html, .htm, .xhtml, .txt) found in \(inputs)\(passedOver); fix inputs in pipeline.yml or --input, or pass --allow-empty to accept an empty run")
+        }
         let warnings = inboxWarnings + scanWarnings
         for warning in warnings { logger.warning("\(warning)") }
         let store = OutputStore(root: configuration.outputURL)
@@ -169,6 +181,6 @@ public final class Pipeline: Sendable {
         return RunSummary(outcome: failed > 0 || manifestError != nil ? .someFailed : .succeeded, manifest: manifest,
                           outputFolder: store.root, duration: duration, warnings: warnings,
                           drawnOutputs: counts.drawn, reusedOutputs: counts.reused, removedDocuments: removed, removals: stale + vanished, manifestError: manifestError,
-                          cacheEvicted: cache.evicted, cachePruned: cache.pruned, inboxMoves: inboxMoves)
+                          cacheEvicted: cache.evicted, cachePruned: cache.pruned, inboxMoves: inboxMoves, skipped: skipped)
     }
 }

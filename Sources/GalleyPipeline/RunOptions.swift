@@ -7,10 +7,14 @@ public struct RunOptions: Sendable {
     public var thumbnailsOnly = false
     /// Remove thumbnail cache entries whose source file is gone.
     public var pruneCache = false
+    /// Stop with a usage error when the inputs hold no document at all (a misconfigured CI
+    /// job must not pass on nothing); `galley run --allow-empty` turns it off.
+    public var requireDocuments = false
 
-    public init(force: Bool = false, thumbnailsOnly: Bool = false, pruneCache: Bool = false) {
+    public init(force: Bool = false, thumbnailsOnly: Bool = false, pruneCache: Bool = false, requireDocuments: Bool = false) {
         self.force = force
         self.thumbnailsOnly = thumbnailsOnly
         self.pruneCache = pruneCache
+        self.requireDocuments = requireDocuments
     }
 }

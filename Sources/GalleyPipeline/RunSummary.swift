@@ -35,6 +35,8 @@ public struct RunSummary: Sendable {
     public var cachePruned = 0
     /// Files moved from the inbox into the library: (path in the inbox, path in the library).
     public var inboxMoves: [(String, String)] = []
+    /// Files under the inputs that are not documents, by reason.
+    public var skipped = InputScanner.Skipped()
 }
 
 /// Output files a run removed: how many, of which document, and why.

@@ -12,7 +12,8 @@ struct Galley: ParsableCommand {
             Exit status:
               0    every document succeeded
               1    one or more documents failed (the others completed; see manifest.json)
-              2    bad configuration or usage, or the output folder in use by another galley
+              2    bad configuration or usage, the output folder in use by another galley,
+                   or inputs with no document (run --allow-empty accepts that)
               130  interrupted (Ctrl-C); no partial files are left behind
             """,
         version: Pipeline.version,

@@ -133,6 +133,9 @@ struct Run: ParsableCommand {
     @Option(name: .long, help: "Seconds between plain progress status lines (0: none).")
     var progressInterval: Double = 10
 
+    @Flag(name: .long, help: "Accept inputs that hold no document (without it, that is exit status 2).")
+    var allowEmpty = false
+
     func run() throws {
         let logger = options.logger()
         var configuration = try options.configuration()
@@ -140,7 +143,7 @@ struct Run: ParsableCommand {
             try shard.map { try Shard(parsing: $0) } ?? Shard.fromEnvironment(ProcessInfo.processInfo.environment, count: shardCount)
         }
         let reporter = ProgressReporter(mode: progress, interval: progressInterval)
-        let summary = try Self.runPipeline(configuration, RunOptions(force: force), waitForOutput: options.wait, logger: logger) {
+        let summary = try Self.runPipeline(configuration, RunOptions(force: force, requireDocuments: !allowEmpty), waitForOutput: options.wait, logger: logger) {
             reporter.handle($0)
         }
         reporter.finish(summary, status: Galley.Status.code(for: summary.outcome))
@@ -232,6 +235,9 @@ struct Run: ParsableCommand {
         var work = "galley: \(plural(summary.drawnOutputs, "image")) drawn, \(summary.reusedOutputs) reused"
         if summary.removedDocuments > 0 { work += "; outputs of \(plural(summary.removedDocuments, "vanished document")) removed" }
         print(work)
+        if !summary.skipped.isEmpty {
+            print("galley: passed over \(summary.skipped.counts) file(s) under the inputs (--verbose lists them)")
+        }
         for document in manifest.documents where document.status == .failed {
             if let error = document.error { print("  failed: \(document.source): \(error)") }
         }

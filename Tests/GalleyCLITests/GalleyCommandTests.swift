@@ -35,6 +35,35 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: folder.path("out/rotated/thumbs/64/page-0001.png").path))
     }
 
+    /// Inputs that hold no document are a misconfigured job: exit 2 naming the inputs and what
+    /// was passed over, unless --allow-empty; skipped files are counted in the summary and
+    /// listed with --verbose.
+    @Test func inputsWithoutDocumentsExitTwoUnlessAllowed() throws {
+        let folder = try folderWithConfig("inputs: [docs]\ndpi: 30\nthumbnails: []\n", files: [])
+        try FileManager.default.createDirectory(at: folder.path("docs/.cache"), withIntermediateDirectories: true)
+        try Data("not a document".utf8).write(to: folder.path("docs/notes.docx"))
+        try Data("%PDF-1.4".utf8).write(to: folder.path("docs/.cache/hidden.pdf"))
+        let empty = try galley(["run"], in: folder.url)
+        #expect(empty.status == 2, "\(empty.stdout)\(empty.stderr)")
+        #expect(empty.stderr.contains("no documents"), "\(empty.stderr)")
+        #expect(empty.stderr.contains(folder.path("docs").path) && empty.stderr.contains("--allow-empty"), "\(empty.stderr)")
+        #expect(empty.stderr.contains("1 of an unsupported type, 1 hidden"), "\(empty.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder.path("out/manifest.json").path))
+
+        let allowed = try galley(["run", "--allow-empty", "--verbose"], in: folder.url)
+        #expect(allowed.status == 0, "\(allowed.stderr)")
+        #expect(allowed.stdout.contains("0 documents"), "\(allowed.stdout)")
+        #expect(allowed.stdout.contains("passed over 1 of an unsupported type, 1 hidden file(s)"), "\(allowed.stdout)")
+        #expect(allowed.stderr.contains("skipped, unsupported type: \(folder.path("docs/notes.docx").path)"), "\(allowed.stderr)")
+        #expect(allowed.stderr.contains("skipped, hidden: \(folder.path("docs/.cache").path)"), "\(allowed.stderr)")
+
+        // A document beside them: the run goes on, and still says what it passed over.
+        _ = try folder.copy([Fixtures.pdf("article.pdf")], into: "docs")
+        let one = try galley(["run"], in: folder.url)
+        #expect(one.status == 0, "\(one.stderr)")
+        #expect(one.stdout.contains("1 document: 1 ok") && one.stdout.contains("passed over 1 of an unsupported type, 1 hidden"), "\(one.stdout)")
+    }
+
     @Test func aFailedDocumentExitsOneAndTheOthersComplete() throws {
         let folder = try folderWithConfig("inputs: [docs]\ndpi: 30\nthumbnails: []\n",
                                           files: [Fixtures.pdf("photo.pdf"), Fixtures.brokenFolder.appendingPathComponent("garbage.pdf"),
