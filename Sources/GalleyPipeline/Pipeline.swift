@@ -181,6 +181,7 @@ public final class Pipeline: Sendable {
         return RunSummary(outcome: failed > 0 || manifestError != nil ? .someFailed : .succeeded, manifest: manifest,
                           outputFolder: store.root, duration: duration, warnings: warnings,
                           drawnOutputs: counts.drawn, reusedOutputs: counts.reused, removedDocuments: removed, removals: stale + vanished, manifestError: manifestError,
-                          cacheEvicted: cache.evicted, cachePruned: cache.pruned, inboxMoves: inboxMoves, skipped: skipped)
+                          cacheEvicted: cache.evicted, cachePruned: cache.pruned, inboxMoves: inboxMoves, skipped: skipped,
+                          sources: Dictionary(documents.map { ($0.name, $0.url) }, uniquingKeysWith: { first, _ in first }))
     }
 }

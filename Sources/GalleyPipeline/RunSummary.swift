@@ -37,6 +37,8 @@ public struct RunSummary: Sendable {
     public var inboxMoves: [(String, String)] = []
     /// Files under the inputs that are not documents, by reason.
     public var skipped = InputScanner.Skipped()
+    /// Each document's source file, by document name (`Manifest.Document.name`).
+    public var sources: [String: URL] = [:]
 }
 
 /// Output files a run removed: how many, of which document, and why.

@@ -136,6 +136,8 @@ struct Run: ParsableCommand {
     @Flag(name: .long, help: "Accept inputs that hold no document (without it, that is exit status 2).")
     var allowEmpty = false
 
+    @OptionGroup var reports: CIReportOptions
+
     func run() throws {
         let logger = options.logger()
         var configuration = try options.configuration()
@@ -143,11 +145,14 @@ struct Run: ParsableCommand {
             try shard.map { try Shard(parsing: $0) } ?? Shard.fromEnvironment(ProcessInfo.processInfo.environment, count: shardCount)
         }
         let reporter = ProgressReporter(mode: progress, interval: progressInterval)
+        let timer = DocumentTimer()
         let summary = try Self.runPipeline(configuration, RunOptions(force: force, requireDocuments: !allowEmpty), waitForOutput: options.wait, logger: logger) {
+            timer.handle($0)
             reporter.handle($0)
         }
         reporter.finish(summary, status: Galley.Status.code(for: summary.outcome))
         Self.printSummary(summary, toStandardError: reporter.mode == .json)
+        reports.write(summary, durations: timer.durations, standardOutputIsJSON: reporter.mode == .json)
         try Self.requireSuccess(summary)
     }
 
