@@ -87,14 +87,19 @@ public struct Failure: Error, Codable, Sendable, Hashable, CustomStringConvertib
     }
 
     public var code: Code
+    /// The reason in words, for the user: never a C library's function name.
     public var message: String
     /// The page (1-based) the failure happened on, when it concerns one page.
     public var page: Int?
+    /// Technical detail for whoever debugs it: the library call that failed
+    /// (`fz_open_document`). The manifest keeps it; messages shown to users leave it out.
+    public var detail: String?
 
-    public init(code: Code, message: String, page: Int? = nil) {
+    public init(code: Code, message: String, page: Int? = nil, detail: String? = nil) {
         self.code = code
         self.message = message
         self.page = page
+        self.detail = detail
     }
 
     /// A failure from any stage's error, with a stable code: a `Failure` stays as it is (it

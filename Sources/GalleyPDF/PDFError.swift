@@ -15,9 +15,11 @@ public struct PDFError: Error, CustomStringConvertible, Sendable, FailureConvert
         self.function = function
     }
 
-    public var description: String { "\(message) (\(function))" }
+    /// The message; the MuPDF call that failed is the failure's `detail`, not part of what a
+    /// user reads.
+    public var description: String { message }
 
-    public var failure: Failure { Failure(code: code, message: description) }
+    public var failure: Failure { Failure(code: code, message: message, detail: function) }
 }
 
 extension gm_error {

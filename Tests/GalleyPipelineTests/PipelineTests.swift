@@ -59,6 +59,12 @@ import Testing
         #expect(manifest.totals.failed == Fixtures.brokenPDFs.count)
         let codes = Dictionary(uniqueKeysWithValues: manifest.documents.compactMap { d in d.error.map { (d.source, $0.code.rawValue) } })
         #expect(codes == ["truncated.pdf": "truncated", "garbage.pdf": "not-pdf", "empty.pdf": "not-pdf", "no-pages.pdf": "no-pages"])
+        // Messages are for people; the MuPDF call that failed is kept apart, as detail.
+        for document in manifest.documents {
+            guard let error = document.error else { continue }
+            #expect(!error.message.contains("fz_") && !error.message.contains("pdf_"), "\(error.message)")
+            #expect(error.detail?.hasPrefix("fz_") == true || error.detail?.hasPrefix("pdf_") == true, "\(document.source): \(error)")
+        }
         #expect(manifest.documents.first { $0.source == "encrypted.pdf" }?.status == .ok)
         let damaged = try #require(manifest.documents.first { $0.source == "damaged-content.pdf" })
         #expect(damaged.status == .ok)
