@@ -3,8 +3,23 @@ import GalleyBase
 import GalleyPDF
 import GalleyText
 
+/// What `galley inspect --json` prints: `schemas/inspect.schema.json`.
+public struct InspectReport: Codable, Sendable, Equatable {
+    /// 1 until a key changes meaning or goes away.
+    public var schemaVersion = 1
+    public var documents: [Inspection]
+
+    public init(documents: [Inspection]) {
+        self.documents = documents
+    }
+}
+
 /// What `galley inspect` reports about one document, read without drawing anything: enough
 /// to decide how to configure a run, and to see why a document would fail.
+///
+/// In JSON every key is always present, `null` where it does not apply or is unknown (an
+/// article's encryption, a PDF's language), so a reader never has to tell a missing key from
+/// a missing value.
 public struct Inspection: Codable, Sendable, Equatable {
     /// The path as scanned (relative to the current folder when given that way).
     public var path: String
@@ -12,7 +27,9 @@ public struct Inspection: Codable, Sendable, Equatable {
     public var bytes: Int?
     /// Why the document cannot be read, with the code a run would record.
     public var error: Failure?
-    /// Encryption as MuPDF names it (`None`, `Standard V5 R6 256-bit AES`, ...) (PDFs).
+    /// Whether a PDF is encrypted (whether or not it needed a password).
+    public var encrypted: Bool?
+    /// A PDF's encryption as MuPDF names it (`Standard V5 R6 256-bit AES`), nil when it has none.
     public var encryption: String?
     /// MuPDF rebuilt a damaged cross-reference table to open it (PDFs).
     public var repaired: Bool?
@@ -54,6 +71,39 @@ public struct Inspection: Codable, Sendable, Equatable {
         public var heightPt: Double
         /// Why this layout fails for this article, if it does.
         public var error: Failure?
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(name, forKey: .name)
+            try container.encode(pageCount, forKey: .pageCount)
+            try container.encode(writingMode, forKey: .writingMode)
+            try container.encode(columns, forKey: .columns)
+            try container.encode(widthPt, forKey: .widthPt)
+            try container.encode(heightPt, forKey: .heightPt)
+            try container.encode(error, forKey: .error)
+        }
+    }
+
+    /// Every key, `null` when nil.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(path, forKey: .path)
+        try container.encode(kind, forKey: .kind)
+        try container.encode(bytes, forKey: .bytes)
+        try container.encode(error, forKey: .error)
+        try container.encode(encrypted, forKey: .encrypted)
+        try container.encode(encryption, forKey: .encryption)
+        try container.encode(repaired, forKey: .repaired)
+        try container.encode(title, forKey: .title)
+        try container.encode(author, forKey: .author)
+        try container.encode(pageCount, forKey: .pageCount)
+        try container.encode(linkCount, forKey: .linkCount)
+        try container.encode(pages, forKey: .pages)
+        try container.encode(textLength, forKey: .textLength)
+        try container.encode(language, forKey: .language)
+        try container.encode(imageCount, forKey: .imageCount)
+        try container.encode(layouts, forKey: .layouts)
+        try container.encode(warnings, forKey: .warnings)
     }
 }
 
@@ -94,7 +144,8 @@ public struct Inspector {
 
     private func inspectPDF(_ document: SourceDocument, into inspection: inout Inspection) throws {
         let pdf = try configuration.openPDF(document, engine: engine)
-        inspection.encryption = pdf.encryption
+        inspection.encrypted = pdf.isEncrypted
+        inspection.encryption = pdf.isEncrypted ? pdf.encryption : nil
         inspection.repaired = pdf.wasRepaired
         inspection.title = pdf.metadata("info:Title")
         inspection.author = pdf.metadata("info:Author")

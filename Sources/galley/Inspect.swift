@@ -41,7 +41,7 @@ struct Inspect: ParsableCommand {
         }
         if json {
             let encoder = Manifest.encoder(pretty: true)
-            print(String(decoding: try encoder.encode(["documents": inspections]), as: UTF8.self))
+            print(String(decoding: try encoder.encode(InspectReport(documents: inspections)), as: UTF8.self))
         } else {
             for inspection in inspections { print(Self.describe(inspection)) }
         }
@@ -57,7 +57,7 @@ struct Inspect: ParsableCommand {
         add("kind", inspection.kind == .pdf ? "PDF" : "article")
         add("size", inspection.bytes.map { "\($0) bytes" })
         add("error", inspection.error.map { "\($0)" })
-        add("encryption", inspection.encryption)
+        add("encryption", inspection.encrypted == false ? "none" : inspection.encryption)
         if inspection.repaired == true { add("repaired", "yes (damaged cross-reference table rebuilt)") }
         add("title", inspection.title)
         add("author", inspection.author)

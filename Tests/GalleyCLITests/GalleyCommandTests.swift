@@ -231,6 +231,29 @@ import Testing
         #expect(usage.status == 2 && usage.stderr.contains("nothing-here"))
     }
 
+    /// `inspect --json` is data to program against: a schema version, booleans as booleans,
+    /// every key present (null where it does not apply), valid against its published schema.
+    @Test func inspectJSONFollowsItsSchema() throws {
+        let folder = try folderWithConfig("inputs: [docs]\n", files: [Fixtures.pdf("mixed.pdf"), Fixtures.pdf(Fixtures.encryptedPDF),
+                                                                       Fixtures.brokenFolder.appendingPathComponent("garbage.pdf")])
+        _ = try folder.copy([Fixtures.articlesFolder.appendingPathComponent("malformed.html")], into: "docs")
+        let json = try galley(["inspect", "--json", "docs"], in: folder.url)
+        #expect(json.status == 1, "an unreadable document: \(json.stderr)")
+        try json.stdout.write(to: folder.path("inspect.json"), atomically: true, encoding: .utf8)
+        #expect(try ManifestSchema.violations(of: folder.path("inspect.json"), schema: "inspect") == [])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(object["schema_version"] as? Int == 1)
+        let documents = try #require(object["documents"] as? [[String: Any]])
+        let byPath = Dictionary(uniqueKeysWithValues: documents.map { ($0["path"] as? String ?? "", $0) })
+        #expect(Set(documents.map { Set($0.keys) }).count == 1, "every document has every key")
+        let plain = try #require(byPath["docs/mixed.pdf"])
+        #expect(plain["encrypted"] as? Bool == false && plain["encryption"] is NSNull)
+        let locked = try #require(byPath["docs/\(Fixtures.encryptedPDF)"])
+        #expect(locked["encrypted"] is NSNull && (locked["error"] as? [String: Any])?["code"] as? String == "password-required")
+        let article = try #require(byPath["docs/malformed.html"])
+        #expect(article["encrypted"] is NSNull && article["pages"] is NSNull && article["error"] is NSNull)
+    }
+
     @Test func jsonProgressReportsEveryEventAndTheTotals() throws {
         let folder = try folderWithConfig("inputs: [docs]\ndpi: 40\nthumbnails: [64]\n",
                                           files: [Fixtures.pdf("article.pdf"), Fixtures.pdf("mixed.pdf"),

@@ -19,7 +19,7 @@ import Testing
         let inspector = try Inspector(configuration: Configuration())
         let inspection = inspector.inspect(try #require(try documents(["report.pdf"], in: folder).first))
         #expect(inspection.error == nil)
-        #expect(inspection.kind == .pdf && inspection.pageCount == 3 && inspection.encryption == "None")
+        #expect(inspection.kind == .pdf && inspection.pageCount == 3 && inspection.encrypted == false && inspection.encryption == nil)
         #expect(inspection.title == "Quarterly report" && inspection.author == "Ada")
         #expect(inspection.linkCount == 3)
         #expect(inspection.pages?.map(\.linkCount) == [2, 0, 1])
