@@ -2,7 +2,7 @@
 """Validates manifests against schemas/manifest.schema.json with the jsonschema library.
 
 Usage: validate-manifest.py [--schema NAME] FILE.json [...]; exits 1 and prints every violation
-otherwise. NAME picks schemas/NAME.schema.json (default manifest; diff for galley diff's
+otherwise; a FILE.jsonl is validated line by line. NAME picks schemas/NAME.schema.json (default manifest; diff for galley diff's
 diff.json).
 Prefers Debian's python3 (where the install script puts python3-jsonschema).
 """
@@ -29,8 +29,13 @@ validator = validator_class(schema, format_checker=jsonschema.FormatChecker())
 failed = False
 for path in args:
     with open(path) as f:
-        manifest = json.load(f)
-    for error in sorted(validator.iter_errors(manifest), key=lambda e: list(e.path)):
-        failed = True
-        print("%s: %s: %s" % (path, "/".join(str(p) for p in error.path) or "(root)", error.message))
+        # JSON Lines (galley run --progress json): each line is one document to validate.
+        if path.endswith(".jsonl"):
+            documents = [(f"{path}:{n}", json.loads(line)) for n, line in enumerate(f, 1) if line.strip()]
+        else:
+            documents = [(path, json.load(f))]
+    for name, document in documents:
+        for error in sorted(validator.iter_errors(document), key=lambda e: list(e.path)):
+            failed = True
+            print("%s: %s: %s" % (name, "/".join(str(p) for p in error.path) or "(root)", error.message))
 sys.exit(1 if failed else 0)

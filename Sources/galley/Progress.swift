@@ -161,12 +161,19 @@ final class ProgressReporter: Sendable {
     private static func object(_ failure: Failure) -> [String: Any] {
         var object: [String: Any] = ["code": failure.code.rawValue, "message": failure.message]
         if let page = failure.page { object["page"] = page }
+        if let detail = failure.detail { object["detail"] = detail }
         return object
     }
 
+    /// When an event happened: ISO 8601 in UTC with milliseconds (`2026-11-25T07:12:03.120Z`).
+    private static let timeFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+
+    /// One event as a line of JSON (`schemas/progress-event.schema.json`), with its `time`.
     private func emitJSON(_ object: [String: Any]) {
-        guard mode == .json,
-              let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
+        guard mode == .json else { return }
+        var object = object
+        object["time"] = Date().formatted(Self.timeFormat)
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
         FileHandle.standardOutput.write(data + Data([0x0A]))
     }
 

@@ -264,6 +264,11 @@ import Testing
             try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not JSON: \(line)")
         }
         func named(_ name: String) -> [[String: Any]] { events.filter { $0["event"] as? String == name } }
+        // Every line follows the published schema, with the time of its event, in order.
+        try outcome.stdout.write(to: folder.path("events.jsonl"), atomically: true, encoding: .utf8)
+        #expect(try ManifestSchema.violations(of: folder.path("events.jsonl"), schema: "progress-event") == [])
+        let times = events.compactMap { $0["time"] as? String }
+        #expect(times.count == events.count && times == times.sorted(), "\(times)")
         #expect(named("document_started").count == 3)
         #expect(named("page_done").count == 8, "article.pdf has 4 pages, mixed.pdf 4")
         #expect(named("page_done").last?["pages_done"] as? Int == 8)
