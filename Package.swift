@@ -1,5 +1,12 @@
 // swift-tools-version:6.0
+import Foundation
 import PackageDescription
+
+// The commit `galley --version` names: scripts/build-release.sh exports GALLEY_COMMIT (SwiftPM
+// re-reads this manifest when the environment changes). Only a hexadecimal hash is taken.
+let commit = ProcessInfo.processInfo.environment["GALLEY_COMMIT"].flatMap { value in
+    value.count >= 7 && value.count <= 40 && value.allSatisfy(\.isHexDigit) ? value : nil
+}
 
 // Debian's libmupdf-dev ships static archives only, and SwiftPM does not read
 // `Libs.private` from mupdf.pc, so MuPDF's private dependencies are linked explicitly.
@@ -44,6 +51,7 @@ let package = Package(
         .target(
             name: "CGalleyMuPDF",
             dependencies: ["CMuPDF"],
+            cSettings: commit.map { [.define("GALLEY_COMMIT", to: "\"\($0)\"")] } ?? [],
             linkerSettings: mupdfPrivateLibraries.map { .linkedLibrary($0) }),
         .target(
             name: "CGalleyPNG",

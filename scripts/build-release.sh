@@ -6,4 +6,6 @@
 # machine) and lets it run where no Swift toolchain is installed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The commit `galley --version` names (Package.swift reads it), when this is a git checkout.
+if commit=$(git rev-parse HEAD 2>/dev/null); then export GALLEY_COMMIT=$commit; fi
 swift build -c release --static-swift-stdlib --product galley "$@"

@@ -61,6 +61,18 @@ const char *gm_mupdf_version(void)
     return FZ_VERSION;
 }
 
+/* The commit galley was built from: Package.swift defines GALLEY_COMMIT from the environment
+   variable of that name, which scripts/build-release.sh sets (SwiftPM has no other way to pass
+   a value into a build). Empty in other builds. */
+#ifndef GALLEY_COMMIT
+#define GALLEY_COMMIT ""
+#endif
+
+const char *gm_build_commit(void)
+{
+    return GALLEY_COMMIT;
+}
+
 /* No single MuPDF allocation may exceed this. A damaged image header (a PNG inside an SVG, an
    image in a PDF) can claim billions of pixels, and MuPDF allocates the whole image before it
    decodes a byte (found by FuzzImage: 2.2 GB for a 282 x 16M PNG in an SVG). A refused

@@ -14,6 +14,13 @@ import Logging
 public final class Pipeline: Sendable {
     public static let version = "0.1.0"
 
+    /// What `galley --version` prints: Galley's version and the commit it was built from
+    /// (release builds), then the versions of the libraries that draw and set the pages.
+    public static var versionDescription: String {
+        let build = MuPDFEngine.buildCommit.map { "commit \($0.prefix(12))" } ?? "development build"
+        return "galley \(version) (\(build))\nMuPDF \(MuPDFEngine.version), HarfBuzz \(LibraryVersions.harfBuzz), FreeType \(LibraryVersions.freeType)"
+    }
+
     /// Pages with more pixels than this are drawn and encoded in horizontal bands, so a huge
     /// page costs a band of memory, not the whole bitmap.
     public static let bandPixelLimit = 16 << 20

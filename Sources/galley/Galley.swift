@@ -16,7 +16,7 @@ struct Galley: ParsableCommand {
                    or inputs with no document (run --allow-empty accepts that)
               130  interrupted (Ctrl-C); no partial files are left behind
             """,
-        version: Pipeline.version,
+        version: Pipeline.versionDescription,
         subcommands: [Run.self, Thumbs.self, Watch.self, Typeset.self, Inspect.self, Merge.self])
 
     /// Exit statuses shared by every subcommand.

@@ -233,6 +233,20 @@ import Testing
 
     /// `inspect --json` is data to program against: a schema version, booleans as booleans,
     /// every key present (null where it does not apply), valid against its published schema.
+    /// `--version` names what a bug report needs: Galley's version and build, and the
+    /// versions of MuPDF and HarfBuzz as their own tools report them, and FreeType's.
+    @Test func versionNamesTheBuildAndTheLibraries() throws {
+        let folder = try ScratchFolder("galley-version")
+        let outcome = try galley(["--version"], in: folder.url)
+        #expect(outcome.status == 0)
+        let lines = outcome.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("galley 0.1.0 (") == true, "\(outcome.stdout)")
+        let mutool = try PeerTools.run("mutool", ["-v"])
+        let mupdf = try #require((mutool.stdout + mutool.stderr).split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines))
+        let harfBuzz = try PeerTools.run("pkg-config", ["--modversion", "harfbuzz"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(lines.count == 2 && lines[1].hasPrefix("MuPDF \(mupdf), HarfBuzz \(harfBuzz), FreeType 2."), "\(outcome.stdout)")
+    }
+
     @Test func inspectJSONFollowsItsSchema() throws {
         let folder = try folderWithConfig("inputs: [docs]\n", files: [Fixtures.pdf("mixed.pdf"), Fixtures.pdf(Fixtures.encryptedPDF),
                                                                        Fixtures.brokenFolder.appendingPathComponent("garbage.pdf")])

@@ -52,6 +52,8 @@ typedef struct gm_page_info {
 } gm_page_info;
 
 const char *gm_mupdf_version(void);
+/* The commit this build was made from (scripts/build-release.sh), or "". */
+const char *gm_build_commit(void);
 
 gm_engine *gm_engine_new(size_t store_bytes, gm_error *error);
 void gm_engine_free(gm_engine *engine);
