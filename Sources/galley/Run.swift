@@ -181,20 +181,21 @@ struct Run: ParsableCommand {
     /// Ctrl-C and SIGTERM cancel the run; the pipeline stops in-flight work and cleans up.
     /// A second one exits at once: only files under `.galley/tmp` can be left, never a
     /// half-written output under its final name, and the next run clears that folder.
-    static func cancelOnSignals(_ cancellation: Cancellation) -> [DispatchSourceSignal] {
+    /// `stamp` starts the messages (`galley watch` puts the time there).
+    static func cancelOnSignals(_ cancellation: Cancellation, stamp: @escaping @Sendable () -> String = { "" }) -> [DispatchSourceSignal] {
         [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
                 if cancellation.isCancelled {
-                    FileHandle.standardError.write(Data("galley: interrupted again; exiting now\n".utf8))
+                    FileHandle.standardError.write(Data((stamp() + "galley: interrupted again; exiting now\n").utf8))
                     // Not a thrown ExitCode: this handler runs on a dispatch queue while the
                     // command's thread is busy in the pipeline, so there is no caller to throw
                     // to; and `_exit`, unlike `exit`, runs no atexit handlers and flushes no
                     // stdio buffers, whose locks a worker thread may hold.
                     _exit(Galley.Status.interrupted)
                 }
-                FileHandle.standardError.write(Data("\ngalley: interrupted; stopping in-flight work (again to exit now)\n".utf8))
+                FileHandle.standardError.write(Data(("\n" + stamp() + "galley: interrupted; stopping in-flight work (again to exit now)\n").utf8))
                 cancellation.cancel()
             }
             source.resume()
@@ -203,9 +204,9 @@ struct Run: ParsableCommand {
     }
 
     /// The per-document line of plain progress, on standard error.
-    static func report(_ event: PipelineEvent) {
+    static func report(_ event: PipelineEvent, stamp: String = "") {
         guard case .documentFinished = event else { return }
-        FileHandle.standardError.write(Data((line(for: event) + "\n").utf8))
+        FileHandle.standardError.write(Data((stamp + line(for: event) + "\n").utf8))
     }
 
     /// `[3/10] reports/q1.pdf → reports/q1/: 4 pages` (or FAILED with the reason).
@@ -224,9 +225,10 @@ struct Run: ParsableCommand {
 
     /// The final summary: on standard output, or `toStandardError` when standard output
     /// carries JSON progress.
-    static func printSummary(_ summary: RunSummary, toStandardError: Bool = false) {
+    /// `stamp` starts every line (`galley watch` puts the time there).
+    static func printSummary(_ summary: RunSummary, toStandardError: Bool = false, stamp: String = "") {
         let print = { (line: String) in
-            if toStandardError { FileHandle.standardError.write(Data((line + "\n").utf8)) } else { Swift.print(line) }
+            if toStandardError { FileHandle.standardError.write(Data((stamp + line + "\n").utf8)) } else { Swift.print(stamp + line) }
         }
         let seconds = String(format: "%.2f", summary.duration)
         guard let manifest = summary.manifest else {

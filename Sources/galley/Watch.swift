@@ -30,7 +30,7 @@ struct Watch: ParsableCommand {
         var configuration = try options.configuration()
         if let debounce { configuration.watchDebounce = debounce }
         let cancellation = Cancellation()
-        let signals = Run.cancelOnSignals(cancellation)
+        let signals = Run.cancelOnSignals(cancellation, stamp: { Self.stamp() })
         defer { signals.forEach { $0.cancel() } }
 
         var folders = configuration.inputs.map { input -> URL in
@@ -49,7 +49,7 @@ struct Watch: ParsableCommand {
         let lock = try OutputLock.acquire(for: configuration, wait: options.wait, cancellation: cancellation)
         defer { withExtendedLifetime(lock) {} }
         let watcher = try CommandFailure.catching { try FolderWatcher(folders: folders, skipping: configuration.outputURL) }
-        print("galley: watching \(folders.map(\.path).joined(separator: ", ")) (debounce \(configuration.watchDebounce) s; Ctrl-C stops)")
+        print(Self.stamp() + "galley: watching \(folders.map(\.path).joined(separator: ", ")) (debounce \(configuration.watchDebounce) s; Ctrl-C stops)")
         fflush(nil)
         let pipeline = Pipeline(configuration: configuration, logger: logger)
         while true {
@@ -58,21 +58,37 @@ struct Watch: ParsableCommand {
                 summary = try pipeline.run(lock: lock, cancellation: cancellation) { event in
                     // Only what changed: unchanged documents are the quiet majority.
                     guard case let .documentFinished(_, _, status, _, _, _, _) = event, status != .unchanged else { return }
-                    Run.report(event)
+                    Run.report(event, stamp: Self.stamp())
                 }
             } catch {
                 // An input folder removed while watching, say, is a setting to fix, as `galley run` says.
                 throw CommandFailure(stopping: error)
             }
-            for (from, to) in summary.inboxMoves { print("galley: inbox: \(from) → \(to)") }
-            Run.printSummary(summary)
+            for (from, to) in summary.inboxMoves { print(Self.stamp() + "galley: inbox: \(from) → \(to)") }
+            Run.printSummary(summary, stamp: Self.stamp())
             fflush(nil)  // a watcher's output is read as it comes, often through a pipe
             if summary.outcome == .interrupted { break }
             guard let changed = watcher.waitForChanges(debounce: configuration.watchDebounce, cancellation: cancellation) else { break }
-            print("galley: changed: \(changed.map { ($0 as NSString).lastPathComponent }.joined(separator: ", "))")
+            print(Self.stamp() + "galley: changed: " + Self.describe(changed))
             fflush(nil)
         }
-        print("galley: stopped watching")
+        print(Self.stamp() + "galley: stopped watching")
         throw ExitCode(Galley.Status.interrupted)
+    }
+
+    /// `2026-11-25 07:21:05 `: a watch runs for days, and its lines are read later.
+    static func stamp(_ date: Date = Date()) -> String {
+        let style = Date.VerbatimFormatStyle(
+            format: "\(year: .defaultDigits)-\(month: .twoDigits)-\(day: .twoDigits) \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits):\(second: .twoDigits) ",
+            timeZone: .current, calendar: Calendar(identifier: .gregorian))
+        return date.formatted(style)
+    }
+
+    /// The changed files by name, each gone one marked: `a.pdf, old.pdf (removed)`.
+    static func describe(_ changed: [String]) -> String {
+        changed.map { path in
+            let name = (path as NSString).lastPathComponent
+            return FileManager.default.fileExists(atPath: path) ? name : "\(name) (removed)"
+        }.joined(separator: ", ")
     }
 }

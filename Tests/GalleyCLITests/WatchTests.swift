@@ -47,11 +47,17 @@ import Testing
         // A deleted file's outputs go.
         try FileManager.default.removeItem(at: docs.appendingPathComponent("growing.pdf"))
         #expect(output.wait(for: "outputs of 1 vanished document removed"), "\(output.current)")
+        #expect(output.current.contains("galley: changed: growing.pdf (removed)"), "\(output.current)")
+        #expect(output.current.contains("outputs of \(docs.appendingPathComponent("growing.pdf").path) (its source is gone)"), "\(output.current)")
         #expect(!FileManager.default.fileExists(atPath: folder.path("out/growing").path))
 
         kill(process.processIdentifier, SIGINT)
         process.waitUntilExit()
         #expect(process.terminationStatus == 130)
         #expect(output.wait(for: "stopped watching", timeout: 5))
+        // Every line starts with the local date and time: a watch runs for days.
+        let lines = output.current.split(separator: "\n").filter { !$0.isEmpty }
+        let stamped = lines.filter { $0.wholeMatch(of: /\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} .*/) != nil }
+        #expect(stamped.count == lines.count, "\(lines.filter { $0.wholeMatch(of: /\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} .*/) == nil })")
     }
 }
