@@ -36,6 +36,8 @@ public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
 /// | `dpi` | number, 1...2400 | 150 |
 /// | `page_images` | boolean: write full-size page images (false: thumbnails only) | `true` |
 /// | `thumbnails` | list of box sizes in pixels, 8...4096 (empty for none) | `[128, 256]` |
+/// | `pages` | pages of each document to draw: numbers and ranges, `first`, `last` or `N` (`1-3,7`, `5-N`) | all |
+/// | `max_pages` | at most this many pages of each document (of each layout for articles), 1...10000000 | no limit |
 /// | `workers` | number for every stage, or a map of `open`, `render`, `thumbnails`, `encode` | cores |
 /// | `max_pages_in_flight` | number, 1...4096 | 4 × cores |
 /// | `page_timeout` | seconds a page may take to record or draw, 0.001...86400 | 300 |
@@ -156,6 +158,16 @@ extension Configuration {
                 for item in try reader.list(value, key: key) { boxes.append(try reader.integer(item, key: key, in: thumbnailBoxRange)) }
                 guard Set(boxes).count == boxes.count else { throw reader.error(value, key: key, "box sizes must be different") }
                 configuration.thumbnailBoxes = boxes.sorted()
+            case "pages":
+                let text: String
+                if let number = value.int { text = String(number) } else { text = try reader.string(value, key: key) }
+                do {
+                    configuration.pageSelection = try PageSelection(parsing: text)
+                } catch {
+                    throw reader.error(value, key: key, error.message)
+                }
+            case "max_pages":
+                configuration.maxPages = try reader.integer(value, key: key, in: Configuration.maxPagesRange)
             case "workers":
                 configuration.workers = try reader.workers(value, key: key)
             case "max_pages_in_flight":
@@ -219,7 +231,7 @@ extension Configuration {
                 guard !inbox.isEmpty else { throw reader.error(value, key: key, "must not be empty; leave the key out for no inbox") }
                 configuration.inbox = inbox
             default:
-                let known = ["inputs", "output", "dpi", "page_images", "thumbnails", "workers", "max_pages_in_flight", "page_timeout", "png", "documents", "follow_symlinks", "passwords", "fonts", "layouts",
+                let known = ["inputs", "output", "dpi", "page_images", "thumbnails", "pages", "max_pages", "workers", "max_pages_in_flight", "page_timeout", "png", "documents", "follow_symlinks", "passwords", "fonts", "layouts",
                              "thumbnail_cache_size", "watch_debounce", "inbox"]
                 throw reader.error(keyNode, key: key, "unknown key; known keys are \(known.joined(separator: ", "))")
             }

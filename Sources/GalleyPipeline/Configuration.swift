@@ -46,6 +46,13 @@ public struct Configuration: Sendable, Equatable {
     /// publish the runner's files).
     public var followSymlinks = false
     /// Passwords for encrypted documents, by file name, relative path or glob pattern.
+    /// Which pages of each document are drawn (`pages:`); nil for all.
+    public var pageSelection: PageSelection?
+    /// At most this many pages of each document (of each layout, for articles), after the
+    /// selection (`max_pages:`); nil for no limit.
+    public var maxPages: Int?
+    /// `max_pages`' range.
+    public static let maxPagesRange = 1...10_000_000
     public var passwords: [PasswordRule] = []
     /// Page layouts articles are typeset in, each to its own folder. Default: one layout named
     /// `a4` (A4 portrait, one column, DejaVu Serif 11 pt).

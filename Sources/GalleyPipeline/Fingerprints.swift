@@ -46,6 +46,11 @@ struct Fingerprints: Sendable {
         // Articles also get their document files; none configured leaves the fingerprint as
         // it was before document files existed.
         if kind == .markup { parts += configuration.layouts.flatMap { layout in configuration.documents.map { documentFile($0.rawValue, layout: layout) } } }
+        // Which pages are drawn: a new selection opens the document again, which keeps the
+        // pages already drawn and draws the others. No selection leaves the fingerprint as it
+        // was before selections existed.
+        if let selection = configuration.pageSelection { parts.append("pages \(selection)") }
+        if let limit = configuration.maxPages { parts.append("max pages \(limit)") }
         return ContentHash.sha256(Array(parts.joined(separator: "\n").utf8))
     }
 }

@@ -22,6 +22,9 @@ public struct Manifest: Codable, Sendable, Equatable {
         public var pageImages: Bool
         public var thumbnails: [Int]
         public var png: String
+        /// The page selection (`PageSelection.description`); nil when every page is drawn.
+        public var pages: String?
+        public var maxPages: Int?
     }
 
     public struct ShardInfo: Codable, Sendable, Equatable {

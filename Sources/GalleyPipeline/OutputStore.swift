@@ -93,12 +93,15 @@ public struct OutputStore: Sendable {
                         if isPage && box == nil && keepingPageImages { continue }
                         let path = "\(folder)/\(entry)"
                         guard !keep.contains(path), (try? fileManager.removeItem(at: root.appendingPathComponent(path))) != nil else { continue }
+                        // With a page selection, a page missing from the manifest may simply not be selected.
+                        let missingPage = configuration.pageSelection != nil || configuration.maxPages != nil
+                            ? "pages it no longer has or that are not selected" : "pages it no longer has"
                         if let box {
-                            count("thumbnails", gone ?? (configuration.thumbnailBoxes.contains(box) ? "pages it no longer has" : "thumbnail box \(box) no longer configured"))
+                            count("thumbnails", gone ?? (configuration.thumbnailBoxes.contains(box) ? missingPage : "thumbnail box \(box) no longer configured"))
                         } else if !isPage {
                             count("document files", gone ?? "its format is no longer in documents:")
                         } else {
-                            count("page images", gone ?? (configuration.pageImages ? "pages it no longer has" : "page_images is off"))
+                            count("page images", gone ?? (configuration.pageImages ? missingPage : "page_images is off"))
                         }
                     }
                     if box != nil { emptied.append(folder) }

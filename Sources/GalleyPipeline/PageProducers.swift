@@ -57,6 +57,8 @@ final class PDFPages: PageProducer {
     private let folder: String
     private let recorder: RunRecorder
     private let limiter: TimeLimiter
+    /// The page indices to make (the selection), and how many are made.
+    private let selected: [Int]
     private var nextIndex = 0
 
     init(document: SourceDocument, index: Int, configuration: Configuration, engine: MuPDFEngine,
@@ -67,20 +69,28 @@ final class PDFPages: PageProducer {
         self.recorder = recorder
         self.limiter = limiter
         var warnings: [String] = []
+        if let selection = configuration.pageSelection {
+            selected = selection.indices(pageCount: pdf.pageCount, limit: configuration.maxPages)
+            if selected.isEmpty {
+                warnings.append("the page selection \(selection) selects none of its \(pdf.pageCount) page(s)")
+            }
+        } else {
+            selected = Array(0..<min(pdf.pageCount, configuration.maxPages ?? .max))
+        }
         if pdf.isTruncated {
             warnings.append("truncated: the end-of-file marker is missing; MuPDF rebuilt \(pdf.pageCount) page(s) from what is there, later ones may be lost")
         } else if pdf.wasRepaired {
             warnings.append("MuPDF repaired a damaged cross-reference table")
         }
-        recorder.counted(index, pages: pdf.pageCount, warnings: warnings)
+        recorder.counted(index, pages: pdf.pageCount, selected: selected.count, warnings: warnings)
     }
 
     /// A page that cannot be recorded fails alone, with its number: the pages after it are
     /// still recorded and drawn (a damaged file is drawn as far as it can be). Only a
     /// cancellation stops the document.
     func next() throws -> (page: any PageSource, facts: PageFacts)? {
-        while nextIndex < pdf.pageCount {
-            let pageIndex = nextIndex
+        while nextIndex < selected.count {
+            let pageIndex = selected[nextIndex]
             nextIndex += 1
             let page: PDFPage
             do {
@@ -191,6 +201,14 @@ final class ArticlePages: PageProducer {
     private var uncovered: [Unicode.Scalar: Int] = [:]
     private var unhyphenated: Set<String> = []
     private var sequence = 0
+    /// The page selection and limit, applied to each layout's pages.
+    private let selection: PageSelection?
+    private let maxPages: Int?
+    /// Pages of the current layout handed on, and a page held back because whether it is
+    /// selected depends on its being the layout's last (`last`, `N`).
+    private var madeInLayout = 0
+    private var pending: TypesetPage?
+    private var handedOn = 0
 
     /// `documentFiles`: where the layouts' document files go; nil to write none (a page
     /// wanted for a preview only).
@@ -202,6 +220,8 @@ final class ArticlePages: PageProducer {
         self.fonts = fonts
         self.recorder = recorder
         self.documentFiles = documentFiles
+        selection = configuration.pageSelection
+        maxPages = configuration.maxPages
     }
 
     /// The CSS properties the article declares that Galley ignores, most declared first, for
@@ -213,6 +233,8 @@ final class ArticlePages: PageProducer {
         return "CSS properties ignored: " + listed.joined(separator: ", ")
     }
 
+    /// Every page of every layout is set (the manifest counts them and the document files
+    /// hold them all); the selected ones are handed on to be drawn.
     func next() throws -> (page: any PageSource, facts: PageFacts)? {
         while layoutIndex < layouts.count {
             if typesetter == nil {
@@ -222,19 +244,40 @@ final class ArticlePages: PageProducer {
                     try ArticleTypesetter(text: parsed.text, layout: layout, fonts: fonts, images: article.images)
                 }
                 writers = (documentFiles?.formats ?? []).map { ($0, $0.makeWriter(text: parsed.text, layout: layout)) }
+                madeInLayout = 0
+                pending = nil
             }
             guard let typesetter else { continue }
             let layout = typesetter.layout
+            let limitReached = maxPages.map { madeInLayout >= $0 } ?? false
             if let page = try wrap(layout, { () throws(TypesetError) in try typesetter.nextPage() }) {
                 for (_, writer) in writers { try wrap(layout) { () throws(TypesetError) in try writer.add(page) } }
                 made[made.count - 1].pageCount += 1
-                defer { sequence += 1 }
-                return (page, facts(of: page, layout: layout))
+                pending = nil  // a page followed: the one held back was not the last
+                guard !limitReached else { continue }
+                switch selection.map({ $0.contains(page.number) }) ?? true {
+                case true?: return handOn(page, layout: layout)
+                case false?: continue
+                case nil: pending = page
+                }
+                continue
+            }
+            // The layout is set; a page held back was its last, so it is selected.
+            if let last = pending, !limitReached {
+                pending = nil
+                return handOn(last, layout: layout)
             }
             try writeDocumentFiles(layout)
             closeLayout()
         }
         return nil
+    }
+
+    private func handOn(_ page: TypesetPage, layout: ArticleLayout) -> (page: any PageSource, facts: PageFacts) {
+        madeInLayout += 1
+        handedOn += 1
+        defer { sequence += 1 }
+        return (page, facts(of: page, layout: layout))
     }
 
     /// The current layout is complete: each writer's file goes next to the layout's pages,
@@ -310,8 +353,13 @@ final class ArticlePages: PageProducer {
         if !missing.isEmpty {
             all.append("no hyphenation dictionary for \(missing.joined(separator: ", ")), so that text was not hyphenated; install the hyphen-* package for the language (dictionaries in \(Hyphenator.dictionaryFolder))")
         }
+        if let selection, handedOn == 0, made.contains(where: { $0.pageCount > 0 }) {
+            all.append("the page selection \(selection) selects none of the pages its layouts set")
+        }
+        let limited = selection != nil || maxPages != nil
         recorder.typeset(index, textLength: article.first.text.count,
-                         characters: (article.first.sourceCharacters, article.first.setCharacters), layouts: made, warnings: all)
+                         characters: (article.first.sourceCharacters, article.first.setCharacters), layouts: made,
+                         selected: limited ? handedOn : nil, warnings: all)
     }
 }
 

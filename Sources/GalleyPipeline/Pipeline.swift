@@ -161,7 +161,8 @@ public final class Pipeline: Sendable {
         let failed = manifestDocuments.filter { $0.status == .failed }.count
         let unchanged = manifestDocuments.filter { $0.status == .unchanged }.count
         let manifest = Manifest(
-            settings: .init(dpi: configuration.dpi, pageImages: configuration.pageImages, thumbnails: configuration.thumbnailBoxes, png: configuration.png.rawValue),
+            settings: .init(dpi: configuration.dpi, pageImages: configuration.pageImages, thumbnails: configuration.thumbnailBoxes, png: configuration.png.rawValue,
+                            pages: configuration.pageSelection?.description, maxPages: configuration.maxPages),
             totals: .init(documents: manifestDocuments.count, ok: manifestDocuments.count - failed - unchanged, failed: failed,
                           unchanged: unchanged, pages: manifestDocuments.reduce(0) { $0 + $1.pages.count }),
             documents: manifestDocuments,

@@ -198,6 +198,8 @@ final class RunRecorder: Sendable {
         var sha256: String?
         var bytes: Int?
         var pageCount: Int?
+        /// Of those, the pages the page selection draws (nil: all of them).
+        var selectedPages: Int?
         var textLength: Int?
         var characters: (source: Int, set: Int)?
         var layouts: [Manifest.LayoutPages]?
@@ -226,7 +228,7 @@ final class RunRecorder: Sendable {
 
         mutating func updateKnownPages(_ index: Int) {
             let document = documents[index]
-            let known = max(document.pageCount ?? 0, document.unchanged?.pages.count ?? document.completedPages)
+            let known = max(document.selectedPages ?? document.pageCount ?? 0, document.unchanged?.pages.count ?? document.completedPages)
             pagesKnown += known - document.knownPages
             documents[index].knownPages = known
         }
@@ -283,11 +285,12 @@ final class RunRecorder: Sendable {
         state.withLock { $0.documents[document].pageWarnings.append(warning) }
     }
 
-    func counted(_ document: Int, pages: Int, warnings: [String]) {
+    func counted(_ document: Int, pages: Int, selected: Int? = nil, warnings: [String]) {
         state.withLock {
             $0.documents[document].pageCount = pages
+            $0.documents[document].selectedPages = selected
             // One table for all of them, not one grown by doubling as they finish.
-            $0.documents[document].pages.reserveCapacity(pages)
+            $0.documents[document].pages.reserveCapacity(selected ?? pages)
             $0.documents[document].warnings += warnings
             $0.updateKnownPages(document)
         }
@@ -296,8 +299,9 @@ final class RunRecorder: Sendable {
     /// An article's typesetting finished (or stopped at a failure): its text length and the
     /// pages each layout made.
     func typeset(_ document: Int, textLength: Int, characters: (source: Int, set: Int), layouts: [Manifest.LayoutPages],
-                 warnings: [String]) {
+                 selected: Int? = nil, warnings: [String]) {
         state.withLock {
+            $0.documents[document].selectedPages = selected
             $0.documents[document].textLength = textLength
             $0.documents[document].characters = characters
             $0.documents[document].layouts = layouts

@@ -21,6 +21,20 @@ struct PipelineOptions: ParsableArguments {
     @Option(name: .long, help: "PNG compression preset: fast, balanced or small.")
     var png: String?
 
+    @Option(name: .long, help: ArgumentHelp(
+        "Pages of each document to draw: 1-3,7, first, last, 5-N (N: the last page). Replaces pages: in the file.",
+        discussion: "For articles, it selects among the pages each layout sets.", valueName: "PAGES"))
+    var pages: String?
+
+    @Option(name: .long, help: "At most this many pages of each document (of each layout for articles).")
+    var maxPages: Int?
+
+    @Option(name: .long, help: ArgumentHelp("Thumbnail boxes in pixels, comma-separated (128,256); 'none' for no thumbnails.", valueName: "BOXES"))
+    var thumbnails: String?
+
+    @Flag(name: .long, help: "Write thumbnails only, no full-size page images.")
+    var noPageImages = false
+
     @Option(name: .long, help: "Workers for every stage (1...256).")
     var jobs: Int?
 
@@ -42,6 +56,31 @@ struct PipelineOptions: ParsableArguments {
         if let jobs, !Configuration.workerRange.contains(jobs) {
             throw ValidationError("--jobs \(jobs) is outside 1...256")
         }
+        if let pages {
+            do { _ = try PageSelection(parsing: pages) } catch { throw ValidationError("--pages \(pages): \(error.message)") }
+        }
+        if let maxPages, !Configuration.maxPagesRange.contains(maxPages) {
+            throw ValidationError("--max-pages \(maxPages) must be at least 1")
+        }
+        _ = try thumbnailBoxes()
+        if noPageImages, try thumbnailBoxes() == [] {
+            throw ValidationError("--no-page-images with --thumbnails none leaves nothing to write")
+        }
+    }
+
+    /// `--thumbnails` as box sizes: nil when not given, [] for `none`.
+    func thumbnailBoxes() throws -> [Int]? {
+        guard let thumbnails else { return nil }
+        if thumbnails == "none" { return [] }
+        var boxes: [Int] = []
+        for item in thumbnails.split(separator: ",", omittingEmptySubsequences: false) {
+            guard let box = Int(item.trimmingCharacters(in: .whitespaces)), Configuration.thumbnailBoxRange.contains(box) else {
+                throw ValidationError("--thumbnails \(thumbnails): boxes are numbers of pixels from 8 to 4096, comma-separated, or none")
+            }
+            boxes.append(box)
+        }
+        guard Set(boxes).count == boxes.count else { throw ValidationError("--thumbnails \(thumbnails): box sizes must be different") }
+        return boxes.sorted()
     }
 
     /// Logging to standard error; debug details with --verbose.
@@ -71,6 +110,13 @@ struct PipelineOptions: ParsableArguments {
         if let dpi { configuration.dpi = dpi }
         if let jobs { configuration.workers = Configuration.Workers(all: jobs) }
         if let png, let preset = PNGCompression(rawValue: png) { configuration.png = preset }
+        if let pages { configuration.pageSelection = try? PageSelection(parsing: pages) }
+        if let maxPages { configuration.maxPages = maxPages }
+        if let boxes = try? thumbnailBoxes() { configuration.thumbnailBoxes = boxes }
+        if noPageImages { configuration.pageImages = false }
+        if !configuration.pageImages && configuration.thumbnailBoxes.isEmpty {
+            throw CommandFailure("no page images and no thumbnails: nothing to write (check page_images and thumbnails in \(config), --no-page-images and --thumbnails)")
+        }
         return configuration
     }
 }

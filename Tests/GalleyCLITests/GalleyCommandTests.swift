@@ -102,6 +102,11 @@ import Testing
         (["run"], "inputs: [docs/landscape.pdf]\ninbox: drop\n", "pipeline.yml: inbox: drop: the first input (docs/landscape.pdf) must be a folder"),
         (["thumbs", "--freedesktop", "/proc/galley-cannot-write-here"], "inputs: [docs]\n", "--freedesktop: /proc/galley-cannot-write-here"),
         (["merge", "merged", "docs"], "inputs: [docs]\n", "no manifest.json"),
+        (["run", "--pages", "3-1"], "inputs: [docs]\n", "--pages 3-1: '3-1' runs backwards; write 1-3"),
+        (["run", "--max-pages", "0"], "inputs: [docs]\n", "--max-pages 0"),
+        (["run", "--thumbnails", "64,2"], "inputs: [docs]\n", "--thumbnails 64,2: boxes are numbers of pixels from 8 to 4096"),
+        (["run", "--thumbnails", "none", "--no-page-images"], "inputs: [docs]\n", "leaves nothing to write"),
+        (["run"], "inputs: [docs]\npages: first-\n", "pipeline.yml:2: pages:"),
     ])
     func usageAndConfigurationErrorsExitTwo(arguments: [String], yaml: String, message: String) throws {
         let folder = try folderWithConfig(yaml, files: [Fixtures.pdf("landscape.pdf")])
