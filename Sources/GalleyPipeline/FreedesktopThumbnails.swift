@@ -185,16 +185,8 @@ public struct FreedesktopThumbnails: Sendable {
     /// The page a thumbnail shows: a PDF's first page, an article's first page in the first layout.
     private func firstPage(_ document: SourceDocument, engine: MuPDFEngine, fonts: FontLibrary?) throws -> any PageSource {
         let recorder = RunRecorder(documents: [document], outputsPerPage: 0, slots: PageSlots(capacity: 1), onEvent: { _ in })
-        let producer: any PageProducer
-        switch document.kind {
-        case .pdf:
-            producer = try PDFPages(document: document, index: 0, configuration: configuration, engine: engine, recorder: recorder,
-                                    limiter: TimeLimiter(timeout: configuration.pageTimeout, cancellation: Cancellation()))
-        case .markup:
-            guard let fonts else { throw Failure(code: .fontMissing, message: "no fonts") }
-            producer = try ArticlePages(document: document, index: 0, configuration: configuration, fonts: fonts, engine: engine,
-                                        recorder: recorder)
-        }
+        let producer = try SingleFile.producer(document, configuration: configuration, engine: engine, recorder: recorder,
+                                               cancellation: Cancellation(), fonts: fonts)
         defer { producer.finish() }
         guard let page = try producer.next()?.page else { throw Failure(code: .noPages, message: "the document has no pages") }
         return page

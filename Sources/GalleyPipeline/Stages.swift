@@ -297,21 +297,12 @@ final class Stages: Sendable {
     }
 
     private func writeBanded(_ page: any PageSource, _ facts: PageFacts, bounds: PixelRect, scale: Double, path: String) throws -> WrittenOutput {
-        let bandHeight = max(1, Pipeline.bandPixelLimit / bounds.width)
-        let bands = try encoder.bandEncoder(width: bounds.width, height: bounds.height)
-        var band = try Bitmap(width: bounds.width, height: min(bandHeight, bounds.height))
-        var y = 0
-        while y < bounds.height {
-            let rows = min(bandHeight, bounds.height - y)
-            if rows != band.height { band = try Bitmap(width: bounds.width, height: rows) }
-            let rect = PixelRect(x: bounds.x, y: bounds.y + y, width: bounds.width, height: rows)
+        let bytes = try PageImages.encodeBanded(page, bounds: bounds, scale: scale, encoder: encoder) { band, rect in
             try limiter.run(page: facts.number, doing: "draw") { limit in
                 try page.draw(into: band, rect: rect, scale: scale, cancellation: limit)
             }
-            try bands.write(band)
-            y += rows
         }
-        return try write(try bands.finish(), width: bounds.width, height: bounds.height, path: path)
+        return try write(bytes, width: bounds.width, height: bounds.height, path: path)
     }
 
     private func write(_ bytes: [UInt8], width: Int, height: Int, path: String) throws(OutputError) -> WrittenOutput {

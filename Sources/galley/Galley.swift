@@ -17,7 +17,7 @@ struct Galley: ParsableCommand {
               130  interrupted (Ctrl-C); no partial files are left behind
             """,
         version: Pipeline.versionDescription,
-        subcommands: [Run.self, Thumbs.self, Watch.self, Typeset.self, Inspect.self, Merge.self])
+        subcommands: [Run.self, Thumbs.self, Watch.self, Typeset.self, Inspect.self, Merge.self, Render.self, Thumbnail.self])
 
     /// Exit statuses shared by every subcommand.
     enum Status {

@@ -1,0 +1,174 @@
+import Foundation
+import GalleyBase
+import GalleyCatalog
+import GalleyPDF
+import GalleyRaster
+import GalleyText
+
+/// One file at a time, outside a run: what `galley render` and `galley thumbnail` do. No
+/// catalog, no manifest, no contact sheet: the pages of the file as images in a folder, or its
+/// first page as a thumbnail, as a desktop thumbnailer asks for one (`Exec=galley thumbnail -s
+/// %s %i %o`). Documents are read exactly as a run reads them (the same producers, passwords,
+/// layouts, page selection and encoder), so a file fails here for the reason a run would give.
+public struct SingleFile: Sendable {
+    public let configuration: Configuration
+
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+    }
+
+    /// What rendering one file gave: the images written, in page order, and the warnings.
+    public struct Rendered: Sendable {
+        public var paths: [String] = []
+        public var warnings: [String] = []
+    }
+
+    /// The document for a file given on the command line, or nil when Galley does not read
+    /// files of its type.
+    public static func document(_ file: URL) -> SourceDocument? {
+        guard let kind = InputScanner.extensions[file.pathExtension.lowercased()] else { return nil }
+        return SourceDocument(url: file.standardizedFileURL, input: file.deletingLastPathComponent().path,
+                              relativePath: file.lastPathComponent, kind: kind,
+                              name: file.deletingPathExtension().lastPathComponent)
+    }
+
+    /// Draws the selected pages of `file` at the configured dpi into `folder` as
+    /// `<name>-0001.png` (an article with several layouts: `<name>-<layout>-0001.png`),
+    /// each written atomically. Pages are drawn `configuration.workers.render` at a time.
+    ///
+    /// - Throws: the document's `Failure` (the first page that failed names its page); the
+    ///   pages written before it stay.
+    public func render(_ file: URL, into folder: URL, cancellation: Cancellation = Cancellation()) throws(Failure) -> Rendered {
+        guard let document = Self.document(file) else {
+            throw Failure(code: .unreadable, message: "not a file Galley reads (.pdf, .html, .htm, .xhtml, .txt)")
+        }
+        let engine: MuPDFEngine
+        let recorder = RunRecorder(documents: [document], outputsPerPage: 0, slots: PageSlots(capacity: 1), onEvent: { _ in })
+        let producer: any PageProducer
+        do {
+            engine = try MuPDFEngine()
+            producer = try Self.producer(document, configuration: configuration, engine: engine, recorder: recorder, cancellation: cancellation)
+        } catch {
+            throw Failure(error)
+        }
+        let encoder = configuration.imageEncoder
+        let scale = configuration.dpi / 72
+        let prefix = document.name
+        let layoutInName = document.kind == .markup && configuration.layouts.count > 1
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = configuration.workers.render
+        let results = Mutex<[(index: Int, result: Result<String, Failure>)]>([])
+        var pageFailure: Failure?
+        var index = 0
+        do {
+            while !cancellation.isCancelled, let (page, facts) = try producer.next() {
+                let layout = layoutInName ? facts.layout.map { "-\($0.name)" } ?? "" : ""
+                let path = folder.appendingPathComponent("\(prefix)\(layout)-\(String(format: "%04d", facts.number)).\(encoder.fileExtension)").path
+                let order = index
+                index += 1
+                // Bounded: at most twice the workers' pages drawn or waiting.
+                while queue.operationCount >= 2 * queue.maxConcurrentOperationCount { queue.waitUntilAllOperationsAreFinished() }
+                queue.addOperation {
+                    let result = Result { () throws -> String in
+                        let bytes = try PageImages.encode(page, scale: scale, encoder: encoder, cancellation: cancellation)
+                        try AtomicFile.write(bytes, to: path, through: path + ".\(getpid()).\(order).tmp")
+                        return path
+                    }.mapError { Failure($0, page: facts.number) }
+                    results.withLock { $0.append((order, result)) }
+                }
+            }
+        } catch {
+            pageFailure = Failure(error)
+        }
+        queue.waitUntilAllOperationsAreFinished()
+        producer.finish()
+        let entry = recorder.manifestDocuments().first
+        var rendered = Rendered(warnings: entry?.warnings ?? [])
+        for (_, result) in results.withLock({ $0 }).sorted(by: { $0.index < $1.index }) {
+            switch result {
+            case .success(let path): rendered.paths.append(path)
+            case .failure(let failure): pageFailure = pageFailure ?? failure
+            }
+        }
+        if cancellation.isCancelled { throw Failure(code: .cancelled, message: "interrupted") }
+        if let failure = pageFailure ?? entry?.error { throw failure }
+        return rendered
+    }
+
+    /// The first page of `file` fitted into a `size`×`size` square, as an opaque RGBA PNG with
+    /// the freedesktop.org thumbnail chunks (`Thumb::URI`, `Thumb::MTime`, `Thumb::Size`,
+    /// `Thumb::Mimetype`, `Software`): what a file manager's thumbnailer writes.
+    public func thumbnail(of file: URL, size: Int, cancellation: Cancellation = Cancellation()) throws(Failure) -> [UInt8] {
+        guard let document = Self.document(file) else {
+            throw Failure(code: .unreadable, message: "not a file Galley reads (.pdf, .html, .htm, .xhtml, .txt)")
+        }
+        guard let stamp = FileStamp(path: document.url.path) else {
+            throw Failure(code: .unreadable, message: "cannot read the file")
+        }
+        var first = configuration
+        first.pageSelection = nil
+        first.maxPages = 1
+        first.layouts = Array(configuration.layouts.prefix(1))
+        let texts = [("Thumb::URI", FreedesktopThumbnails.uri(path: document.url.path)), ("Thumb::MTime", String(stamp.mtime / 1_000_000_000)),
+                     ("Thumb::Size", String(stamp.size)), ("Thumb::Mimetype", FreedesktopThumbnails.mimeType(document)),
+                     ("Software", "galley \(Pipeline.version)")]
+        do {
+            let engine = try MuPDFEngine()
+            let recorder = RunRecorder(documents: [document], outputsPerPage: 0, slots: PageSlots(capacity: 1), onEvent: { _ in })
+            let producer = try Self.producer(document, configuration: first, engine: engine, recorder: recorder, cancellation: cancellation)
+            defer { producer.finish() }
+            guard let page = try producer.next()?.page else {
+                throw recorder.manifestDocuments().first?.error ?? Failure(code: .noPages, message: "the document has no pages")
+            }
+            let bitmap = try page.render(scale: page.thumbnailScale(box: size), cancellation: cancellation)
+            return try FreedesktopThumbnails.rgbaPNG(bitmap, texts: texts)
+        } catch {
+            throw Failure(error, page: 1)
+        }
+    }
+
+    /// The page producer a run would use for the document.
+    /// `fonts`: the fonts for articles, when already loaded.
+    static func producer(_ document: SourceDocument, configuration: Configuration, engine: MuPDFEngine, recorder: RunRecorder,
+                         cancellation: Cancellation, fonts: FontLibrary? = nil) throws -> any PageProducer {
+        switch document.kind {
+        case .pdf:
+            return try PDFPages(document: document, index: 0, configuration: configuration, engine: engine, recorder: recorder,
+                                limiter: TimeLimiter(timeout: configuration.pageTimeout, cancellation: cancellation))
+        case .markup:
+            return try ArticlePages(document: document, index: 0, configuration: configuration, fonts: fonts ?? configuration.documentFonts(),
+                                    engine: engine, recorder: recorder)
+        }
+    }
+}
+
+/// A page drawn and encoded: whole, or band by band when it has more than
+/// `Pipeline.bandPixelLimit` pixels, so a huge page costs one band of memory.
+enum PageImages {
+    static func encode(_ page: any PageSource, scale: Double, encoder: any ImageEncoder, cancellation: Cancellation) throws -> [UInt8] {
+        let bounds = page.pixelBounds(scale: scale)
+        guard bounds.width * bounds.height > Pipeline.bandPixelLimit else {
+            return try encoder.encode(try page.render(scale: scale, cancellation: cancellation))
+        }
+        return try encodeBanded(page, bounds: bounds, scale: scale, encoder: encoder) { band, rect in
+            try page.draw(into: band, rect: rect, scale: scale, cancellation: cancellation)
+        }
+    }
+
+    /// Draws `bounds` band by band with `draw` (into a band, its rectangle) and encodes each.
+    static func encodeBanded(_ page: any PageSource, bounds: PixelRect, scale: Double, encoder: any ImageEncoder,
+                             draw: (Bitmap, PixelRect) throws -> Void) throws -> [UInt8] {
+        let bandHeight = max(1, Pipeline.bandPixelLimit / bounds.width)
+        let bands = try encoder.bandEncoder(width: bounds.width, height: bounds.height)
+        var band = try Bitmap(width: bounds.width, height: min(bandHeight, bounds.height))
+        var y = 0
+        while y < bounds.height {
+            let rows = min(bandHeight, bounds.height - y)
+            if rows != band.height { band = try Bitmap(width: bounds.width, height: rows) }
+            try draw(band, PixelRect(x: bounds.x, y: bounds.y + y, width: bounds.width, height: rows))
+            try bands.write(band)
+            y += rows
+        }
+        return try bands.finish()
+    }
+}

@@ -1,0 +1,132 @@
+import ArgumentParser
+import Foundation
+import GalleyBase
+import GalleyPipeline
+import GalleyRaster
+
+/// `galley render FILE… -o DIR`: the pages of a few files as images, no catalog, no manifest.
+struct Render: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "render",
+        abstract: "Draw the pages of the given files into a folder (no catalog, no manifest, no contact sheet).",
+        discussion: """
+            Writes DIR/<name>-0001.png, … for each file (an article set in several layouts: \
+            <name>-<layout>-0001.png). Layouts, fonts and passwords come from the configuration file when there is \
+            one (pipeline.yml in the current folder, or --config). Exit status 0 when every file was drawn, 1 when \
+            one failed (the others are still drawn), 2 for bad usage.
+            """)
+
+    @Option(name: .long, help: "The configuration file (layouts, fonts, passwords; without one, the defaults).")
+    var config: String = "pipeline.yml"
+
+    @Option(name: [.short, .customLong("output")], help: "The folder to write into (made if missing).")
+    var output: String = "."
+
+    @Option(name: .long, help: "Page image resolution in pixels per inch (1...2400).")
+    var dpi: Double?
+
+    @Option(name: .long, help: ArgumentHelp("Pages to draw: 1-3,7, first, last, 5-N.", valueName: "PAGES"))
+    var pages: String?
+
+    @Option(name: .long, help: "Pages drawn at once (1...256).")
+    var jobs: Int?
+
+    @Argument(help: "PDFs and articles (.pdf, .html, .htm, .xhtml, .txt).")
+    var files: [String]
+
+    func validate() throws {
+        if files.isEmpty { throw ValidationError("name at least one file to draw") }
+        if let dpi, !Configuration.dpiRange.contains(dpi) { throw ValidationError("--dpi \(dpi) is outside 1...2400") }
+        if let jobs, !Configuration.workerRange.contains(jobs) { throw ValidationError("--jobs \(jobs) is outside 1...256") }
+        if let pages {
+            do { _ = try PageSelection(parsing: pages) } catch { throw ValidationError("--pages \(pages): \(error.message)") }
+        }
+    }
+
+    func run() throws {
+        var configuration = try Galley.loadConfiguration(config)
+        if let dpi { configuration.dpi = dpi }
+        if let jobs { configuration.workers = Configuration.Workers(all: jobs) }
+        if let pages { configuration.pageSelection = try? PageSelection(parsing: pages) }
+        let urls = try files.map { path throws(CommandFailure) -> URL in
+            let url = URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)).standardizedFileURL
+            guard FileManager.default.fileExists(atPath: url.path) else { throw CommandFailure("\(path): no such file") }
+            guard SingleFile.document(url) != nil else { throw CommandFailure("\(path): not a file Galley reads (.pdf, .html, .htm, .xhtml, .txt)") }
+            return url
+        }
+        let folder = URL(fileURLWithPath: output, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)).standardizedFileURL
+        do {
+            try AtomicFile.makeFolders(folder.path)
+        } catch {
+            throw CommandFailure("\(output): cannot make the folder: \(error.message)")
+        }
+        let cancellation = Cancellation()
+        let signals = Run.cancelOnSignals(cancellation)
+        defer { signals.forEach { $0.cancel() } }
+        let renderer = SingleFile(configuration: configuration)
+        var failed = 0
+        for (path, url) in zip(files, urls) {
+            do {
+                let rendered = try renderer.render(url, into: folder, cancellation: cancellation)
+                for warning in rendered.warnings { FileHandle.standardError.write(Data("galley: \(path): warning: \(warning)\n".utf8)) }
+                print("\(path): \(Run.plural(rendered.paths.count, "page")) → \(folder.path)")
+            } catch {
+                if cancellation.isCancelled { throw ExitCode(Galley.Status.interrupted) }
+                failed += 1
+                FileHandle.standardError.write(Data("galley: \(path): FAILED \(error)\n".utf8))
+            }
+        }
+        if failed > 0 { throw ExitCode(Galley.Status.someFailed) }
+    }
+}
+
+/// `galley thumbnail -s SIZE INPUT OUTPUT`: a desktop thumbnailer's command.
+struct Thumbnail: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "thumbnail",
+        abstract: "Write a thumbnail of a file's first page (a PNG with freedesktop.org's text chunks).",
+        discussion: """
+            The form a file manager's thumbnailer calls (galley.thumbnailer: Exec=galley thumbnail -s %s %i %o). \
+            The page is fitted into SIZE×SIZE with its aspect ratio kept. Exit status 0 when the thumbnail was \
+            written, 1 when the file could not be drawn (nothing is written), 2 for bad usage.
+            """)
+
+    @Option(name: [.short, .customLong("size")], help: "The box in pixels (8...4096).")
+    var size: Int = 256
+
+    @Option(name: .long, help: "The configuration file (layouts, fonts, passwords; without one, the defaults).")
+    var config: String = "pipeline.yml"
+
+    @Argument(help: "The PDF or article.")
+    var input: String
+
+    @Argument(help: "The PNG to write.")
+    var output: String
+
+    func validate() throws {
+        if !Configuration.thumbnailBoxRange.contains(size) { throw ValidationError("--size \(size) is outside 8...4096") }
+    }
+
+    func run() throws {
+        let configuration = try Galley.loadConfiguration(config)
+        let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        let url = URL(fileURLWithPath: input, relativeTo: cwd).standardizedFileURL
+        guard FileManager.default.fileExists(atPath: url.path) else { throw CommandFailure("\(input): no such file") }
+        guard SingleFile.document(url) != nil else { throw CommandFailure("\(input): not a file Galley reads (.pdf, .html, .htm, .xhtml, .txt)") }
+        let destination = URL(fileURLWithPath: output, relativeTo: cwd).standardizedFileURL
+        let bytes: [UInt8]
+        do {
+            bytes = try SingleFile(configuration: configuration).thumbnail(of: url, size: size)
+        } catch {
+            FileHandle.standardError.write(Data("galley: \(input): FAILED \(error)\n".utf8))
+            throw ExitCode(Galley.Status.someFailed)
+        }
+        do {
+            let temporary = destination.deletingLastPathComponent().appendingPathComponent(".\(destination.lastPathComponent).\(getpid()).tmp")
+            try AtomicFile.write(bytes, to: destination.path, through: temporary.path)
+        } catch {
+            FileHandle.standardError.write(Data("galley: \(output): FAILED \(error)\n".utf8))
+            throw ExitCode(Galley.Status.someFailed)
+        }
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import GalleyRaster
+import GalleyTestSupport
+import Testing
+
+/// `galley render` and `galley thumbnail`: one file at a time, as a script or a file manager
+/// calls them.
+@Suite struct SingleFileCommandTests {
+    let command = GalleyCommandTests()
+
+    /// A PNG's size and text chunks, read by Python's struct and zlib (not by Galley's code).
+    func pngFacts(_ file: URL) throws -> (width: Int, height: Int, colorType: Int, texts: [String: String]) {
+        let outcome = try PeerTools.run("python3", ["-c", """
+            import struct, sys, zlib
+            data = open(sys.argv[1], 'rb').read()
+            assert data[:8] == b'\\x89PNG\\r\\n\\x1a\\n'
+            pos, texts = 8, {}
+            while pos < len(data):
+                length, kind = struct.unpack('>I4s', data[pos:pos + 8])
+                body = data[pos + 8:pos + 8 + length]
+                assert zlib.crc32(kind + body) & 0xFFFFFFFF == struct.unpack('>I', data[pos + 8 + length:pos + 12 + length])[0]
+                if kind == b'IHDR':
+                    width, height, depth, color = struct.unpack('>IIBB', body[:10])
+                if kind == b'tEXt':
+                    key, value = body.split(b'\\0', 1)
+                    texts[key.decode('latin-1')] = value.decode('latin-1')
+                pos += 12 + length
+            print(width, height, color)
+            for key in sorted(texts): print(key + '=' + texts[key])
+            """, file.path])
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        let lines = outcome.stdout.split(separator: "\n").map(String.init)
+        let header = (lines.first ?? "").split(separator: " ").compactMap { Int($0) }
+        try #require(header.count == 3, "\(outcome.stdout)")
+        let texts = Dictionary(lines.dropFirst().map { line -> (String, String) in
+            let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
+            return (parts[0], parts.count > 1 ? parts[1] : "")
+        }, uniquingKeysWith: { a, _ in a })
+        return (header[0], header[1], header[2], texts)
+    }
+
+    @Test func renderDrawsTheSelectedPagesOfEachFileAndReportsAFailedOne() throws {
+        let folder = try command.folderWithConfig("inputs: [docs]\n", files: [Fixtures.pdf("article.pdf"), Fixtures.pdf("rotated.pdf"),
+                                                                            Fixtures.brokenFolder.appendingPathComponent("garbage.pdf")])
+        let outcome = try command.galley(["render", "docs/article.pdf", "docs/garbage.pdf", "docs/rotated.pdf", "-o", "previews",
+                                          "--pages", "2-N", "--dpi", "36"], in: folder.url)
+        #expect(outcome.status == 1, "one file failed: \(outcome.stderr)")
+        #expect(outcome.stderr.contains("docs/garbage.pdf: FAILED not-pdf"), "\(outcome.stderr)")
+        let written = try FileManager.default.contentsOfDirectory(atPath: folder.path("previews").path).sorted()
+        #expect(written == ["article-0002.png", "article-0003.png", "article-0004.png"], "rotated.pdf has one page: none selected; \(written)")
+        #expect(outcome.stderr.contains("docs/rotated.pdf: warning: the page selection 2-N selects none of its 1 page(s)"), "\(outcome.stderr)")
+        // The same pixels a run draws for the page at that resolution.
+        let run = try command.galley(["run", "--dpi", "36", "--pages", "2", "--thumbnails", "none"], in: folder.url)
+        #expect(run.status == 1)
+        let single = try Data(contentsOf: folder.path("previews/article-0002.png"))
+        let batch = try Data(contentsOf: folder.path("out/article/page-0002.png"))
+        let (a, b) = (try Bitmap(pngData: Array(single)), try Bitmap(pngData: Array(batch)))
+        #expect(a.width == b.width && a.height == b.height && Array(a.pixels) == Array(b.pixels))
+        #expect(try command.galley(["render", "docs/missing.pdf"], in: folder.url).status == 2)
+        #expect(try command.galley(["render", "pipeline.yml"], in: folder.url).status == 2)
+    }
+
+    /// The installed thumbnailer entry, its Exec line expanded as GNOME's thumbnail factory
+    /// does (split into arguments, then %s, %i and %o replaced in each), makes a thumbnail
+    /// that fits the size and carries the standard's chunks; a file it cannot draw exits
+    /// non-zero and writes nothing.
+    @Test func theThumbnailerEntryWorksAsAFileManagerCallsIt() throws {
+        let folder = try command.folderWithConfig("inputs: [docs]\n", files: [Fixtures.pdf("landscape.pdf"),
+                                                                            Fixtures.brokenFolder.appendingPathComponent("garbage.pdf")])
+        _ = try folder.copy([Fixtures.articlesFolder.appendingPathComponent("long-essay.html")], into: "docs")
+        let entry = try String(contentsOf: Fixtures.repositoryRoot.appendingPathComponent("share/thumbnailers/galley.thumbnailer"), encoding: .utf8)
+        #expect(entry.contains("MimeType=application/pdf;text/html;text/plain;"))
+        let exec = try #require(entry.split(separator: "\n").first { $0.hasPrefix("Exec=") }).dropFirst(5)
+        func thumbnail(_ input: String, size: Int, to output: String) throws -> PeerTools.Outcome {
+            var arguments = exec.split(separator: " ").map { element in
+                String(element).replacingOccurrences(of: "%s", with: String(size))
+                    .replacingOccurrences(of: "%i", with: folder.path(input).path).replacingOccurrences(of: "%o", with: folder.path(output).path)
+            }
+            #expect(arguments.removeFirst() == "galley")
+            return try command.galley(arguments, in: folder.url)
+        }
+        let pdf = try thumbnail("docs/landscape.pdf", size: 256, to: "landscape.png")
+        #expect(pdf.status == 0, "\(pdf.stderr)")
+        let facts = try pngFacts(folder.path("landscape.png"))
+        #expect(max(facts.width, facts.height) <= 256 && max(facts.width, facts.height) >= 255 && facts.width > facts.height, "\(facts)")
+        #expect(facts.colorType == 6, "8-bit RGBA, as the standard asks")
+        #expect(facts.texts["Thumb::URI"] == "file://" + folder.path("docs/landscape.pdf").path)
+        #expect(facts.texts["Thumb::Mimetype"] == "application/pdf" && facts.texts["Software"]?.hasPrefix("galley") == true)
+        let attributes = try FileManager.default.attributesOfItem(atPath: folder.path("docs/landscape.pdf").path)
+        let mtime = Int((attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)
+        #expect(facts.texts["Thumb::MTime"] == String(mtime))
+
+        let article = try thumbnail("docs/long-essay.html", size: 128, to: "essay.png")
+        #expect(article.status == 0, "\(article.stderr)")
+        let essay = try pngFacts(folder.path("essay.png"))
+        #expect(max(essay.width, essay.height) >= 127 && max(essay.width, essay.height) <= 128 && essay.texts["Thumb::Mimetype"] == "text/html")
+
+        let broken = try thumbnail("docs/garbage.pdf", size: 128, to: "broken.png")
+        #expect(broken.status == 1 && broken.stderr.contains("not-pdf"), "\(broken.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder.path("broken.png").path))
+    }
+
+    @Test func theInstallScriptWritesAnEntryNamingTheBinary() throws {
+        let folder = try ScratchFolder("galley-thumbnailer")
+        let script = Fixtures.repositoryRoot.appendingPathComponent("scripts/install-thumbnailer.sh").path
+        let binaryFolder = GalleyCommandTests.binary.deletingLastPathComponent().path
+        let path = binaryFolder + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        for _ in 0..<2 {
+            let outcome = try PeerTools.run("bash", [script, folder.path("prefix").path], environment: ["PATH": path])
+            #expect(outcome.status == 0, "\(outcome.stderr)")
+        }
+        let installed = try String(contentsOf: folder.path("prefix/share/thumbnailers/galley.thumbnailer"), encoding: .utf8)
+        #expect(installed.contains("Exec=\(GalleyCommandTests.binary.path) thumbnail -s %s %i %o"), "\(installed)")
+        #expect(installed.contains("TryExec=\(GalleyCommandTests.binary.path)\n"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path("prefix/share/thumbnailers").path) == ["galley.thumbnailer"])
+    }
+}

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Makes Galley the thumbnailer of PDFs, HTML and text files for GNOME Files, Nautilus, Nemo
+# and other file managers that read freedesktop.org .thumbnailer entries.
+#
+#   bash scripts/install-thumbnailer.sh [PREFIX]
+#
+# Installs share/thumbnailers/galley.thumbnailer into PREFIX/share/thumbnailers (default
+# ~/.local, or /usr/local when run as root), with Exec= naming the galley binary by its full
+# path: the galley on PATH, else the release build (bash scripts/build-release.sh). Running it
+# again replaces the entry with the same one. File managers read the entry at their next start
+# (nautilus -q); thumbnails already cached are not redrawn until their file changes.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+default_prefix=$HOME/.local
+[ "$(id -u)" = 0 ] && default_prefix=/usr/local
+prefix=${1:-$default_prefix}
+
+galley=$(command -v galley || true)
+[ -n "$galley" ] || galley=$root/.build/release/galley
+if [ ! -x "$galley" ]; then
+  echo "install-thumbnailer: no galley on PATH and no release build; run bash scripts/build-release.sh first" >&2
+  exit 2
+fi
+galley=$(cd "$(dirname "$galley")" && pwd)/$(basename "$galley")
+
+folder=$prefix/share/thumbnailers
+mkdir -p "$folder"
+temporary=$(mktemp "$folder/.galley.thumbnailer.XXXXXX")
+sed -e "s|^TryExec=galley$|TryExec=$galley|" -e "s|^Exec=galley |Exec=$galley |" \
+  "$root/share/thumbnailers/galley.thumbnailer" > "$temporary"
+chmod 644 "$temporary"
+mv -f "$temporary" "$folder/galley.thumbnailer"
+echo "install-thumbnailer: $folder/galley.thumbnailer (Exec=$galley thumbnail -s %s %i %o)"
