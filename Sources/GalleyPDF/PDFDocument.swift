@@ -52,7 +52,7 @@ public final class PDFDocument {
             throw PDFError(.corrupt, "MuPDF returned no document", function: "fz_open_document")
         }
         // From here on the handle releases both, however initialization ends.
-        let handle = DocumentHandle(context: context, document: document)
+        let handle = DocumentHandle(context: context, document: document, engine: engine)
         self.handle = handle
         self.engine = engine
         self.path = path
@@ -176,14 +176,20 @@ public final class PDFDocument {
     }
 }
 
-/// Owns an open MuPDF document and the context it was opened with.
+/// Owns an open MuPDF document and the context it was opened with, and keeps the engine
+/// those came from alive until both are freed: dropping a document takes the engine's locks
+/// (MuPDF purges its glyph cache), so the engine must outlive it. `PDFDocument` holds the
+/// engine too, but the order in which an object's properties are released is not a
+/// guarantee; a release build of `galley thumbnail` freed the engine first and aborted.
 private final class DocumentHandle {
     let context: OpaquePointer
     let document: OpaquePointer
+    private let engine: MuPDFEngine
 
-    init(context: OpaquePointer, document: OpaquePointer) {
+    init(context: OpaquePointer, document: OpaquePointer, engine: MuPDFEngine) {
         self.context = context
         self.document = document
+        self.engine = engine
     }
 
     deinit {

@@ -12,6 +12,29 @@ import Testing
         engine = try MuPDFEngine()
     }
 
+    /// A document and its pages may be the last owners of their engine: the engine then lives
+    /// until they are freed (freeing a document takes the engine's locks). A release build of
+    /// `galley thumbnail` once freed the engine first and aborted in glibc; the address
+    /// sanitizer (`scripts/sanitize.sh address`) reports the use after free if it comes back.
+    @Test func aDocumentAndItsPagesKeepTheirEngineAlive() throws {
+        weak var released: MuPDFEngine?
+        var document: PDFDocument?
+        var page: PDFPage?
+        do {
+            let own = try MuPDFEngine()
+            released = own
+            document = try PDFDocument(path: Fixtures.pdf("article.pdf").path, password: nil, engine: own)
+            page = try document?.recordPage(0)
+        }
+        #expect(released != nil, "the document holds its engine")
+        let bitmap = try #require(page).render(scale: 0.25, cancellation: Cancellation())
+        #expect(bitmap.width > 0)
+        document = nil
+        #expect(released != nil, "the page still holds it")
+        page = nil
+        #expect(released == nil, "freed with its last document and page")
+    }
+
     @Test func opensEveryGoodFixtureWithPages() throws {
         for name in Fixtures.goodPDFs {
             let document = try PDFDocument(path: Fixtures.pdf(name).path, password: nil, engine: engine)
