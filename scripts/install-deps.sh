@@ -20,6 +20,9 @@ packages=(
   libfontconfig-dev libunibreak-dev libfribidi-dev fonts-dejavu-core fonts-dejavu-extra fonts-noto-cjk
   # automatic hyphenation: libhyphen and its pattern dictionaries (English, German, French, Spanish, Italian, Russian, Greek)
   libhyphen-dev hyphen-en-us hyphen-de hyphen-fr hyphen-es hyphen-it hyphen-ru hyphen-el
+  # the release package: strip and readelf (binutils), man to check the man page renders;
+  # PyYAML for scripts/run-action.py, which runs action.yml's steps in a test
+  binutils man-db python3-yaml
   # fixtures (mutool create, qpdf --encrypt, cjpeg) and tests (schema validation)
   mupdf-tools qpdf libjpeg-turbo-progs python3 python3-jsonschema
   # the Unicode data that scripts/make-vertical-orientation.py reads (UAX #50)
