@@ -125,11 +125,17 @@ public enum ContactSheet {
         """
 
     private static func anchor(_ document: Manifest.Document) -> String {
-        "doc-" + document.name.map { $0.isLetter || $0.isNumber || $0 == "-" ? String($0) : "_" }.joined()
+        anchor(document.name)
+    }
+
+    /// An id for an element from a name: `doc-` and the name with every character other than
+    /// letters, digits and `-` made `_`.
+    static func anchor(_ name: String, prefix: String = "doc-") -> String {
+        prefix + name.map { $0.isLetter || $0.isNumber || $0 == "-" ? String($0) : "_" }.joined()
     }
 
     /// A relative path as a URL: each segment percent-encoded.
-    private static func url(_ path: String) -> String {
+    static func url(_ path: String) -> String {
         path.split(separator: "/", omittingEmptySubsequences: false).map {
             String($0).addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#"))) ?? String($0)
         }.joined(separator: "/")

@@ -14,13 +14,16 @@ struct Galley: ParsableCommand {
               1    one or more documents failed (the others completed; see manifest.json)
               2    bad configuration or usage, or the output folder in use by another galley
               130  interrupted (Ctrl-C); no partial files are left behind
+            galley diff: 0 nothing changed, 1 something changed, 2 bad usage.
             """,
         version: Pipeline.version,
-        subcommands: [Run.self, Thumbs.self, Watch.self, Typeset.self, Inspect.self, Merge.self])
+        subcommands: [Run.self, Thumbs.self, Watch.self, Typeset.self, Inspect.self, Merge.self, Diff.self])
 
     /// Exit statuses shared by every subcommand.
     enum Status {
         static let someFailed: Int32 = 1
+        /// `galley diff`: something changed beyond the limits.
+        static let changed: Int32 = 1
         static let usage: Int32 = 2
         static let interrupted: Int32 = 130
 
