@@ -92,6 +92,15 @@ public struct DiffReport: Codable, Sendable, Equatable {
         /// SHA-256; `text`: equal words).
         public var matchingPages: Int
         public var matchedBy: String
+
+        public init(kind: Kind, layout: String?, at: Int, count: Int, matchingPages: Int, matchedBy: String) {
+            self.kind = kind
+            self.layout = layout
+            self.at = at
+            self.count = count
+            self.matchingPages = matchingPages
+            self.matchedBy = matchedBy
+        }
     }
 
     public enum PageStatus: String, Codable, Sendable {
@@ -131,6 +140,12 @@ public struct DiffReport: Codable, Sendable, Equatable {
         public var widthPt: Double
         public var heightPt: Double
         public var rotation: Int
+
+        public init(widthPt: Double, heightPt: Double, rotation: Int) {
+            self.widthPt = widthPt
+            self.heightPt = heightPt
+            self.rotation = rotation
+        }
     }
 
     public struct PageImages: Codable, Sendable, Equatable {
