@@ -79,6 +79,8 @@ public enum RunDiff {
     public static let reviewPageName = "index.html"
     public static let markdownSummaryName = "summary.md"
     public static let textSummaryName = "summary.txt"
+    /// The diff's folder under NEW by default (and `galley run --baseline`'s).
+    public static let defaultFolder = "diff"
     /// Pictures of the changed pages, under the diff folder.
     static let picturesFolder = "pages"
 

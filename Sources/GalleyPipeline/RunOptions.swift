@@ -7,6 +7,11 @@ public struct RunOptions: Sendable {
     public var thumbnailsOnly = false
     /// Remove thumbnail cache entries whose source file is gone.
     public var pruneCache = false
+    /// An earlier run to compare with as the last stage (`--baseline`): its outputs (read
+    /// before the run starts, so a missing baseline stops the run at once) and how to compare.
+    /// The diff goes to `<output>/diff/`, and the contact sheet marks the changed pages.
+    public var baseline: RunOutputs?
+    public var diffOptions = DiffOptions()
 
     public init(force: Bool = false, thumbnailsOnly: Bool = false, pruneCache: Bool = false) {
         self.force = force

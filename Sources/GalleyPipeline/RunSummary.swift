@@ -35,6 +35,10 @@ public struct RunSummary: Sendable {
     public var cachePruned = 0
     /// Files moved from the inbox into the library: (path in the inbox, path in the library).
     public var inboxMoves: [(String, String)] = []
+    /// With a baseline: what changed since it (written to `<output>/diff/`).
+    public var diff: DiffReport?
+    /// With a baseline: why the diff could not be made, when it could not.
+    public var diffError: String?
 }
 
 /// Output files a run removed: how many, of which document, and why.

@@ -133,14 +133,27 @@ struct Run: ParsableCommand {
     @Option(name: .long, help: "Seconds between plain progress status lines (0: none).")
     var progressInterval: Double = 10
 
+    @Option(name: .long, help: ArgumentHelp(
+        "An earlier run's output folder (or manifest.json) to compare this run with, as its last stage.",
+        discussion: "Writes <output>/diff/ as galley diff does and marks the changed pages on the contact sheet; the exit status stays the run's (see diff/diff.json's outcome)."))
+    var baseline: String?
+
+    @OptionGroup(title: "With --baseline") var diffSettings: DiffSettings
+
     func run() throws {
         let logger = options.logger()
         var configuration = try options.configuration()
         configuration.shard = try CommandFailure.catching {
             try shard.map { try Shard(parsing: $0) } ?? Shard.fromEnvironment(ProcessInfo.processInfo.environment, count: shardCount)
         }
+        var runOptions = RunOptions(force: force)
+        if let baseline {
+            let url = URL(fileURLWithPath: baseline, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+            runOptions.baseline = try CommandFailure.catching { try RunOutputs(at: url.standardizedFileURL) }
+            runOptions.diffOptions = diffSettings.options(workers: configuration.workers.render)
+        }
         let reporter = ProgressReporter(mode: progress, interval: progressInterval)
-        let summary = try Self.runPipeline(configuration, RunOptions(force: force), waitForOutput: options.wait, logger: logger) {
+        let summary = try Self.runPipeline(configuration, runOptions, waitForOutput: options.wait, logger: logger) {
             reporter.handle($0)
         }
         reporter.finish(summary, status: Galley.Status.code(for: summary.outcome))
@@ -237,6 +250,11 @@ struct Run: ParsableCommand {
         }
         for removal in summary.removals { print("  removed: \(removal)") }
         print("galley: outputs in \(summary.outputFolder.path) (manifest: \(summary.outputFolder.appendingPathComponent("manifest.json").path))")
+        if let diff = summary.diff {
+            print(DiffSummary.headline(diff))
+            print("galley: review page: \(summary.outputFolder.appendingPathComponent(RunDiff.defaultFolder).appendingPathComponent(RunDiff.reviewPageName).path)")
+        }
+        if let diffError = summary.diffError { print("galley: \(diffError)") }
         if let manifestError = summary.manifestError {
             print("galley: the manifest could not be written, so it is out of date or missing: \(manifestError)")
         }

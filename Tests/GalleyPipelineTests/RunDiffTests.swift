@@ -19,6 +19,14 @@ import Testing
         func run(_ name: String, pdfs: [String: [String]] = [:], rotations: [String: [Int]] = [:], articles: [String: String] = [:],
                  layouts: [ArticleLayout] = [ArticleLayout(name: "a4")], documents: [DocumentFormatName] = [],
                  dpi: Double = 72, thumbnails: [Int] = []) throws -> RunOutputs {
+            let summary = try runSummary(name, pdfs: pdfs, rotations: rotations, articles: articles, layouts: layouts, documents: documents,
+                                         dpi: dpi, thumbnails: thumbnails)
+            return RunOutputs(folder: summary.outputFolder, manifest: try #require(summary.manifest))
+        }
+
+        func runSummary(_ name: String, pdfs: [String: [String]] = [:], rotations: [String: [Int]] = [:], articles: [String: String] = [:],
+                        layouts: [ArticleLayout] = [ArticleLayout(name: "a4")], documents: [DocumentFormatName] = [],
+                        dpi: Double = 72, thumbnails: [Int] = [], options: RunOptions = RunOptions()) throws -> RunSummary {
             let input = folder.path("in-\(name)")
             try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
             for (file, pages) in pdfs {
@@ -34,9 +42,7 @@ import Testing
             configuration.layouts = layouts
             configuration.documents = documents
             configuration.workers = Configuration.Workers(all: 2)
-            let summary = try Pipeline(configuration: configuration, logger: Logger(label: "test")).run()
-            let manifest = try #require(summary.manifest)
-            return RunOutputs(folder: summary.outputFolder, manifest: manifest)
+            return try Pipeline(configuration: configuration, logger: Logger(label: "test")).run(options)
         }
 
         func diff(_ base: RunOutputs, _ new: RunOutputs, _ options: DiffOptions = DiffOptions(), output: String = "diff") throws -> DiffReport {
@@ -196,6 +202,31 @@ import Testing
         let regions = try #require(first.regions)
         #expect(regions.contains { $0.x < 60 } && regions.contains { $0.y < 200 }, "\(regions)")
         #expect(regions.allSatisfy { $0.x >= 50 && $0.x + $0.width <= 545 }, "changes stay inside the old column: \(regions)")
+    }
+
+    /// `galley run --baseline`: the diff as the run's last stage, the changed page marked on
+    /// the contact sheet, unchanged documents compared by hash alone.
+    @Test func aRunWithABaselineDiffsAndMarksTheContactSheet() throws {
+        let runs = try Runs()
+        let pdfs = ["same.pdf": (1...3).map(Self.shapes), "edited.pdf": [Self.shapes(4), Self.shapes(5)]]
+        let base = try runs.run("base", pdfs: pdfs, thumbnails: [96])
+        var edited = pdfs
+        edited["edited.pdf"] = [Self.shapes(4), Self.shapes(6)]
+        var options = RunOptions()
+        options.baseline = base
+        let summary = try runs.runSummary("new", pdfs: edited, thumbnails: [96], options: options)
+        let diff = try #require(summary.diff)
+        #expect(diff.changed == ["edited"] && diff.unchanged == ["same"] && diff.totals.pagesCompared == 1)
+        #expect(summary.outcome == .succeeded, "a change is not a failure of the run")
+        let report = try DiffReport.decode(Data(contentsOf: runs.folder.path("new/diff/diff.json")))
+        #expect(report == diff)
+        let sheet = try String(contentsOf: runs.folder.path("new/index.html"), encoding: .utf8)
+        #expect(sheet.components(separatedBy: "<span class=\"mark\">changed</span>").count == 2, "one page marked")
+        #expect(sheet.contains("<a href=\"edited/page-0002.png\"><img src=\"edited/thumbs/96/page-0002.png\""))
+        #expect(sheet.contains("href=\"diff/index.html\""))
+        // Its own output folder is no baseline.
+        options.baseline = RunOutputs(folder: runs.folder.path("new"), manifest: try #require(summary.manifest))
+        #expect(throws: UsageError.self) { try runs.runSummary("new", pdfs: edited, thumbnails: [96], options: options) }
     }
 
     @Test func limitsLetSmallChangesPass() throws {
