@@ -10,8 +10,18 @@ public enum ContactSheet {
     /// Thumbnails are shown about this many CSS pixels on their long side.
     static let preferredBox = 200
 
-    public static func html(for manifest: Manifest) -> String {
+    /// The sheet of `manifest`; with `diff` (a run with a baseline), a line with what changed
+    /// and a link to the review page, and the changed pages marked.
+    public static func html(for manifest: Manifest, diff: DiffReport? = nil) -> String {
         let totals = manifest.totals
+        // Per document, the pages that changed since the baseline and how.
+        var marks: [String: [PageKey: String]] = [:]
+        for document in diff?.documents ?? [] {
+            for change in document.changes where change.status != .similar && change.status != .removed {
+                marks[document.name, default: [:]][PageKey(layout: change.layout, number: change.number)] = change.status.rawValue
+            }
+        }
+        let diffStatus = Dictionary((diff?.documents ?? []).map { ($0.name, $0.status) }, uniquingKeysWith: { a, _ in a })
         var out: [String] = []
         out.append("""
             <!DOCTYPE html>
@@ -28,7 +38,7 @@ public enum ContactSheet {
             <header>
             <h1>Galley contact sheet</h1>
             <p class="totals">\(plural(totals.documents, "document")): \(totals.ok) ok, \(totals.failed) failed, \(totals.unchanged) unchanged · \(plural(totals.pages, "page")) · \(format(manifest.settings.dpi)) dpi</p>
-            </header>
+            \(diff.map(baselineLine) ?? "")</header>
             """)
         let failed = manifest.documents.filter { $0.status == .failed }
         if !failed.isEmpty {
@@ -44,6 +54,11 @@ public enum ContactSheet {
             out.append("<section class=\"document \(document.status.rawValue)\" id=\"\(anchor(document))\">")
             var meta = [document.kind == .pdf ? "PDF" : "article", plural(document.pages.count, "page"), document.status.rawValue]
             if !document.warnings.isEmpty { meta.append(plural(document.warnings.count, "warning")) }
+            switch diffStatus[document.name] {
+            case .added?: meta.append("new since the baseline")
+            case .changed?: meta.append("changed since the baseline")
+            default: break
+            }
             out.append("<h2>\(escape(document.source))</h2>\n<p class=\"meta\">\(meta.map(escape).joined(separator: " · "))</p>")
             if let error = document.error {
                 out.append("<p class=\"error\"><code>\(escape(error.code.rawValue))</code> \(escape(error.message))</p>")
@@ -60,7 +75,10 @@ public enum ContactSheet {
             for group in groups where !group.pages.isEmpty {
                 if let title = group.title { out.append("<h3>\(escape(title))</h3>") }
                 out.append("<div class=\"grid\">")
-                for page in group.pages { out.append(cell(page, document: document, box: box)) }
+                for page in group.pages {
+                    let mark = diffStatus[document.name] == .added ? "added" : marks[document.name]?[PageKey(layout: page.layout, number: page.number)]
+                    out.append(cell(page, document: document, box: box, mark: mark))
+                }
                 out.append("</div>")
             }
             out.append("</section>")
@@ -71,7 +89,7 @@ public enum ContactSheet {
 
     /// One page: its thumbnail (or the page image scaled down) linking to the page image,
     /// with its number.
-    private static func cell(_ page: Manifest.Page, document: Manifest.Document, box: Int?) -> String {
+    private static func cell(_ page: Manifest.Page, document: Manifest.Document, box: Int?, mark: String?) -> String {
         let thumbnail = page.thumbnails.first { $0.box == box }
         let picture: (path: String, width: Int, height: Int)?
         if let thumbnail {
@@ -88,7 +106,23 @@ public enum ContactSheet {
         var body = picture.map { "<img src=\"\(url($0.path))\" width=\"\($0.width)\" height=\"\($0.height)\" alt=\"\(alt)\">" }
             ?? "<span class=\"missing\">no image</span>"
         if let image = page.image { body = "<a href=\"\(url(image.path))\">\(body)</a>" }
-        return "<figure>\(body)<figcaption>\(page.number)</figcaption></figure>"
+        guard let mark else { return "<figure>\(body)<figcaption>\(page.number)</figcaption></figure>" }
+        return "<figure class=\"marked\">\(body)<figcaption>\(page.number) <span class=\"mark\">\(escape(mark))</span></figcaption></figure>"
+    }
+
+    /// A page of a document: its layout (articles) and number.
+    struct PageKey: Hashable {
+        var layout: String?
+        var number: Int
+    }
+
+    /// What changed since the baseline, linking to the diff's review page.
+    private static func baselineLine(_ diff: DiffReport) -> String {
+        let d = diff.totals.documents, p = diff.totals.pages
+        let what = diff.outcome == .changed
+            ? "\(plural(p.changed + p.added + p.removed, "page")) changed (documents: \(d.changed) changed, \(d.added) added, \(d.removed) removed)"
+            : "no changes"
+        return "<p class=\"baseline\">Since the baseline: \(escape(what)) · <a href=\"\(RunDiff.defaultFolder)/\(RunDiff.reviewPageName)\">review page</a></p>\n"
     }
 
     /// The configured box nearest the preferred size, preferring larger ones (sharper).
@@ -122,14 +156,23 @@ public enum ContactSheet {
         figure a:hover img { outline: 2px solid #2b6cb0; }
         figcaption { font-size: 12px; color: #555; margin-top: 4px; }
         .missing { display: inline-block; padding: 40px 10px; color: #888; border: 1px dashed #bbb; }
+        .baseline { margin: 6px 0 0; }
+        figure.marked img { outline: 3px solid #c0392b; outline-offset: 1px; }
+        .mark { color: #fff; background: #c0392b; border-radius: 3px; padding: 0 4px; font-size: 11px; }
         """
 
     private static func anchor(_ document: Manifest.Document) -> String {
-        "doc-" + document.name.map { $0.isLetter || $0.isNumber || $0 == "-" ? String($0) : "_" }.joined()
+        anchor(document.name)
+    }
+
+    /// An id for an element from a name: `doc-` and the name with every character other than
+    /// letters, digits and `-` made `_`.
+    static func anchor(_ name: String, prefix: String = "doc-") -> String {
+        prefix + name.map { $0.isLetter || $0.isNumber || $0 == "-" ? String($0) : "_" }.joined()
     }
 
     /// A relative path as a URL: each segment percent-encoded.
-    private static func url(_ path: String) -> String {
+    static func url(_ path: String) -> String {
         path.split(separator: "/", omittingEmptySubsequences: false).map {
             String($0).addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#"))) ?? String($0)
         }.joined(separator: "/")

@@ -58,6 +58,13 @@ public final class Pipeline: Sendable {
     ///   cannot be written. Failing documents do not throw: they are in the manifest.
     public func run(_ options: RunOptions = RunOptions(), lock: OutputLock? = nil, cancellation: Cancellation = Cancellation(),
                     onEvent: @escaping @Sendable (PipelineEvent) -> Void = { _ in }) throws -> RunSummary {
+        if let baseline = options.baseline,
+           baseline.folder.standardizedFileURL.path == configuration.outputURL.standardizedFileURL.path {
+            throw UsageError(subject: "--baseline", message: "\(baseline.folder.path) is this run's own output folder; give the folder of an earlier run (a copy, or a downloaded artifact)")
+        }
+        if options.baseline != nil, configuration.shard != nil {
+            throw UsageError(subject: "--baseline", message: "a shard holds only some of the documents; merge the shards (galley merge), then compare the merged folder with galley diff")
+        }
         let held = try lock ?? OutputLock.acquire(output: configuration.outputURL)
         precondition(held.output.standardizedFileURL.path == configuration.outputURL.standardizedFileURL.path,
                      "the lock held is another output folder's")
@@ -176,9 +183,22 @@ public final class Pipeline: Sendable {
         // A manifest that cannot be written (a full disk) does not hide the documents' outcomes:
         // the summary carries them and says so, and the run counts as failed.
         var manifestError: String?
+        var diff: DiffReport?, diffError: String?
         do {
             try store.write(to: "manifest.json") { sink in try manifest.write(to: sink.write) }
-            try store.write(Array(ContactSheet.html(for: manifest).utf8), to: "index.html")
+            if let baseline = options.baseline {
+                // The last stage: this run against the baseline. Pages with the hashes of the
+                // baseline's are not read, so unchanged documents cost nothing here.
+                do {
+                    diff = try RunDiff.diff(base: baseline, new: RunOutputs(folder: store.root, manifest: manifest),
+                                            output: store.root.appendingPathComponent(RunDiff.defaultFolder, isDirectory: true),
+                                            options: options.diffOptions, labels: (baseline.folder.path, store.root.path))
+                } catch {
+                    diffError = "the diff against \(baseline.folder.path) could not be made: \(error)"
+                    logger.error("\(diffError ?? "")")
+                }
+            }
+            try store.write(Array(ContactSheet.html(for: manifest, diff: diff).utf8), to: "index.html")
         } catch let error as OutputError {
             manifestError = error.description
         } catch {
@@ -186,10 +206,11 @@ public final class Pipeline: Sendable {
         }
         if let manifestError { logger.error("\(manifestError)") }
         let counts = recorder.outputCounts
-        return RunSummary(outcome: failed > 0 || manifestError != nil ? .someFailed : .succeeded, manifest: manifest,
+        return RunSummary(outcome: failed > 0 || manifestError != nil || diffError != nil ? .someFailed : .succeeded, manifest: manifest,
                           outputFolder: store.root, duration: duration, warnings: warnings,
                           drawnOutputs: counts.drawn, reusedOutputs: counts.reused, removedDocuments: removed, removals: stale + vanished, manifestError: manifestError,
                           cacheEvicted: cache.evicted, cachePruned: cache.pruned, inboxMoves: inboxMoves, skipped: skipped,
-                          sources: Dictionary(documents.map { ($0.name, $0.url) }, uniquingKeysWith: { first, _ in first }))
+                          sources: Dictionary(documents.map { ($0.name, $0.url) }, uniquingKeysWith: { first, _ in first }),
+                          diff: diff, diffError: diffError)
     }
 }

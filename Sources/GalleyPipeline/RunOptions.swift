@@ -10,6 +10,11 @@ public struct RunOptions: Sendable {
     /// Stop with a usage error when the inputs hold no document at all (a misconfigured CI
     /// job must not pass on nothing); `galley run --allow-empty` turns it off.
     public var requireDocuments = false
+    /// An earlier run to compare with as the last stage (`--baseline`): its outputs (read
+    /// before the run starts, so a missing baseline stops the run at once) and how to compare.
+    /// The diff goes to `<output>/diff/`, and the contact sheet marks the changed pages.
+    public var baseline: RunOutputs?
+    public var diffOptions = DiffOptions()
 
     public init(force: Bool = false, thumbnailsOnly: Bool = false, pruneCache: Bool = false, requireDocuments: Bool = false) {
         self.force = force

@@ -39,6 +39,10 @@ public struct RunSummary: Sendable {
     public var skipped = InputScanner.Skipped()
     /// Each document's source file, by document name (`Manifest.Document.name`).
     public var sources: [String: URL] = [:]
+    /// With a baseline: what changed since it (written to `<output>/diff/`).
+    public var diff: DiffReport?
+    /// With a baseline: why the diff could not be made, when it could not.
+    public var diffError: String?
 }
 
 /// Output files a run removed: how many, of which document, and why.

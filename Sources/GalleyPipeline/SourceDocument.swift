@@ -33,8 +33,9 @@ public struct SourceDocument: Sendable, Hashable {
 /// `-3`..., also against the folders a document's own files use (`thumbs`, and an article's
 /// layout folders) and the output folder's own entries.
 struct DocumentNamer {
-    /// Names in use, lower-cased, plus the output folder's own entries.
-    private var taken: Set<String> = ["manifest.json", "index.html", "_galley"]
+    /// Names in use, lower-cased, plus the output folder's own entries (`diff` is where
+    /// `galley diff` and `galley run --baseline` write by default, so `diff.pdf` becomes `diff-2/`).
+    private var taken: Set<String> = ["manifest.json", "index.html", "_galley", "diff"]
     /// Every folder that contains a taken name, so checks cost a lookup, not a pass over all
     /// names (a corpus can hold hundreds of thousands of documents).
     private var ancestors: Set<String> = []

@@ -15,13 +15,16 @@ struct Galley: ParsableCommand {
               2    bad configuration or usage, the output folder in use by another galley,
                    or inputs with no document (run --allow-empty accepts that)
               130  interrupted (Ctrl-C); no partial files are left behind
+            galley diff: 0 nothing changed, 1 something changed, 2 bad usage.
             """,
         version: Pipeline.versionDescription,
-        subcommands: [Run.self, Thumbs.self, Watch.self, Typeset.self, Inspect.self, Merge.self, Render.self, Thumbnail.self])
+        subcommands: [Run.self, Thumbs.self, Watch.self, Typeset.self, Inspect.self, Merge.self, Render.self, Thumbnail.self, Diff.self])
 
     /// Exit statuses shared by every subcommand.
     enum Status {
         static let someFailed: Int32 = 1
+        /// `galley diff`: something changed beyond the limits.
+        static let changed: Int32 = 1
         static let usage: Int32 = 2
         static let interrupted: Int32 = 130
 

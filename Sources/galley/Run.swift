@@ -184,15 +184,28 @@ struct Run: ParsableCommand {
 
     @OptionGroup var reports: CIReportOptions
 
+    @Option(name: .long, help: ArgumentHelp(
+        "An earlier run's output folder (or manifest.json) to compare this run with, as its last stage.",
+        discussion: "Writes <output>/diff/ as galley diff does and marks the changed pages on the contact sheet; the exit status stays the run's (see diff/diff.json's outcome)."))
+    var baseline: String?
+
+    @OptionGroup(title: "With --baseline") var diffSettings: DiffSettings
+
     func run() throws {
         let logger = options.logger()
         var configuration = try options.configuration()
         configuration.shard = try CommandFailure.catching {
             try shard.map { try Shard(parsing: $0) } ?? Shard.fromEnvironment(ProcessInfo.processInfo.environment, count: shardCount)
         }
+        var runOptions = RunOptions(force: force, requireDocuments: !allowEmpty)
+        if let baseline {
+            let url = URL(fileURLWithPath: baseline, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+            runOptions.baseline = try CommandFailure.catching { try RunOutputs(at: url.standardizedFileURL) }
+            runOptions.diffOptions = diffSettings.options(workers: configuration.workers.render)
+        }
         let reporter = ProgressReporter(mode: progress, interval: progressInterval)
         let timer = DocumentTimer()
-        let summary = try Self.runPipeline(configuration, RunOptions(force: force, requireDocuments: !allowEmpty), waitForOutput: options.wait, logger: logger) {
+        let summary = try Self.runPipeline(configuration, runOptions, waitForOutput: options.wait, logger: logger) {
             timer.handle($0)
             reporter.handle($0)
         }
@@ -296,6 +309,11 @@ struct Run: ParsableCommand {
         }
         for removal in summary.removals { print("  removed: \(removal)") }
         print("galley: outputs in \(summary.outputFolder.path) (manifest: \(summary.outputFolder.appendingPathComponent("manifest.json").path))")
+        if let diff = summary.diff {
+            print(DiffSummary.headline(diff))
+            print("galley: review page: \(summary.outputFolder.appendingPathComponent(RunDiff.defaultFolder).appendingPathComponent(RunDiff.reviewPageName).path)")
+        }
+        if let diffError = summary.diffError { print("galley: \(diffError)") }
         if let manifestError = summary.manifestError {
             print("galley: the manifest could not be written, so it is out of date or missing: \(manifestError)")
         }

@@ -1,0 +1,103 @@
+import GalleyRaster
+
+/// The pictures `galley diff` writes for a changed page.
+enum DiffImages {
+    /// Colours of the diff image. Red where the new page is darker (ink added), blue where it is
+    /// lighter (ink removed), amber for anti-aliased pixels that were not counted, magenta for
+    /// region outlines: strong against the dimmed grey page and told apart without colour
+    /// vision by lightness too.
+    static let added: (UInt8, UInt8, UInt8) = (220, 20, 20)
+    static let removed: (UInt8, UInt8, UInt8) = (20, 90, 230)
+    static let antiAliased: (UInt8, UInt8, UInt8) = (250, 200, 60)
+    static let outline: (UInt8, UInt8, UInt8) = (200, 0, 200)
+
+    /// How much of the new page shows through in the diff image: its luma pulled towards white,
+    /// so the page stays readable and the marks stand out (pixelmatch fades to 0.1; a review
+    /// needs the text legible).
+    static let pageOpacity = 0.3
+
+    /// The new page in faded grey, its changed pixels coloured, and each region outlined
+    /// `outlineWidth` pixels thick, just outside the region.
+    static func diffImage(new: Bitmap, diff: PixelDiff, regions: [PixelRect], outlineWidth: Int) throws(RasterError) -> Bitmap {
+        let out = try Bitmap(width: new.width, height: new.height)
+        let source = UnsafeRawBufferPointer(new.pixels), target = out.pixels
+        for index in 0..<(new.width * new.height) {
+            let o = index * 3
+            let colour: (UInt8, UInt8, UInt8)
+            switch PixelDiff.Mark(rawValue: diff.marks[index]) {
+            case .darker: colour = added
+            case .lighter: colour = removed
+            case .antiAliased: colour = antiAliased
+            default:
+                let faded = 255 + (PixelDiff.luma(source, o) - 255) * pageOpacity
+                let grey = UInt8(max(0, min(255, faded.rounded())))
+                colour = (grey, grey, grey)
+            }
+            target[o] = colour.0; target[o + 1] = colour.1; target[o + 2] = colour.2
+        }
+        for region in regions { outlineRect(region, in: out, width: outlineWidth) }
+        return out
+    }
+
+    /// Draws a frame `width` pixels thick around `rect` (outside it, clipped to the bitmap).
+    static func outlineRect(_ rect: PixelRect, in bitmap: Bitmap, width: Int) {
+        let left = rect.x - width, top = rect.y - width, right = rect.maxX + width, bottom = rect.maxY + width
+        func fill(_ x0: Int, _ y0: Int, _ x1: Int, _ y1: Int) {
+            let xs = max(0, x0)..<min(bitmap.width, x1), ys = max(0, y0)..<min(bitmap.height, y1)
+            guard !xs.isEmpty else { return }
+            for y in ys {
+                for x in xs {
+                    let o = y * bitmap.rowBytes + x * 3
+                    bitmap.pixels[o] = outline.0; bitmap.pixels[o + 1] = outline.1; bitmap.pixels[o + 2] = outline.2
+                }
+            }
+        }
+        fill(left, top, right, rect.y)              // top
+        fill(left, rect.maxY, right, bottom)        // bottom
+        fill(left, rect.y, rect.x, rect.maxY)       // left
+        fill(rect.maxX, rect.y, right, rect.maxY)   // right
+    }
+
+    /// Before and after side by side, each scaled to fit `box` pixels square, on a light grey
+    /// ground with a gap between; either may be missing (a page added or removed), leaving its
+    /// half empty.
+    static func sideBySide(before: Bitmap?, after: Bitmap?, box: Int) throws(RasterError) -> Bitmap {
+        let gap = max(4, box / 25), margin = gap
+        let out = try Bitmap(width: 2 * box + gap + 2 * margin, height: box + 2 * margin)
+        out.fill(r: 226, g: 226, b: 222)
+        for (index, picture) in [before, after].enumerated() {
+            guard let picture else { continue }
+            let scale = min(Double(box) / Double(picture.width), Double(box) / Double(picture.height), 1)
+            let w = max(1, Int((Double(picture.width) * scale).rounded())), h = max(1, Int((Double(picture.height) * scale).rounded()))
+            let left = margin + index * (box + gap) + (box - w) / 2, top = margin + (box - h) / 2
+            blitScaled(picture, into: out, x: left, y: top, width: w, height: h)
+        }
+        return out
+    }
+
+    /// Draws `source` scaled down to `width`×`height` at (x, y) of `target`, each target pixel
+    /// the mean of the source pixels it covers (a box filter: written here as the pages are
+    /// only ever shrunk, and GalleyRaster has no resampler of its own).
+    static func blitScaled(_ source: Bitmap, into target: Bitmap, x: Int, y: Int, width: Int, height: Int) {
+        let pixels = UnsafeRawBufferPointer(source.pixels)
+        for ty in 0..<height {
+            let sy0 = ty * source.height / height, sy1 = max(sy0 + 1, (ty + 1) * source.height / height)
+            for tx in 0..<width {
+                let sx0 = tx * source.width / width, sx1 = max(sx0 + 1, (tx + 1) * source.width / width)
+                var r = 0, g = 0, b = 0
+                for sy in sy0..<sy1 {
+                    var o = sy * source.rowBytes + sx0 * 3
+                    for _ in sx0..<sx1 {
+                        r += Int(pixels[o]); g += Int(pixels[o + 1]); b += Int(pixels[o + 2])
+                        o += 3
+                    }
+                }
+                let n = (sy1 - sy0) * (sx1 - sx0)
+                let t = (y + ty) * target.rowBytes + (x + tx) * 3
+                target.pixels[t] = UInt8((r + n / 2) / n)
+                target.pixels[t + 1] = UInt8((g + n / 2) / n)
+                target.pixels[t + 2] = UInt8((b + n / 2) / n)
+            }
+        }
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+
+/// The summaries of a diff: Markdown for `$GITHUB_STEP_SUMMARY` (or a merge request comment)
+/// and plain text for logs. Both list changed documents first, at most `pageLineLimit` page
+/// lines, so a document rewritten from cover to cover does not flood a job's page.
+public enum DiffSummary {
+    static let pageLineLimit = 60
+
+    /// One line of plain text: the totals, as `galley diff` prints first.
+    public static func headline(_ report: DiffReport) -> String {
+        let d = report.totals.documents, p = report.totals.pages
+        let state = report.outcome == .changed ? "changed" : "no changes"
+        var pages = "\(p.changed) changed"
+        if p.resized > 0 { pages += " (\(p.resized) resized)" }
+        pages += ", \(p.added) added, \(p.removed) removed, \(p.unchanged) unchanged"
+        if p.similar > 0 { pages += " (\(p.similar) within the limits)" }
+        return "galley diff: \(state); documents: \(d.changed) changed, \(d.added) added, \(d.removed) removed, \(d.unchanged) unchanged; pages: \(pages)"
+    }
+
+    /// The plain-text summary: the headline, then a line per change.
+    public static func text(_ report: DiffReport) -> String {
+        var lines = [headline(report)]
+        var pageLines = 0
+        for document in report.documents where document.status == .changed {
+            if let error = document.error { lines.append("  \(document.source): failed: \(error)") }
+            for shift in document.shifts { lines.append("  \(document.source): \(describe(shift))") }
+            for change in document.changes where change.status != .similar {
+                pageLines += 1
+                guard pageLines <= pageLineLimit else { continue }
+                lines.append("  \(document.source): \(pageName(change)) \(describe(change))")
+                for edit in change.words?.edits.prefix(5) ?? [] {
+                    lines.append("    \(quoted(edit.removed)) → \(quoted(edit.added))")
+                }
+            }
+        }
+        if pageLines > pageLineLimit { lines.append("  … and \(pageLines - pageLineLimit) more changed pages (diff.json lists them all)") }
+        for document in report.documents where document.status == .added {
+            lines.append("  added: \(document.source) (\(plural(document.pages.added, "page")))")
+        }
+        for document in report.documents where document.status == .removed {
+            lines.append("  removed: \(document.source) (\(plural(document.pages.removed, "page")))")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The Markdown summary: a heading, a table of totals, then the changed documents.
+    public static func markdown(_ report: DiffReport) -> String {
+        let d = report.totals.documents, p = report.totals.pages
+        var out: [String] = []
+        if report.outcome == .changed {
+            out.append("### Galley diff: \(plural(p.changed + p.added + p.removed, "page")) changed in \(plural(d.changed + d.added + d.removed, "document"))")
+        } else {
+            out.append("### Galley diff: no changes")
+        }
+        out.append("")
+        out.append("| | documents | pages |")
+        out.append("| --- | ---: | ---: |")
+        out.append("| changed | \(d.changed) | \(p.changed)\(p.resized > 0 ? " (\(p.resized) resized)" : "") |")
+        out.append("| added | \(d.added) | \(p.added) |")
+        out.append("| removed | \(d.removed) | \(p.removed) |")
+        out.append("| unchanged | \(d.unchanged) | \(p.unchanged)\(p.similar > 0 ? " (\(p.similar) within the limits)" : "") |")
+        var pageLines = 0
+        for document in report.documents where document.status == .changed {
+            out.append("")
+            out.append("**\(markdownEscape(document.source))**")
+            out.append("")
+            if let error = document.error { out.append("- failed: `\(error.code.rawValue)` \(markdownEscape(error.message))") }
+            for shift in document.shifts { out.append("- \(describe(shift))") }
+            for change in document.changes where change.status != .similar {
+                pageLines += 1
+                guard pageLines <= pageLineLimit else { continue }
+                var line = "- \(pageName(change)) \(describe(change))"
+                let edits = change.words?.edits.prefix(5).map { "~~\(markdownEscape($0.removed))~~ → **\(markdownEscape($0.added))**" } ?? []
+                if !edits.isEmpty { line += ": " + edits.joined(separator: ", ") }
+                out.append(line)
+            }
+        }
+        if pageLines > pageLineLimit { out.append("\n… and \(pageLines - pageLineLimit) more changed pages (diff.json lists them all)") }
+        let added = report.documents.filter { $0.status == .added }, removed = report.documents.filter { $0.status == .removed }
+        if !added.isEmpty {
+            out.append("")
+            out.append("Added: " + added.map { "`\(markdownEscape($0.source))` (\(plural($0.pages.added, "page")))" }.joined(separator: ", "))
+        }
+        if !removed.isEmpty {
+            out.append("")
+            out.append("Removed: " + removed.map { "`\(markdownEscape($0.source))` (\(plural($0.pages.removed, "page")))" }.joined(separator: ", "))
+        }
+        return out.joined(separator: "\n") + "\n"
+    }
+
+    /// `page 3`, or `page 3 (portrait)` for an article's layout.
+    static func pageName(_ change: DiffReport.PageChange) -> String {
+        "page \(change.number)" + (change.layout.map { " (\($0))" } ?? "")
+    }
+
+    /// What happened to a page, after its name.
+    static func describe(_ change: DiffReport.PageChange) -> String {
+        switch change.status {
+        case .changed, .similar:
+            let percent = String(format: "%.2f", (change.changedFraction ?? 0) * 100)
+            return "changed: \(percent)% of pixels (\(change.changedPixels ?? 0)), \(plural(change.regions?.count ?? 0, "region"))"
+        case .resized:
+            let size = { (s: DiffReport.PageSize?) in
+                s.map { "\(format($0.widthPt))×\(format($0.heightPt)) pt" + ($0.rotation != 0 ? " rotated \($0.rotation)°" : "") } ?? "?"
+            }
+            return "resized: \(size(change.base)) → \(size(change.new))"
+        case .added: return "added"
+        case .removed: return "removed"
+        case .unreadable: return "unreadable: \(change.error ?? "")"
+        }
+    }
+
+    static func describe(_ shift: DiffReport.Shift) -> String {
+        let verb = shift.kind == .inserted ? "inserted" : "removed"
+        let at = shift.kind == .inserted ? "at page \(shift.at)" : "after page \(shift.at - 1)"
+        return "\(plural(shift.count, "page")) \(verb) \(at)\(shift.layout.map { " (\($0))" } ?? ""): "
+            + "the \(plural(shift.matchingPages, "page")) after it match the base's shifted by \(shift.count) (by \(shift.matchedBy))"
+    }
+
+    static func plural(_ count: Int, _ noun: String) -> String {
+        "\(count) \(noun)\(count == 1 ? "" : "s")"
+    }
+
+    static func format(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(format: "%.2f", value)
+    }
+
+    private static func quoted(_ words: String) -> String {
+        words.isEmpty ? "(nothing)" : "\"\(words)\""
+    }
+
+    /// Text with Markdown's special characters backslash-escaped.
+    static func markdownEscape(_ text: String) -> String {
+        var out = ""
+        for character in text {
+            if "\\`*_{}[]<>()#+-!|~".contains(character) { out.append("\\") }
+            out.append(character)
+        }
+        return out
+    }
+}
