@@ -53,6 +53,22 @@ import Testing
         #expect(lenient["Upload the previews"]?.ran == true)
     }
 
+    /// With a baseline (main's previews, downloaded), the run compares with it as its last
+    /// stage: the diff goes into the uploaded folder, and a change does not fail the step.
+    @Test func aBaselineIsComparedAndAChangeDoesNotFailTheStep() throws {
+        let folder = try command.folderWithConfig("inputs: [docs]\ndpi: 30\nthumbnails: [64]\n",
+                                                  files: [Fixtures.pdf("rotated.pdf"), Fixtures.pdf("photo.pdf")])
+        let base = try runAction(in: folder, inputs: ["output": "base"])
+        #expect(base["Run Galley"]?.outputs?["status"] == "0")
+        try FileManager.default.removeItem(at: folder.path("docs/photo.pdf"))
+        try FileManager.default.copyItem(at: Fixtures.pdf("landscape.pdf"), to: folder.path("docs/photo.pdf"))
+        let steps = try runAction(in: folder, inputs: ["output": "new", "baseline": "base"])
+        #expect(steps["Run Galley"]?.outputs?["status"] == "0", "\(steps["Run Galley"]?.stdout ?? "")")
+        #expect(steps["Fail when galley failed"]?.ran == false)
+        #expect(FileManager.default.fileExists(atPath: folder.path("new/diff/diff.json").path))
+        #expect(steps["Upload the previews"]?.with?["path"] == "new")
+    }
+
     @Test func aCleanRunPassesTheStep() throws {
         let folder = try command.folderWithConfig("inputs: [docs]\ndpi: 30\nthumbnails: []\n", files: [Fixtures.pdf("rotated.pdf")])
         let steps = try runAction(in: folder, inputs: [:])
