@@ -17,9 +17,17 @@ public struct InputScanner: Sendable {
         "pdf": .pdf, "html": .markup, "htm": .markup, "xhtml": .markup, "txt": .markup,
     ]
 
+    /// What articles load (pictures, style sheets, fonts, scripts): expected beside documents,
+    /// so passed over without being counted as unsupported.
+    static let articleResources: Set<String> = [
+        "png", "jpg", "jpeg", "gif", "svg", "webp", "avif", "bmp", "tif", "tiff", "ico",
+        "css", "js", "woff", "woff2", "ttf", "otf", "map",
+    ]
+
     /// Files under the inputs that are not documents, by why they were passed over.
     public struct Skipped: Sendable, Equatable {
-        /// Files whose extension is not one Galley reads (`notes.docx`).
+        /// Files whose extension is not one Galley reads (`notes.docx`); an article's
+        /// pictures, style sheets and fonts (`articleResources`) are not counted.
         public var unsupported: [String] = []
         /// Hidden files and folders (names starting with `.`), not entered.
         public var hidden: [String] = []
@@ -144,8 +152,9 @@ public struct InputScanner: Sendable {
                 isFile = stat(url.path, &target) == 0 && (target.st_mode & S_IFMT) == S_IFREG
             }
             guard isFile else { continue }
-            guard Self.extensions[url.pathExtension.lowercased()] != nil else {
-                skipped.unsupported.append(path)
+            let fileExtension = url.pathExtension.lowercased()
+            guard Self.extensions[fileExtension] != nil else {
+                if !Self.articleResources.contains(fileExtension) { skipped.unsupported.append(path) }
                 continue
             }
             files.append(url.standardizedFileURL)

@@ -42,6 +42,7 @@ import Testing
         let folder = try folderWithConfig("inputs: [docs]\ndpi: 30\nthumbnails: []\n", files: [])
         try FileManager.default.createDirectory(at: folder.path("docs/.cache"), withIntermediateDirectories: true)
         try Data("not a document".utf8).write(to: folder.path("docs/notes.docx"))
+        try Data("p { color: red }".utf8).write(to: folder.path("docs/style.css"))  // an article's: not counted
         try Data("%PDF-1.4".utf8).write(to: folder.path("docs/.cache/hidden.pdf"))
         let empty = try galley(["run"], in: folder.url)
         #expect(empty.status == 2, "\(empty.stdout)\(empty.stderr)")
