@@ -28,10 +28,22 @@ public enum PNGCompression: String, CaseIterable, Sendable {
     /// The default preset.
     public static let `default` = PNGCompression.balanced
 
+    /// How rows are filtered before deflate (PNG filter types 0–4), or `adaptive`: per row the
+    /// type whose output has the smallest sum of absolute signed bytes.
+    public enum Filter: Int32, CaseIterable, Sendable {
+        case none = 0, sub, up, average, paeth, adaptive
+    }
+
     struct Settings {
+        /// libdeflate level (1–12) of an image encoded whole.
+        var deflateLevel: Int32
+        /// The filter of RGB rows and that of grey and palette rows.
+        var filter: Filter
+        var indexedFilter: Filter
+        /// zlib settings of a page encoded in bands (libpng streams through zlib).
         var zlibLevel: Int32
         var zlibStrategy: Int32
-        var filters: Int32
+        var zlibFilters: Int32
     }
 
     // zlib strategies and libpng filter bits, spelled out so this module does not import them.
@@ -40,9 +52,12 @@ public enum PNGCompression: String, CaseIterable, Sendable {
 
     var settings: Settings {
         switch self {
-        case .fast: Settings(zlibLevel: 1, zlibStrategy: Self.zDefaultStrategy, filters: Self.filterUp)
-        case .balanced: Settings(zlibLevel: 2, zlibStrategy: Self.zDefaultStrategy, filters: Self.filterUp)
-        case .small: Settings(zlibLevel: 6, zlibStrategy: Self.zDefaultStrategy, filters: Self.filterAll)
+        case .fast: Settings(deflateLevel: 1, filter: .up, indexedFilter: .up,
+                             zlibLevel: 1, zlibStrategy: Self.zDefaultStrategy, zlibFilters: Self.filterUp)
+        case .balanced: Settings(deflateLevel: 4, filter: .up, indexedFilter: .up,
+                                 zlibLevel: 2, zlibStrategy: Self.zDefaultStrategy, zlibFilters: Self.filterUp)
+        case .small: Settings(deflateLevel: 9, filter: .adaptive, indexedFilter: .adaptive,
+                              zlibLevel: 6, zlibStrategy: Self.zDefaultStrategy, zlibFilters: Self.filterAll)
         }
     }
 }
