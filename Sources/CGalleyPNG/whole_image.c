@@ -26,9 +26,11 @@
 
 /* ---- colour scan ----------------------------------------------------------------------- */
 
-/* An open-addressing set of at most 256 colours (0xRRGGBB + 1, 0 marks an empty slot) at a
-   load of at most 1/4, so a probe rarely passes two slots. */
-#define GP_SLOTS 1024
+/* An open-addressing set of colours (0xRRGGBB + 1, 0 marks an empty slot), counted up to
+   GP_FEW_COLOURS at a load of at most 1/4, so a probe rarely passes two slots. The first 256
+   are kept in order, for a palette. */
+#define GP_FEW_COLOURS 2048
+#define GP_SLOTS 8192
 
 typedef struct gp_colours {
     uint32_t keys[GP_SLOTS];
@@ -39,10 +41,10 @@ typedef struct gp_colours {
 
 static inline uint32_t gp_slot(uint32_t rgb)
 {
-    return (rgb * 2654435761u) >> 22; /* Fibonacci hashing onto 10 bits */
+    return (rgb * 2654435761u) >> 19; /* Fibonacci hashing onto 13 bits */
 }
 
-/* Adds a colour; -1 when it would be the 257th. */
+/* Adds a colour; -1 when it would be one more than GP_FEW_COLOURS. */
 static inline int gp_colours_add(gp_colours *set, uint32_t rgb)
 {
     uint32_t key = rgb + 1, slot = gp_slot(rgb);
@@ -51,10 +53,12 @@ static inline int gp_colours_add(gp_colours *set, uint32_t rgb)
         if (found == key)
             return 0;
         if (found == 0) {
-            if (set->count == 256)
+            if (set->count == GP_FEW_COLOURS)
                 return -1;
             set->keys[slot] = key;
-            set->colours[set->count++] = rgb;
+            if (set->count < 256)
+                set->colours[set->count] = rgb;
+            set->count++;
             return 0;
         }
         slot = (slot + 1) & (GP_SLOTS - 1);
@@ -74,10 +78,10 @@ static inline uint32_t gp_rgb(const unsigned char *p)
     return (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
 }
 
-/* One pass over an RGB image: collects up to 256 colours and whether every pixel is grey.
-   Returns the colour count, or -1 as soon as there are more than 256 (then it cannot be grey
-   either: there are only 256 greys). A row equal to the one above and a pixel equal to its
-   left neighbour are skipped, which is most of a text page. */
+/* One pass over an RGB image: counts its colours (keeping the first 256) and whether every
+   pixel is grey. Returns the colour count, or -1 as soon as there are more than
+   GP_FEW_COLOURS. A row equal to the one above and a pixel equal to its left neighbour are
+   skipped, which is most of a text page. */
 static int gp_scan(const unsigned char *pixels, int width, int height, size_t stride,
                    gp_colours *set, int *grey)
 {
@@ -94,7 +98,7 @@ static int gp_scan(const unsigned char *pixels, int width, int height, size_t st
             if (rgb == last)
                 continue;
             last = rgb;
-            all_grey &= (p[0] == p[1]) & (p[1] == p[2]);
+            all_grey &= (p[0] == p[1]) & (p[1] == p[2]);  /* meaningful only up to 256 colours */
             if (gp_colours_add(set, rgb) < 0)
                 return -1;
         }
@@ -265,9 +269,9 @@ int gp_encode_image(const unsigned char *pixels, int width, int height, size_t s
         return -1;
     }
     if (options->level < 0 || options->level > 12 || options->filter < 0 || options->filter > GP_FILTER_ADAPTIVE
-        || options->indexed_filter < 0 || options->indexed_filter > GP_FILTER_ADAPTIVE) {
+        || options->few_colours_filter < 0 || options->few_colours_filter > GP_FILTER_ADAPTIVE) {
         snprintf(error, error_size, "invalid compression settings: level %d, filters %d/%d", options->level,
-                 options->filter, options->indexed_filter);
+                 options->filter, options->few_colours_filter);
         return -1;
     }
     size_t text_bytes = 0;
@@ -282,6 +286,7 @@ int gp_encode_image(const unsigned char *pixels, int width, int height, size_t s
 
     /* Choose the stored form. */
     gp_colours *set = NULL;
+    int count = -1; /* colours, when counted and at most GP_FEW_COLOURS */
     gp_layout layout = {channels == 4 ? 6 : 2, 8, channels, (size_t)width * (size_t)channels};
     if (channels == 3 && options->reduce) {
         set = calloc(1, sizeof *set);
@@ -290,8 +295,8 @@ int gp_encode_image(const unsigned char *pixels, int width, int height, size_t s
             return -1;
         }
         int grey = 0;
-        int count = gp_scan(pixels, width, height, stride, set, &grey);
-        if (count > 0) {
+        count = gp_scan(pixels, width, height, stride, set, &grey);
+        if (count > 0 && count <= 256) {
             int depth = count <= 2 ? 1 : count <= 4 ? 2 : count <= 16 ? 4 : 8;
             if (grey && depth == 8) {
                 layout = (gp_layout){0, 8, 1, (size_t)width};
@@ -307,8 +312,9 @@ int gp_encode_image(const unsigned char *pixels, int width, int height, size_t s
             }
         }
     }
-    int indexed = layout.colour_type == 0 || layout.colour_type == 3;
-    int filter = indexed ? options->indexed_filter : options->filter;
+    /* Few colours means text, line art and flat fills, whose rows repeat glyph and edge shapes
+       that deflate matches best unfiltered; more means photos and gradients, which want Up. */
+    int filter = count > 0 ? options->few_colours_filter : options->filter;
 
     /* Filter every row into one buffer: a filter-type byte, then the row. */
     size_t line = layout.row_bytes + 1;

@@ -37,9 +37,10 @@ public enum PNGCompression: String, CaseIterable, Sendable {
     struct Settings {
         /// libdeflate level (1–12) of an image encoded whole.
         var deflateLevel: Int32
-        /// The filter of RGB rows and that of grey and palette rows.
+        /// The filter of images of many colours (photos, gradients) and that of images of at
+        /// most 2048 colours (text, line art, flat fills: grey, palette or RGB).
         var filter: Filter
-        var indexedFilter: Filter
+        var fewColoursFilter: Filter
         /// zlib settings of a page encoded in bands (libpng streams through zlib).
         var zlibLevel: Int32
         var zlibStrategy: Int32
@@ -52,11 +53,11 @@ public enum PNGCompression: String, CaseIterable, Sendable {
 
     var settings: Settings {
         switch self {
-        case .fast: Settings(deflateLevel: 1, filter: .up, indexedFilter: .up,
+        case .fast: Settings(deflateLevel: 1, filter: .up, fewColoursFilter: .up,
                              zlibLevel: 1, zlibStrategy: Self.zDefaultStrategy, zlibFilters: Self.filterUp)
-        case .balanced: Settings(deflateLevel: 4, filter: .up, indexedFilter: .up,
+        case .balanced: Settings(deflateLevel: 4, filter: .up, fewColoursFilter: .up,
                                  zlibLevel: 2, zlibStrategy: Self.zDefaultStrategy, zlibFilters: Self.filterUp)
-        case .small: Settings(deflateLevel: 9, filter: .adaptive, indexedFilter: .adaptive,
+        case .small: Settings(deflateLevel: 9, filter: .adaptive, fewColoursFilter: .adaptive,
                               zlibLevel: 6, zlibStrategy: Self.zDefaultStrategy, zlibFilters: Self.filterAll)
         }
     }

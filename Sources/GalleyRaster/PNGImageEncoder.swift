@@ -15,7 +15,7 @@ public struct PNGImageEncoder: ImageEncoder {
     /// The preset and every setting behind it, so retuning a preset redraws what it made.
     public var fingerprint: String {
         let s = compression.settings
-        return "png \(compression.rawValue): reduced, libdeflate \(s.deflateLevel) \(s.filter)/\(s.indexedFilter), "
+        return "png \(compression.rawValue): reduced, libdeflate \(s.deflateLevel) \(s.filter)/\(s.fewColoursFilter), "
             + "bands zlib \(s.zlibLevel) \(s.zlibStrategy) \(s.zlibFilters), pHYs"
     }
 

@@ -25,7 +25,7 @@ public enum WholeImagePNG {
         }
         let settings = compression.settings
         var options = gp_image_options(level: settings.deflateLevel, filter: settings.filter.rawValue,
-                                       indexed_filter: settings.indexedFilter.rawValue, reduce: reduce ? 1 : 0,
+                                       few_colours_filter: settings.fewColoursFilter.rawValue, reduce: reduce ? 1 : 0,
                                        pixels_per_metre: pixelsPerMetre(dpi: dpi))
         var error = [CChar](repeating: 0, count: 256)
         let keys = text.map { strdup($0.key) }

@@ -55,8 +55,9 @@ enum {
 /// Settings of gp_encode_image; equal settings and pixels give equal bytes.
 typedef struct gp_image_options {
     int level;            /* libdeflate compression level, 0...12 */
-    int filter;           /* GP_FILTER_* for RGB and RGBA rows */
-    int indexed_filter;   /* GP_FILTER_* for grey and palette rows */
+    int filter;           /* GP_FILTER_* for images of many colours (photos, gradients) */
+    int few_colours_filter; /* GP_FILTER_* for images of at most 2048 colours (text, line art),
+                               counted when `reduce` is set */
     int reduce;           /* nonzero: store RGB as 8-bit grey or a palette when that is lossless */
     unsigned pixels_per_metre; /* resolution for a pHYs chunk; 0 writes none */
 } gp_image_options;
