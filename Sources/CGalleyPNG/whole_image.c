@@ -14,6 +14,7 @@
 #include "CGalleyPNG.h"
 
 #include <libdeflate.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,6 +95,14 @@ static int gp_scan(const unsigned char *pixels, int width, int height, size_t st
         uint32_t last = 0xFFFFFFFFu;
         for (int x = 0; x < width; x++) {
             const unsigned char *p = row + (size_t)x * 3;
+            /* Eight pixels whose bytes equal those three bytes earlier all equal the pixel
+               before them, which is `last`: one 24-byte compare instead of eight lookups. */
+            while (x > 0 && x + 8 <= width && memcmp(p, p - 3, 24) == 0) {
+                x += 8;
+                p += 24;
+            }
+            if (x == width)
+                break;
             uint32_t rgb = gp_rgb(p);
             if (rgb == last)
                 continue;
@@ -258,6 +267,54 @@ static void gp_chunk(gp_out *out, const char type[4], const unsigned char *data,
 
 /* ---- the encoder ------------------------------------------------------------------------- */
 
+/* One compressor per thread, kept for the next image: allocating one (and, for the lazy and
+   near-optimal levels, its large match-finder tables) per image cost more than compressing a
+   thumbnail. A thread holds one compressor, of the last level it used; it is freed when the
+   thread ends. A compressor may not be shared by threads (libdeflate.h). */
+typedef struct gp_cached_compressor {
+    int level;
+    struct libdeflate_compressor *compressor;
+} gp_cached_compressor;
+
+static pthread_key_t gp_compressor_key;
+static pthread_once_t gp_compressor_once = PTHREAD_ONCE_INIT;
+static int gp_compressor_key_made;
+
+static void gp_cached_compressor_free(void *pointer)
+{
+    gp_cached_compressor *cached = pointer;
+    if (cached->compressor)
+        libdeflate_free_compressor(cached->compressor);
+    free(cached);
+}
+
+static void gp_make_compressor_key(void)
+{
+    gp_compressor_key_made = pthread_key_create(&gp_compressor_key, gp_cached_compressor_free) == 0;
+}
+
+static struct libdeflate_compressor *gp_compressor(int level)
+{
+    pthread_once(&gp_compressor_once, gp_make_compressor_key);
+    if (!gp_compressor_key_made)
+        return NULL;
+    gp_cached_compressor *cached = pthread_getspecific(gp_compressor_key);
+    if (cached && cached->level == level && cached->compressor)
+        return cached->compressor;
+    if (!cached) {
+        cached = calloc(1, sizeof *cached);
+        if (!cached || pthread_setspecific(gp_compressor_key, cached) != 0) {
+            free(cached);
+            return NULL;
+        }
+    }
+    if (cached->compressor)
+        libdeflate_free_compressor(cached->compressor);
+    cached->compressor = libdeflate_alloc_compressor(level);
+    cached->level = level;
+    return cached->compressor;
+}
+
 int gp_encode_image(const unsigned char *pixels, int width, int height, size_t stride, int channels,
                     const gp_image_options *options, const gp_text *texts, int text_count,
                     gp_encoded *result, char *error, size_t error_size)
@@ -328,14 +385,12 @@ int gp_encode_image(const unsigned char *pixels, int width, int height, size_t s
     /* Two packed rows (current and previous) for reduced images, one zero row, and five
        candidate rows for adaptive filtering. */
     unsigned char *scratch = calloc(8, layout.row_bytes);
-    struct libdeflate_compressor *compressor = libdeflate_alloc_compressor(options->level);
+    struct libdeflate_compressor *compressor = gp_compressor(options->level);
     if (!filtered || !scratch || !compressor) {
         snprintf(error, error_size, "out of memory filtering a %dx%d image", width, height);
         free(filtered);
         free(scratch);
         free(set);
-        if (compressor)
-            libdeflate_free_compressor(compressor);
         return -1;
     }
     unsigned char *packed[2] = {scratch, scratch + layout.row_bytes};
@@ -375,7 +430,6 @@ int gp_encode_image(const unsigned char *pixels, int width, int height, size_t s
     size_t bound = libdeflate_zlib_compress_bound(compressor, filtered_size);
     unsigned char *zlib = malloc(bound);
     size_t zlib_length = zlib ? libdeflate_zlib_compress(compressor, filtered, filtered_size, zlib, bound) : 0;
-    libdeflate_free_compressor(compressor);
     free(filtered);
     free(scratch);
     if (zlib_length == 0) {
