@@ -38,6 +38,7 @@ let package = Package(
             providers: [.apt(["libmupdf-dev", "libmujs-dev", "libgumbo-dev", "libopenjp2-7-dev",
                               "libjbig2dec0-dev", "libjpeg-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "CDeflate", pkgConfig: "libdeflate", providers: [.apt(["libdeflate-dev"])]),
         .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
         .systemLibrary(name: "CHarfBuzz", pkgConfig: "harfbuzz", providers: [.apt(["libharfbuzz-dev"])]),
         .systemLibrary(name: "CFontconfig", pkgConfig: "fontconfig", providers: [.apt(["libfontconfig-dev"])]),
@@ -47,7 +48,8 @@ let package = Package(
         .systemLibrary(name: "CHyphen", providers: [.apt(["libhyphen-dev"])]),
         .systemLibrary(name: "CFriBidi", pkgConfig: "fribidi", providers: [.apt(["libfribidi-dev"])]),
 
-        // MARK: C shims: the only code that calls MuPDF and libpng (both report errors by longjmp)
+        // MARK: C shims: the only code that calls MuPDF and libpng (both report errors by
+        // longjmp); the PNG shim also holds the whole-image writer over libdeflate and zlib
         .target(
             name: "CGalleyMuPDF",
             dependencies: ["CMuPDF"],
@@ -55,8 +57,8 @@ let package = Package(
             linkerSettings: mupdfPrivateLibraries.map { .linkedLibrary($0) }),
         .target(
             name: "CGalleyPNG",
-            dependencies: ["CPNG"],
-            linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z")]),
+            dependencies: ["CPNG", "CDeflate"],
+            linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z"), .linkedLibrary("deflate")]),
 
         // MARK: Libraries
         // What every module shares: the one failure vocabulary and the atomic file writer.

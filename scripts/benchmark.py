@@ -1,24 +1,33 @@
 #!/usr/bin/env python3
-"""Benchmarks galley against peer tools on the same PDFs and prints a Markdown table.
+"""Benchmarks galley against peer tools on the same PDFs, on the same cores, and prints a
+Markdown table.
 
-    python3 scripts/benchmark.py [--scale N] [--dpi D] [--box B]
+    python3 scripts/benchmark.py [--scale N] [--dpi D] [--box B] [--corpus DIR] [--rounds R]
 
 Builds a corpus under .build-bench/ by merging the fixture PDFs (text pages, vector art, a
-photo, rotated and cropped pages), about 100 pages per unit of --scale, then measures wall
-time and peak RSS of:
+photo, rotated and cropped pages), about 100 pages per unit of --scale, or takes every PDF
+in --corpus DIR (for example .build-bench/real/corpus/pdf, which scripts/real-documents.sh
+fills with Debian's manuals), then measures wall time, peak RSS and PNG bytes of:
 
-  pages       galley (2 workers, 1 worker, each PNG preset), mutool draw -r, pdftoppm -r
-  thumbnails  galley (page_images: false), mutool draw -w -h, pdftoppm -scale-to, vipsthumbnail
+  pages       galley (2 workers, 1 worker, one core, each PNG preset); mutool draw -r with each
+              document's pages split into one range per core, run as that many processes at
+              once; mutool draw -P (MuPDF's parallel mode) one process per core over the files;
+              pdftoppm -r split like mutool
+  thumbnails  galley (page_images: false), mutool draw -w -h and pdftoppm -scale-to split per
+              core, vipsthumbnail one page per call, a process per core
   memory      galley on the corpus and on a corpus 10x larger (peak RSS must not grow)
 
-Peers run one process per file (pdftoppm, mutool) or per page (vipsthumbnail renders one
-page per call), as a script would drive them. Requires a release build:
+Every peer gets the cores galley uses (os.cpu_count()), so the ratios compare tools, not
+core counts; galley's page-image ratio is also given against the fastest peer. With --rounds
+R > 1, galley and the page-image peers run in alternating rounds and each figure is the
+median. Peak RSS is that of the largest single process. Requires a release build:
 bash scripts/build-release.sh.
 """
 import argparse
 import glob
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import time
@@ -55,21 +64,44 @@ def page_count(pdf):
     raise SystemExit("cannot count pages of " + pdf)
 
 
-def timed(commands, outdir):
-    """Runs commands one after another; returns (seconds, peak RSS in MiB, bytes of PNGs)."""
+def timed(commands, outdir, parallel=1):
+    """Runs commands, `parallel` at a time in the given order; returns (seconds, peak RSS of one
+    process in MiB, bytes of PNGs)."""
     shutil.rmtree(outdir, ignore_errors=True)
     os.makedirs(outdir)
     peak = 0
+    running = []
+
+    def reap(process, command):
+        _, stderr = process.communicate()
+        if process.returncode != 0:
+            raise SystemExit("failed: %s\n%s" % (" ".join(command), stderr[-2000:]))
+        return int(stderr.strip().splitlines()[-1])
+
     start = time.perf_counter()
     for command in commands:
-        r = subprocess.run(["/usr/bin/time", "-f", "%M"] + command, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.PIPE, text=True)
-        if r.returncode not in (0,):
-            raise SystemExit("failed: %s\n%s" % (" ".join(command), r.stderr[-2000:]))
-        peak = max(peak, int(r.stderr.strip().splitlines()[-1]))
+        if len(running) == parallel:
+            peak = max(peak, reap(*running.pop(0)))
+        running.append((subprocess.Popen(["/usr/bin/time", "-f", "%M"] + command, stdout=subprocess.DEVNULL,
+                                         stderr=subprocess.PIPE, text=True), command))
+    for process, command in running:
+        peak = max(peak, reap(process, command))
     seconds = time.perf_counter() - start
     size = sum(os.path.getsize(p) for p in glob.glob(os.path.join(outdir, "**", "*.png"), recursive=True))
     return seconds, peak / 1024, size
+
+
+def split(count, parts):
+    """1-based page ranges (first, last) covering 1...count in at most `parts` pieces."""
+    parts = max(1, min(parts, count))
+    bounds = [1 + count * i // parts for i in range(parts + 1)]
+    return [(bounds[i], bounds[i + 1] - 1) for i in range(parts)]
+
+
+def per_core(files, counts, cores, command):
+    """`command(file, first, last)` for each range of each file's pages, one range per core, in
+    an order that keeps all cores on one file at a time."""
+    return [command(f, first, last) for f in files for first, last in split(counts[f], cores)]
 
 
 def galley(corpus, outdir, dpi, jobs, png="balanced", page_images=True, boxes=()):
@@ -89,7 +121,10 @@ def main():
     parser.add_argument("--scale", type=int, default=1, help="corpus size in units of ~100 pages")
     parser.add_argument("--dpi", type=int, default=150)
     parser.add_argument("--box", type=int, default=256)
+    parser.add_argument("--corpus", help="a folder of PDFs to measure instead of the generated corpus")
+    parser.add_argument("--rounds", type=int, default=1, help="alternating rounds of the page-image runs (median)")
     parser.add_argument("--skip-memory", action="store_true")
+    parser.add_argument("--skip-thumbnails", action="store_true")
     args = parser.parse_args()
     if not os.access(GALLEY, os.X_OK):
         sys.exit("benchmark: build first: bash scripts/build-release.sh")
@@ -97,71 +132,115 @@ def main():
         if shutil.which(tool) is None:
             sys.exit("benchmark: %s is missing; run scripts/install-deps.sh" % tool)
 
-    corpus = os.path.join(WORK, "corpus")
-    shutil.rmtree(corpus, ignore_errors=True)
-    files = make_corpus(corpus, args.scale)
+    if args.corpus:
+        corpus = os.path.abspath(args.corpus)
+        files = sorted(glob.glob(os.path.join(corpus, "*.pdf")))
+        if not files:
+            sys.exit("benchmark: no PDFs in %s" % corpus)
+        what = "PDFs from %s" % args.corpus
+    else:
+        corpus = os.path.join(WORK, "corpus")
+        shutil.rmtree(corpus, ignore_errors=True)
+        files = make_corpus(corpus, args.scale)
+        what = "text, vector art, photos, rotated and cropped pages"
     counts = {f: page_count(f) for f in files}
     pages = sum(counts.values())
     out = lambda name: os.path.join(WORK, "out-" + name)
-    dpi, box = args.dpi, args.box
-    print("Corpus: %d files, %d pages (text, vector art, photos, rotated and cropped pages); "
-          "%d dpi; thumbnails %d px; %d cores\n" % (len(files), pages, dpi, box, os.cpu_count()))
+    dpi, box, cores = args.dpi, args.box, os.cpu_count()
+    name = lambda f: os.path.basename(f).replace(" ", "_")
+    print("Corpus: %d files, %d pages (%s); %d dpi; thumbnails %d px; %d cores, every tool on all of them; "
+          "%d round(s)\n" % (len(files), pages, what, dpi, box, cores, args.rounds))
 
     rows = []
 
-    def measure(label, commands, outdir, group):
-        seconds, rss, size = timed(commands, outdir)
+    def measure(label, commands, outdir, group, parallel=1, rounds=1):
+        results = [timed(commands, outdir, parallel) for _ in range(rounds)]
+        seconds = statistics.median(r[0] for r in results)
+        rss, size = max(r[1] for r in results), results[-1][2]
         rows.append((group, label, seconds, pages / seconds, rss, size))
-        print("  measured %-44s %6.2f s  %7.1f pages/s  %6.0f MiB  %6.1f MB" % (label, seconds, pages / seconds, rss, size / 1e6),
+        print("  measured %-58s %6.2f s  %7.1f pages/s  %6.0f MiB  %6.1f MB" % (label, seconds, pages / seconds, rss, size / 1e6),
               file=sys.stderr)
         return seconds, size
 
-    g2, g2_bytes = measure("galley, 2 workers", galley(corpus, out("g2"), dpi, 2), out("g2"), "pages")
+    # The page-image runs that the headline ratio compares, in alternating rounds.
+    contenders = [
+        ("galley, %d workers" % cores, lambda: galley(corpus, out("g2"), dpi, cores), out("g2"), 1),
+        ("mutool draw -r %d, pages split over %d processes" % (dpi, cores),
+         lambda: per_core(files, counts, cores, lambda f, a, b: [
+             "mutool", "draw", "-q", "-r", str(dpi), "-o", os.path.join(out("mutool"), name(f) + "-%d.png"), f,
+             "%d-%d" % (a, b)]), out("mutool"), cores),
+        ("mutool draw -P -r %d, %d processes over the files" % (dpi, cores),
+         lambda: [["mutool", "draw", "-q", "-P", "-r", str(dpi), "-o", os.path.join(out("mutool-P"), name(f) + "-%d.png"), f]
+                  for f in files], out("mutool-P"), cores),
+        ("pdftoppm -r %d -png, pages split over %d processes" % (dpi, cores),
+         lambda: per_core(files, counts, cores, lambda f, a, b: [
+             "pdftoppm", "-r", str(dpi), "-png", "-f", str(a), "-l", str(b), f, os.path.join(out("pdftoppm"), name(f))]),
+         out("pdftoppm"), cores),
+    ]
+    samples = {label: [] for label, _, _, _ in contenders}
+    sizes = {}
+    for _ in range(args.rounds):
+        for label, commands, outdir, parallel in contenders:
+            seconds, _, size = timed(commands(), outdir, parallel)
+            samples[label].append(seconds)
+            sizes[label] = size
+    for label, _, outdir, _ in contenders:
+        seconds = statistics.median(samples[label])
+        rows.append(("pages", label, seconds, pages / seconds, float("nan"), sizes[label]))
+        print("  measured %-58s %6.2f s  %7.1f pages/s  %6.1f MB" % (label, seconds, pages / seconds, sizes[label] / 1e6),
+              file=sys.stderr)
+    g2, g2_bytes = statistics.median(samples[contenders[0][0]]), sizes[contenders[0][0]]
+    m, m_bytes = statistics.median(samples[contenders[1][0]]), sizes[contenders[1][0]]
+    mp = statistics.median(samples[contenders[2][0]])
+    p = statistics.median(samples[contenders[3][0]])
+    best_label, best = min(((label, statistics.median(samples[label])) for label, _, _, _ in contenders[1:]),
+                           key=lambda item: item[1])
+
     g1, _ = measure("galley, 1 worker per stage", galley(corpus, out("g1"), dpi, 1), out("g1"), "pages")
     # workers: 1 still overlaps stages (render, encode) on both cores; pinning to one core
     # gives the single-core baseline that shows how the pipeline scales with cores.
-    c1, _ = measure("galley, 2 workers, one core (taskset -c 0)",
-                    [["taskset", "-c", "0"] + c for c in galley(corpus, out("c1"), dpi, 2)], out("c1"), "pages")
-    presets = {}
+    c1, _ = measure("galley, %d workers, one core (taskset -c 0)" % cores,
+                    [["taskset", "-c", "0"] + c for c in galley(corpus, out("c1"), dpi, cores)], out("c1"), "pages")
+    presets = {"balanced": (g2, g2_bytes)}
     for preset in ("fast", "small"):
-        presets[preset] = measure("galley, 2 workers, png: %s" % preset,
-                                  galley(corpus, out("g-" + preset), dpi, 2, png=preset), out("g-" + preset), "pages")
-    presets["balanced"] = (g2, g2_bytes)
-    m, m_bytes = measure("mutool draw -r %d" % dpi,
-                         [["mutool", "draw", "-q", "-r", str(dpi), "-o",
-                           os.path.join(out("mutool"), os.path.basename(f) + "-%d.png"), f] for f in files],
-                         out("mutool"), "pages")
-    p, _ = measure("pdftoppm -r %d -png" % dpi,
-                   [["pdftoppm", "-r", str(dpi), "-png", f, os.path.join(out("pdftoppm"), os.path.basename(f))] for f in files],
-                   out("pdftoppm"), "pages")
+        presets[preset] = measure("galley, %d workers, png: %s" % (cores, preset),
+                                  galley(corpus, out("g-" + preset), dpi, cores, png=preset), out("g-" + preset), "pages",
+                                  rounds=args.rounds)
 
-    gt, _ = measure("galley thumbnails, 2 workers", galley(corpus, out("gt"), dpi, 2, page_images=False, boxes=(box,)),
-                    out("gt"), "thumbnails")
-    mt, _ = measure("mutool draw -w %d -h %d" % (box, box),
-                    [["mutool", "draw", "-q", "-w", str(box), "-h", str(box), "-o",
-                      os.path.join(out("mutool-t"), os.path.basename(f) + "-%d.png"), f] for f in files],
-                    out("mutool-t"), "thumbnails")
-    pt, _ = measure("pdftoppm -scale-to %d -png" % box,
-                    [["pdftoppm", "-scale-to", str(box), "-png", f, os.path.join(out("pdftoppm-t"), os.path.basename(f))]
-                     for f in files], out("pdftoppm-t"), "thumbnails")
-    vt, _ = measure("vipsthumbnail -s %d (one call per page)" % box,
-                    [["vipsthumbnail", "%s[page=%d]" % (f, i), "-s", str(box), "-o",
-                      os.path.join(out("vips"), "%s-%d.png" % (os.path.basename(f), i))]
-                     for f in files for i in range(counts[f])], out("vips"), "thumbnails")
+    if not args.skip_thumbnails:
+        gt, _ = measure("galley thumbnails, %d workers" % cores,
+                        galley(corpus, out("gt"), dpi, cores, page_images=False, boxes=(box,)), out("gt"), "thumbnails")
+        mt, _ = measure("mutool draw -w %d -h %d, pages split over %d processes" % (box, box, cores),
+                        per_core(files, counts, cores, lambda f, a, b: [
+                            "mutool", "draw", "-q", "-w", str(box), "-h", str(box), "-o",
+                            os.path.join(out("mutool-t"), name(f) + "-%d.png"), f, "%d-%d" % (a, b)]),
+                        out("mutool-t"), "thumbnails", parallel=cores)
+        pt, _ = measure("pdftoppm -scale-to %d -png, pages split over %d processes" % (box, cores),
+                        per_core(files, counts, cores, lambda f, a, b: [
+                            "pdftoppm", "-scale-to", str(box), "-png", "-f", str(a), "-l", str(b), f,
+                            os.path.join(out("pdftoppm-t"), name(f))]), out("pdftoppm-t"), "thumbnails", parallel=cores)
+        vt, _ = measure("vipsthumbnail -s %d, one call per page, %d at once" % (box, cores),
+                        [["vipsthumbnail", "%s[page=%d]" % (f, i), "-s", str(box), "-o",
+                          os.path.join(out("vips"), "%s-%d.png" % (name(f), i))]
+                         for f in files for i in range(counts[f])], out("vips"), "thumbnails", parallel=cores)
 
     print("| what | tool | time (s) | pages/s | peak RSS (MiB) | PNG MB |")
     print("| --- | --- | ---: | ---: | ---: | ---: |")
     for group, label, seconds, rate, rss, size in rows:
-        print("| %s | %s | %.2f | %.1f | %.0f | %.1f |" % (group, label, seconds, rate, rss, size / 1e6))
+        print("| %s | %s | %.2f | %.1f | %s | %.1f |" % (group, label, seconds, rate,
+                                                         "" if rss != rss else "%.0f" % rss, size / 1e6))
     print()
-    print("Ratios (higher is better for galley):")
-    print("- page images: galley %.2fx mutool draw, %.2fx pdftoppm" % (m / g2, p / g2))
-    print("- PNG bytes: galley %.2fx mutool's" % (g2_bytes / m_bytes))
+    print("Ratios on %d cores each (higher is better for galley):" % cores)
+    print("- page images: galley %.2fx the fastest peer (%s)" % (best / g2, best_label))
+    print("  - %.2fx mutool draw split per core, %.2fx mutool draw -P, %.2fx pdftoppm split per core"
+          % (m / g2, mp / g2, p / g2))
+    print("- PNG bytes: galley %.2fx mutool's, %.2fx pdftoppm's" % (g2_bytes / m_bytes, g2_bytes / sizes[contenders[3][0]]))
     for preset, (seconds, size) in sorted(presets.items()):
         print("  - png %-8s %.2fx mutool's speed, %.2fx its bytes" % (preset + ":", m / seconds, size / m_bytes))
-    print("- thumbnails: galley %.2fx mutool draw -w -h, %.2fx pdftoppm -scale-to, %.2fx vipsthumbnail"
-          % (mt / gt, pt / gt, vt / gt))
-    print("- two cores vs one (taskset): %.2fx; 2 workers per stage vs 1: %.2fx" % (c1 / g2, g1 / g2))
+    if not args.skip_thumbnails:
+        print("- thumbnails: galley %.2fx mutool draw -w -h, %.2fx pdftoppm -scale-to, %.2fx vipsthumbnail"
+              % (mt / gt, pt / gt, vt / gt))
+    print("- %d cores vs one (taskset): %.2fx; %d workers per stage vs 1: %.2fx" % (cores, c1 / g2, cores, g1 / g2))
 
     if not args.skip_memory:
         big = os.path.join(WORK, "corpus-big")
@@ -170,8 +249,8 @@ def main():
         for i in range(10):
             for f in files:
                 os.link(f, os.path.join(big, "%d-%s" % (i, os.path.basename(f))))
-        _, small_rss, _ = timed(galley(corpus, out("mem-small"), dpi, 2), out("mem-small"))
-        _, big_rss, _ = timed(galley(big, out("mem-big"), dpi, 2), out("mem-big"))
+        _, small_rss, _ = timed(galley(corpus, out("mem-small"), dpi, cores), out("mem-small"))
+        _, big_rss, _ = timed(galley(big, out("mem-big"), dpi, cores), out("mem-big"))
         print("- peak RSS: %d pages %.0f MiB, %d pages %.0f MiB (ratio %.2f)"
               % (pages, small_rss, pages * 10, big_rss, big_rss / small_rss))
 

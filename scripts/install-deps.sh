@@ -10,8 +10,9 @@ packages=(
   # PDF rendering: Debian's MuPDF is static only, so its private dependencies are needed too
   libmupdf-dev libmujs-dev libgumbo-dev libopenjp2-7-dev libjbig2dec0-dev libjpeg-dev
   libharfbuzz-dev libfreetype-dev zlib1g-dev
-  # PNG output
-  libpng-dev
+  # PNG output: libpng (decoding, and the streaming writer of banded pages); libdeflate
+  # compresses whole in-memory images in one call
+  libpng-dev libdeflate-dev
   # the catalog: GRDB links the system's SQLite
   libsqlite3-dev
   # article typesetting: font matching, line breaking (UAX #14), and the fonts the layout
@@ -23,8 +24,9 @@ packages=(
   # the release package: strip and readelf (binutils), man to check the man page renders;
   # PyYAML for scripts/run-action.py, which runs action.yml's steps in a test
   binutils man-db python3-yaml
-  # fixtures (mutool create, qpdf --encrypt, cjpeg) and tests (schema validation)
-  mupdf-tools qpdf libjpeg-turbo-progs python3 python3-jsonschema
+  # fixtures (mutool create, qpdf --encrypt, cjpeg) and tests (schema validation; PNGs checked
+  # chunk by chunk with pngcheck and decoded by independent decoders: Pillow, netpbm's pngtopnm)
+  mupdf-tools qpdf libjpeg-turbo-progs python3 python3-jsonschema pngcheck python3-pil netpbm
   # the Unicode data that scripts/make-vertical-orientation.py reads (UAX #50)
   unicode-data
   # headless browser for the contact sheet's screenshot test and scripts/screenshot-contact-sheet.sh

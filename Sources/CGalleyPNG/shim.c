@@ -91,6 +91,9 @@ gp_writer *gp_writer_new(int width, int height, int channels, const gp_options *
     png_set_IHDR(writer->png, writer->info, (png_uint_32)width, (png_uint_32)height, 8,
                  channels == 4 ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB,
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_BASE, PNG_FILTER_TYPE_BASE);
+    if (options->pixels_per_metre)
+        png_set_pHYs(writer->png, writer->info, options->pixels_per_metre, options->pixels_per_metre,
+                     PNG_RESOLUTION_METER);
     if (text_count > 0) {
         png_text *chunks = calloc((size_t)text_count, sizeof(png_text));
         if (!chunks)

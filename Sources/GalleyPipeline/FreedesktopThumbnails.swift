@@ -212,14 +212,15 @@ public struct FreedesktopThumbnails: Sendable {
         try encodeRGBA([0, 0, 0, 0], width: 1, height: 1, texts: texts)
     }
 
+    /// RGBA as the standard asks ("8bit, non-interlaced PNG image with full alpha
+    /// transparency"), so no colour-type reduction.
     private static func encodeRGBA(_ pixels: [UInt8], width: Int, height: Int, texts: [(String, String)]) throws -> [UInt8] {
-        let encoder = try PNGEncoder(width: width, height: height, channels: 4, compression: .default,
-                                     text: texts.map { (key: $0.0, value: $0.1) })
-        try pixels.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) throws -> Void in
-            guard let base = buffer.baseAddress else { return }
-            try encoder.write(rows: base, stride: width * 4, count: height)
+        try pixels.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) throws -> [UInt8] in
+            guard let base = buffer.baseAddress else { throw RasterError(.invalidSize, "empty thumbnail") }
+            return try WholeImagePNG.encode(rows: base, width: width, height: height, stride: width * 4, channels: 4,
+                                            compression: .default, reduce: false,
+                                            text: texts.map { (key: $0.0, value: $0.1) }).bytes
         }
-        return try encoder.finish()
     }
 
     /// Writes a 0600 file under a temporary name in the destination's folder, then renames it.

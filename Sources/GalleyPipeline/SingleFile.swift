@@ -70,7 +70,8 @@ public struct SingleFile: Sendable {
                 while queue.operationCount >= 2 * queue.maxConcurrentOperationCount { queue.waitUntilAllOperationsAreFinished() }
                 queue.addOperation {
                     let result = Result { () throws -> String in
-                        let bytes = try PageImages.encode(page, scale: scale, encoder: encoder, cancellation: cancellation)
+                        let bytes = try PageImages.encode(page, scale: scale, encoder: encoder, dpi: configuration.dpi,
+                                                          cancellation: cancellation)
                         try AtomicFile.write(bytes, to: path, through: path + ".\(getpid()).\(order).tmp")
                         return path
                     }.mapError { Failure($0, page: facts.number) }
@@ -145,21 +146,23 @@ public struct SingleFile: Sendable {
 /// A page drawn and encoded: whole, or band by band when it has more than
 /// `Pipeline.bandPixelLimit` pixels, so a huge page costs one band of memory.
 enum PageImages {
-    static func encode(_ page: any PageSource, scale: Double, encoder: any ImageEncoder, cancellation: Cancellation) throws -> [UInt8] {
+    /// `dpi`: the resolution recorded in the file (page images carry it, thumbnails do not).
+    static func encode(_ page: any PageSource, scale: Double, encoder: any ImageEncoder, dpi: Double?,
+                       cancellation: Cancellation) throws -> [UInt8] {
         let bounds = page.pixelBounds(scale: scale)
         guard bounds.width * bounds.height > Pipeline.bandPixelLimit else {
-            return try encoder.encode(try page.render(scale: scale, cancellation: cancellation))
+            return try encoder.encode(try page.render(scale: scale, cancellation: cancellation), dpi: dpi)
         }
-        return try encodeBanded(page, bounds: bounds, scale: scale, encoder: encoder) { band, rect in
+        return try encodeBanded(page, bounds: bounds, scale: scale, encoder: encoder, dpi: dpi) { band, rect in
             try page.draw(into: band, rect: rect, scale: scale, cancellation: cancellation)
         }
     }
 
     /// Draws `bounds` band by band with `draw` (into a band, its rectangle) and encodes each.
-    static func encodeBanded(_ page: any PageSource, bounds: PixelRect, scale: Double, encoder: any ImageEncoder,
+    static func encodeBanded(_ page: any PageSource, bounds: PixelRect, scale: Double, encoder: any ImageEncoder, dpi: Double?,
                              draw: (Bitmap, PixelRect) throws -> Void) throws -> [UInt8] {
         let bandHeight = max(1, Pipeline.bandPixelLimit / bounds.width)
-        let bands = try encoder.bandEncoder(width: bounds.width, height: bounds.height)
+        let bands = try encoder.bandEncoder(width: bounds.width, height: bounds.height, dpi: dpi)
         var band = try Bitmap(width: bounds.width, height: min(bandHeight, bounds.height))
         var y = 0
         while y < bounds.height {

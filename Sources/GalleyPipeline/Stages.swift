@@ -288,7 +288,8 @@ final class Stages: Sendable {
     private func encode(_ index: Int, _ bitmap: Bitmap, _ facts: PageFacts, variant: OutputVariant, path: String) {
         guard !cancellation.isCancelled else { return }
         let result = Result { () throws -> WrittenOutput in
-            let bytes = try encoder.encode(bitmap)
+            // Page images record their resolution; a thumbnail's is no round figure and of no use.
+            let bytes = try encoder.encode(bitmap, dpi: variant == .image ? configuration.dpi : nil)
             let written = try write(bytes, width: bitmap.width, height: bitmap.height, path: path)
             catalog.cache(index, page: facts, variant: variant, bytes: bytes)
             return written
@@ -297,7 +298,7 @@ final class Stages: Sendable {
     }
 
     private func writeBanded(_ page: any PageSource, _ facts: PageFacts, bounds: PixelRect, scale: Double, path: String) throws -> WrittenOutput {
-        let bytes = try PageImages.encodeBanded(page, bounds: bounds, scale: scale, encoder: encoder) { band, rect in
+        let bytes = try PageImages.encodeBanded(page, bounds: bounds, scale: scale, encoder: encoder, dpi: configuration.dpi) { band, rect in
             try limiter.run(page: facts.number, doing: "draw") { limit in
                 try page.draw(into: band, rect: rect, scale: scale, cancellation: limit)
             }

@@ -3,22 +3,26 @@ import CGalleyPNG
 import Glibc
 #endif
 
-/// Encodes an image to PNG band by band, so a page may be drawn and encoded in strips.
+/// Encodes an image to PNG band by band through libpng and zlib, so a page may be drawn and
+/// encoded in strips.
 ///
 /// Output is 8-bit RGB or RGBA, non-interlaced, with no time chunk, so equal pixels give equal
-/// bytes.
+/// bytes. An image held whole goes through `WholeImagePNG` instead, which is faster and
+/// reduces colour types.
 public final class PNGEncoder {
     private let writer: OpaquePointer
     public let width: Int
     public let height: Int
     public let channels: Int
 
-    /// Starts an image; `text` entries become tEXt chunks, in the given order.
-    public init(width: Int, height: Int, channels: Int = 3, compression: PNGCompression,
+    /// Starts an image; `dpi` becomes a pHYs chunk; `text` entries become tEXt chunks, in the
+    /// given order.
+    public init(width: Int, height: Int, channels: Int = 3, compression: PNGCompression, dpi: Double? = nil,
                 text: [(key: String, value: String)] = []) throws(RasterError) {
         var options = gp_options(zlib_level: compression.settings.zlibLevel,
                                  zlib_strategy: compression.settings.zlibStrategy,
-                                 filters: compression.settings.filters)
+                                 filters: compression.settings.zlibFilters,
+                                 pixels_per_metre: WholeImagePNG.pixelsPerMetre(dpi: dpi))
         var error = [CChar](repeating: 0, count: 256)
         // Keep the C strings alive for the duration of the call.
         let keys = text.map { strdup($0.key) }
@@ -66,11 +70,14 @@ public final class PNGEncoder {
 }
 
 extension Bitmap {
-    /// The bitmap as PNG bytes.
-    public func pngData(compression: PNGCompression = .default) throws(RasterError) -> [UInt8] {
-        let encoder = try PNGEncoder(width: width, height: height, compression: compression)
-        try encoder.write(self)
-        return try encoder.finish()
+    /// The bitmap as PNG bytes: grey or a palette when that keeps every pixel (unless `reduce`
+    /// is false), with a pHYs chunk when `dpi` is given.
+    public func pngData(compression: PNGCompression = .default, dpi: Double? = nil,
+                        reduce: Bool = true) throws(RasterError) -> [UInt8] {
+        guard let base = pixels.baseAddress else { throw RasterError(.invalidSize, "bitmap has no pixels") }
+        return try WholeImagePNG.encode(rows: base, width: width, height: height, stride: rowBytes,
+                                        channels: Bitmap.channels, compression: compression, reduce: reduce,
+                                        dpi: dpi).bytes
     }
 
     /// Decodes PNG bytes to an RGB bitmap, compositing any transparency onto white.

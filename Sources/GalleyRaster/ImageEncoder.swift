@@ -13,12 +13,13 @@ public protocol ImageEncoder: Sendable {
     /// line of text: part of every output's fingerprint, so a change redraws the outputs.
     var fingerprint: String { get }
 
-    /// Encodes a whole bitmap.
-    func encode(_ bitmap: Bitmap) throws(RasterError) -> [UInt8]
+    /// Encodes a whole bitmap; `dpi`, when given, is recorded in the file where the format
+    /// allows (page images carry it, thumbnails do not).
+    func encode(_ bitmap: Bitmap, dpi: Double?) throws(RasterError) -> [UInt8]
 
     /// Starts an image of this size that is handed over band by band, top to bottom, so a
     /// huge page costs one band of memory.
-    func bandEncoder(width: Int, height: Int) throws(RasterError) -> any BandEncoder
+    func bandEncoder(width: Int, height: Int, dpi: Double?) throws(RasterError) -> any BandEncoder
 
     /// The pixel size recorded in bytes this encoder wrote (a cached thumbnail), or nil when
     /// they are not such an image.

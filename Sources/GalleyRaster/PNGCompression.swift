@@ -1,37 +1,71 @@
 /// How hard the PNG encoder works. Every preset is deterministic: equal pixels and preset give
 /// equal bytes.
 ///
-/// Chosen by measurement: encoding, not rendering, is most of a page image's cost. On the
-/// benchmark corpus (100 pages of text, vector art and photos at 150 dpi, 2 cores), wall time and
-/// PNG bytes relative to `mutool draw -r 150` (which took 5.47 s), as printed by
-/// `python3 scripts/benchmark.py`:
+/// Chosen by measurement: encoding, not rendering, is most of a page image's cost. An image
+/// held whole is stored as grey, a palette or RGB (whichever keeps its pixels), filtered and
+/// compressed by libdeflate in one call; its rows are left unfiltered when it has at most 2048
+/// colours (text, line art: deflate then matches repeated glyph rows, 10–18% smaller than Up
+/// on every such page measured) and filtered with Up otherwise (a CMYK photo: 17× smaller
+/// than unfiltered). `python3 scripts/sweep-png.py` draws pages with `mutool draw -r 150` to
+/// PPM and times the encoder on one thread (CPU seconds, best of three passes) on three sets:
+/// the fixture PDFs (19 pages, 37 MP), the stress corpus (16 pages, 32 MP) and every 8th page
+/// of four Debian manuals (110 pages, 237 MP, 94 of them RGB: anti-aliased coloured links
+/// give them about 500 colours). Bytes are relative to `mutool draw`'s PNGs of the same pages.
+/// Timings moved by up to 20% between identical settings on the shared 2-core machine.
 ///
-/// | preset | zlib level, filter | time | bytes |
-/// | --- | --- | ---: | ---: |
-/// | `fast` | 1, Up | 1.27 s | 1.09× |
-/// | `balanced` | 2, Up | 1.39 s | 1.07× |
-/// | `small` | 6, adaptive | 4.16 s | 1.00× |
+/// | settings (filter of many colours / of ≤ 2048) | fixtures s | × bytes | stress s | × bytes | manuals s | × bytes |
+/// | --- | ---: | ---: | ---: | ---: | ---: | ---: |
+/// | libpng + zlib 2, Up, RGB (the old `balanced`) | 0.37 | 0.98 | 0.28 | 1.11 | 1.87 | 1.22 |
+/// | libpng + zlib 6, adaptive, RGB (the old `small`) | 1.59 | 0.92 | 1.15 | 0.97 | 6.43 | 1.08 |
+/// | libdeflate 2, Up / Up, RGB only | 0.38 | 0.94 | 0.31 | 1.05 | 2.13 | 1.18 |
+/// | libdeflate 1, Up / None | 0.30 | 0.69 | 0.15 | 0.58 | 2.17 | 1.05 |
+/// | **libdeflate 2, Up / None (`fast`)** | 0.28 | 0.66 | 0.15 | 0.58 | 1.84 | 0.95 |
+/// | libdeflate 4, Up / None | 0.31 | 0.65 | 0.16 | 0.57 | 1.96 | 0.94 |
+/// | **libdeflate 5, Up / None (`balanced`)** | 0.35 | 0.64 | 0.18 | 0.57 | 1.99 | 0.92 |
+/// | libdeflate 6, Up / None | 0.42 | 0.64 | 0.20 | 0.57 | 2.11 | 0.91 |
+/// | libdeflate 7, Up / None | 0.58 | 0.63 | 0.22 | 0.57 | 2.52 | 0.91 |
+/// | libdeflate 9, Up / None | 1.66 | 0.63 | 0.59 | 0.56 | 7.11 | 0.91 |
+/// | **libdeflate 10, Up / None (`small`)** | 3.27 | 0.59 | 1.16 | 0.54 | 19.97 | 0.82 |
+/// | libdeflate 2, None / None | 0.24 | 0.81 | 0.14 | 0.64 | 1.50 | 0.95 |
+/// | libdeflate 2, Up / Up | 0.26 | 0.70 | 0.15 | 0.64 | 1.74 | 1.11 |
+/// | libdeflate 2, Sub / None | 0.26 | 0.71 | 0.14 | 0.61 | 1.54 | 0.95 |
+/// | libdeflate 2, Paeth / None | 0.34 | 0.69 | 0.14 | 0.59 | 1.49 | 0.95 |
+/// | libdeflate 2, adaptive / None | 0.55 | 0.69 | 0.17 | 0.59 | 1.51 | 0.95 |
+/// | libdeflate 2, Up / adaptive | 0.38 | 0.68 | 0.33 | 0.59 | 5.26 | 1.03 |
 ///
-/// A one-off sweep, made by editing these settings and timing the same corpus, found level 3
-/// with Up 14% slower than level 2 for 3% fewer bytes, level 9 with adaptive filtering at 21.8 s
-/// for 0.96× mutool's bytes, and zlib's run-length strategy no faster than level 1 but 1.8× larger. Above
-/// level 3 zlib switches to lazy matching, which costs far more than it saves on page images;
-/// the Up filter suits text rows (mostly equal to the row above) and photos alike.
+/// libdeflate's level 1 is both slower and larger than level 2 on these pages; levels 8 and 9
+/// cost two to four times level 7 for nothing; level 10 (near-optimal parsing) is the first to
+/// gain again, at ten times the time; level 12, in an earlier sweep (before the few-colours
+/// rule), took 73 s on the manuals against 20 s for level 10, for 2% fewer bytes. Pages drawn in bands (over
+/// 16 megapixels) still go through libpng and zlib, as RGB with the zlib settings below.
 public enum PNGCompression: String, CaseIterable, Sendable {
-    /// zlib level 1, Up filter: the fastest encode, files about 2% larger than `balanced`.
+    /// libdeflate level 2: the fastest encode, files 1–3% larger than `balanced`.
     case fast
-    /// zlib level 2, Up filter: the default, about the size of `mutool draw`'s PNGs.
+    /// libdeflate level 5: the default.
     case balanced
-    /// zlib level 6, adaptive filtering: a few percent smaller, about twice the time.
+    /// libdeflate level 10: 4–11% smaller than `balanced`, about ten times the encoding time.
     case small
 
     /// The default preset.
     public static let `default` = PNGCompression.balanced
 
+    /// How rows are filtered before deflate (PNG filter types 0–4), or `adaptive`: per row the
+    /// type whose output has the smallest sum of absolute signed bytes.
+    public enum Filter: Int32, CaseIterable, Sendable {
+        case none = 0, sub, up, average, paeth, adaptive
+    }
+
     struct Settings {
+        /// libdeflate level (1–12) of an image encoded whole.
+        var deflateLevel: Int32
+        /// The filter of images of many colours (photos, gradients) and that of images of at
+        /// most 2048 colours (text, line art, flat fills: grey, palette or RGB).
+        var filter: Filter
+        var fewColoursFilter: Filter
+        /// zlib settings of a page encoded in bands (libpng streams through zlib).
         var zlibLevel: Int32
         var zlibStrategy: Int32
-        var filters: Int32
+        var zlibFilters: Int32
     }
 
     // zlib strategies and libpng filter bits, spelled out so this module does not import them.
@@ -40,9 +74,12 @@ public enum PNGCompression: String, CaseIterable, Sendable {
 
     var settings: Settings {
         switch self {
-        case .fast: Settings(zlibLevel: 1, zlibStrategy: Self.zDefaultStrategy, filters: Self.filterUp)
-        case .balanced: Settings(zlibLevel: 2, zlibStrategy: Self.zDefaultStrategy, filters: Self.filterUp)
-        case .small: Settings(zlibLevel: 6, zlibStrategy: Self.zDefaultStrategy, filters: Self.filterAll)
+        case .fast: Settings(deflateLevel: 2, filter: .up, fewColoursFilter: .none,
+                             zlibLevel: 1, zlibStrategy: Self.zDefaultStrategy, zlibFilters: Self.filterUp)
+        case .balanced: Settings(deflateLevel: 5, filter: .up, fewColoursFilter: .none,
+                                 zlibLevel: 2, zlibStrategy: Self.zDefaultStrategy, zlibFilters: Self.filterUp)
+        case .small: Settings(deflateLevel: 10, filter: .up, fewColoursFilter: .none,
+                              zlibLevel: 6, zlibStrategy: Self.zDefaultStrategy, zlibFilters: Self.filterAll)
         }
     }
 }

@@ -1,4 +1,8 @@
-/// Page images and thumbnails as PNG: 8-bit RGB, no time chunk, compressed with a preset.
+/// Page images and thumbnails as PNG, compressed with a preset, with no time chunk.
+///
+/// A whole image is stored as 8-bit grey, a palette or RGB, whichever keeps every pixel with
+/// the least data (`WholeImagePNG`), and compressed by libdeflate; a page drawn in bands is
+/// 8-bit RGB through libpng and zlib. Page images carry their resolution (pHYs).
 public struct PNGImageEncoder: ImageEncoder {
     public var compression: PNGCompression
 
@@ -8,14 +12,19 @@ public struct PNGImageEncoder: ImageEncoder {
 
     public var fileExtension: String { "png" }
 
-    public var fingerprint: String { "png \(compression.rawValue)" }
-
-    public func encode(_ bitmap: Bitmap) throws(RasterError) -> [UInt8] {
-        try bitmap.pngData(compression: compression)
+    /// The preset and every setting behind it, so retuning a preset redraws what it made.
+    public var fingerprint: String {
+        let s = compression.settings
+        return "png \(compression.rawValue): reduced, libdeflate \(s.deflateLevel) \(s.filter)/\(s.fewColoursFilter), "
+            + "bands zlib \(s.zlibLevel) \(s.zlibStrategy) \(s.zlibFilters), pHYs"
     }
 
-    public func bandEncoder(width: Int, height: Int) throws(RasterError) -> any BandEncoder {
-        try PNGEncoder(width: width, height: height, compression: compression)
+    public func encode(_ bitmap: Bitmap, dpi: Double?) throws(RasterError) -> [UInt8] {
+        try bitmap.pngData(compression: compression, dpi: dpi)
+    }
+
+    public func bandEncoder(width: Int, height: Int, dpi: Double?) throws(RasterError) -> any BandEncoder {
+        try PNGEncoder(width: width, height: height, compression: compression, dpi: dpi)
     }
 
     public func pixelSize(of bytes: [UInt8]) -> (width: Int, height: Int)? {

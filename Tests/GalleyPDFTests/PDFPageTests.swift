@@ -141,3 +141,24 @@ final class ResultBox: Sendable {
     func append(_ value: [UInt8]?) { stored.withLock { $0.append(value) } }
     var values: [[UInt8]?] { stored.withLock { $0 } }
 }
+
+/// Every page of every fixture PDF, as a page image (150 dpi) and a thumbnail: the reduced PNG
+/// decodes to the drawn pixels in every decoder.
+@Test func reducedPNGsOfEveryFixturePageDecodeAsDrawn() throws {
+    let engine = try MuPDFEngine()
+    var pages: [(name: String, bitmap: Bitmap)] = []
+    for name in Fixtures.goodPDFs {
+        let document = try PDFDocument(path: Fixtures.pdf(name).path, password: nil, engine: engine)
+        for index in 0..<document.pageCount {
+            let page = try document.recordPage(index)
+            for (label, scale) in [("page", 150.0 / 72), ("thumb", page.thumbnailScale(box: 128))] {
+                pages.append(("\(name)-\(index + 1)-\(label)", try page.render(scale: scale, cancellation: Cancellation())))
+            }
+        }
+    }
+    let (problems, forms, reducedBytes, rgbBytes) = try ReducedPNGCheck.check(pages, dpi: 150)
+    #expect(problems.isEmpty, "\(problems)")
+    #expect(reducedBytes < rgbBytes * 9 / 10, "reduced \(reducedBytes) bytes, RGB \(rgbBytes)")
+    // Not vacuous: the fixtures hold pages of every kind.
+    #expect(forms["rgb", default: 0] > 0 && forms.keys.contains { $0.hasPrefix("palette") }, "\(forms)")
+}

@@ -297,8 +297,50 @@ import Testing
         #expect(page.width * page.height > Pipeline.bandPixelLimit)
         let image = try Bitmap(pngData: Array(try Data(contentsOf: summary.outputFolder.appendingPathComponent(page.path))))
         #expect(ImageProperties.blackRows(image) == 0)
+        // Written by libpng in bands: RGB, with the resolution (720 dpi is 28346 pixels a metre).
+        let bytes = try [UInt8](Data(contentsOf: summary.outputFolder.appendingPathComponent(page.path)))
+        #expect(bytes[25] == 2)
+        #expect(Self.pixelsPerMetre(bytes) == 28346)
         // The CMYK black box near the top left (60,700)-(260,780) pt in PDF space is black here.
         let p = image.pixel(x: 160 * 10, y: (842 - 740) * 10)
         #expect(p.r < 40 && p.g < 40 && p.b < 40)
+    }
+
+    /// The horizontal pixels per metre of a PNG's pHYs chunk, or nil when it has none.
+    static func pixelsPerMetre(_ png: [UInt8]) -> Int? {
+        var offset = 8
+        while offset + 12 <= png.count {
+            let length = png[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+            if png[offset + 4..<offset + 8].elementsEqual("pHYs".utf8), png[offset + 16] == 1 {
+                return png[offset + 8..<offset + 12].reduce(0) { $0 << 8 | Int($1) }
+            }
+            offset += 12 + length
+        }
+        return nil
+    }
+
+    @Test func pageImagesAreStoredInTheSmallestFormAndCarryTheirResolution() throws {
+        let folder = try ScratchFolder()
+        let summary = try run([Fixtures.pdf("article.pdf"), Fixtures.pdf("photo.pdf")], in: folder, thumbnails: [128]) {
+            $0.dpi = 150
+        }
+        let documents = try #require(summary.manifest?.documents)
+        #expect(documents.count == 2)
+        for document in documents {
+            for page in document.pages {
+                let image = try #require(page.image)
+                let png = try [UInt8](Data(contentsOf: summary.outputFolder.appendingPathComponent(image.path)))
+                #expect(Self.pixelsPerMetre(png) == 5906, "150 dpi, as mutool draw -r 150 writes it")
+                // Text pages are grey (or a palette); the photo needs RGB.
+                if document.source == "article.pdf" {
+                    #expect(png[25] == 0 || png[25] == 3, "\(image.path): colour type \(png[25])")
+                } else {
+                    #expect(png[25] == 2)
+                }
+                let thumbnail = try #require(page.thumbnails.first)
+                let small = try [UInt8](Data(contentsOf: summary.outputFolder.appendingPathComponent(thumbnail.path)))
+                #expect(Self.pixelsPerMetre(small) == nil, "thumbnails carry no resolution")
+            }
+        }
     }
 }

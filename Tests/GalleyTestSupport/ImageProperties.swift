@@ -86,3 +86,10 @@ public enum ImageProperties {
     }
 }
 
+
+extension Bitmap {
+    /// A copy of the pixel bytes. `Array(Bitmap(...).pixels)` on a temporary may read freed
+    /// memory (the bitmap can be released once `pixels` is read); here `self` lives for the
+    /// whole copy.
+    public var bytes: [UInt8] { withExtendedLifetime(self) { Array(pixels) } }
+}

@@ -1,11 +1,14 @@
 #ifndef CGALLEY_PNG_H
 #define CGALLEY_PNG_H
 
-// The only code in Galley that calls libpng.
+// The only code in Galley that calls libpng, libdeflate and zlib.
 //
 // Why a shim: libpng reports errors by longjmp to a setjmp buffer. A longjmp across Swift
 // frames is undefined behaviour, so every libpng call runs here behind setjmp, and a
 // failure comes back as -1 with libpng's message in the writer's error buffer.
+// An image held whole in memory skips libpng: gp_encode_image (whole_image.c) reduces its
+// colour type, filters it, compresses it with one libdeflate call and writes the chunks,
+// so a page costs one call from Swift and no per-row crossing.
 
 #include <stddef.h>
 
@@ -18,6 +21,7 @@ typedef struct gp_options {
     int zlib_level;     /* 0...9 */
     int zlib_strategy;  /* Z_DEFAULT_STRATEGY 0, Z_FILTERED 1, Z_HUFFMAN_ONLY 2, Z_RLE 3 */
     int filters;        /* PNG_FILTER_* bit set (NONE 0x08, SUB 0x10, UP 0x20, AVG 0x40, PAETH 0x80) */
+    unsigned pixels_per_metre; /* resolution for a pHYs chunk; 0 writes none */
 } gp_options;
 
 /// One text chunk (tEXt) written before the image data.
@@ -40,6 +44,41 @@ const unsigned char *gp_writer_bytes(const gp_writer *writer, size_t *length);
 /// The message of the last failure.
 const char *gp_writer_error(const gp_writer *writer);
 void gp_writer_free(gp_writer *writer);
+
+/// Row filters of gp_encode_image: the five PNG filter types, or the one of them whose
+/// filtered row has the smallest sum of absolute (signed) bytes, chosen row by row.
+enum {
+    GP_FILTER_NONE = 0, GP_FILTER_SUB = 1, GP_FILTER_UP = 2, GP_FILTER_AVERAGE = 3, GP_FILTER_PAETH = 4,
+    GP_FILTER_ADAPTIVE = 5
+};
+
+/// Settings of gp_encode_image; equal settings and pixels give equal bytes.
+typedef struct gp_image_options {
+    int level;            /* libdeflate compression level, 0...12 */
+    int filter;           /* GP_FILTER_* for images of many colours (photos, gradients) */
+    int few_colours_filter; /* GP_FILTER_* for images of at most 2048 colours (text, line art),
+                               counted when `reduce` is set */
+    int reduce;           /* nonzero: store RGB as 8-bit grey or a palette when that is lossless */
+    unsigned pixels_per_metre; /* resolution for a pHYs chunk; 0 writes none */
+} gp_image_options;
+
+/// An encoded PNG and the form its pixels were stored in.
+typedef struct gp_encoded {
+    unsigned char *bytes; /* release with gp_encoded_free */
+    size_t length;
+    int colour_type;      /* 0 grey, 2 RGB, 3 palette, 6 RGBA */
+    int bit_depth;        /* 8, or 1, 2, 4 for a palette of at most 2, 4, 16 colours */
+} gp_encoded;
+
+/// Encodes a whole image of 8-bit RGB (channels 3) or RGBA (channels 4) rows, `stride` bytes
+/// apart. With `reduce`, RGB is stored as 8-bit grey when every pixel has R = G = B and at
+/// least 17 colours, as a palette (1, 2, 4 or 8 bits, colours ordered by luma then value) when
+/// it has at most 256 colours, else as RGB: the decoded pixels are the same. RGBA is stored
+/// as is. Text keys must be 1 to 79 bytes. Returns 0, or -1 with a message.
+int gp_encode_image(const unsigned char *pixels, int width, int height, size_t stride, int channels,
+                    const gp_image_options *options, const gp_text *texts, int text_count,
+                    gp_encoded *result, char *error, size_t error_size);
+void gp_encoded_free(gp_encoded *encoded);
 
 /// A decoded image: 8-bit samples, `channels` per pixel, rows packed.
 typedef struct gp_image {
