@@ -10,7 +10,9 @@
  *                                      reduction and colour counting off)
  *   z<level>:<libpng filter bits>              the streaming libpng/zlib writer (banded pages)
  * and for each it prints one line: the settings, CPU seconds (one thread, best of 3 passes
- * over all files), total bytes, and how many images were stored as grey, palette and RGB. */
+ * over all files), total bytes, and how many images were stored as grey, palette and RGB.
+ * Every PNG of the first pass is decoded again (libpng, through the shim) and compared with
+ * the PPM's pixels; a difference stops the sweep with status 1. */
 #include "CGalleyPNG.h"
 
 #include <stdio.h>
@@ -34,6 +36,19 @@ static int read_ppm(const char *path, ppm *image)
     int ok = image->pixels && fread(image->pixels, 1, size, f) == size;
     fclose(f);
     return ok ? 0 : -1;
+}
+
+/* Whether a PNG decodes to exactly the image's pixels. */
+static int same_pixels(const unsigned char *png, size_t length, const ppm *image)
+{
+    gp_image decoded;
+    char error[256];
+    if (gp_decode(png, length, 3, &decoded, error, sizeof error) != 0)
+        return 0;
+    int same = decoded.width == image->width && decoded.height == image->height
+               && memcmp(decoded.pixels, image->pixels, (size_t)image->width * image->height * 3) == 0;
+    gp_image_free(&decoded);
+    return same;
 }
 
 static double now(void)
@@ -81,6 +96,10 @@ int main(int argc, char **argv)
                     }
                     bytes += e.length;
                     forms[e.colour_type]++;
+                    if (pass == 0 && !same_pixels(e.bytes, e.length, &images[i])) {
+                        fprintf(stderr, "png-sweep: %s of %s decodes to other pixels\n", setting, argv[i + 2]);
+                        return 1;
+                    }
                     gp_encoded_free(&e);
                 } else {
                     gp_options o = {0, 0, 0, 5906};

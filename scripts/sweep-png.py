@@ -13,7 +13,9 @@ Page sets (drawn by mutool to PPM at --dpi, so the encoder sees MuPDF's pixels, 
   real      every 8th page of the Debian manuals that scripts/real-documents.sh downloads into
             .build-bench/real (run it, or its download step, first)
 The encoder is timed on one thread (CPU seconds, best of three passes) by scripts/png-sweep.c,
-built here against Sources/CGalleyPNG. Everything is written under .build-bench/sweep.
+built here against Sources/CGalleyPNG, which also decodes every PNG it made once and stops if
+any differs from the drawn pixels (so a sweep checks the reductions on every page it
+measures). Everything is written under .build-bench/sweep.
 """
 import argparse
 import glob
@@ -100,7 +102,9 @@ def page_sets(names, dpi):
             total += b
         sets["stress"] = (ppms, total)
     if "real" in names:
-        pdfs = sorted(glob.glob(os.path.join(ROOT, ".build-bench", "real", "unpacked", "**", "*.pdf"), recursive=True))
+        # A package may link the same PDF under two names: each file once.
+        pdfs = sorted({os.path.realpath(p) for p in
+                       glob.glob(os.path.join(ROOT, ".build-bench", "real", "unpacked", "**", "*.pdf"), recursive=True)})
         if not pdfs:
             sys.exit("sweep-png: no real PDFs: run scripts/real-documents.sh (or its download step) first")
         folder = os.path.join(WORK, "real")

@@ -267,10 +267,13 @@ static void gp_chunk(gp_out *out, const char type[4], const unsigned char *data,
 
 /* ---- the encoder ------------------------------------------------------------------------- */
 
-/* One compressor per thread, kept for the next image: allocating one (and, for the lazy and
-   near-optimal levels, its large match-finder tables) per image cost more than compressing a
-   thumbnail. A thread holds one compressor, of the last level it used; it is freed when the
-   thread ends. A compressor may not be shared by threads (libdeflate.h). */
+/* One compressor per thread, kept for the next image: allocating one (650 KB with its
+   match-finder tables at levels 1-9) per image cost more than compressing a thumbnail. A
+   thread holds one compressor, of the last level it used; it is freed when the thread ends.
+   A compressor may not be shared by threads (libdeflate.h). The near-optimal levels (10-12)
+   take 8.8 MB and compress so slowly that allocating costs nothing in comparison: those are
+   made per image and freed at once, so idle threads do not hold them. */
+#define GP_CACHED_LEVELS 10
 typedef struct gp_cached_compressor {
     int level;
     struct libdeflate_compressor *compressor;
@@ -385,12 +388,16 @@ int gp_encode_image(const unsigned char *pixels, int width, int height, size_t s
     /* Two packed rows (current and previous) for reduced images, one zero row, and five
        candidate rows for adaptive filtering. */
     unsigned char *scratch = calloc(8, layout.row_bytes);
-    struct libdeflate_compressor *compressor = gp_compressor(options->level);
+    int own_compressor = options->level >= GP_CACHED_LEVELS;
+    struct libdeflate_compressor *compressor =
+        own_compressor ? libdeflate_alloc_compressor(options->level) : gp_compressor(options->level);
     if (!filtered || !scratch || !compressor) {
         snprintf(error, error_size, "out of memory filtering a %dx%d image", width, height);
         free(filtered);
         free(scratch);
         free(set);
+        if (own_compressor && compressor)
+            libdeflate_free_compressor(compressor);
         return -1;
     }
     unsigned char *packed[2] = {scratch, scratch + layout.row_bytes};
@@ -430,6 +437,8 @@ int gp_encode_image(const unsigned char *pixels, int width, int height, size_t s
     size_t bound = libdeflate_zlib_compress_bound(compressor, filtered_size);
     unsigned char *zlib = malloc(bound);
     size_t zlib_length = zlib ? libdeflate_zlib_compress(compressor, filtered, filtered_size, zlib, bound) : 0;
+    if (own_compressor)
+        libdeflate_free_compressor(compressor);
     free(filtered);
     free(scratch);
     if (zlib_length == 0) {

@@ -9,34 +9,35 @@
 /// than unfiltered). `python3 scripts/sweep-png.py` draws pages with `mutool draw -r 150` to
 /// PPM and times the encoder on one thread (CPU seconds, best of three passes) on three sets:
 /// the fixture PDFs (19 pages, 37 MP), the stress corpus (16 pages, 32 MP) and every 8th page
-/// of four Debian manuals (110 pages, 237 MP, 94 of them RGB: anti-aliased coloured links
-/// give them about 500 colours). Bytes are relative to `mutool draw`'s PNGs of the same pages.
-/// Timings moved by up to 20% between identical settings on the shared 2-core machine.
+/// of four Debian manuals (62 pages, 133 MP, 51 of them RGB: grey text and anti-aliased
+/// coloured links give them 350 to 970 colours). Bytes are relative to `mutool draw`'s PNGs of the same pages.
+/// Timings moved by up to 20% between identical settings on the shared 2-core machine (the
+/// manuals' columns come from a later run than the other two).
 ///
 /// | settings (filter of many colours / of ≤ 2048) | fixtures s | × bytes | stress s | × bytes | manuals s | × bytes |
 /// | --- | ---: | ---: | ---: | ---: | ---: | ---: |
-/// | libpng + zlib 2, Up, RGB (the old `balanced`) | 0.37 | 0.98 | 0.28 | 1.11 | 1.87 | 1.22 |
-/// | libpng + zlib 6, adaptive, RGB (the old `small`) | 1.59 | 0.92 | 1.15 | 0.97 | 6.43 | 1.08 |
-/// | libdeflate 2, Up / Up, RGB only | 0.38 | 0.94 | 0.31 | 1.05 | 2.13 | 1.18 |
-/// | libdeflate 1, Up / None | 0.30 | 0.69 | 0.15 | 0.58 | 2.17 | 1.05 |
-/// | **libdeflate 2, Up / None (`fast`)** | 0.28 | 0.66 | 0.15 | 0.58 | 1.84 | 0.95 |
-/// | libdeflate 4, Up / None | 0.31 | 0.65 | 0.16 | 0.57 | 1.96 | 0.94 |
-/// | **libdeflate 5, Up / None (`balanced`)** | 0.35 | 0.64 | 0.18 | 0.57 | 1.99 | 0.92 |
-/// | libdeflate 6, Up / None | 0.42 | 0.64 | 0.20 | 0.57 | 2.11 | 0.91 |
-/// | libdeflate 7, Up / None | 0.58 | 0.63 | 0.22 | 0.57 | 2.52 | 0.91 |
-/// | libdeflate 9, Up / None | 1.66 | 0.63 | 0.59 | 0.56 | 7.11 | 0.91 |
-/// | **libdeflate 10, Up / None (`small`)** | 3.27 | 0.59 | 1.16 | 0.54 | 19.97 | 0.82 |
-/// | libdeflate 2, None / None | 0.24 | 0.81 | 0.14 | 0.64 | 1.50 | 0.95 |
-/// | libdeflate 2, Up / Up | 0.26 | 0.70 | 0.15 | 0.64 | 1.74 | 1.11 |
-/// | libdeflate 2, Sub / None | 0.26 | 0.71 | 0.14 | 0.61 | 1.54 | 0.95 |
-/// | libdeflate 2, Paeth / None | 0.34 | 0.69 | 0.14 | 0.59 | 1.49 | 0.95 |
-/// | libdeflate 2, adaptive / None | 0.55 | 0.69 | 0.17 | 0.59 | 1.51 | 0.95 |
-/// | libdeflate 2, Up / adaptive | 0.38 | 0.68 | 0.33 | 0.59 | 5.26 | 1.03 |
+/// | libpng + zlib 2, Up, RGB (the old `balanced`) | 0.37 | 0.98 | 0.28 | 1.11 | 1.02 | 1.22 |
+/// | libpng + zlib 6, adaptive, RGB (the old `small`) | 1.59 | 0.92 | 1.15 | 0.97 | 3.62 | 1.08 |
+/// | libdeflate 2, Up / Up, RGB only | 0.38 | 0.94 | 0.31 | 1.05 | 1.11 | 1.18 |
+/// | libdeflate 1, Up / None | 0.30 | 0.69 | 0.15 | 0.58 | 1.06 | 1.04 |
+/// | **libdeflate 2, Up / None (`fast`)** | 0.28 | 0.66 | 0.15 | 0.58 | 0.82 | 0.94 |
+/// | libdeflate 4, Up / None | 0.31 | 0.65 | 0.16 | 0.57 | 0.86 | 0.94 |
+/// | **libdeflate 5, Up / None (`balanced`)** | 0.35 | 0.64 | 0.18 | 0.57 | 0.92 | 0.91 |
+/// | libdeflate 6, Up / None | 0.42 | 0.64 | 0.20 | 0.57 | 1.06 | 0.91 |
+/// | libdeflate 7, Up / None | 0.58 | 0.63 | 0.22 | 0.57 | 1.32 | 0.90 |
+/// | libdeflate 9, Up / None | 1.66 | 0.63 | 0.59 | 0.56 | 3.97 | 0.90 |
+/// | **libdeflate 10, Up / None (`small`)** | 3.27 | 0.59 | 1.16 | 0.54 | 11.13 | 0.81 |
+/// | libdeflate 2, None / None | 0.24 | 0.81 | 0.14 | 0.64 | 0.80 | 0.94 |
+/// | libdeflate 2, Up / Up | 0.26 | 0.70 | 0.15 | 0.64 | 0.94 | 1.10 |
+/// | libdeflate 2, Sub / None | 0.26 | 0.71 | 0.14 | 0.61 | 0.80 | 0.94 |
+/// | libdeflate 2, Paeth / None | 0.34 | 0.69 | 0.14 | 0.59 | 0.80 | 0.94 |
+/// | libdeflate 2, adaptive / None | 0.55 | 0.69 | 0.17 | 0.59 | 0.80 | 0.94 |
+/// | libdeflate 2, Up / adaptive | 0.38 | 0.68 | 0.33 | 0.59 | 2.82 | 1.02 |
 ///
 /// libdeflate's level 1 is both slower and larger than level 2 on these pages; levels 8 and 9
 /// cost two to four times level 7 for nothing; level 10 (near-optimal parsing) is the first to
 /// gain again, at ten times the time; level 12, in an earlier sweep (before the few-colours
-/// rule), took 73 s on the manuals against 20 s for level 10, for 2% fewer bytes. Pages drawn in bands (over
+/// rule), took 3.6 times level 10's time on the manuals for 2% fewer bytes. Pages drawn in bands (over
 /// 16 megapixels) still go through libpng and zlib, as RGB with the zlib settings below.
 public enum PNGCompression: String, CaseIterable, Sendable {
     /// libdeflate level 2: the fastest encode, files 1–3% larger than `balanced`.
