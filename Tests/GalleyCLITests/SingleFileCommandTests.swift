@@ -55,7 +55,7 @@ import Testing
         let single = try Data(contentsOf: folder.path("previews/article-0002.png"))
         let batch = try Data(contentsOf: folder.path("out/article/page-0002.png"))
         let (a, b) = (try Bitmap(pngData: Array(single)), try Bitmap(pngData: Array(batch)))
-        #expect(a.width == b.width && a.height == b.height && Array(a.pixels) == Array(b.pixels))
+        #expect(a.width == b.width && a.height == b.height && a.bytes == b.bytes)
         #expect(try command.galley(["render", "docs/missing.pdf"], in: folder.url).status == 2)
         #expect(try command.galley(["render", "pipeline.yml"], in: folder.url).status == 2)
     }
