@@ -297,6 +297,58 @@ int gm_page_inspect(fz_context *ctx, fz_document *doc, int number, gm_page_info 
     return 0;
 }
 
+int gm_page_text(fz_context *ctx, fz_document *doc, int number, char **text, size_t *length, gm_error *error)
+{
+    fz_page *page = NULL;
+    fz_stext_page *stext = NULL;
+    fz_buffer *buffer = NULL;
+    fz_output *output = NULL;
+    fz_var(page);
+    fz_var(stext);
+    fz_var(buffer);
+    fz_var(output);
+    *text = NULL;
+    *length = 0;
+    fz_try(ctx)
+    {
+        page = fz_load_page(ctx, doc, number);
+        stext = fz_new_stext_page_from_page(ctx, page, NULL);
+        buffer = fz_new_buffer(ctx, 4096);
+        output = fz_new_output_with_buffer(ctx, buffer);
+        fz_print_stext_page_as_text(ctx, output, stext);
+        fz_close_output(ctx, output);
+        unsigned char *data = NULL;
+        size_t count = fz_buffer_storage(ctx, buffer, &data);
+        /* Plain malloc: the caller frees it with gm_text_free, without a context. */
+        char *copy = malloc(count + 1);
+        if (!copy)
+            fz_throw(ctx, FZ_ERROR_MEMORY, "cannot allocate %zu bytes for the page's text", count + 1);
+        if (count > 0)
+            memcpy(copy, data, count);
+        copy[count] = 0;
+        *text = copy;
+        *length = count;
+    }
+    fz_always(ctx)
+    {
+        fz_drop_output(ctx, output);
+        fz_drop_buffer(ctx, buffer);
+        fz_drop_stext_page(ctx, stext);
+        fz_drop_page(ctx, page);
+    }
+    fz_catch(ctx)
+    {
+        gm_record_error(ctx, error);
+        return -1;
+    }
+    return 0;
+}
+
+void gm_text_free(char *text)
+{
+    free(text);
+}
+
 /* Whether the cookie was aborted. Read atomically: another thread may be storing to it (a
    plain read here was a data race the thread sanitizer reported). */
 static int gm_cookie_aborted(gm_cookie *cookie)

@@ -116,6 +116,19 @@ public final class PDFDocument {
         return (PageSize(width: Double(info.x1 - info.x0), height: Double(info.y1 - info.y0)), Int(info.rotation), Int(links))
     }
 
+    /// The text of page `index` (0-based), as MuPDF extracts it: a line of the page a line.
+    public func pageText(_ index: Int) throws(PDFError) -> String {
+        precondition(index >= 0 && index < pageCount, "page \(index) outside 0..<\(pageCount)")
+        var text: UnsafeMutablePointer<CChar>?
+        var length = 0
+        try mupdfCall("fz_new_stext_page_from_page", code: .corrupt) { gm_page_text(context, document, Int32(index), &text, &length, $0) }
+        guard let text else { return "" }
+        defer { gm_text_free(text) }
+        return text.withMemoryRebound(to: UInt8.self, capacity: length) {
+            String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+        }
+    }
+
     /// Loads page `index` (0-based) and records it as a display list that any thread may draw.
     /// Cancelling `cancellation` stops the recording.
     public func recordPage(_ index: Int, cancellation: Cancellation = Cancellation()) throws(PDFError) -> PDFPage {

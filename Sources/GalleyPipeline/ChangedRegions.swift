@@ -34,7 +34,7 @@ extension PixelDiff {
         var minY = [Int32](repeating: 0, count: columns * rows)
         var maxX = [Int32](repeating: 0, count: columns * rows)
         var maxY = [Int32](repeating: 0, count: columns * rows)
-        for y in 0..<height {
+        for y in changedRows {
             let base = y * width
             for x in 0..<width where isChanged(base + x) {
                 let c = (y / cell) * columns + x / cell

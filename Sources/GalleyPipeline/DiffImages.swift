@@ -16,26 +16,74 @@ enum DiffImages {
     /// needs the text legible).
     static let pageOpacity = 0.3
 
+    /// Diff images are made at most about this many pixels: a page above it is shrunk by a
+    /// whole factor (150 dpi Letter and A4 by 2). Encoding the diff image at full size cost
+    /// more than drawing the page did (`scripts/benchmark-diff.py`); a shrunk one keeps every
+    /// change visible, since a block of pixels takes the colour of any change in it, and the
+    /// before and after pictures beside it keep the full size.
+    static let diffImagePixels = 1_500_000
+
+    /// The factor a page of `width`×`height` pixels is shrunk by for its diff image.
+    static func shrinkFactor(width: Int, height: Int) -> Int {
+        max(1, Int((Double(width * height) / Double(diffImagePixels)).squareRoot().rounded(.up)))
+    }
+
     /// The new page in faded grey, its changed pixels coloured, and each region outlined
-    /// `outlineWidth` pixels thick, just outside the region.
-    static func diffImage(new: Bitmap, diff: PixelDiff, regions: [PixelRect], outlineWidth: Int) throws(RasterError) -> Bitmap {
-        let out = try Bitmap(width: new.width, height: new.height)
-        let source = UnsafeRawBufferPointer(new.pixels), target = out.pixels
-        for index in 0..<(new.width * new.height) {
-            let o = index * 3
-            let colour: (UInt8, UInt8, UInt8)
-            switch PixelDiff.Mark(rawValue: diff.marks[index]) {
-            case .darker: colour = added
-            case .lighter: colour = removed
-            case .antiAliased: colour = antiAliased
-            default:
-                let faded = 255 + (PixelDiff.luma(source, o) - 255) * pageOpacity
-                let grey = UInt8(max(0, min(255, faded.rounded())))
-                colour = (grey, grey, grey)
+    /// `outlineWidth` pixels thick (of the diff image), just outside the region; shrunk by
+    /// `factor`: each block of `factor`×`factor` pixels becomes one, coloured as added ink when
+    /// any of its pixels is, else as removed ink, else as anti-aliased, else the mean grey.
+    static func diffImage(new: Bitmap, diff: PixelDiff, regions: [PixelRect], outlineWidth: Int, factor: Int = 1) throws(RasterError) -> Bitmap {
+        let width = (new.width + factor - 1) / factor, height = (new.height + factor - 1) / factor
+        let out = try Bitmap(width: width, height: height)
+        // Integer arithmetic throughout: this runs over every pixel of every changed page.
+        // Luma in thousandths (pixelmatch's weights rounded), faded towards white.
+        let opacity = Int((pageOpacity * 1000).rounded())
+        let source = UnsafeRawBufferPointer(new.pixels).bindMemory(to: UInt8.self)
+        let target = out.pixels.bindMemory(to: UInt8.self)
+        let sourceWidth = new.width, sourceHeight = new.height
+        diff.marks.withUnsafeBufferPointer { marks in
+            for ty in 0..<height {
+                let y0 = ty * factor, y1 = min(y0 + factor, sourceHeight)
+                for tx in 0..<width {
+                    let x0 = tx * factor, x1 = min(x0 + factor, sourceWidth)
+                    var darker = false, lighter = false, antiAliasedSeen = false
+                    var luma = 0
+                    for y in y0..<y1 {
+                        for x in x0..<x1 {
+                            let index = y * sourceWidth + x
+                            switch marks[index] {
+                            case PixelDiff.Mark.darker.rawValue: darker = true
+                            case PixelDiff.Mark.lighter.rawValue: lighter = true
+                            case PixelDiff.Mark.antiAliased.rawValue: antiAliasedSeen = true
+                            default: break
+                            }
+                            let o = index * 3
+                            luma += Int(source[o]) * 299 + Int(source[o + 1]) * 587 + Int(source[o + 2]) * 114
+                        }
+                    }
+                    let colour: (UInt8, UInt8, UInt8)
+                    if darker {
+                        colour = added
+                    } else if lighter {
+                        colour = removed
+                    } else if antiAliasedSeen {
+                        colour = antiAliased
+                    } else {
+                        let mean = luma / ((y1 - y0) * (x1 - x0))
+                        let grey = UInt8(255 - ((255_000 - mean) * opacity + 500_000) / 1_000_000)
+                        colour = (grey, grey, grey)
+                    }
+                    let t = (ty * width + tx) * 3
+                    target[t] = colour.0; target[t + 1] = colour.1; target[t + 2] = colour.2
+                }
             }
-            target[o] = colour.0; target[o + 1] = colour.1; target[o + 2] = colour.2
         }
-        for region in regions { outlineRect(region, in: out, width: outlineWidth) }
+        for region in regions {
+            let left = region.x / factor, top = region.y / factor
+            let shrunk = PixelRect(x: left, y: top, width: (region.maxX + factor - 1) / factor - left,
+                                   height: (region.maxY + factor - 1) / factor - top)
+            outlineRect(shrunk, in: out, width: outlineWidth)
+        }
         return out
     }
 

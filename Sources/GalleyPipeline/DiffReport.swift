@@ -78,6 +78,8 @@ public struct DiffReport: Codable, Sendable, Equatable {
         public var shifts: [Shift]
         /// Every page that is not unchanged, in order.
         public var changes: [PageChange]
+        /// `--text`: why the words of its pages could not be compared, when they could not.
+        public var textUnavailable: String?
     }
 
     public struct Shift: Codable, Sendable, Equatable {
@@ -168,6 +170,11 @@ public struct DiffReport: Codable, Sendable, Equatable {
     public struct WordEdit: Codable, Sendable, Equatable {
         public var removed: String
         public var added: String
+
+        public init(removed: String, added: String) {
+            self.removed = removed
+            self.added = added
+        }
     }
 
     /// The report as JSON: sorted keys, snake case, two-space indentation, trailing newline.

@@ -61,6 +61,9 @@ public enum DiffReviewPage {
             if let error = document.error {
                 out.append("<p class=\"error\">failed: <code>\(escape(error.code.rawValue))</code> \(escape(error.message))</p>")
             }
+            if let why = document.textUnavailable {
+                out.append("<p class=\"meta\">words not compared: \(escape(why))</p>")
+            }
             if !document.shifts.isEmpty {
                 out.append("<ul class=\"notes\">" + document.shifts.map { "<li>\(escape(DiffSummary.describe($0)))</li>" }.joined() + "</ul>")
             }

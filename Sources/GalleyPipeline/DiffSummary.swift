@@ -23,6 +23,7 @@ public enum DiffSummary {
         var pageLines = 0
         for document in report.documents where document.status == .changed {
             if let error = document.error { lines.append("  \(document.source): failed: \(error)") }
+            if let why = document.textUnavailable { lines.append("  \(document.source): words not compared: \(why)") }
             for shift in document.shifts { lines.append("  \(document.source): \(describe(shift))") }
             for change in document.changes where change.status != .similar {
                 pageLines += 1
@@ -65,6 +66,7 @@ public enum DiffSummary {
             out.append("**\(markdownEscape(document.source))**")
             out.append("")
             if let error = document.error { out.append("- failed: `\(error.code.rawValue)` \(markdownEscape(error.message))") }
+            if let why = document.textUnavailable { out.append("- words not compared: \(markdownEscape(why))") }
             for shift in document.shifts { out.append("- \(describe(shift))") }
             for change in document.changes where change.status != .similar {
                 pageLines += 1

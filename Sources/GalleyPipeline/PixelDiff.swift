@@ -34,6 +34,8 @@ public struct PixelDiff: Sendable {
     public let changedPixels: Int
     /// Pixels that differ past the threshold but lie on an anti-aliased edge.
     public let antiAliasedPixels: Int
+    /// The rows holding counted pixels, top first: what `regions` reads.
+    let changedRows: [Int]
 
     /// The largest squared YIQ distance there is (black against white), pixelmatch's 35215.
     static let maximumDelta = 35215.0
@@ -53,6 +55,7 @@ public struct PixelDiff: Sendable {
         let shiftTolerance = Int((threshold * 255).rounded())
         var marks = [UInt8](repeating: Mark.same.rawValue, count: width * height)
         var changed = 0, antiAliased = 0
+        var changedRows: [Int] = []
         let rowBytes = base.rowBytes
         let width = width, height = height
         let a = UnsafeRawBufferPointer(base.pixels), b = UnsafeRawBufferPointer(new.pixels)
@@ -61,6 +64,7 @@ public struct PixelDiff: Sendable {
                 let row = y * rowBytes
                 // Most rows of a changed page are equal: one memcmp skips them.
                 if memcmp(a.baseAddress! + row, b.baseAddress! + row, rowBytes) == 0 { continue }
+                let countedBefore = changed
                 for x in 0..<width {
                     let offset = row + x * 3
                     if a[offset] == b[offset] && a[offset + 1] == b[offset + 1] && a[offset + 2] == b[offset + 2] { continue }
@@ -81,8 +85,10 @@ public struct PixelDiff: Sendable {
                         marks[index] = delta < 0 ? Mark.darker.rawValue : Mark.lighter.rawValue
                     }
                 }
+                if changed > countedBefore { changedRows.append(y) }
             }
         }
+        self.changedRows = changedRows
         self.marks = marks
         changedPixels = changed
         antiAliasedPixels = antiAliased

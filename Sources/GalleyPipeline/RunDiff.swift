@@ -107,7 +107,7 @@ public enum RunDiff {
         let results = try plan.comparePages(into: output, options: options)
         var report = plan.report(results: results, options: options, labels: labels)
         if options.text {
-            PageTextDiff.add(to: &report, base: base, new: new)
+            addText(to: &report, plan: plan, base: base, new: new)
         }
         try write(report, to: output)
         return report
@@ -387,13 +387,16 @@ struct PageComparison {
             change.regions = regions.map { rect in
                 Manifest.Rect(x: points(rect.x, scale), y: points(rect.y, scale), width: points(rect.width, scale), height: points(rect.height, scale))
             }
-            let picture = try DiffImages.diffImage(new: after.bitmap, diff: diff, regions: regions, outlineWidth: max(2, Int(scale.rounded())))
+            let factor = DiffImages.shrinkFactor(width: after.bitmap.width, height: after.bitmap.height)
+            let picture = try DiffImages.diffImage(new: after.bitmap, diff: diff, regions: regions,
+                                                   outlineWidth: max(2, Int((scale / Double(factor)).rounded())), factor: factor)
             images.diff = try write(picture.pngData(compression: .fast), "diff")
         }
-        images.before = try before.map { try write($0.bytes, "before") }
-        images.after = try after.map { try write($0.bytes, "after") }
+        if let picture = job.base?.picture, let before { images.before = try copy(picture, in: baseFolder, bytes: before.bytes, "before") }
+        if let picture = job.new?.picture, let after { images.after = try copy(picture, in: newFolder, bytes: after.bytes, "after") }
         if before != nil || after != nil {
-            let side = try DiffImages.sideBySide(before: before?.bitmap, after: after?.bitmap, box: options.thumbnailBox)
+            let side = try DiffImages.sideBySide(before: thumbnail(job.base, in: baseFolder) ?? before?.bitmap,
+                                                 after: thumbnail(job.new, in: newFolder) ?? after?.bitmap, box: options.thumbnailBox)
             images.sideBySide = try write(side.pngData(compression: .fast), "side")
         }
         change.images = images
@@ -420,6 +423,30 @@ struct PageComparison {
         } catch {
             throw OutputError(path: url.path, message: "not a readable PNG (\(error))")
         }
+    }
+
+    /// The run's own thumbnail of the page nearest the side-by-side box (the smallest at least
+    /// as large, else the largest): a small picture to shrink instead of the whole page.
+    private func thumbnail(_ side: DiffPlan.Side?, in folder: URL) -> Bitmap? {
+        guard let thumbnails = side?.page.thumbnails.sorted(by: { $0.box < $1.box }), !thumbnails.isEmpty,
+              let chosen = thumbnails.first(where: { $0.box >= options.thumbnailBox }) ?? thumbnails.last,
+              let data = FileManager.default.contents(atPath: folder.appendingPathComponent(chosen.path).path) else { return nil }
+        return try? Bitmap(pngData: Array(data))
+    }
+
+    /// A copy of a run's picture in the diff folder: a hard link when the two are on one file
+    /// system (no bytes written; the run replacing its file later leaves the link's content
+    /// alone, as files are replaced by rename), else the bytes. Its path relative to the diff folder.
+    private func copy(_ picture: DiffPlan.Picture, in folder: URL, bytes: [UInt8], _ suffix: String) throws(OutputError) -> String {
+        let path = "\(job.stem)-\(suffix).png"
+        let destination = output.appendingPathComponent(path)
+        let temporary = destination.deletingLastPathComponent().appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString).tmp")
+        try AtomicFile.makeFolders(destination.deletingLastPathComponent().path)
+        if link(folder.appendingPathComponent(picture.path).path, temporary.path) == 0 {
+            if rename(temporary.path, destination.path) == 0 { return path }
+            unlink(temporary.path)
+        }
+        return try write(bytes, suffix)
     }
 
     /// Writes one of the page's pictures and returns its path relative to the diff folder.

@@ -16,6 +16,11 @@ enum WordDiff {
     /// The edits that turn `a` into `b`, in order; each edit is a run of removed words next to
     /// a run of added ones (either may be empty).
     static func edits(_ a: [Substring], _ b: [Substring]) -> [DiffReport.WordEdit] {
+        edits(script(a, b))
+    }
+
+    /// The edits of an edit script.
+    static func edits(_ steps: [Step]) -> [DiffReport.WordEdit] {
         var edits: [DiffReport.WordEdit] = []
         var removed: [Substring] = [], added: [Substring] = []
         func flush() {
@@ -24,7 +29,7 @@ enum WordDiff {
             }
             removed = []; added = []
         }
-        for step in script(a, b) {
+        for step in steps {
             switch step {
             case .keep: flush()
             case .remove(let word): removed.append(word)

@@ -44,6 +44,19 @@ import Testing
         #expect(try PDFDocument(path: Fixtures.pdf("article.pdf").path, password: nil, engine: engine).pageCount == 4)
     }
 
+    /// MuPDF's text of a page, through the shim: the lines in reading order, each page its own.
+    @Test func pageTextIsThePagesLines() throws {
+        let folder = try ScratchFolder("page-text")
+        let url = folder.path("text.pdf")
+        try TestPDF.write(pages: ["BT /F1 12 Tf 72 700 Td (First line, page one.) Tj ET\nBT /F1 12 Tf 72 680 Td (Second line.) Tj ET",
+                                  "BT /F1 12 Tf 72 700 Td (Page two.) Tj ET", ""],
+                          font: true, to: url)
+        let document = try PDFDocument(path: url.path, password: nil, engine: engine)
+        #expect(try document.pageText(0).split(separator: "\n").map(String.init) == ["First line, page one.", "Second line."])
+        #expect(try document.pageText(1).contains("Page two.") && !document.pageText(1).contains("First"))
+        #expect(try document.pageText(2).trimmingCharacters(in: .whitespacesAndNewlines).isEmpty)
+    }
+
     @Test func rotatedAndCroppedPagesReportTheirShownSize() throws {
         let rotated = try PDFDocument(path: Fixtures.pdf("rotated.pdf").path, password: nil, engine: engine).recordPage(0)
         #expect(rotated.rotation == 90)

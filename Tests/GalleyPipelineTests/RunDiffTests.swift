@@ -18,19 +18,19 @@ import Testing
         /// `/Rotate` values per file, and `articles` (file name → markup) set in `layouts`.
         func run(_ name: String, pdfs: [String: [String]] = [:], rotations: [String: [Int]] = [:], articles: [String: String] = [:],
                  layouts: [ArticleLayout] = [ArticleLayout(name: "a4")], documents: [DocumentFormatName] = [],
-                 dpi: Double = 72, thumbnails: [Int] = []) throws -> RunOutputs {
+                 dpi: Double = 72, thumbnails: [Int] = [], font: Bool = false) throws -> RunOutputs {
             let summary = try runSummary(name, pdfs: pdfs, rotations: rotations, articles: articles, layouts: layouts, documents: documents,
-                                         dpi: dpi, thumbnails: thumbnails)
+                                         dpi: dpi, thumbnails: thumbnails, font: font)
             return RunOutputs(folder: summary.outputFolder, manifest: try #require(summary.manifest))
         }
 
         func runSummary(_ name: String, pdfs: [String: [String]] = [:], rotations: [String: [Int]] = [:], articles: [String: String] = [:],
                         layouts: [ArticleLayout] = [ArticleLayout(name: "a4")], documents: [DocumentFormatName] = [],
-                        dpi: Double = 72, thumbnails: [Int] = [], options: RunOptions = RunOptions()) throws -> RunSummary {
+                        dpi: Double = 72, thumbnails: [Int] = [], font: Bool = false, options: RunOptions = RunOptions()) throws -> RunSummary {
             let input = folder.path("in-\(name)")
             try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
             for (file, pages) in pdfs {
-                try TestPDF.write(pages: pages, rotations: rotations[file] ?? [], to: input.appendingPathComponent(file))
+                try TestPDF.write(pages: pages, rotations: rotations[file] ?? [], font: font, to: input.appendingPathComponent(file))
             }
             for (file, markup) in articles { try markup.write(to: input.appendingPathComponent(file), atomically: true, encoding: .utf8) }
             var configuration = Configuration()
@@ -78,9 +78,10 @@ import Testing
         // Its pictures are in the diff folder, the diff image the page's size.
         let images = try #require(change.images)
         let diff = try Bitmap(pngData: Array(try Data(contentsOf: runs.folder.path("diff/\(try #require(images.diff))"))))
-        #expect(diff.width == 1275 && diff.height == 1650)
+        // Half the page's 1275×1650 pixels: a page this size is shrunk by 2 for its diff image.
+        #expect(diff.width == 638 && diff.height == 825)
         // Blue where ink went (the left edge, now white), red where it came (the right edge).
-        #expect(diff.pixel(x: 209, y: 833) == (20, 90, 230) && diff.pixel(x: 625, y: 833) == (220, 20, 20))
+        #expect(diff.pixel(x: 104, y: 416) == (20, 90, 230) && diff.pixel(x: 312, y: 416) == (220, 20, 20))
         for path in [images.before, images.after, images.sideBySide].compactMap({ $0 }) {
             #expect(FileManager.default.fileExists(atPath: runs.folder.path("diff/\(path)").path), "\(path)")
         }
@@ -123,6 +124,68 @@ import Testing
         let shift = try #require(back.documents.first?.shifts.first)
         #expect(shift.kind == .removed && shift.at == 3 && shift.count == 1)
         #expect(back.documents.first?.changes.last?.status == .removed)
+    }
+
+    /// A page of text in Helvetica: `lines`, and a footer with the page number.
+    static func textPage(_ lines: [String], number: Int) -> String {
+        let body = lines.enumerated().map { "BT /F1 12 Tf 72 \(700 - 18 * $0.offset) Td (\($0.element)) Tj ET" }
+        return (body + ["BT /F1 9 Tf 290 40 Td (Page \(number)) Tj ET"]).joined(separator: "\n")
+    }
+
+    static let chapters = (1...5).map { chapter in
+        ["Chapter \(chapter): the request waits for an answer.", "Section \(chapter).1 lists every setting, one a line.",
+         "Words of chapter \(chapter) and nothing else."]
+    }
+
+    @Test func wordsEditedOnAPageAreNamed() throws {
+        let runs = try Runs()
+        var edited = Self.chapters
+        edited[1][0] = "Chapter 2: the request gives up after a deadline."
+        let base = try runs.run("base", pdfs: ["guide.pdf": Self.chapters.enumerated().map { Self.textPage($1, number: $0 + 1) }], font: true)
+        let new = try runs.run("new", pdfs: ["guide.pdf": edited.enumerated().map { Self.textPage($1, number: $0 + 1) }], font: true)
+        let report = try runs.diff(base, new, DiffOptions(text: true))
+        let document = try #require(report.documents.first)
+        #expect(document.textUnavailable == nil)
+        let change = try #require(document.changes.first)
+        #expect(document.changes.count == 1 && change.number == 2)
+        #expect(change.words?.edits == [DiffReport.WordEdit(removed: "waits for an answer.", added: "gives up after a deadline.")])
+        #expect(DiffSummary.text(report).contains("\"waits for an answer.\" → \"gives up after a deadline.\""))
+        let html = try String(contentsOf: runs.folder.path("diff/index.html"), encoding: .utf8)
+        #expect(html.contains("<del>waits for an answer.</del> → <ins>gives up after a deadline.</ins>"))
+        #expect(try ManifestSchema.violations(of: runs.folder.path("diff/diff.json"), schema: "diff") == [])
+        // Without --text, no words.
+        #expect(try runs.diff(base, new, output: "pixels").documents.first?.changes.first?.words == nil)
+    }
+
+    /// Every page carries its number, so a page inserted changes every picture after it; the
+    /// words of the pages after it still match the base's shifted by one.
+    @Test func aPageInsertedIsFoundByTheTextOfTheFollowingPages() throws {
+        let runs = try Runs()
+        let inserted = Array(Self.chapters[..<2]) + [["An interlude, new in this edition."]] + Array(Self.chapters[2...])
+        let base = try runs.run("base", pdfs: ["guide.pdf": Self.chapters.enumerated().map { Self.textPage($1, number: $0 + 1) }], font: true)
+        let new = try runs.run("new", pdfs: ["guide.pdf": inserted.enumerated().map { Self.textPage($1, number: $0 + 1) }], font: true)
+        #expect(try runs.diff(base, new, output: "pixels").documents.first?.shifts == [], "no picture matches")
+        let report = try runs.diff(base, new, DiffOptions(text: true))
+        let document = try #require(report.documents.first)
+        #expect(document.changes.map(\.number) == [3, 4, 5, 6])
+        #expect(document.shifts == [DiffReport.Shift(kind: .inserted, layout: nil, at: 3, count: 1, matchingPages: 3, matchedBy: "text")])
+        #expect(DiffSummary.text(report).contains("1 page inserted at page 3"))
+    }
+
+    @Test func anArticlesWordsComeFromItsTextDocument() throws {
+        let runs = try Runs()
+        let before = "<p>The service retries after a timeout of thirty seconds.</p>"
+        let after = "<p>The service retries after a deadline of thirty seconds.</p>"
+        let base = try runs.run("base", articles: ["notes.html": before], documents: [.text])
+        let new = try runs.run("new", articles: ["notes.html": after], documents: [.text])
+        let report = try runs.diff(base, new, DiffOptions(text: true))
+        #expect(report.documents.first?.changes.first?.words?.edits == [DiffReport.WordEdit(removed: "timeout", added: "deadline")])
+        // Without the text document, the report says why there are no words.
+        let plainBase = try runs.run("plain-base", articles: ["notes.html": before])
+        let plainNew = try runs.run("plain-new", articles: ["notes.html": after])
+        let plain = try runs.diff(plainBase, plainNew, DiffOptions(text: true), output: "plain")
+        #expect(plain.documents.first?.textUnavailable?.contains("documents: [text]") == true)
+        #expect(plain.documents.first?.changes.first?.words == nil)
     }
 
     @Test func documentsAddedAndRemovedAreListedWithoutReadingPages() throws {

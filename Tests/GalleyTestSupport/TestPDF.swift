@@ -4,9 +4,11 @@ import Foundation
 public enum TestPDF {
     /// A PDF with one page per content stream, each `width`×`height` points; `links[i]` URI
     /// link annotations and `/Rotate rotations[i]` on page i, and an info dictionary with
-    /// `title` and `author` when given.
+    /// `title` and `author` when given. With `font`, every page has Helvetica as `/F1` for its
+    /// text operators.
     public static func write(pages contents: [String], width: Int = 612, height: Int = 792, links: [Int] = [], rotations: [Int] = [],
-                             title: String? = nil, author: String? = nil, to url: URL) throws {
+                             title: String? = nil, author: String? = nil, font: Bool = false, to url: URL) throws {
+        let resources = font ? "<< /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> >> >>" : "<< >>"
         var objects: [String] = ["<< /Type /Catalog /Pages 2 0 R >>", ""]
         var kids: [String] = []
         for (index, content) in contents.enumerated() {
@@ -18,7 +20,7 @@ public enum TestPDF {
             }
             let annots = annotations.isEmpty ? "" : " /Annots [\(annotations.joined(separator: " "))]"
             let rotate = index < rotations.count ? " /Rotate \(rotations[index])" : ""
-            objects.append("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 \(width) \(height)] /Contents \(pageNumber + 1) 0 R /Resources << >>\(rotate)\(annots) >>")
+            objects.append("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 \(width) \(height)] /Contents \(pageNumber + 1) 0 R /Resources \(resources)\(rotate)\(annots) >>")
             objects.append("<< /Length \(content.utf8.count) >>\nstream\n\(content)\nendstream")
         }
         var info = ""

@@ -75,6 +75,13 @@ int gm_document_metadata(fz_context *ctx, fz_document *doc, const char *key, cha
 /// number of links, without running its contents: what `galley inspect` shows.
 int gm_page_inspect(fz_context *ctx, fz_document *doc, int number, gm_page_info *info, int *links, gm_error *error);
 
+/// Extracts the text of page `number` (0-based) with MuPDF's structured text device, as
+/// `mutool draw -F txt` prints it: UTF-8, a line of the page a line, blocks apart by a blank
+/// line. On success `*text` is a malloc'd NUL-terminated buffer of `*length` bytes (without the
+/// NUL) for the caller to release with gm_text_free. `galley diff --text` compares these.
+int gm_page_text(fz_context *ctx, fz_document *doc, int number, char **text, size_t *length, gm_error *error);
+void gm_text_free(char *text);
+
 /// Loads page `number` (0-based), records it as a display list and reports its bounds.
 /// Setting `cookie`'s abort stops the recording; `cookie` may be NULL.
 int gm_page_record(fz_context *ctx, fz_document *doc, int number, fz_display_list **out,
