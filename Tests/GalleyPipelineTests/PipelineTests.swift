@@ -95,8 +95,8 @@ import Testing
         }
         #expect(try ManifestSchema.violations(of: summary.outputFolder.appendingPathComponent("manifest.json")) == [])
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: summary.outputFolder.appendingPathComponent(".galley").path)
-        #expect(leftovers.filter { !$0.hasPrefix("catalog.sqlite") && !["thumbnail-cache", "lock"].contains($0) } == [],
-                "no temporary files remain, only the catalog, the thumbnail cache and the (released) lock file")
+        #expect(leftovers.filter { !$0.hasPrefix("catalog.sqlite") && !["thumbnail-cache", "lock", "sources.json"].contains($0) } == [],
+                "no temporary files remain, only the catalog, the thumbnail cache, the sources' places and the (released) lock file")
     }
 
     @Test func hashesInTheManifestMatchTheFiles() throws {
