@@ -77,6 +77,12 @@ public struct Manifest: Codable, Sendable, Equatable {
         /// Its path relative to that input.
         public var source: String
         public var kind: SourceDocument.Kind
+        /// The document's title: a PDF's `info:Title`, an article's `<title>`, white space
+        /// collapsed; absent when it has none (so documents without one keep the bytes they had).
+        public var title: String?
+        /// Its author: a PDF's `info:Author`, an article's `<meta name="author">`; absent when
+        /// it has none.
+        public var author: String?
         /// SHA-256 of the source file; absent when it could not be read.
         public var sha256: String?
         public var bytes: Int?

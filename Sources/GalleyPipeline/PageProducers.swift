@@ -82,6 +82,7 @@ final class PDFPages: PageProducer {
         } else if pdf.wasRepaired {
             warnings.append("MuPDF repaired a damaged cross-reference table")
         }
+        recorder.described(index, title: pdf.metadata("info:Title"), author: pdf.metadata("info:Author"))
         recorder.counted(index, pages: pdf.pageCount, selected: selected.count, warnings: warnings)
     }
 
@@ -215,6 +216,7 @@ final class ArticlePages: PageProducer {
     init(document: SourceDocument, index: Int, configuration: Configuration, fonts: FontLibrary, engine: MuPDFEngine,
          recorder: RunRecorder, documentFiles: DocumentFiles? = nil) throws {
         article = try OpenedArticle(document: document, configuration: configuration, engine: engine)
+        recorder.described(index, title: article.first.title, author: article.first.author)
         self.index = index
         self.layouts = configuration.layouts
         self.fonts = fonts

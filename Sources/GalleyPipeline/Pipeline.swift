@@ -198,7 +198,10 @@ public final class Pipeline: Sendable {
                     logger.error("\(diffError ?? "")")
                 }
             }
-            try store.write(Array(ContactSheet.html(for: manifest, diff: diff).utf8), to: "index.html")
+            let sources = SourceFiles(documents)
+            try sources.write(to: store)
+            try store.write(Array(ContactSheet.html(for: manifest, diff: diff, sources: sources.links(from: store.root)).utf8),
+                            to: "index.html")
         } catch let error as OutputError {
             manifestError = error.description
         } catch {

@@ -197,6 +197,8 @@ final class RunRecorder: Sendable {
         var source: SourceDocument
         var sha256: String?
         var bytes: Int?
+        var title: String?
+        var author: String?
         var pageCount: Int?
         /// Of those, the pages the page selection draws (nil: all of them).
         var selectedPages: Int?
@@ -279,6 +281,22 @@ final class RunRecorder: Sendable {
             return .documentStarted(name: source.name, source: source.relativePath, index: document, total: state.documents.count)
         }
         onEvent(event)
+    }
+
+    /// The document's title and author, as its metadata gives them (blank ones are left out).
+    func described(_ document: Int, title: String?, author: String?) {
+        state.withLock {
+            $0.documents[document].title = Self.metadataText(title)
+            $0.documents[document].author = Self.metadataText(author)
+        }
+    }
+
+    /// Metadata text as the manifest shows it: runs of white space (line breaks included) made
+    /// one space, trimmed; nil when nothing is left.
+    static func metadataText(_ text: String?) -> String? {
+        guard let text else { return nil }
+        let words = text.split(whereSeparator: { $0.isWhitespace })
+        return words.isEmpty ? nil : words.joined(separator: " ")
     }
 
     func warn(_ document: Int, _ warning: String) {
@@ -437,7 +455,7 @@ final class RunRecorder: Sendable {
         }
         return Manifest.Document(name: document.source.name, input: document.source.input,
                                  source: document.source.relativePath, kind: document.source.kind,
-                                 sha256: document.sha256, bytes: document.bytes,
+                                 title: document.title, author: document.author, sha256: document.sha256, bytes: document.bytes,
                                  status: document.failure == nil ? .ok : .failed, error: document.failure,
                                  warnings: document.warnings + document.pageWarnings, pageCount: document.pageCount,
                                  textLength: document.textLength, sourceCharacters: document.characters?.source,

@@ -100,7 +100,13 @@ public enum ShardMerge {
         } catch {
             throw OutputError(path: output.appendingPathComponent("manifest.json").path, message: "cannot encode: \(error)")
         }
-        try store.write(Array(ContactSheet.html(for: manifest).utf8), to: "index.html")
+        // The shards' sources, so the merged sheet links to the files a single run's would.
+        var sources = SourceFiles()
+        for part in parts {
+            sources.paths.merge(SourceFiles.read(outputFolder: part.folder).paths, uniquingKeysWith: { first, _ in first })
+        }
+        try sources.write(to: store)
+        try store.write(Array(ContactSheet.html(for: manifest, sources: sources.links(from: output)).utf8), to: "index.html")
         return manifest
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import GalleyPipeline
+@testable import GalleyPipeline
 import GalleyRaster
 import GalleyTestSupport
 import Logging
@@ -15,9 +15,14 @@ import Testing
                                  Fixtures.articlesFolder.appendingPathComponent("ja-vertical.html")], into: "in")
             _ = try folder.copy([Fixtures.articlesFolder.appendingPathComponent("images/figure.png")], into: "in/images")
         }
+        return try pipeline(input: "in", workers: workers, output: output, in: folder)
+    }
+
+    /// A run over `input` at 40 dpi with thumbnail boxes 96 and 256.
+    func pipeline(input: String, workers: Int, output: String, in folder: ScratchFolder) throws -> RunSummary {
         var configuration = Configuration()
         configuration.baseDirectory = folder.url
-        configuration.inputs = ["in"]
+        configuration.inputs = [input]
         configuration.output = output
         configuration.dpi = 40
         configuration.thumbnailBoxes = [96, 256]
@@ -25,38 +30,148 @@ import Testing
         return try Pipeline(configuration: configuration, logger: Logger(label: "test")).run()
     }
 
-    @Test func everyThumbnailLinksToItsPageAndFailuresComeFirst() throws {
+    @Test func everyThumbnailOpensItsPageInTheViewerAndFailuresComeFirst() throws {
         let folder = try ScratchFolder("contact-sheet")
         let summary = try run(in: folder)
         let manifest = try #require(summary.manifest)
         let html = try String(contentsOf: summary.outputFolder.appendingPathComponent("index.html"), encoding: .utf8)
         // Self-contained: nothing to run, nothing fetched.
         #expect(!html.contains("<script") && !html.contains("http://") && !html.contains("https://") && !html.contains("url("))
-        let sources = attributes("src", in: html), links = attributes("href", in: html).filter { !$0.hasPrefix("#") }
         let pages = manifest.documents.flatMap(\.pages)
-        #expect(sources.count == pages.count && links.count == pages.count, "one thumbnail and one link per page")
-        for path in sources + links {
+        let cells = figures(in: html)
+        #expect(cells.count == pages.count, "one thumbnail per page")
+        for path in attributes("src", in: html) + attributes("href", in: html).filter({ !$0.hasPrefix("#") }) {
             #expect(FileManager.default.fileExists(atPath: summary.outputFolder.appendingPathComponent(path).path), "\(path) is missing")
         }
-        // The 256 box is nearest the 200 px the sheet shows; each links to its own page image.
-        #expect(sources.allSatisfy { $0.contains("/thumbs/256/") })
-        #expect(zip(sources, links).allSatisfy { thumb, page in thumb.replacingOccurrences(of: "thumbs/256/", with: "") == page })
+        // The 256 box is nearest the 200 px the sheet shows; each opens its own page image in
+        // the viewer.
+        let viewers = self.viewers(in: html)
+        for (cell, page) in zip(cells, pages) {
+            let thumbnail = try #require(attributes("src", in: cell).first)
+            #expect(thumbnail.contains("/thumbs/256/"))
+            let target = try #require(attributes("href", in: cell).first)
+            let viewer = try #require(viewers[String(target.dropFirst())], "\(target) opens no viewer")
+            #expect(attributes("src", in: viewer) == [try #require(page.image).path])
+        }
         let failure = try #require(html.range(of: "class=\"failures\""))
         let firstDocument = try #require(html.range(of: "class=\"document "))
         #expect(failure.lowerBound < firstDocument.lowerBound)
         #expect(html.contains("<strong>garbage.pdf</strong></a>: <code>not-pdf</code>"))
         #expect(html.contains("\(manifest.totals.documents) documents: \(manifest.totals.ok) ok, 1 failed"))
         // Articles show one grid per layout.
-        #expect(html.contains("<h3>a4</h3>"))
+        #expect(html.contains("<h3>a4 "))
     }
 
+    /// Both the small run's sheet and the large library's (folds, viewers, filter, source
+    /// links) are the same bytes with one worker or three.
     @Test func theSheetIsTheSameWhateverTheWorkerCount() throws {
         let folder = try ScratchFolder("contact-sheet")
-        let one = try run(workers: 1, output: "one", in: folder)
-        let three = try run(workers: 3, output: "three", in: folder)
-        let a = try Data(contentsOf: one.outputFolder.appendingPathComponent("index.html"))
-        let b = try Data(contentsOf: three.outputFolder.appendingPathComponent("index.html"))
-        #expect(a == b)
+        for make in [run, library] {
+            let one = try make(1, "one", folder), three = try make(3, "three", folder)
+            let a = try Data(contentsOf: one.outputFolder.appendingPathComponent("index.html"))
+            let b = try Data(contentsOf: three.outputFolder.appendingPathComponent("index.html"))
+            #expect(a == b && a.count > 5_000)
+            try FileManager.default.removeItem(at: one.outputFolder)
+            try FileManager.default.removeItem(at: three.outputFolder)
+        }
+    }
+
+    /// A library as a big sheet shows it: fourteen short PDFs of green shapes, a 30-page manual
+    /// with a title and an author (magenta), a damaged PDF with warnings whose name needs
+    /// percent-encoding, a file that is not a PDF, and a last PDF (blue).
+    func library(workers: Int = 2, output: String = "out", in folder: ScratchFolder) throws -> RunSummary {
+        let input = folder.path("library")
+        if !FileManager.default.fileExists(atPath: input.path) {
+            try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
+            for index in 1...14 {
+                try TestPDF.write(pages: (1...3).map { "0.1 0.7 0.2 rg \(40 + $0 * 20) 100 \(400 + index) 600 re f" },
+                                  to: input.appendingPathComponent(String(format: "doc-%02d.pdf", index)))
+            }
+            try TestPDF.write(pages: (1...30).map { "1 0 1 rg 60 \(60 + $0 * 10) 480 400 re f" }, width: 595, height: 842,
+                              title: "A long manual", author: "Ada & <Co>", to: input.appendingPathComponent("long.pdf"))
+            try FileManager.default.copyItem(at: Fixtures.brokenFolder.appendingPathComponent("garbage.pdf"),
+                                             to: input.appendingPathComponent("m-broken.pdf"))
+            try FileManager.default.copyItem(at: Fixtures.pdf("damaged-content.pdf"), to: input.appendingPathComponent("n damaged #2.pdf"))
+            try TestPDF.write(pages: ["0 0 1 rg 60 60 480 680 re f", "0 0 1 rg 60 60 480 680 re f"], width: 792, height: 612,
+                              to: input.appendingPathComponent("zz-last.pdf"))
+        }
+        return try pipeline(input: "library", workers: workers, output: output, in: folder)
+    }
+
+    /// What a person browsing a large library relies on: every picture loads lazily and has its
+    /// size, each document says what it is (title, author, pages, page size, file size) and
+    /// links to its source, every warning is spelled out, a long document shows its first
+    /// pages with the others one click away (<details>, no script), the filter knows which
+    /// documents failed or warned, and the viewer's previous and next links walk every page.
+    @Test func aLargeLibrarysSheetDescribesEachDocumentAndFoldsLongOnes() throws {
+        let folder = try ScratchFolder("contact-sheet")
+        let summary = try library(in: folder)
+        let manifest = try #require(summary.manifest)
+        let html = try String(contentsOf: summary.outputFolder.appendingPathComponent("index.html"), encoding: .utf8)
+        #expect(!html.contains("<script"))
+        let images = tags("img", in: html)
+        #expect(images.count == 2 * manifest.totals.pages, "a thumbnail and a viewer picture per page")
+        for image in images {
+            #expect(image.contains(" loading=\"lazy\"") && image.contains(" width=\"") && image.contains(" height=\""), "\(image)")
+        }
+
+        // The manual: described, and folded after its first pages, the others inside <details>.
+        let long = try section("long", in: html)
+        #expect(long.contains("<cite>A long manual</cite> by Ada &amp; &lt;Co&gt;"))
+        #expect(long.contains("30 pages") && long.contains("A4, 595 × 842 pt"))
+        let longBytes = try #require(manifest.documents.first { $0.name == "long" }?.bytes)
+        let sourceSize = try FileManager.default.attributesOfItem(atPath: folder.path("library/long.pdf").path)[.size] as? Int
+        #expect(longBytes == sourceSize && long.contains(ContactSheet.fileSize(longBytes)))
+        let details = try #require(long.range(of: "<details class=\"more\">"))
+        let shown = figures(in: String(long[..<details.lowerBound])), folded = figures(in: String(long[details.lowerBound...]))
+        #expect(shown.count == 6 && folded.count == 24)
+        #expect((shown + folded).map(caption) == (1...30).map(String.init), "every page once, in order")
+        #expect(long.contains("<summary>Show all 30 pages (24 more)</summary>"))
+        // Short documents are not folded; a landscape Letter page is named so.
+        let last = try section("zz-last", in: html)
+        #expect(!last.contains("<details") && figures(in: last).count == 2 && last.contains("Letter landscape, 792 × 612 pt"))
+
+        // Each warning's text, under its document, which the filter counts as warned.
+        let damaged = try #require(manifest.documents.first { $0.source == "n damaged #2.pdf" })
+        #expect(!damaged.warnings.isEmpty)
+        let damagedSection = try section(damaged.name, in: html)
+        for warning in damaged.warnings { #expect(damagedSection.contains("<li>\(ContactSheet.escape(warning))</li>")) }
+        #expect(html.contains("<section class=\"document ok warned\" id=\"doc-\(damaged.name)\">"))
+        #expect(html.contains("<section class=\"document failed\" id=\"doc-m-broken\">"))
+        #expect(html.contains("<label for=\"filter-failed\">failed (1)</label>") && html.contains("<label for=\"filter-warned\">with warnings (1)</label>"))
+
+        // Source links lead to the very files that were read, from the output folder.
+        let sources = attributes("href", in: html, class: "source")
+        #expect(sources.count == manifest.documents.count)
+        for (link, document) in zip(sources, manifest.documents) {
+            let resolved = URL(fileURLWithPath: link, relativeTo: summary.outputFolder).standardizedFileURL.resolvingSymlinksInPath()
+            #expect(resolved.path == folder.path("library/\(document.source)").resolvingSymlinksInPath().path)
+        }
+        #expect(html.contains("href=\"../library/n%20damaged%20%232.pdf\""))
+
+        // The viewer: next from page 1 visits every page of the manual in order, previous
+        // walks back; the ends have no link.
+        let viewers = self.viewers(in: html)
+        var visited: [String] = []
+        var id: String? = "view-long-p1"
+        while let current = id {
+            let viewer = try #require(viewers[current])
+            visited.append(current)
+            id = attributes("href", in: viewer, class: "next").first.map { String($0.dropFirst()) }
+            if let id { #expect(attributes("href", in: try #require(viewers[id]), class: "previous") == ["#\(current)"]) }
+        }
+        #expect(visited == (1...30).map { "view-long-p\($0)" })
+        #expect(try #require(viewers["view-long-p1"]).contains("<span class=\"previous off\">"))
+    }
+
+    @Test func pageSizesAreNamedWithinAPointAndFileSizesInSIUnits() {
+        #expect(ContactSheet.pageSize(width: 595.276, height: 841.89) == "A4, 595 × 842 pt")
+        #expect(ContactSheet.pageSize(width: 596, height: 842.5) == "A4, 596 × 843 pt")
+        #expect(ContactSheet.pageSize(width: 597.5, height: 841.89) == "598 × 842 pt")
+        #expect(ContactSheet.pageSize(width: 792, height: 612) == "Letter landscape, 792 × 612 pt")
+        #expect(ContactSheet.pageSize(width: 500, height: 300) == "500 × 300 pt")
+        #expect(ContactSheet.fileSize(999) == "999 bytes" && ContactSheet.fileSize(1) == "1 byte")
+        #expect(ContactSheet.fileSize(12_345) == "12.3 kB" && ContactSheet.fileSize(4_560_000) == "4.6 MB")
     }
 
     /// Headless Chromium (Debian's, from the install script) draws the sheet as a person would
@@ -103,16 +218,56 @@ import Testing
                 "\(counted.green) green pixels with the thumbnails, \(broken.green) without: the thumbnails did not load")
     }
 
-    /// Values of an attribute, in order, HTML entities of `&` undone.
-    private func attributes(_ name: String, in html: String) -> [String] {
+    /// Values of an attribute, in order (of elements of class `class` only, when given),
+    /// HTML entities of `&` and percent-encoding undone.
+    private func attributes(_ name: String, in html: String, class: String? = nil) -> [String] {
         var values: [String] = []
         var rest = html[...]
         while let start = rest.range(of: " \(name)=\"") {
+            let tagStart = rest[..<start.lowerBound].lastIndex(of: "<") ?? rest.startIndex
             rest = rest[start.upperBound...]
             guard let end = rest.firstIndex(of: "\"") else { break }
+            let tagEnd = rest.firstIndex(of: ">") ?? rest.endIndex
+            if let `class`, !rest.base[tagStart..<tagEnd].contains("class=\"\(`class`)\"") && !rest.base[tagStart..<tagEnd].contains("class=\"\(`class`) ") {
+                rest = rest[end...]
+                continue
+            }
             values.append(String(rest[..<end]).replacingOccurrences(of: "&amp;", with: "&").removingPercentEncoding ?? "")
             rest = rest[end...]
         }
         return values
+    }
+
+    /// The opening tags of elements `name`.
+    private func tags(_ name: String, in html: String) -> [String] {
+        html.components(separatedBy: "<\(name) ").dropFirst().map { "<\(name) " + ($0.split(separator: ">", maxSplits: 1).first ?? "") + ">" }
+    }
+
+    /// The page cells (`<figure>` … `</figure>`), in order.
+    private func figures(in html: String) -> [String] {
+        html.components(separatedBy: "<figure").dropFirst().map { "<figure" + ($0.components(separatedBy: "</figure>").first ?? "") }
+    }
+
+    /// A cell's page number.
+    private func caption(_ figure: String) -> String {
+        let text = figure.components(separatedBy: "<figcaption>").last ?? ""
+        return String(text.prefix { $0 != "<" && $0 != " " })
+    }
+
+    /// The section of the document named `name`.
+    private func section(_ name: String, in html: String) throws -> String {
+        let start = try #require(html.range(of: "id=\"\(ContactSheet.anchor(name))\">"), "no section for \(name)")
+        let end = try #require(html[start.upperBound...].range(of: "</section>"))
+        return String(html[start.lowerBound..<end.lowerBound])
+    }
+
+    /// The viewers by id.
+    private func viewers(in html: String) -> [String: String] {
+        var found: [String: String] = [:]
+        for part in html.components(separatedBy: "<div class=\"viewer\" id=\"").dropFirst() {
+            let id = String(part.prefix { $0 != "\"" })
+            found[id] = part.components(separatedBy: "</div>").first ?? ""
+        }
+        return found
     }
 }

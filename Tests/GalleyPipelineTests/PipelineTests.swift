@@ -95,8 +95,8 @@ import Testing
         }
         #expect(try ManifestSchema.violations(of: summary.outputFolder.appendingPathComponent("manifest.json")) == [])
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: summary.outputFolder.appendingPathComponent(".galley").path)
-        #expect(leftovers.filter { !$0.hasPrefix("catalog.sqlite") && !["thumbnail-cache", "lock"].contains($0) } == [],
-                "no temporary files remain, only the catalog, the thumbnail cache and the (released) lock file")
+        #expect(leftovers.filter { !$0.hasPrefix("catalog.sqlite") && !["thumbnail-cache", "lock", "sources.json"].contains($0) } == [],
+                "no temporary files remain, only the catalog, the thumbnail cache, the sources' places and the (released) lock file")
     }
 
     @Test func hashesInTheManifestMatchTheFiles() throws {
@@ -111,6 +111,32 @@ import Testing
         }
         let rotated = try #require(manifest.documents.first { $0.source == "rotated.pdf" }?.pages.first)
         #expect(rotated.rotation == 90 && rotated.widthPt == 792 && rotated.heightPt == 612)
+    }
+
+    /// A PDF's /Title and /Author and an article's <title> and author reach the manifest (and
+    /// so the contact sheet); a document without them has no such keys, so its entry keeps the
+    /// bytes it had.
+    @Test func titleAndAuthorAreInTheManifestWhenTheDocumentHasThem() throws {
+        let folder = try ScratchFolder()
+        let input = folder.path("in")
+        try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
+        try TestPDF.write(pages: ["0 0 1 rg 100 100 200 200 re f"], title: "Annual\\n  report   2024", author: "Ada Lovelace",
+                          to: input.appendingPathComponent("described.pdf"))
+        try TestPDF.write(pages: ["0 0 1 rg 100 100 200 200 re f"], title: "   ", to: input.appendingPathComponent("blank-title.pdf"))
+        try TestPDF.write(pages: ["0 0 1 rg 100 100 200 200 re f"], to: input.appendingPathComponent("plain.pdf"))
+        try """
+            <html><head><title>On
+              Margins</title><meta name="author" content="Jan Tschichold"></head><body><p>Some text to set.</p></body></html>
+            """.write(to: input.appendingPathComponent("essay.html"), atomically: true, encoding: .utf8)
+        let summary = try run([], in: folder)
+        let manifest = try #require(summary.manifest)
+        func document(_ source: String) throws -> Manifest.Document { try #require(manifest.documents.first { $0.source == source }) }
+        #expect(try document("described.pdf").title == "Annual report 2024" && document("described.pdf").author == "Ada Lovelace")
+        #expect(try document("essay.html").title == "On Margins" && document("essay.html").author == "Jan Tschichold")
+        #expect(try document("blank-title.pdf").title == nil && document("plain.pdf").title == nil && document("plain.pdf").author == nil)
+        let json = try String(contentsOf: summary.outputFolder.appendingPathComponent("manifest.json"), encoding: .utf8)
+        #expect(json.components(separatedBy: "\"title\"").count - 1 == 2, "only the two documents with a title have the key")
+        #expect(try ManifestSchema.violations(of: summary.outputFolder.appendingPathComponent("manifest.json")) == [])
     }
 
     @Test func outputIsIdenticalWhateverTheWorkerCount() throws {

@@ -285,7 +285,7 @@ import Testing
         #expect(report == diff)
         let sheet = try String(contentsOf: runs.folder.path("new/index.html"), encoding: .utf8)
         #expect(sheet.components(separatedBy: "<span class=\"mark\">changed</span>").count == 2, "one page marked")
-        #expect(sheet.contains("<a href=\"edited/page-0002.png\"><img src=\"edited/thumbs/96/page-0002.png\""))
+        #expect(sheet.contains("<figure class=\"marked\"><a href=\"#view-edited-p2\"><img src=\"edited/thumbs/96/page-0002.png\""))
         #expect(sheet.contains("href=\"diff/index.html\""))
         // Its own output folder is no baseline.
         options.baseline = RunOutputs(folder: runs.folder.path("new"), manifest: try #require(summary.manifest))
