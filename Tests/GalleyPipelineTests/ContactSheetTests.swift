@@ -164,6 +164,22 @@ import Testing
         #expect(try #require(viewers["view-long-p1"]).contains("<span class=\"previous off\">"))
     }
 
+    /// The sources' places a run keeps for the sheet (and galley merge) read back as written,
+    /// names with capitals and slashes included, and give links relative to the output folder.
+    @Test func theSourcesKeptForTheSheetReadBackAsWritten() throws {
+        let folder = try ScratchFolder("contact-sheet")
+        let store = OutputStore(root: folder.path("out"))
+        try store.prepare()
+        let sources = SourceFiles(paths: ["Reports/Q1_2024": folder.path("in/Reports/Q1 2024.pdf").path, "photoAlbum": "/elsewhere/photoAlbum.pdf"])
+        try sources.write(to: store)
+        #expect(SourceFiles.read(outputFolder: store.root) == sources)
+        #expect(SourceFiles.read(outputFolder: folder.path("nothing-here")) == SourceFiles())
+        let links = sources.links(from: store.root)
+        #expect(links["Reports/Q1_2024"] == "../in/Reports/Q1 2024.pdf")
+        let up = Array(repeating: "..", count: store.root.resolvingSymlinksInPath().pathComponents.count - 1)
+        #expect(links["photoAlbum"] == (up + ["elsewhere", "photoAlbum.pdf"]).joined(separator: "/"))
+    }
+
     @Test func pageSizesAreNamedWithinAPointAndFileSizesInSIUnits() {
         #expect(ContactSheet.pageSize(width: 595.276, height: 841.89) == "A4, 595 × 842 pt")
         #expect(ContactSheet.pageSize(width: 596, height: 842.5) == "A4, 596 × 843 pt")
