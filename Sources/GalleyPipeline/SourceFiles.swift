@@ -27,6 +27,8 @@ public struct SourceFiles: Sendable, Equatable {
 
     /// Writes them into `store`'s state folder, replacing what an earlier run wrote.
     func write(to store: OutputStore) throws {
+        // Galley's JSON; its snake-case strategy leaves a dictionary's keys as they are (a test
+        // reads back names with capitals).
         let bytes = Array(try Manifest.encoder(pretty: true).encode(paths)) + [0x0A]
         try store.write(bytes, to: ".galley/\(Self.stateFile)")
     }

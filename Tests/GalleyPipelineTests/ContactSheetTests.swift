@@ -164,6 +164,22 @@ import Testing
         #expect(try #require(viewers["view-long-p1"]).contains("<span class=\"previous off\">"))
     }
 
+    /// The sources' places a run keeps for the sheet (and galley merge) read back as written,
+    /// names with capitals and slashes included, and give links relative to the output folder.
+    @Test func theSourcesKeptForTheSheetReadBackAsWritten() throws {
+        let folder = try ScratchFolder("contact-sheet")
+        let store = OutputStore(root: folder.path("out"))
+        try store.prepare()
+        let sources = SourceFiles(paths: ["Reports/Q1_2024": folder.path("in/Reports/Q1 2024.pdf").path, "photoAlbum": "/elsewhere/photoAlbum.pdf"])
+        try sources.write(to: store)
+        #expect(SourceFiles.read(outputFolder: store.root) == sources)
+        #expect(SourceFiles.read(outputFolder: folder.path("nothing-here")) == SourceFiles())
+        let links = sources.links(from: store.root)
+        #expect(links["Reports/Q1_2024"] == "../in/Reports/Q1 2024.pdf")
+        let up = Array(repeating: "..", count: store.root.resolvingSymlinksInPath().pathComponents.count - 1)
+        #expect(links["photoAlbum"] == (up + ["elsewhere", "photoAlbum.pdf"]).joined(separator: "/"))
+    }
+
     @Test func pageSizesAreNamedWithinAPointAndFileSizesInSIUnits() {
         #expect(ContactSheet.pageSize(width: 595.276, height: 841.89) == "A4, 595 × 842 pt")
         #expect(ContactSheet.pageSize(width: 596, height: 842.5) == "A4, 596 × 843 pt")
@@ -216,6 +232,118 @@ import Testing
         let broken = count(try screenshot("broken.png"))
         #expect(counted.green > 1500 && broken.green * 3 < counted.green,
                 "\(counted.green) green pixels with the thumbnails, \(broken.green) without: the thumbnails did not load")
+    }
+
+    /// The large library's sheet in headless Chromium, with lazy loading on as in a person's
+    /// browser (headless Chromium turns it off unless asked).
+    ///
+    /// Whether a picture was loaded cannot be seen in a screenshot of the top of the page (a
+    /// picture below the window is not in it either way), and headless screenshots of a
+    /// scrolled page are not reliable, so the loading is read from the browser itself: a copy
+    /// of the sheet with a probe script added (the sheet itself has none) is opened with
+    /// `--dump-dom`, and after 2 s of virtual time the probe writes into the page which pictures
+    /// have loaded (`complete` with a natural width), the scroll offset and which documents are
+    /// displayed (computed style). Scrolling is a fragment: `#doc-zz-last` opens the sheet at
+    /// the last document, as a link or a scroll there would. The filter is also checked by
+    /// pixels: screenshots of `#filter-failed` must show the failed document's red edge and
+    /// none of the other documents' coloured pictures, which the unfiltered top shows.
+    @Test func chromiumLoadsPicturesLazilyFiltersAndViewsPages() throws {
+        let folder = try ScratchFolder("contact-sheet")
+        let summary = try library(in: folder)
+        let manifest = try #require(summary.manifest)
+        let output = summary.outputFolder
+        let script = Fixtures.repositoryRoot.appendingPathComponent("scripts/screenshot-contact-sheet.sh").path
+        let probeScript = """
+            <script>setTimeout(() => { const p = document.createElement('pre'); p.id = 'probe';
+              p.textContent = JSON.stringify({ y: Math.round(scrollY),
+                loaded: Array.from(document.images).filter(i => i.complete && i.naturalWidth > 0).map(i => i.getAttribute('src')),
+                shown: Array.from(document.querySelectorAll('section.document')).filter(s => getComputedStyle(s).display != 'none').map(s => s.id) });
+              document.body.appendChild(p); }, 2000);</script>
+            """
+        let sheet = try String(contentsOf: output.appendingPathComponent("index.html"), encoding: .utf8)
+        try sheet.replacingOccurrences(of: "</body>", with: probeScript + "\n</body>")
+            .write(to: output.appendingPathComponent("probe.html"), atomically: true, encoding: .utf8)
+        struct Probe: Decodable { var y: Int; var loaded: [String]; var shown: [String] }
+        func probe(_ fragment: String?) throws -> Probe {
+            let dom = folder.path("dom-\(fragment ?? "top").html")
+            let outcome = try PeerTools.run("bash", [script, "--dump-dom"] + (fragment.map { ["--fragment", $0] } ?? [])
+                                            + [output.appendingPathComponent("probe.html").path, dom.path, "1000", "800"])
+            #expect(outcome.status == 0, "\(outcome.stderr)")
+            let text = try String(contentsOf: dom, encoding: .utf8)
+            let start = try #require(text.range(of: "<pre id=\"probe\">"), "the probe did not run")
+            let end = try #require(text[start.upperBound...].range(of: "</pre>"))
+            let json = text[start.upperBound..<end.lowerBound].replacingOccurrences(of: "&lt;", with: "<")
+                .replacingOccurrences(of: "&gt;", with: ">").replacingOccurrences(of: "&amp;", with: "&")
+            return try JSONDecoder().decode(Probe.self, from: Data(json.utf8))
+        }
+        func thumbnails(_ name: String, pages: ClosedRange<Int>? = nil) throws -> Set<String> {
+            let document = try #require(manifest.documents.first { $0.name == name })
+            return Set(document.pages.filter { pages?.contains($0.number) ?? true }.flatMap(\.thumbnails).filter { $0.box == 256 }.map(\.path))
+        }
+        let pageImages = Set(manifest.documents.flatMap(\.pages).compactMap(\.image?.path))
+
+        // At the top: the first document's pictures, not the last one's, and no page image.
+        let top = try probe(nil)
+        #expect(top.y == 0 && top.shown.count == manifest.documents.count)
+        #expect(try thumbnails("doc-01").isSubset(of: top.loaded), "the first document's thumbnails load")
+        #expect(try thumbnails("zz-last").isDisjoint(with: top.loaded), "the last document's thumbnails wait: \(top.loaded.count) loaded")
+        #expect(pageImages.isDisjoint(with: top.loaded), "the viewer's page images load only when a page is opened")
+        // At the manual: its first pages, not those folded away. (Whether the pictures at the
+        // top load too depends on whether Chromium drew the top before it reached the fragment
+        // while parsing, so that is not asserted.)
+        let atLong = try probe("doc-long")
+        #expect(atLong.y > 2000)
+        #expect(try thumbnails("long", pages: 1...6).isSubset(of: atLong.loaded))
+        #expect(try thumbnails("long", pages: 7...30).isDisjoint(with: atLong.loaded), "folded pages load when shown")
+        // Scrolled to the end: the last document's pictures load.
+        let atEnd = try probe("doc-zz-last")
+        #expect(atEnd.y > atLong.y)
+        #expect(try thumbnails("zz-last").isSubset(of: atEnd.loaded))
+        // The filter from the address: only the failed document, or only the warned one.
+        #expect(try probe("filter-failed").shown == ["doc-m-broken"])
+        let warned = manifest.documents.filter { !$0.warnings.isEmpty }.map { "doc-" + $0.name }
+        #expect(try probe("filter-warned").shown == warned && warned.count == 1)
+        // The viewer: the page's image loads, in the window.
+        let viewed = try probe("view-long-p7")
+        #expect(viewed.loaded.contains("long/page-0007.png") && viewed.y == 0)
+
+        func screenshot(_ name: String, _ options: [String]) throws -> Bitmap {
+            let shot = folder.path(name)
+            let outcome = try PeerTools.run("bash", [script] + options + [output.appendingPathComponent("index.html").path, shot.path, "1000", "800"])
+            #expect(outcome.status == 0, "\(outcome.stderr)")
+            return try Bitmap(pngData: Array(try Data(contentsOf: shot)))
+        }
+        /// Pixels of the documents' pictures (green shapes, the manual's magenta, the last
+        /// document's blue), of a failed document's red edge (#c0392b), and of the viewer's
+        /// backdrop (#121214).
+        func count(_ bitmap: Bitmap) -> (pictures: Int, failedEdge: Int, backdrop: Int) {
+            var pictures = 0, failedEdge = 0, backdrop = 0
+            for y in 0..<bitmap.height {
+                for x in 0..<bitmap.width {
+                    let p = bitmap.pixel(x: x, y: y)
+                    let (r, g, b) = (Int(p.r), Int(p.g), Int(p.b))
+                    if g - max(r, b) > 80 || (r > 200 && b > 200 && g < 80) || (b > 200 && r < 60 && g < 60) { pictures += 1 }
+                    if abs(r - 192) < 6 && abs(g - 57) < 6 && abs(b - 43) < 6 { failedEdge += 1 }
+                    if (r, g, b) == (18, 18, 20) { backdrop += 1 }
+                }
+            }
+            return (pictures, failedEdge, backdrop)
+        }
+        let light = try screenshot("top.png", [])
+        let all = count(light)
+        #expect(all.pictures > 5000, "the first documents' pictures show: \(all.pictures) pixels")
+        let failedOnly = count(try screenshot("failed.png", ["--fragment", "filter-failed"]))
+        #expect(failedOnly.failedEdge > 200 && failedOnly.pictures == 0,
+                "filtered: \(failedOnly.failedEdge) pixels of the failed document's edge, \(failedOnly.pictures) of other documents' pictures")
+        // The dark scheme: a dark page, the same pictures on it.
+        let dark = try screenshot("dark.png", ["--dark"])
+        let background = dark.pixel(x: 5, y: 790), lightBackground = light.pixel(x: 5, y: 790)
+        #expect(Int(background.r) + Int(background.g) + Int(background.b) < 120 && Int(lightBackground.r) + Int(lightBackground.g) + Int(lightBackground.b) > 600)
+        #expect(count(dark).pictures > all.pictures * 9 / 10)
+        // The viewer covers the sheet with the page: its backdrop, the manual's magenta, no
+        // other document's picture.
+        let viewer = count(try screenshot("viewer.png", ["--fragment", "view-long-p7"]))
+        #expect(viewer.backdrop > 1000 * 800 / 3 && viewer.pictures > 20_000, "backdrop \(viewer.backdrop), page \(viewer.pictures)")
     }
 
     /// Values of an attribute, in order (of elements of class `class` only, when given),
