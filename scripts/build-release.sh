@@ -37,7 +37,8 @@ rm -rf "$stage"
 install -d "$stage/bin" "$stage/share/man/man1" "$stage/share/bash-completion/completions" \
   "$stage/share/zsh/site-functions" "$stage/share/fish/vendor_completions.d" "$stage/share/galley/schemas" \
   "$stage/share/thumbnailers" "$stage/share/doc/galley"
-# Without its debugging symbols: a fifth of the size (the build's own binary keeps them).
+# Without its debugging symbols (the build's own binary keeps them): 154 MB to 129 MB for
+# 0.1.0 (ls -l of both); symbol names stay, so crash backtraces still name functions.
 install -m 755 "$galley" "$stage/bin/galley"
 strip --strip-debug "$stage/bin/galley"
 .build/release/generate-manual "$stage/bin/galley" --date "$(date -u -d "@$epoch" +%F)" \
