@@ -241,8 +241,9 @@ import Testing
     /// picture below the window is not in it either way), and headless screenshots of a
     /// scrolled page are not reliable, so the loading is read from the browser itself: a copy
     /// of the sheet with a probe script added (the sheet itself has none) is opened with
-    /// `--dump-dom`, and after 2 s of virtual time the probe writes into the page which pictures
-    /// have loaded (`complete` with a natural width), the scroll offset and which documents are
+    /// `--dump-dom`, and once the pictures in the window have finished loading (at least 1 s and
+    /// at most 4.5 s of virtual time: a fixed 2 s failed one run in three, the window's pictures
+    /// still in flight) the probe writes into the page which pictures have loaded (`complete` with a natural width), the scroll offset and which documents are
     /// displayed (computed style). Scrolling is a fragment: `#doc-zz-last` opens the sheet at
     /// the last document, as a link or a scroll there would. The filter is also checked by
     /// pixels: screenshots of `#filter-failed` must show the failed document's red edge and
@@ -254,11 +255,18 @@ import Testing
         let output = summary.outputFolder
         let script = Fixtures.repositoryRoot.appendingPathComponent("scripts/screenshot-contact-sheet.sh").path
         let probeScript = """
-            <script>setTimeout(() => { const p = document.createElement('pre'); p.id = 'probe';
+            <script>
+            function report() { const p = document.createElement('pre'); p.id = 'probe';
               p.textContent = JSON.stringify({ y: Math.round(scrollY),
                 loaded: Array.from(document.images).filter(i => i.complete && i.naturalWidth > 0).map(i => i.getAttribute('src')),
                 shown: Array.from(document.querySelectorAll('section.document')).filter(s => getComputedStyle(s).display != 'none').map(s => s.id) });
-              document.body.appendChild(p); }, 2000);</script>
+              document.body.appendChild(p); }
+            function onScreenLoaded() { return Array.from(document.images).filter(i => { const r = i.getBoundingClientRect();
+              return r.width > 0 && r.bottom > 0 && r.top < innerHeight; }).every(i => i.complete); }
+            let waited = 0;
+            function tick() { if ((waited >= 1000 && onScreenLoaded()) || waited >= 4500) { report(); } else { waited += 100; setTimeout(tick, 100); } }
+            setTimeout(tick, 100);
+            </script>
             """
         let sheet = try String(contentsOf: output.appendingPathComponent("index.html"), encoding: .utf8)
         try sheet.replacingOccurrences(of: "</body>", with: probeScript + "\n</body>")
