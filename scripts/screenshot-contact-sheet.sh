@@ -37,7 +37,7 @@ trap 'rm -rf "$profile" "$log"' EXIT
 # A file: URL with the path percent-encoded (spaces, #, %).
 url=$(python3 -c 'import pathlib, sys; print(pathlib.Path(sys.argv[1]).as_uri())' "$page")$fragment
 flags=(--headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run --disable-extensions
-  --user-data-dir="$profile" --allow-file-access-from-files --virtual-time-budget=5000
+  --user-data-dir="$profile" --allow-file-access-from-files --virtual-time-budget=10000
   --blink-settings=lazyLoadEnabled=true,preferredColorScheme=$scheme --window-size="$width,$height")
 if [ "$mode" = dom ]; then
   "$browser" "${flags[@]}" --dump-dom "$url" >"$shot" 2>"$log" || true

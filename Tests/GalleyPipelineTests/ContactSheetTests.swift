@@ -264,7 +264,7 @@ import Testing
             function onScreenLoaded() { return Array.from(document.images).filter(i => { const r = i.getBoundingClientRect();
               return r.width > 0 && r.bottom > 0 && r.top < innerHeight; }).every(i => i.complete); }
             let waited = 0;
-            function tick() { if ((waited >= 1000 && onScreenLoaded()) || waited >= 4500) { report(); } else { waited += 100; setTimeout(tick, 100); } }
+            function tick() { if ((waited >= 1000 && onScreenLoaded()) || waited >= 9000) { report(); } else { waited += 100; setTimeout(tick, 100); } }
             setTimeout(tick, 100);
             </script>
             """
