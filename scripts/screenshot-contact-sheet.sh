@@ -4,7 +4,7 @@
 #   bash scripts/screenshot-contact-sheet.sh [--dark] [--fragment ID] [--dump-dom] PAGE OUT [WIDTH] [HEIGHT]
 # --dark asks for the dark colour scheme (prefers-color-scheme: dark), --fragment opens
 # PAGE#ID (index.html#filter-failed: the sheet filtered; #view-...: a page in the viewer),
-# --dump-dom writes the document as it stands after 5 s (virtual time) to OUT instead of a
+# --dump-dom writes the document as it stands after 10 s (virtual time) to OUT instead of a
 # screenshot. Chromium comes from Debian's packages (scripts/install-deps.sh). The page needs
 # no network; --no-sandbox lets it run as root in containers. Headless Chromium loads
 # loading="lazy" images at once unless lazyLoadEnabled is set, which a person's browser has.
