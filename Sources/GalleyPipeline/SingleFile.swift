@@ -12,9 +12,13 @@ import GalleyText
 /// layouts, page selection and encoder), so a file fails here for the reason a run would give.
 public struct SingleFile: Sendable {
     public let configuration: Configuration
+    /// The folder an article's linked files (pictures, style sheets) may come from, as a run's
+    /// input folder; nil: the file's own folder.
+    public let root: URL?
 
-    public init(configuration: Configuration) {
+    public init(configuration: Configuration, root: URL? = nil) {
         self.configuration = configuration
+        self.root = root
     }
 
     /// What rendering one file gave: the images written, in page order, and the warnings.
@@ -24,12 +28,27 @@ public struct SingleFile: Sendable {
     }
 
     /// The document for a file given on the command line, or nil when Galley does not read
-    /// files of its type.
-    public static func document(_ file: URL) -> SourceDocument? {
+    /// files of its type. Its input folder is `root` when given (a documentation tree whose
+    /// pages link `../_static/style.css`), else the file's own folder: as in a run, an article
+    /// reads only files under its input folder.
+    public static func document(_ file: URL, root: URL? = nil) -> SourceDocument? {
         guard let kind = InputScanner.extensions[file.pathExtension.lowercased()] else { return nil }
-        return SourceDocument(url: file.standardizedFileURL, input: file.deletingLastPathComponent().path,
-                              relativePath: file.lastPathComponent, kind: kind,
+        let file = file.standardizedFileURL
+        var input = file.deletingLastPathComponent().path, relative = file.lastPathComponent
+        if let root {
+            guard isInside(file, root: root) else { return nil }
+            let folder = root.standardizedFileURL.path
+            (input, relative) = (folder, String(file.path.dropFirst(folder.hasSuffix("/") ? folder.count : folder.count + 1)))
+        }
+        return SourceDocument(url: file, input: input, relativePath: relative, kind: kind,
                               name: file.deletingPathExtension().lastPathComponent)
+    }
+
+    /// Whether `file` lies under `root` (a `--root` given with a file outside it is a usage
+    /// error).
+    public static func isInside(_ file: URL, root: URL) -> Bool {
+        let folder = root.standardizedFileURL.path
+        return file.standardizedFileURL.path.hasPrefix(folder.hasSuffix("/") ? folder : folder + "/")
     }
 
     /// Draws the selected pages of `file` at the configured dpi into `folder` as
@@ -39,7 +58,7 @@ public struct SingleFile: Sendable {
     /// - Throws: the document's `Failure` (the first page that failed names its page); the
     ///   pages written before it stay.
     public func render(_ file: URL, into folder: URL, cancellation: Cancellation = Cancellation()) throws(Failure) -> Rendered {
-        guard let document = Self.document(file) else {
+        guard let document = Self.document(file, root: root) else {
             throw Failure(code: .unreadable, message: "not a file Galley reads (.pdf, .html, .htm, .xhtml, .txt)")
         }
         let engine: MuPDFEngine
@@ -100,7 +119,7 @@ public struct SingleFile: Sendable {
     /// the freedesktop.org thumbnail chunks (`Thumb::URI`, `Thumb::MTime`, `Thumb::Size`,
     /// `Thumb::Mimetype`, `Software`): what a file manager's thumbnailer writes.
     public func thumbnail(of file: URL, size: Int, cancellation: Cancellation = Cancellation()) throws(Failure) -> [UInt8] {
-        guard let document = Self.document(file) else {
+        guard let document = Self.document(file, root: root) else {
             throw Failure(code: .unreadable, message: "not a file Galley reads (.pdf, .html, .htm, .xhtml, .txt)")
         }
         guard let stamp = FileStamp(path: document.url.path) else {

@@ -31,6 +31,9 @@ struct Render: ParsableCommand {
     @Option(name: .long, help: "Pages drawn at once (1...256).")
     var jobs: Int?
 
+    @Option(name: .long, help: ArgumentHelp("The folder the articles' linked pictures and style sheets may come from (default: each file's own folder); every file must be under it.", valueName: "DIR"))
+    var root: String?
+
     @Argument(help: "PDFs and articles (.pdf, .html, .htm, .xhtml, .txt).")
     var files: [String]
 
@@ -48,10 +51,10 @@ struct Render: ParsableCommand {
         if let dpi { configuration.dpi = dpi }
         if let jobs { configuration.workers = Configuration.Workers(all: jobs) }
         if let pages { configuration.pageSelection = try? PageSelection(parsing: pages) }
+        let rootURL = try root.map(Galley.rootFolder)
         let urls = try files.map { path throws(CommandFailure) -> URL in
             let url = URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)).standardizedFileURL
-            guard FileManager.default.fileExists(atPath: url.path) else { throw CommandFailure("\(path): no such file") }
-            guard SingleFile.document(url) != nil else { throw CommandFailure("\(path): not a file Galley reads (.pdf, .html, .htm, .xhtml, .txt)") }
+            try Galley.checkSingleFile(url, named: path, root: rootURL)
             return url
         }
         let folder = URL(fileURLWithPath: output, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)).standardizedFileURL
@@ -63,7 +66,7 @@ struct Render: ParsableCommand {
         let cancellation = Cancellation()
         let signals = Run.cancelOnSignals(cancellation)
         defer { signals.forEach { $0.cancel() } }
-        let renderer = SingleFile(configuration: configuration)
+        let renderer = SingleFile(configuration: configuration, root: rootURL)
         var failed = 0
         for (path, url) in zip(files, urls) {
             do {
@@ -97,6 +100,9 @@ struct Thumbnail: ParsableCommand {
     @Option(name: .long, help: "The configuration file (layouts, fonts, passwords; without one, the defaults).")
     var config: String = "pipeline.yml"
 
+    @Option(name: .long, help: ArgumentHelp("The folder the article's linked pictures and style sheets may come from (default: the file's own folder); the file must be under it.", valueName: "DIR"))
+    var root: String?
+
     @Argument(help: "The PDF or article.")
     var input: String
 
@@ -111,12 +117,12 @@ struct Thumbnail: ParsableCommand {
         let configuration = try Galley.loadConfiguration(config)
         let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
         let url = URL(fileURLWithPath: input, relativeTo: cwd).standardizedFileURL
-        guard FileManager.default.fileExists(atPath: url.path) else { throw CommandFailure("\(input): no such file") }
-        guard SingleFile.document(url) != nil else { throw CommandFailure("\(input): not a file Galley reads (.pdf, .html, .htm, .xhtml, .txt)") }
+        let rootURL = try root.map(Galley.rootFolder)
+        try Galley.checkSingleFile(url, named: input, root: rootURL)
         let destination = URL(fileURLWithPath: output, relativeTo: cwd).standardizedFileURL
         let bytes: [UInt8]
         do {
-            bytes = try SingleFile(configuration: configuration).thumbnail(of: url, size: size)
+            bytes = try SingleFile(configuration: configuration, root: rootURL).thumbnail(of: url, size: size)
         } catch {
             FileHandle.standardError.write(Data("galley: \(input): FAILED \(error)\n".utf8))
             throw ExitCode(Galley.Status.someFailed)
@@ -128,5 +134,25 @@ struct Thumbnail: ParsableCommand {
             FileHandle.standardError.write(Data("galley: \(output): FAILED \(error)\n".utf8))
             throw ExitCode(Galley.Status.someFailed)
         }
+    }
+}
+
+extension Galley {
+    /// `--root DIR` as a folder URL, or a usage error when it is not a folder.
+    static func rootFolder(_ path: String) throws(CommandFailure) -> URL {
+        let url = URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)).standardizedFileURL
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), isFolder.boolValue else {
+            throw CommandFailure("--root \(path): no such folder")
+        }
+        return url
+    }
+
+    /// A file given to `galley render` or `galley thumbnail`: it exists, Galley reads its
+    /// type, and it is under `--root` when one is given; else a usage error naming it.
+    static func checkSingleFile(_ url: URL, named path: String, root: URL?) throws(CommandFailure) {
+        guard FileManager.default.fileExists(atPath: url.path) else { throw CommandFailure("\(path): no such file") }
+        if let root, !SingleFile.isInside(url, root: root) { throw CommandFailure("\(path): not under --root \(root.path)") }
+        guard SingleFile.document(url, root: root) != nil else { throw CommandFailure("\(path): not a file Galley reads (.pdf, .html, .htm, .xhtml, .txt)") }
     }
 }

@@ -60,6 +60,45 @@ import Testing
         #expect(try command.galley(["render", "pipeline.yml"], in: folder.url).status == 2)
     }
 
+    /// A page of a documentation tree links its style sheet from a sibling folder
+    /// (`../_static/site.css`). One file's folder is its input folder, so the sheet is refused
+    /// with a warning; `--root` names the tree and the sheet is read, by render and thumbnail.
+    @Test func rootLetsAPageReadItsTreesStyleSheet() throws {
+        let folder = try command.folderWithConfig("", files: [])
+        let docs = folder.path("docs")
+        try FileManager.default.createDirectory(at: docs.appendingPathComponent("_static"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: docs.appendingPathComponent("library"), withIntermediateDirectories: true)
+        try "p { color: #ff0000 }\n".write(to: docs.appendingPathComponent("_static/site.css"), atomically: true, encoding: .utf8)
+        try """
+            <html><head><link rel="stylesheet" href="../_static/site.css"></head>
+            <body><p>Words the linked style sheet sets in red, a line or two of them.</p></body></html>
+            """.write(to: docs.appendingPathComponent("library/page.html"), atomically: true, encoding: .utf8)
+        func redPixels(_ png: URL) throws -> Int {
+            let bitmap = try Bitmap(pngData: Array(try Data(contentsOf: png)))
+            var red = 0
+            for y in 0..<bitmap.height {
+                for x in 0..<bitmap.width {
+                    let p = bitmap.pixel(x: x, y: y)
+                    if p.r > 150 && Int(p.r) - Int(max(p.g, p.b)) > 100 { red += 1 }
+                }
+            }
+            return red
+        }
+        let alone = try command.galley(["render", "docs/library/page.html", "-o", "alone", "--dpi", "72"], in: folder.url)
+        #expect(alone.status == 0 && alone.stderr.contains("style sheet \"../_static/site.css\": outside the input folder"), "\(alone.stderr)")
+        #expect(try redPixels(folder.path("alone/page-0001.png")) == 0)
+        let rooted = try command.galley(["render", "--root", "docs", "docs/library/page.html", "-o", "rooted", "--dpi", "72"], in: folder.url)
+        #expect(rooted.status == 0 && !rooted.stderr.contains("warning"), "\(rooted.stderr)")
+        #expect(try redPixels(folder.path("rooted/page-0001.png")) > 100)
+        let thumbnail = try command.galley(["thumbnail", "--root", "docs", "-s", "256", "docs/library/page.html", "thumb.png"], in: folder.url)
+        #expect(thumbnail.status == 0, "\(thumbnail.stderr)")
+        #expect(try redPixels(folder.path("thumb.png")) > 20)
+        // A file outside the root, or a root that is not a folder: usage errors.
+        let outside = try command.galley(["render", "--root", "docs/_static", "docs/library/page.html"], in: folder.url)
+        #expect(outside.status == 2 && outside.stderr.contains("not under --root"), "\(outside.stderr)")
+        #expect(try command.galley(["thumbnail", "--root", "nowhere", "docs/library/page.html", "t.png"], in: folder.url).status == 2)
+    }
+
     /// The installed thumbnailer entry, its Exec line expanded as GNOME's thumbnail factory
     /// does (split into arguments, then %s, %i and %o replaced in each), makes a thumbnail
     /// that fits the size and carries the standard's chunks; a file it cannot draw exits
