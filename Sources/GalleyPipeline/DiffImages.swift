@@ -36,45 +36,63 @@ enum DiffImages {
         let width = (new.width + factor - 1) / factor, height = (new.height + factor - 1) / factor
         let out = try Bitmap(width: width, height: height)
         // Integer arithmetic throughout: this runs over every pixel of every changed page.
-        // Luma in thousandths (pixelmatch's weights rounded), faded towards white.
+        // Luma in thousandths (pixelmatch's weights rounded), faded towards white; a block's
+        // luma is summed channel by channel (the same integer as summing each pixel's luma).
         let opacity = Int((pageOpacity * 1000).rounded())
         let source = UnsafeRawBufferPointer(new.pixels).bindMemory(to: UInt8.self)
         let target = out.pixels.bindMemory(to: UInt8.self)
         let sourceWidth = new.width, sourceHeight = new.height
+        // The channel sums of each block of the current row of blocks.
+        var sums = [Int](repeating: 0, count: width * 3)
         diff.marks.withUnsafeBufferPointer { marks in
-            for ty in 0..<height {
-                let y0 = ty * factor, y1 = min(y0 + factor, sourceHeight)
-                for tx in 0..<width {
-                    let x0 = tx * factor, x1 = min(x0 + factor, sourceWidth)
-                    var darker = false, lighter = false, antiAliasedSeen = false
-                    var luma = 0
+            sums.withUnsafeMutableBufferPointer { sums in
+                for ty in 0..<height {
+                    let y0 = ty * factor, y1 = min(y0 + factor, sourceHeight)
+                    sums.update(repeating: 0)
                     for y in y0..<y1 {
-                        for x in x0..<x1 {
-                            let index = y * sourceWidth + x
-                            switch marks[index] {
-                            case PixelDiff.Mark.darker.rawValue: darker = true
-                            case PixelDiff.Mark.lighter.rawValue: lighter = true
-                            case PixelDiff.Mark.antiAliased.rawValue: antiAliasedSeen = true
-                            default: break
+                        var o = y &* sourceWidth &* 3
+                        for tx in 0..<width {
+                            var r = 0, g = 0, b = 0
+                            for _ in (tx &* factor)..<min((tx &+ 1) &* factor, sourceWidth) {
+                                r &+= Int(source[o]); g &+= Int(source[o &+ 1]); b &+= Int(source[o &+ 2])
+                                o &+= 3
                             }
-                            let o = index * 3
-                            luma += Int(source[o]) * 299 + Int(source[o + 1]) * 587 + Int(source[o + 2]) * 114
+                            sums[tx &* 3] &+= r; sums[tx &* 3 &+ 1] &+= g; sums[tx &* 3 &+ 2] &+= b
                         }
                     }
-                    let colour: (UInt8, UInt8, UInt8)
-                    if darker {
-                        colour = added
-                    } else if lighter {
-                        colour = removed
-                    } else if antiAliasedSeen {
-                        colour = antiAliased
-                    } else {
-                        let mean = luma / ((y1 - y0) * (x1 - x0))
-                        let grey = UInt8(255 - ((255_000 - mean) * opacity + 500_000) / 1_000_000)
-                        colour = (grey, grey, grey)
+                    // Rows the images agree on hold no mark: their blocks are plain grey.
+                    let marked = diff.differingRows[y0..<y1].contains(true)
+                    for tx in 0..<width {
+                        let x0 = tx * factor, x1 = min(x0 + factor, sourceWidth)
+                        var darker = false, lighter = false, antiAliasedSeen = false
+                        if marked {
+                            for y in y0..<y1 {
+                                for x in x0..<x1 {
+                                    switch marks[y &* sourceWidth &+ x] {
+                                    case PixelDiff.Mark.darker.rawValue: darker = true
+                                    case PixelDiff.Mark.lighter.rawValue: lighter = true
+                                    case PixelDiff.Mark.antiAliased.rawValue: antiAliasedSeen = true
+                                    default: break
+                                    }
+                                }
+                            }
+                        }
+                        let colour: (UInt8, UInt8, UInt8)
+                        if darker {
+                            colour = added
+                        } else if lighter {
+                            colour = removed
+                        } else if antiAliasedSeen {
+                            colour = antiAliased
+                        } else {
+                            let luma = sums[tx * 3] * 299 + sums[tx * 3 + 1] * 587 + sums[tx * 3 + 2] * 114
+                            let mean = luma / ((y1 - y0) * (x1 - x0))
+                            let grey = UInt8(255 - ((255_000 - mean) * opacity + 500_000) / 1_000_000)
+                            colour = (grey, grey, grey)
+                        }
+                        let t = (ty * width + tx) * 3
+                        target[t] = colour.0; target[t + 1] = colour.1; target[t + 2] = colour.2
                     }
-                    let t = (ty * width + tx) * 3
-                    target[t] = colour.0; target[t + 1] = colour.1; target[t + 2] = colour.2
                 }
             }
         }
