@@ -36,28 +36,29 @@ enum DiffImages {
         let width = (new.width + factor - 1) / factor, height = (new.height + factor - 1) / factor
         let out = try Bitmap(width: width, height: height)
         // Integer arithmetic throughout: this runs over every pixel of every changed page.
-        // Luma in thousandths (pixelmatch's weights rounded), faded towards white; a block's
-        // luma is summed channel by channel (the same integer as summing each pixel's luma).
+        // Luma in thousandths (pixelmatch's weights rounded), faded towards white.
         let opacity = Int((pageOpacity * 1000).rounded())
         let source = UnsafeRawBufferPointer(new.pixels).bindMemory(to: UInt8.self)
         let target = out.pixels.bindMemory(to: UInt8.self)
         let sourceWidth = new.width, sourceHeight = new.height
-        // The channel sums of each block of the current row of blocks.
-        var sums = [Int](repeating: 0, count: width * 3)
+        // The summed luma of each block of the current row of blocks.
+        var lumas = [Int](repeating: 0, count: width)
         diff.marks.withUnsafeBufferPointer { marks in
-            sums.withUnsafeMutableBufferPointer { sums in
+            lumas.withUnsafeMutableBufferPointer { lumas in
                 for ty in 0..<height {
                     let y0 = ty * factor, y1 = min(y0 + factor, sourceHeight)
-                    sums.update(repeating: 0)
+                    lumas.update(repeating: 0)
                     for y in y0..<y1 {
-                        var o = y &* sourceWidth &* 3
+                        var o = y &* sourceWidth &* 3, x = 0
                         for tx in 0..<width {
-                            var r = 0, g = 0, b = 0
-                            for _ in (tx &* factor)..<min((tx &+ 1) &* factor, sourceWidth) {
-                                r &+= Int(source[o]); g &+= Int(source[o &+ 1]); b &+= Int(source[o &+ 2])
+                            let end = min(x &+ factor, sourceWidth)
+                            var luma = 0
+                            while x < end {
+                                luma &+= Int(source[o]) &* 299 &+ Int(source[o &+ 1]) &* 587 &+ Int(source[o &+ 2]) &* 114
                                 o &+= 3
+                                x &+= 1
                             }
-                            sums[tx &* 3] &+= r; sums[tx &* 3 &+ 1] &+= g; sums[tx &* 3 &+ 2] &+= b
+                            lumas[tx] &+= luma
                         }
                     }
                     // Rows the images agree on hold no mark: their blocks are plain grey.
@@ -85,8 +86,7 @@ enum DiffImages {
                         } else if antiAliasedSeen {
                             colour = antiAliased
                         } else {
-                            let luma = sums[tx * 3] * 299 + sums[tx * 3 + 1] * 587 + sums[tx * 3 + 2] * 114
-                            let mean = luma / ((y1 - y0) * (x1 - x0))
+                            let mean = lumas[tx] / ((y1 - y0) * (x1 - x0))
                             let grey = UInt8(255 - ((255_000 - mean) * opacity + 500_000) / 1_000_000)
                             colour = (grey, grey, grey)
                         }
