@@ -125,6 +125,18 @@ import Testing
         #expect(error.map { "\($0)".hasPrefix("libpng: ") } == true, "libpng says what is wrong: \(String(describing: error))")
     }
 
+    /// A bitmap decoded into again (as `galley diff` does page after page) holds the new
+    /// image alone, whatever form either was stored in; one of another size is not reused.
+    @Test func aReusedBitmapHoldsOnlyTheNewImage() throws {
+        let first = try Self.bitmap(colours: 3000), second = try Self.bitmap(colours: 2, grey: true)
+        let reusable = try Bitmap.decoding(pngData: try first.pngData(), reusing: nil)
+        let again = try Bitmap.decoding(pngData: try second.pngData(), reusing: reusable)
+        #expect(again === reusable && again.bytes == second.bytes)
+        let smaller = try Self.bitmap(colours: 17, width: 50, height: 20)
+        let other = try Bitmap.decoding(pngData: try smaller.pngData(), reusing: reusable)
+        #expect(other !== reusable && other.bytes == smaller.bytes)
+    }
+
     /// Where a chunk type first appears in `png`.
     static func offset(of type: String, in png: [UInt8]) -> Int? {
         let bytes = Array(type.utf8)
