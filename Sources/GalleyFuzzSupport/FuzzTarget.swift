@@ -17,6 +17,8 @@ public protocol FuzzTarget: Sendable {
 public struct FuzzOutcome: Sendable, Equatable {
     /// Pages drawn (each at most `PageDrawing.window` pixels, plus a thumbnail).
     public var pagesDrawn = 0
+    /// Pages whose text was extracted (`galley diff --text`'s reading of a PDF).
+    public var pagesOfText = 0
     /// Data errors, which most fuzzed inputs give: the failure code and message a run would
     /// record.
     public var errors: [String] = []

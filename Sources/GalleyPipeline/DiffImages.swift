@@ -41,40 +41,58 @@ enum DiffImages {
         let source = UnsafeRawBufferPointer(new.pixels).bindMemory(to: UInt8.self)
         let target = out.pixels.bindMemory(to: UInt8.self)
         let sourceWidth = new.width, sourceHeight = new.height
+        // The summed luma of each block of the current row of blocks.
+        var lumas = [Int](repeating: 0, count: width)
         diff.marks.withUnsafeBufferPointer { marks in
-            for ty in 0..<height {
-                let y0 = ty * factor, y1 = min(y0 + factor, sourceHeight)
-                for tx in 0..<width {
-                    let x0 = tx * factor, x1 = min(x0 + factor, sourceWidth)
-                    var darker = false, lighter = false, antiAliasedSeen = false
-                    var luma = 0
+            lumas.withUnsafeMutableBufferPointer { lumas in
+                for ty in 0..<height {
+                    let y0 = ty * factor, y1 = min(y0 + factor, sourceHeight)
+                    lumas.update(repeating: 0)
                     for y in y0..<y1 {
-                        for x in x0..<x1 {
-                            let index = y * sourceWidth + x
-                            switch marks[index] {
-                            case PixelDiff.Mark.darker.rawValue: darker = true
-                            case PixelDiff.Mark.lighter.rawValue: lighter = true
-                            case PixelDiff.Mark.antiAliased.rawValue: antiAliasedSeen = true
-                            default: break
+                        var o = y &* sourceWidth &* 3, x = 0
+                        for tx in 0..<width {
+                            let end = min(x &+ factor, sourceWidth)
+                            var luma = 0
+                            while x < end {
+                                luma &+= Int(source[o]) &* 299 &+ Int(source[o &+ 1]) &* 587 &+ Int(source[o &+ 2]) &* 114
+                                o &+= 3
+                                x &+= 1
                             }
-                            let o = index * 3
-                            luma += Int(source[o]) * 299 + Int(source[o + 1]) * 587 + Int(source[o + 2]) * 114
+                            lumas[tx] &+= luma
                         }
                     }
-                    let colour: (UInt8, UInt8, UInt8)
-                    if darker {
-                        colour = added
-                    } else if lighter {
-                        colour = removed
-                    } else if antiAliasedSeen {
-                        colour = antiAliased
-                    } else {
-                        let mean = luma / ((y1 - y0) * (x1 - x0))
-                        let grey = UInt8(255 - ((255_000 - mean) * opacity + 500_000) / 1_000_000)
-                        colour = (grey, grey, grey)
+                    // Rows the images agree on hold no mark: their blocks are plain grey.
+                    let marked = diff.differingRows[y0..<y1].contains(true)
+                    for tx in 0..<width {
+                        let x0 = tx * factor, x1 = min(x0 + factor, sourceWidth)
+                        var darker = false, lighter = false, antiAliasedSeen = false
+                        if marked {
+                            for y in y0..<y1 {
+                                for x in x0..<x1 {
+                                    switch marks[y &* sourceWidth &+ x] {
+                                    case PixelDiff.Mark.darker.rawValue: darker = true
+                                    case PixelDiff.Mark.lighter.rawValue: lighter = true
+                                    case PixelDiff.Mark.antiAliased.rawValue: antiAliasedSeen = true
+                                    default: break
+                                    }
+                                }
+                            }
+                        }
+                        let colour: (UInt8, UInt8, UInt8)
+                        if darker {
+                            colour = added
+                        } else if lighter {
+                            colour = removed
+                        } else if antiAliasedSeen {
+                            colour = antiAliased
+                        } else {
+                            let mean = lumas[tx] / ((y1 - y0) * (x1 - x0))
+                            let grey = UInt8(255 - ((255_000 - mean) * opacity + 500_000) / 1_000_000)
+                            colour = (grey, grey, grey)
+                        }
+                        let t = (ty * width + tx) * 3
+                        target[t] = colour.0; target[t + 1] = colour.1; target[t + 2] = colour.2
                     }
-                    let t = (ty * width + tx) * 3
-                    target[t] = colour.0; target[t + 1] = colour.1; target[t + 2] = colour.2
                 }
             }
         }

@@ -36,6 +36,9 @@ public struct PixelDiff: Sendable {
     public let antiAliasedPixels: Int
     /// The rows holding counted pixels, top first: what `regions` reads.
     let changedRows: [Int]
+    /// Per row, whether its pixels differ at all (only such rows hold marks): what the diff
+    /// image reads to skip the others.
+    let differingRows: [Bool]
 
     /// The largest squared YIQ distance there is (black against white), pixelmatch's 35215.
     static let maximumDelta = 35215.0
@@ -56,6 +59,7 @@ public struct PixelDiff: Sendable {
         var marks = [UInt8](repeating: Mark.same.rawValue, count: width * height)
         var changed = 0, antiAliased = 0
         var changedRows: [Int] = []
+        var differingRows = [Bool](repeating: false, count: height)
         let rowBytes = base.rowBytes
         let width = width, height = height
         let a = UnsafeRawBufferPointer(base.pixels), b = UnsafeRawBufferPointer(new.pixels)
@@ -64,6 +68,7 @@ public struct PixelDiff: Sendable {
                 let row = y * rowBytes
                 // Most rows of a changed page are equal: one memcmp skips them.
                 if memcmp(a.baseAddress! + row, b.baseAddress! + row, rowBytes) == 0 { continue }
+                differingRows[y] = true
                 let countedBefore = changed
                 for x in 0..<width {
                     let offset = row + x * 3
@@ -89,6 +94,7 @@ public struct PixelDiff: Sendable {
             }
         }
         self.changedRows = changedRows
+        self.differingRows = differingRows
         self.marks = marks
         changedPixels = changed
         antiAliasedPixels = antiAliased

@@ -256,11 +256,16 @@ struct DiffPlan {
         queue.maxConcurrentOperationCount = max(1, options.workers)
         queue.name = "galley.diff"
         let baseFolder = baseFolder, newFolder = newFolder
+        // At most one per worker: each operation takes one and gives it back.
+        let scratches = Mutex<[DiffScratch]>([])
         for (index, job) in jobs.enumerated() where job.kind != .unchanged {
             queue.addOperation {
                 guard firstError.withLock({ $0 == nil }) else { return }
+                let scratch = scratches.withLock { $0.popLast() } ?? DiffScratch()
+                defer { scratches.withLock { $0.append(scratch) } }
                 do {
-                    let change = try PageComparison(job: job, baseFolder: baseFolder, newFolder: newFolder, output: output, options: options).run()
+                    let change = try PageComparison(job: job, baseFolder: baseFolder, newFolder: newFolder, output: output, options: options,
+                                                    scratch: scratch).run()
                     results.withLock { $0[index] = change }
                 } catch {
                     firstError.withLock { if $0 == nil { $0 = error } }
@@ -341,6 +346,16 @@ struct DiffPlan {
     }
 }
 
+/// The bitmaps a worker decodes page pairs into, kept from one page to the next: pages of one
+/// size reuse them instead of touching fresh memory (whose page faults cost as much as the
+/// decoding did). Owned by one operation at a time, taken from and given back to
+/// `comparePages`' pool under its lock: that hand-off, not a lock of its own, is why it may be
+/// `Sendable`.
+final class DiffScratch: @unchecked Sendable {
+    var before: Bitmap?
+    var after: Bitmap?
+}
+
 /// One page pair read, compared and drawn: what a worker does for a job.
 struct PageComparison {
     let job: DiffPlan.PageJob
@@ -348,6 +363,7 @@ struct PageComparison {
     let newFolder: URL
     let output: URL
     let options: DiffOptions
+    let scratch: DiffScratch
 
     /// The page's entry in the report.
     func run() throws -> DiffReport.PageChange {
@@ -356,8 +372,14 @@ struct PageComparison {
         // Read both pictures (the bytes are copied into the diff folder as they are).
         var before: (bytes: [UInt8], bitmap: Bitmap)?, after: (bytes: [UInt8], bitmap: Bitmap)?
         do {
-            if let picture = job.base?.picture { before = try read(picture, in: baseFolder) }
-            if let picture = job.new?.picture { after = try read(picture, in: newFolder) }
+            if let picture = job.base?.picture {
+                before = try read(picture, in: baseFolder, reusing: scratch.before)
+                scratch.before = before?.bitmap
+            }
+            if let picture = job.new?.picture {
+                after = try read(picture, in: newFolder, reusing: scratch.after)
+                scratch.after = after?.bitmap
+            }
         } catch {
             change.status = .unreadable
             change.error = "\(error)"
@@ -412,14 +434,14 @@ struct PageComparison {
         (Double(pixels) / scale * 100).rounded() / 100
     }
 
-    private func read(_ picture: DiffPlan.Picture, in folder: URL) throws -> (bytes: [UInt8], bitmap: Bitmap) {
+    private func read(_ picture: DiffPlan.Picture, in folder: URL, reusing reusable: Bitmap?) throws -> (bytes: [UInt8], bitmap: Bitmap) {
         let url = folder.appendingPathComponent(picture.path)
         guard let data = FileManager.default.contents(atPath: url.path) else {
             throw OutputError(path: url.path, message: "cannot be read")
         }
         let bytes = Array(data)
         do {
-            return (bytes, try Bitmap(pngData: bytes))
+            return (bytes, try Bitmap.decoding(pngData: bytes, reusing: reusable))
         } catch {
             throw OutputError(path: url.path, message: "not a readable PNG (\(error))")
         }

@@ -82,17 +82,44 @@ extension Bitmap {
 
     /// Decodes PNG bytes to an RGB bitmap, compositing any transparency onto white.
     public convenience init(pngData: [UInt8]) throws(RasterError) {
-        var image = gp_image()
+        let (width, height) = try Self.pngSize(pngData)
+        try self.init(width: width, height: height)
+        try decodePNG(pngData)
+    }
+
+    /// Decodes PNG bytes as `init(pngData:)` does, into `reusable` when it has the image's
+    /// size (its pixels are overwritten), else into a new bitmap: a caller decoding page after
+    /// page keeps one bitmap's memory instead of touching fresh pages for each, whose faults
+    /// cost as much as the decoding (`galley diff`).
+    public static func decoding(pngData: [UInt8], reusing reusable: Bitmap?) throws(RasterError) -> Bitmap {
+        let (width, height) = try pngSize(pngData)
+        guard let reusable, reusable.width == width, reusable.height == height else {
+            let bitmap = try Bitmap(width: width, height: height)
+            try bitmap.decodePNG(pngData)
+            return bitmap
+        }
+        try reusable.decodePNG(pngData)
+        return reusable
+    }
+
+    private static func pngSize(_ pngData: [UInt8]) throws(RasterError) -> (width: Int, height: Int) {
+        var error = [CChar](repeating: 0, count: 256)
+        var width: Int32 = 0, height: Int32 = 0
+        let status = pngData.withUnsafeBufferPointer { gp_decode_size($0.baseAddress, $0.count, &width, &height, &error, error.count) }
+        guard status == 0 else { throw RasterError(.decodeFailed, String(cStringBuffer: error)) }
+        return (Int(width), Int(height))
+    }
+
+    /// Decodes straight into the pixels, whose size must be the image's.
+    private func decodePNG(_ pngData: [UInt8]) throws(RasterError) {
+        guard let target = pixels.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
+            throw RasterError(.invalidSize, "bitmap has no pixels")
+        }
         var error = [CChar](repeating: 0, count: 256)
         let status = pngData.withUnsafeBufferPointer {
-            gp_decode($0.baseAddress, $0.count, 3, &image, &error, error.count)
+            gp_decode_rgb($0.baseAddress, $0.count, Int32(width), Int32(height), target, &error, error.count)
         }
-        guard status == 0, let source = image.pixels else {
-            throw RasterError(.decodeFailed, String(cStringBuffer: error))
-        }
-        defer { gp_image_free(&image) }
-        try self.init(width: Int(image.width), height: Int(image.height))
-        pixels.copyMemory(from: UnsafeRawBufferPointer(start: source, count: pixels.count))
+        guard status == 0 else { throw RasterError(.decodeFailed, String(cStringBuffer: error)) }
     }
 }
 

@@ -94,3 +94,16 @@ struct FailCasesTests {
     let plus = target.run(path("M10 50 90 +90 Z"))
     #expect(plus.pagesDrawn == 0 && plus.errors.contains { $0.contains("path data MuPDF cannot read") }, "\(plus.errors)")
 }
+
+/// The PDF target reads every page's text as `galley diff --text` does, besides drawing page 1,
+/// so a fuzzing pass reaches MuPDF's text extraction through the shim; a file that does not
+/// open gives its error and no text.
+@Test func pdfTargetExtractsEachPagesText() throws {
+    let target = try PDFFuzzTarget()
+    let article = try [UInt8](Data(contentsOf: Fixtures.repositoryRoot.appendingPathComponent("fixtures/pdf/article.pdf")))
+    let outcome = target.run(article)
+    #expect(outcome.pagesDrawn == 1 && outcome.pagesOfText == 4, "\(outcome)")
+    #expect(outcome.errors.isEmpty, "\(outcome.errors)")
+    let garbage = target.run(Array("%PDF-1.7 not really".utf8))
+    #expect(garbage.pagesOfText == 0 && !garbage.errors.isEmpty)
+}

@@ -101,6 +101,48 @@ import Testing
         #expect(PNGText.chunks(of: png.bytes)?["Thumb::Size"] == "12")
     }
 
+    /// The forms a run writes are read by Galley's own reader; anything else (transparency
+    /// here) goes to libpng, and a damaged file is refused, never decoded to wrong pixels.
+    @Test func transparencyIsCompositedOntoWhiteAndDamageIsRefused() throws {
+        // Black pixels: opaque, transparent, half transparent.
+        var rgba = [UInt8](repeating: 0, count: 3 * 4)
+        rgba[3] = 255; rgba[7] = 0; rgba[11] = 128
+        let png = try rgba.withUnsafeBytes { buffer in
+            try WholeImagePNG.encode(rows: buffer.baseAddress!, width: 3, height: 1, stride: 12, channels: 4,
+                                     compression: .default, reduce: true)
+        }
+        let decoded = try Bitmap(pngData: png.bytes)
+        #expect(decoded.pixel(x: 0, y: 0) == (0, 0, 0) && decoded.pixel(x: 1, y: 0) == (255, 255, 255))
+        #expect((1...254).contains(decoded.pixel(x: 2, y: 0).r), "half-transparent black on white is grey (libpng blends in linear light)")
+
+        let page = try Self.bitmap(colours: 40).pngData()
+        var damaged = page
+        // A byte inside the first IDAT's data: its CRC no longer matches.
+        let type = try #require(Self.offset(of: "IDAT", in: damaged))
+        damaged[type + 12] ^= 0x40
+        let error = #expect(throws: RasterError.self) { try Bitmap(pngData: damaged) }
+        #expect(error?.code == .decodeFailed)
+        #expect(error.map { "\($0)".hasPrefix("libpng: ") } == true, "libpng says what is wrong: \(String(describing: error))")
+    }
+
+    /// A bitmap decoded into again (as `galley diff` does page after page) holds the new
+    /// image alone, whatever form either was stored in; one of another size is not reused.
+    @Test func aReusedBitmapHoldsOnlyTheNewImage() throws {
+        let first = try Self.bitmap(colours: 3000), second = try Self.bitmap(colours: 2, grey: true)
+        let reusable = try Bitmap.decoding(pngData: try first.pngData(), reusing: nil)
+        let again = try Bitmap.decoding(pngData: try second.pngData(), reusing: reusable)
+        #expect(again === reusable && again.bytes == second.bytes)
+        let smaller = try Self.bitmap(colours: 17, width: 50, height: 20)
+        let other = try Bitmap.decoding(pngData: try smaller.pngData(), reusing: reusable)
+        #expect(other !== reusable && other.bytes == smaller.bytes)
+    }
+
+    /// Where a chunk type first appears in `png`.
+    static func offset(of type: String, in png: [UInt8]) -> Int? {
+        let bytes = Array(type.utf8)
+        return png.indices.dropLast(3).first { Array(png[$0..<($0 + 4)]) == bytes }
+    }
+
     @Test func badTextKeysAreRefused() throws {
         let bitmap = try Self.bitmap(colours: 3)
         for key in ["", String(repeating: "k", count: 80)] {

@@ -8,7 +8,8 @@
 // failure comes back as -1 with libpng's message in the writer's error buffer.
 // An image held whole in memory skips libpng: gp_encode_image (whole_image.c) reduces its
 // colour type, filters it, compresses it with one libdeflate call and writes the chunks,
-// so a page costs one call from Swift and no per-row crossing.
+// so a page costs one call from Swift and no per-row crossing; gp_decode_rgb (decode.c)
+// reads those forms back with one libdeflate call too.
 
 #include <stddef.h>
 
@@ -80,18 +81,13 @@ int gp_encode_image(const unsigned char *pixels, int width, int height, size_t s
                     gp_encoded *result, char *error, size_t error_size);
 void gp_encoded_free(gp_encoded *encoded);
 
-/// A decoded image: 8-bit samples, `channels` per pixel, rows packed.
-typedef struct gp_image {
-    int width;
-    int height;
-    int channels;
-    unsigned char *pixels; /* release with gp_image_free */
-} gp_image;
-
-/// Decodes a PNG to 8-bit RGB (channels 3) or RGBA (channels 4), as asked.
-int gp_decode(const unsigned char *data, size_t length, int channels, gp_image *out,
-              char *error, size_t error_size);
-void gp_image_free(gp_image *image);
+/// The pixel size a PNG declares: 0, or -1 with a message when it is not a readable PNG.
+int gp_decode_size(const unsigned char *data, size_t length, int *width, int *height, char *error, size_t error_size);
+/// Decodes a PNG of `width`×`height` pixels (gp_decode_size's) into `pixels`: 8-bit RGB, rows
+/// packed, any transparency composited onto white. The forms gp_encode_image writes are read
+/// with libdeflate (decode.c), the rest with libpng. Returns 0, or -1 with a message.
+int gp_decode_rgb(const unsigned char *data, size_t length, int width, int height, unsigned char *pixels,
+                  char *error, size_t error_size);
 
 #ifdef __cplusplus
 }
