@@ -240,6 +240,7 @@ public struct MarkupParser: Sendable {
             run.value.language = language
             return run
         }
-        return AttributedText(scalars: text.scalars, styleRuns: runs, paragraphs: text.paragraphs, attachments: text.attachments)
+        return AttributedText(scalars: text.scalars, styleRuns: runs, paragraphs: text.paragraphs, attachments: text.attachments,
+                              tables: text.tables)
     }
 }
