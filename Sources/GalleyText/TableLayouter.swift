@@ -519,16 +519,16 @@ final class TableLayouter {
                 let slot = Rect(x: x + slotX(cell.cell.column), y: rowTops[first], width: slotWidth(cell.cell), height: height)
                 let cellStyle = cell.cell.style
                 if let background = cellStyle.background { backgrounds.append(FilledRect(rect: slot, color: background)) }
+                // The cell's box: its border box, or with collapsed borders the box between the
+                // middles of its grid lines, where its borders are centred.
+                var box = slot
                 if style.collapse {
-                    // Centred on the grid line, in the gap the widest border of the line made.
                     let left = columnGaps[cell.cell.column], right = columnGaps[cell.cell.column + cell.cell.columnSpan]
                     let above = rowGaps[cell.row], below = rowGaps[min(cell.row + spanned.count, rowGaps.count - 1)]
-                    let box = Rect(x: slot.x - left / 2, y: slot.y - above / 2, width: slot.width + (left + right) / 2,
-                                   height: slot.height + (above + below) / 2)
-                    borders += Self.borderRects(box, cellStyle.border, centred: true)
-                } else {
-                    borders += Self.borderRects(slot, cellStyle.border)
+                    box = Rect(x: slot.x - left / 2, y: slot.y - above / 2, width: slot.width + (left + right) / 2,
+                               height: slot.height + (above + below) / 2)
                 }
+                borders += Self.borderRects(box, cellStyle.border, centred: style.collapse)
                 let content = Rect(x: slot.x + cellStyle.padding.left + (style.collapse ? 0 : cellStyle.border.left.width),
                                    y: slot.y + cellStyle.padding.top + (style.collapse ? 0 : cellStyle.border.top.width),
                                    width: 0, height: slot.height - verticalExtra(cell.cell))
@@ -549,7 +549,7 @@ final class TableLayouter {
                     ? (start + offset(ofParagraph: cell.cell.paragraphs.lowerBound))..<(start + offset(ofParagraph: cell.cell.paragraphs.upperBound))
                     : (start + cell.from)..<(start + max(cell.from, cell.to))
                 cellFrames.append(CellFrame(row: cell.row, column: cell.cell.column, rowSpan: spanned.count, columnSpan: cell.cell.columnSpan,
-                                            rect: slot, range: range, isRepeatedHeader: group.repeated))
+                                            rect: box, range: range, isRepeatedHeader: group.repeated))
             }
         }
         frame.tableRects += backgrounds + borders
@@ -597,7 +597,8 @@ public struct CellFrame: Hashable, Sendable {
     public var column: Int
     public var rowSpan: Int
     public var columnSpan: Int
-    /// The cell's box in this piece (its border box; with collapsed borders, inside them).
+    /// The cell's box in this piece: its border box, or with collapsed borders the box between
+    /// the middles of its grid lines (neighbouring cells share an edge).
     public var rect: Rect
     /// Global offsets of the text set in the cell here: part of the cell's text when the
     /// row is split, the whole of it for a repeated header row.
