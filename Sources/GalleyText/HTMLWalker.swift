@@ -639,7 +639,7 @@ struct HTMLWalker {
         case .row:
             openTable?.row = []
         case .cell:
-            guard var open = openTable else { return }
+            guard var open = openTable.take() else { return }
             builder.discardPendingMargins()
             let start = builder.paragraphCount
             if open.firstCell { open.table.paragraphs = start..<start }
@@ -685,14 +685,22 @@ struct HTMLWalker {
         case .rowGroup:
             openTable?.inHeader = false
         case .cell:
-            guard var open = openTable, let start = open.cellStart else { return }
+            guard var open = openTable.take() else { return }
+            guard let start = open.cellStart else {
+                openTable = open
+                return
+            }
             open.cell.paragraphs = start..<builder.paragraphCount
             open.row?.append(open.cell)
             open.cellStart = nil
             openTable = open
             builder.discardPendingMargins()
         case .row:
-            guard var open = openTable, var cells = open.row else { return }
+            guard var open = openTable.take() else { return }
+            guard var cells = open.row.take() else {
+                openTable = open
+                return
+            }
             // HTML's table-forming algorithm: each cell takes the first columns not covered by
             // a rowspan from above.
             var column = 0
