@@ -233,7 +233,10 @@ public final class Framesetter {
     /// nil for other text, and for a table that no width can hold as a grid (then set as
     /// paragraphs, with a warning).
     private func table(at index: Int, offset: Int, measure: Double) throws(TypesetError) -> TableLayouter? {
-        if let activeTable, activeTable.table.paragraphs.contains(index) { return activeTable }
+        // Rows without text after the last that has some start where the next text does.
+        if let activeTable, activeTable.table.paragraphs.contains(index) || (offset == activeTable.position && !activeTable.isFinished) {
+            return activeTable
+        }
         guard let tableIndex = tableStarts[index], offset == text.paragraphs[index].range.lowerBound,
               !flattenedTables.contains(tableIndex) else { return nil }
         if let activeTable { finish(activeTable) }

@@ -78,7 +78,7 @@ final class TableLayouter {
         let text = article.text
         self.index = index
         self.article = article
-        let table = text.tables[index]
+        let table = Self.bounded(text.tables[index], by: min(article.maximumBox.width, article.maximumBox.height) / 8)
         let start = text.paragraphs[table.paragraphs.lowerBound].range.lowerBound
         let end = text.paragraphs[table.paragraphs.upperBound - 1].range.upperBound
         self.table = table
@@ -89,6 +89,26 @@ final class TableLayouter {
         attachmentBase = text.attachments.partitioningIndex { $0.offset >= start }
         cells = Self.framesetter(for: text, table: table, range: start..<end, scale: 1, article: article)
         try resolveColumns(measure: measure)
+    }
+
+    /// The table with its vertical paddings, borders and spacing each at most `limit`, so
+    /// that a cell's content always starts inside the column (hostile `padding: 2000px`).
+    private static func bounded(_ table: TextTable, by limit: Double) -> TextTable {
+        var table = table
+        func bound(_ sides: inout TextTable.Sides<TextTable.Border>) {
+            sides.top.width = min(sides.top.width, limit)
+            sides.bottom.width = min(sides.bottom.width, limit)
+        }
+        bound(&table.style.border)
+        table.style.spacing = min(table.style.spacing, limit)
+        for row in table.rows.indices {
+            for cell in table.rows[row].cells.indices {
+                table.rows[row].cells[cell].style.padding.top = min(table.rows[row].cells[cell].style.padding.top, limit)
+                table.rows[row].cells[cell].style.padding.bottom = min(table.rows[row].cells[cell].style.padding.bottom, limit)
+                bound(&table.rows[row].cells[cell].style.border)
+            }
+        }
+        return table
     }
 
     // MARK: - Column widths
@@ -425,7 +445,7 @@ final class TableLayouter {
                 if !piece.complete { cut = true }
                 split.append(piece)
             }
-            if !split.contains(where: { $0.to > $0.from }) {
+            if !split.contains(where: { $0.to > $0.from }) && !split.allSatisfy(\.complete) {
                 guard columnIsEmpty && !rowsPlaced, let index = split.firstIndex(where: { !$0.complete }) else { break }
                 // Not one line fits even in an empty column: the next line is set anyway, as
                 // the framesetter sets a line taller than its column.
@@ -443,7 +463,9 @@ final class TableLayouter {
             progress = done ? nil : split.map(\.to)
             if done { nextRow += 1 }
             let tallest = split.map { $0.contentHeight + verticalExtra($0.cell) }.max() ?? 0
-            let splitHeight = done ? tallest : max(room, tallest)
+            // A cut row fills the column; a finished one is as tall as its cells, but never
+            // past the column's foot (a row of nothing but padding taller than a column).
+            let splitHeight = done ? min(tallest, max(0, room)) : max(room, tallest)
             placed.append(PlacedRows(cells: split, rows: row..<(row + 1), heights: [splitHeight], top: y + gapAbove, repeated: false))
             y += gapAbove + splitHeight
             rowsPlaced = true
