@@ -50,6 +50,8 @@ final class TableLayouter {
     private let article: Framesetter
     private var cells: Framesetter
     private let attachmentBase: Int
+    /// The widest a picture in a cell is set: a column's share of the table's room.
+    private let pictureWidth: Double
     /// Index of the table's first paragraph in the article.
     private let firstParagraph: Int
 
@@ -87,7 +89,8 @@ final class TableLayouter {
         firstParagraph = table.paragraphs.lowerBound
         position = start
         attachmentBase = text.attachments.partitioningIndex { $0.offset >= start }
-        cells = Self.framesetter(for: text, table: table, range: start..<end, scale: 1, article: article)
+        pictureWidth = Self.pictureWidth(table, measure: measure)
+        cells = Self.framesetter(for: text, table: table, range: start..<end, scale: 1, article: article, pictureWidth: pictureWidth)
         try resolveColumns(measure: measure)
     }
 
@@ -115,7 +118,7 @@ final class TableLayouter {
 
     /// A framesetter over the table's text alone, its fonts scaled by `scale`.
     private static func framesetter(for text: AttributedText, table: TextTable, range: Range<Int>, scale: Double,
-                                    article: Framesetter) -> Framesetter {
+                                    article: Framesetter, pictureWidth: Double) -> Framesetter {
         var runs: [AttributeRun<TextStyle>] = []
         var runIndex = text.styleRunIndex(at: range.lowerBound)
         while runIndex < text.styleRuns.count, text.styleRuns[runIndex].range.lowerBound < range.upperBound {
@@ -137,8 +140,27 @@ final class TableLayouter {
             return attachment
         }
         let own = AttributedText(scalars: Array(text.scalars[range]), styleRuns: runs, paragraphs: paragraphs, attachments: attachments)
-        return Framesetter(text: own, fonts: article.fonts, maximumBox: article.maximumBox, typography: article.typography,
-                           vertical: article.vertical)
+        return Framesetter(text: own, fonts: article.fonts, maximumBox: (min(article.maximumBox.width, pictureWidth), article.maximumBox.height),
+                           typography: article.typography, vertical: article.vertical)
+    }
+
+    /// The room the table has in a column `measure` wide, within its indents.
+    private static func room(_ table: TextTable, measure: Double) -> (indent: Double, available: Double) {
+        let indent = min(max(0, table.style.startIndent), measure / 2)
+        return (indent, max(measure / 2, measure - indent - max(0, table.style.endIndent)))
+    }
+
+    /// A picture in a cell is at most a column's even share of the table's room, less the
+    /// widest padding and borders and the spacing, so that a picture as wide as the page's
+    /// column scales down to sit beside the other cells instead of making the table too wide.
+    private static func pictureWidth(_ table: TextTable, measure: Double) -> Double {
+        let columns = Double(max(1, table.columnCount))
+        let style = table.style
+        let edges = style.border.left.width + style.border.right.width + (style.collapse ? 0 : style.spacing * (columns + 1))
+        let extra = table.rows.lazy.flatMap(\.cells).reduce(0.0) { widest, cell in
+            max(widest, cell.style.padding.left + cell.style.padding.right + cell.style.border.left.width + cell.style.border.right.width)
+        }
+        return max(1, (room(table, measure: measure).available - edges) / columns - extra)
     }
 
     /// Horizontal space a cell takes besides its content: padding, and borders when they are
@@ -224,8 +246,8 @@ final class TableLayouter {
     private func resolveColumns(measure: Double) throws(TypesetError) {
         resolveGaps()
         let style = table.style
-        indent = min(max(0, style.startIndent), measure / 2)
-        let available = max(measure / 2, measure - indent - max(0, style.endIndent))
+        let available: Double
+        (indent, available) = Self.room(table, measure: measure)
         let gaps = columnGaps.reduce(0, +)
         var widths = try measureColumns()
         var tries = 1
@@ -238,7 +260,8 @@ final class TableLayouter {
             var next = max(Self.minimumScale, scale * room / max(needed, 1))
             if next > scale - 0.01 { next = scale - 0.05 }
             scale = max(Self.minimumScale, next)
-            cells = Self.framesetter(for: article.text, table: table, range: start..<end, scale: scale, article: article)
+            cells = Self.framesetter(for: article.text, table: table, range: start..<end, scale: scale, article: article,
+                                     pictureWidth: pictureWidth)
             widths = try measureColumns()
             tries += 1
         }

@@ -216,6 +216,19 @@ import Testing
         #expect(smaller.pages[0].columns[0].lines.count == 1)
     }
 
+    @Test func aPictureAsWideAsTheColumnSitsInItsCellBesideTheOthers() throws {
+        let article = parse("<table border='1'><tr><td><img src='wide.png' width='800' height='400'></td>"
+                            + "<td>A description of the picture beside it, long enough to wrap.</td></tr></table>")
+        let (pages, warnings) = try typeset(article, layout(columns: 2))
+        expectWellFormed(pages, text: article.text)
+        #expect(warnings.isEmpty, "\(warnings)")
+        let piece = try #require(pages.first?.columns.first?.tables.first, "set as a grid")
+        let picture = try #require(pages.first?.attachments.first)
+        let cell = try #require(piece.cells.first { $0.column == 0 })
+        #expect(contains(cell.rect, picture.rect), "picture \(picture.rect) outside its cell \(cell.rect)")
+        #expect(piece.cells.first { $0.column == 1 }.map { $0.rect.x >= picture.rect.maxX } == true)
+    }
+
     @Test func aTableInVerticalTextIsSetInTheArticlesWritingMode() throws {
         let article = parse("""
             <body lang="ja"><p>縦書きの文章の中に表を置く。</p><table border="1"><thead><tr><th>演算子</th><th>意味</th></tr></thead>
