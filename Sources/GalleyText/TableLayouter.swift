@@ -175,10 +175,11 @@ final class TableLayouter {
             + (table.style.collapse ? 0 : cell.style.border.top.width + cell.style.border.bottom.width)
     }
 
-    /// Per grid column: the minimum, maximum and widest-character widths of its slot.
-    private func measureColumns() throws(TypesetError) -> (minimum: [Double], maximum: [Double], cluster: [Double]) {
+    /// Per grid column: the minimum, maximum and widest-character widths of its slot, and the
+    /// widest padding and borders of its cells (what does not scale with the font).
+    private func measureColumns() throws(TypesetError) -> (minimum: [Double], maximum: [Double], cluster: [Double], extra: [Double]) {
         let count = table.columnCount
-        var minimum = [Double](repeating: 0, count: count), maximum = minimum, cluster = minimum
+        var minimum = [Double](repeating: 0, count: count), maximum = minimum, cluster = minimum, extras = minimum
         var spanning: [(cell: TextTable.Cell, minimum: Double, maximum: Double, cluster: Double)] = []
         for cell in table.rows.lazy.flatMap(\.cells) {
             var widths = (minimum: 0.0, maximum: 0.0, cluster: 0.0)
@@ -193,6 +194,7 @@ final class TableLayouter {
                 minimum[cell.column] = max(minimum[cell.column], measured.minimum)
                 maximum[cell.column] = max(maximum[cell.column], measured.maximum)
                 cluster[cell.column] = max(cluster[cell.column], measured.cluster)
+                extras[cell.column] = max(extras[cell.column], extra)
             } else {
                 spanning.append((cell, measured.minimum, measured.maximum, measured.cluster))
             }
@@ -216,7 +218,7 @@ final class TableLayouter {
             spread(cellCluster, into: &cluster)
         }
         for column in 0..<count { maximum[column] = max(maximum[column], minimum[column]) }
-        return (minimum, maximum, cluster)
+        return (minimum, maximum, cluster, extras)
     }
 
     /// The gaps between columns: spacing and the table's borders, or collapsed borders.
@@ -253,10 +255,11 @@ final class TableLayouter {
         var tries = 1
         while widths.minimum.reduce(0, +) + gaps > available + LineFiller.tolerance, scale > Self.minimumScale,
               tries < Self.maximumScaleTries {
-            // Text widths scale with the font; paddings and borders do not, so the estimate is
-            // tried and lowered again when it falls short.
-            let needed = widths.minimum.reduce(0, +)
-            let room = max(0, available - gaps)
+            // Text widths scale with the font; paddings and borders do not. The estimate is
+            // tried and lowered again when it falls short (spanning cells).
+            let fixed = widths.extra.reduce(0, +)
+            let needed = widths.minimum.reduce(0, +) - fixed
+            let room = max(0, available - gaps - fixed)
             var next = max(Self.minimumScale, scale * room / max(needed, 1))
             if next > scale - 0.01 { next = scale - 0.05 }
             scale = max(Self.minimumScale, next)
