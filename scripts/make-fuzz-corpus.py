@@ -3,7 +3,8 @@
 
     python3 scripts/make-fuzz-corpus.py OUT
 
-OUT/FuzzMarkup        every article fixture (fixtures/articles, fixtures/broken-articles) in
+OUT/FuzzMarkup        every article fixture (fixtures/articles, fixtures/broken-articles,
+                      fixtures/tables) in
                       pieces of at most MARKUP_MAX_LEN bytes, cut where a line starts so no
                       UTF-8 sequence or tag is split, each behind two of the target's option
                       bytes (layout: vertical, optimal breaking, hyphenation, columns, ...; see
@@ -84,7 +85,7 @@ def pieces(data, size):
 def markup_seeds(out):
     folder = os.path.join(out, "FuzzMarkup")
     count = 0
-    for fixtures in ("fixtures/articles", "fixtures/broken-articles"):
+    for fixtures in ("fixtures/articles", "fixtures/broken-articles", "fixtures/tables"):
         directory = os.path.join(ROOT, fixtures)
         for name in sorted(os.listdir(directory)):
             path = os.path.join(directory, name)

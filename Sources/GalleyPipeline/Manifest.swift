@@ -154,6 +154,8 @@ public struct Manifest: Codable, Sendable, Equatable {
         public var breakExceptionCount: Int?
         /// Articles: inline images placed on the page.
         public var attachments: [AttachmentFrame]?
+        /// Articles: pieces of tables set on the page, with their cells; absent when none.
+        public var tables: [TableFrame]? = nil
     }
 
     /// A rectangle in points, top-left origin of the page, y down.
@@ -169,6 +171,37 @@ public struct Manifest: Codable, Sendable, Equatable {
         /// `[start, end)` in Unicode scalars of the article's text.
         public var textRange: [Int]
         public var lineCount: Int
+    }
+
+    /// A piece of a table in one column: its box, its rows and its cells.
+    public struct TableFrame: Codable, Sendable, Equatable {
+        /// The page (1-based): in `galley typeset --json`, which lists a layout's tables
+        /// together; absent in the manifest, where the page holds them.
+        public var page: Int?
+        /// Index of the column on the page (0-based).
+        public var column: Int
+        /// The table's index among the article's tables (0-based, document order).
+        public var table: Int
+        public var rect: Rect
+        /// `[first, end)`: the rows whose text is set here (repeated header rows aside).
+        public var rows: [Int]
+        public var rowCount: Int
+        public var columnCount: Int
+        /// Font size as a fraction of the markup's (below 1 when set smaller to fit).
+        public var scale: Double
+        public var cells: [Cell]
+
+        public struct Cell: Codable, Sendable, Equatable {
+            public var row: Int
+            public var column: Int
+            public var rowSpan: Int
+            public var columnSpan: Int
+            public var rect: Rect
+            /// `[start, end)` in Unicode scalars: the text set in the cell here.
+            public var textRange: [Int]
+            /// A header row drawn again after a break; its text is counted where it was first set.
+            public var repeatedHeader: Bool
+        }
     }
 
     public struct AttachmentFrame: Codable, Sendable, Equatable {

@@ -21,6 +21,30 @@ protocol PageProducer: AnyObject {
 /// Points rounded to 1/1000, so the manifest does not carry float noise.
 func manifestPoints(_ value: Double) -> Double { (value * 1000).rounded() / 1000 }
 
+extension Manifest {
+    /// The pieces of tables on a typeset page, in column order.
+    static func tables(of page: TypesetPage) -> [TableFrame] {
+        page.columns.enumerated().flatMap { index, column in
+            column.tables.map { table in
+                TableFrame(column: index, table: table.table, rect: Rect(table.rect), rows: [table.rows.lowerBound, table.rows.upperBound],
+                           rowCount: table.rowCount, columnCount: table.columnCount, scale: (table.scale * 1000).rounded() / 1000,
+                           cells: table.cells.map { cell in
+                               TableFrame.Cell(row: cell.row, column: cell.column, rowSpan: cell.rowSpan, columnSpan: cell.columnSpan,
+                                               rect: Rect(cell.rect), textRange: [cell.range.lowerBound, cell.range.upperBound],
+                                               repeatedHeader: cell.isRepeatedHeader)
+                           })
+            }
+        }
+    }
+}
+
+extension Manifest.Rect {
+    /// A typeset rectangle, rounded as the manifest rounds points.
+    init(_ rect: GalleyText.Rect) {
+        (x, y, width, height) = (manifestPoints(rect.x), manifestPoints(rect.y), manifestPoints(rect.width), manifestPoints(rect.height))
+    }
+}
+
 /// Runs page work under `page_timeout`: past it the work is aborted (through the same
 /// cancellation as Ctrl-C) and fails as `timed-out`, naming the page.
 struct TimeLimiter {
@@ -201,6 +225,7 @@ final class ArticlePages: PageProducer {
     private var made: [Manifest.LayoutPages] = []
     private var uncovered: [Unicode.Scalar: Int] = [:]
     private var unhyphenated: Set<String> = []
+    private var tableWarnings: [String] = []
     private var sequence = 0
     /// The page selection and limit, applied to each layout's pages.
     private let selection: PageSelection?
@@ -314,6 +339,7 @@ final class ArticlePages: PageProducer {
         if let typesetter {
             uncovered.merge(typesetter.uncoveredCharacters, uniquingKeysWith: max)
             unhyphenated.formUnion(typesetter.unhyphenatedLanguages)
+            tableWarnings += typesetter.tableWarnings
         }
         typesetter = nil
         layoutIndex += 1
@@ -330,13 +356,14 @@ final class ArticlePages: PageProducer {
         let attachments = page.attachments.map {
             Manifest.AttachmentFrame(column: $0.column, rect: rect($0.rect), offset: $0.offset, source: $0.source)
         }
+        let tables = Manifest.tables(of: page)
         return PageFacts(index: sequence, number: page.number, folder: "\(article.document.name)/\(layout.name)",
                          widthPt: manifestPoints(page.size.width), heightPt: manifestPoints(page.size.height), rotation: 0,
                          layout: LayoutFacts(name: layout.name, writingMode: page.writingMode, columns: columns, lineCount: page.lineCount,
                                              justifiedLineCount: page.justifiedLineCount, hyphenatedLineCount: page.hyphenatedLineCount,
                                              looseLineCount: page.looseLineCount,
                                              wrappedPreformattedLineCount: page.wrappedPreformattedLineCount,
-                                             breakExceptionCount: page.breakExceptionCount, attachments: attachments))
+                                             breakExceptionCount: page.breakExceptionCount, attachments: attachments, tables: tables))
     }
 
     func finish() {
@@ -347,6 +374,15 @@ final class ArticlePages: PageProducer {
             let listed = uncovered.keys.sorted { $0.value < $1.value }.prefix(12)
                 .map { String(format: "U+%04X", $0.value) }.joined(separator: " ")
             all.append("no installed font has a glyph for \(total) character(s) (\(listed)\(uncovered.count > 12 ? " …" : "")); they show as boxes. Install a font that covers them or add its folder under fonts:")
+        }
+        if !tableWarnings.isEmpty {
+            // One line per kind of adjustment, however many tables and layouts needed it.
+            var counts: [String: Int] = [:]
+            for warning in tableWarnings { counts[warning, default: 0] += 1 }
+            for warning in tableWarnings where counts[warning] != nil {
+                let count = counts.removeValue(forKey: warning) ?? 1
+                all.append(count > 1 ? "\(warning) (\(count) times)" : warning)
+            }
         }
         if unhyphenated.contains("") {
             all.append("hyphenation is on but some text has no language, so it was not hyphenated; give the markup a lang attribute or the layout a language")

@@ -61,6 +61,7 @@ struct LayoutFacts: Sendable {
     var wrappedPreformattedLineCount: Int
     var breakExceptionCount: Int
     var attachments: [Manifest.AttachmentFrame]
+    var tables: [Manifest.TableFrame] = []
 }
 
 /// Progress reported while a run goes on.
@@ -451,7 +452,8 @@ final class RunRecorder: Sendable {
                                  looseLineCount: page.facts.layout?.looseLineCount,
                                  wrappedPreformattedLineCount: page.facts.layout?.wrappedPreformattedLineCount,
                                  breakExceptionCount: page.facts.layout?.breakExceptionCount,
-                                 attachments: page.facts.layout?.attachments)
+                                 attachments: page.facts.layout?.attachments,
+                                 tables: page.facts.layout.flatMap { $0.tables.isEmpty ? nil : $0.tables })
         }
         return Manifest.Document(name: document.source.name, input: document.source.input,
                                  source: document.source.relativePath, kind: document.source.kind,

@@ -30,6 +30,8 @@ public struct TypesetMeasurement: Codable, Sendable {
         public var wallSeconds: Double
         /// Every line, when asked for (`galley typeset --lines`).
         public var lineDetails: [Line]?
+        /// Pieces of tables, page by page, each with its page; absent when the article has none.
+        public var tables: [Manifest.TableFrame]?
     }
 
     /// One line as set: where it is, what it holds and how it was spread.
@@ -85,6 +87,7 @@ public struct TypesetMeasurement: Codable, Sendable {
             var typesetSeconds = parseSeconds
             var pages = 0, lines = 0, justified = 0, hyphenated = 0, loose = 0, badness = 0.0
             var details: [Line] = []
+            var tables: [Manifest.TableFrame] = []
             let layoutStarted = clock.now - .seconds(parseSeconds)
             var started = clock.now
             let (parsed, layout) = article.prepared(for: configured)
@@ -102,13 +105,18 @@ public struct TypesetMeasurement: Codable, Sendable {
                 loose += page.looseLineCount
                 badness += page.totalBadness
                 if listLines { details += Self.lines(of: page, text: parsed.text, vertical: layout.writingMode.isVertical) }
+                tables += Manifest.tables(of: page).map { table in
+                    var table = table
+                    table.page = page.number
+                    return table
+                }
                 try drawer.draw(page)
             }
             let renderSeconds = try drawer.finish()
             result.layouts.append(Layout(name: layout.name, pages: pages, lines: lines, justifiedLines: justified,
                                          hyphenatedLines: hyphenated, looseLines: loose, badness: badness, typesetSeconds: typesetSeconds,
                                          renderSeconds: renderSeconds, wallSeconds: seconds(clock.now - layoutStarted),
-                                         lineDetails: listLines ? details : nil))
+                                         lineDetails: listLines ? details : nil, tables: tables.isEmpty ? nil : tables))
         }
         return result
     }

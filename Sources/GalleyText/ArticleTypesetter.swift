@@ -45,6 +45,10 @@ public final class ArticleTypesetter {
     /// Characters no installed font covers, with counts, in the pages made so far.
     public var uncoveredCharacters: [Unicode.Scalar: Int] { framesetter.uncoveredCharacters }
 
+    /// Tables set smaller, or wrapped inside words, to fit their column, or set as
+    /// paragraphs because nothing could, in the pages made so far.
+    public var tableWarnings: [String] { framesetter.tableWarnings }
+
     /// Languages of text to hyphenate that no dictionary covers ("" for text without a
     /// language), in the pages made so far.
     public var unhyphenatedLanguages: Set<String> { framesetter.unhyphenatedLanguages }
@@ -66,17 +70,23 @@ public final class ArticleTypesetter {
             let frame = try framesetter.fill(rect, from: offset, pageStart: columnIndex == 0)
             breakExceptions += frame.breakExceptions
             var lines: [LineBox] = []
-            for placed in frame.lines {
+            // Table backgrounds and borders first, so that text is drawn over them.
+            rects += frame.tableRects.map { FilledRect(rect: flow.rect($0.rect), color: $0.color) }
+            // Repeated header rows are drawn like the other lines but not listed: their text
+            // is counted where it was first set.
+            for (lineIndex, placed) in (frame.lines + frame.repeatedLines).enumerated() {
                 let line = placed.line
-                lines.append(LineBox(range: line.range,
+                if lineIndex < frame.lines.count {
+                    lines.append(LineBox(range: line.range,
                                      rect: flow.rect(Rect(x: placed.origin, y: placed.top, width: line.width, height: placed.height)),
                                      baseline: vertical ? flow.point(0, placed.baseline).x : placed.baseline,
                                      isJustified: line.expansion != nil,
                                      isHyphenated: line.isHyphenated, isLoose: placed.loose,
                                      isWrappedPreformatted: placed.continuation, spaceRatio: placed.spaceRatio,
                                      clusterGap: line.expansion.flatMap { if case .clusters(let gap) = $0 { gap } else { nil } },
-                                     letterGap: line.expansion?.letterExtra,
-                                     badness: line.badness))
+                                         letterGap: line.expansion?.letterExtra,
+                                         badness: line.badness))
+                }
                 if placed.continuation, let marker = layout.typography.continuationMarker, let first = line.runs.first,
                    let glyph = first.face.glyph(for: marker) {
                     // In the hanging indent, where the source line it continues began.
@@ -106,7 +116,9 @@ public final class ArticleTypesetter {
                 for box in line.boxes {
                     let frameRect = flow.rect(Rect(x: placed.origin + box.x, y: placed.baseline + box.drop - box.height, width: box.width, height: box.height))
                     let source = text.attachments[box.attachment].source
-                    attachments.append(AttachmentFrame(column: columnIndex, rect: frameRect, offset: box.offset, source: source))
+                    if lineIndex < frame.lines.count {
+                        attachments.append(AttachmentFrame(column: columnIndex, rect: frameRect, offset: box.offset, source: source))
+                    }
                     if let image = images[source] {
                         placedImages.append(PlacedImage(rect: frameRect, image: image))
                     } else {
@@ -122,7 +134,17 @@ public final class ArticleTypesetter {
                 rects.append(FilledRect(rect: flow.rect(Rect(x: rect.x, y: y - 0.25, width: rect.width, height: 0.5)),
                                         color: RGBColor(r: 128, g: 128, b: 128)))
             }
-            columns.append(ColumnFrame(rect: column, range: frame.range, lines: lines))
+            let tables = frame.tables.map { table in
+                var table = table
+                table.rect = flow.rect(table.rect)
+                table.cells = table.cells.map { cell in
+                    var cell = cell
+                    cell.rect = flow.rect(cell.rect)
+                    return cell
+                }
+                return table
+            }
+            columns.append(ColumnFrame(rect: column, range: frame.range, lines: lines, tables: tables))
             offset = frame.range.upperBound
             if frame.pageBreak { break }
         }

@@ -16,14 +16,17 @@ public struct AttributedText: Sendable, Equatable {
     public let paragraphs: [AttributeRun<ParagraphStyle>]
     /// Inline images, by offset, each at a U+FFFC.
     public let attachments: [Attachment]
+    /// Tables, in document order, each over a run of paragraphs (none nested in another).
+    public let tables: [TextTable]
 
     /// Text that has passed `validate()`; the builder is the usual way to make one.
     public init(scalars: [Unicode.Scalar], styleRuns: [AttributeRun<TextStyle>],
-                paragraphs: [AttributeRun<ParagraphStyle>], attachments: [Attachment]) {
+                paragraphs: [AttributeRun<ParagraphStyle>], attachments: [Attachment], tables: [TextTable] = []) {
         self.scalars = scalars
         self.styleRuns = styleRuns
         self.paragraphs = paragraphs
         self.attachments = attachments
+        self.tables = tables
     }
 
     public static let paragraphSeparator: Unicode.Scalar = "\n"
@@ -83,6 +86,19 @@ public struct AttributedText: Sendable, Equatable {
         }
         for attachment in attachments where attachment.offset >= scalars.count || scalars[attachment.offset] != Self.objectReplacement {
             problems.append("attachment at \(attachment.offset) is not on a U+FFFC")
+        }
+        var afterTable = 0
+        for (i, table) in tables.enumerated() {
+            var next = table.paragraphs.lowerBound
+            for cell in table.rows.flatMap(\.cells) {
+                if cell.paragraphs.lowerBound != next { problems.append("table \(i): a cell starts at paragraph \(cell.paragraphs.lowerBound), expected \(next)") }
+                next = cell.paragraphs.upperBound
+            }
+            if next != table.paragraphs.upperBound || table.paragraphs.isEmpty || table.paragraphs.upperBound > paragraphs.count
+                || table.paragraphs.lowerBound < afterTable {
+                problems.append("table \(i) does not cover paragraphs \(table.paragraphs) with its cells")
+            }
+            afterTable = table.paragraphs.upperBound
         }
         return problems
     }

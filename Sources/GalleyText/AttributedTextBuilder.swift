@@ -56,6 +56,24 @@ public struct AttributedTextBuilder: Sendable {
 
     public init() {}
 
+    /// Tables over the paragraphs built; the markup walker adds each when it closes.
+    public var tables: [TextTable] = []
+
+    /// Paragraphs ended so far: the index the next paragraph will have.
+    public var paragraphCount: Int { paragraphs.count }
+
+    /// Takes the collapsed margin waiting for the next paragraph: a table's, which the table
+    /// keeps above itself.
+    public mutating func takePendingMargin() -> Double { takeMargin() }
+
+    /// Forgets the margins and the rule waiting for the next paragraph: a table cell's content
+    /// starts at the cell's padding, and what its last block leaves below stays in the cell.
+    /// A pending break is kept, so a table's `break-before` reaches its first paragraph.
+    public mutating func discardPendingMargins() {
+        _ = takeMargin()
+        ruleAbovePending = false
+    }
+
     /// Whether no content has been appended yet.
     public var isEmpty: Bool { scalars.isEmpty && pendingMarker == nil }
 
@@ -224,7 +242,7 @@ public struct AttributedTextBuilder: Sendable {
             copy.paragraphs[copy.paragraphs.count - 1].value.spaceAfter = copy.takeMargin()
         }
         return AttributedText(scalars: copy.scalars, styleRuns: copy.styleRuns,
-                              paragraphs: copy.paragraphs, attachments: copy.attachments)
+                              paragraphs: copy.paragraphs, attachments: copy.attachments, tables: copy.tables)
     }
 
     // MARK: - Internals

@@ -77,6 +77,35 @@ struct ComputedStyle: Sendable {
     /// The `writing-mode` this element declares (raw, lowercased), if any. Galley sets one
     /// writing mode per article, so this is not inherited: the walker picks the article's.
     var declaredWritingMode: String?
+    /// The box of a table, row group, row or cell: read only for those elements (on others
+    /// these properties are ignored, as Galley draws no boxes around paragraphs). Not
+    /// inherited.
+    var tableBox = TableBox()
+    /// `border-collapse: collapse` and `border-spacing` (points), inherited as in CSS.
+    var borderCollapse = false
+    var borderSpacing: Double?
+
+    /// What a table element declares of its box; nil where it declares nothing.
+    struct TableBox: Sendable {
+        struct Side: Sendable, Equatable {
+            var width: Double?
+            /// A `border-style` other than `none` and `hidden`: CSS draws no border without one.
+            var visible = false
+            var color: RGBColor?
+        }
+        var padding = TextTable.Sides<Double?>(nil)
+        var border = TextTable.Sides(Side())
+        var background: RGBColor?
+        var verticalAlignment: TextTable.VerticalAlignment?
+        /// `width` as a percentage of the containing block.
+        var widthFraction: Double?
+
+        /// A side's border as drawn: CSS's `medium` (3 px) when a style is given without a width.
+        func drawn(_ side: Side, color: RGBColor) -> TextTable.Border {
+            guard side.visible else { return TextTable.Border() }
+            return TextTable.Border(width: ComputedStyle.clamped(side.width ?? 3 * CSSLength.pointsPerPixel, 0), color: side.color ?? color)
+        }
+    }
 
     /// The style of the root: the base style's font, size, colour and language.
     init(base: BaseStyle) {
@@ -96,6 +125,7 @@ struct ComputedStyle: Sendable {
         style.width = nil
         style.height = nil
         style.declaredWritingMode = nil
+        style.tableBox = TableBox()
         style.justifiable = true
         style.displayNone = false
         style.breakBefore = .auto
@@ -148,8 +178,10 @@ struct ComputedStyle: Sendable {
     /// Applies declarations in cascade order (`!important` ones after the rest); a later valid
     /// declaration wins. Unknown properties and invalid values are ignored, as in CSS; the
     /// names of the properties not supported are returned, for a summary.
+    /// `tableElement`: the element is part of a table (`table`, `tr`, `td`, ...), whose box
+    /// properties (borders, paddings, background, `vertical-align`) are read.
     @discardableResult
-    mutating func apply(_ declarations: [CSSDeclaration], parent: ComputedStyle, base: BaseStyle) -> [String] {
+    mutating func apply(_ declarations: [CSSDeclaration], parent: ComputedStyle, base: BaseStyle, tableElement: Bool = false) -> [String] {
         guard !declarations.isEmpty else { return [] }
         var ignored: [String] = []
         let ordered = declarations.contains(where: \.important)
@@ -198,6 +230,7 @@ struct ComputedStyle: Sendable {
                 break
             case "margin-left", "margin-right", "padding-left", "padding-right":
                 if let points = length(declaration.value, rootSize: rootSize) { sides[declaration.property] = points }
+                if tableElement { _ = applyTableBox(property: declaration.property, value: declaration.value) }
             case "margin-inline-start", "margin-inline-end", "padding-inline-start", "padding-inline-end":
                 guard let points = length(declaration.value, rootSize: rootSize) else { break }
                 let box = declaration.property.hasPrefix("margin") ? "margin" : "padding"
@@ -206,6 +239,7 @@ struct ComputedStyle: Sendable {
             case "text-decoration":
                 decoration = declaration.value.lowercased()
             default:
+                if tableElement && applyTableBox(property: declaration.property, value: declaration.value) { break }
                 if !apply(property: declaration.property, value: declaration.value, parent: parent, base: base) {
                     ignored.append(declaration.property)
                 }
@@ -333,6 +367,96 @@ struct ComputedStyle: Sendable {
         case "margin-right", "margin-left", "padding-right", "padding-left", "margin-inline-start", "margin-inline-end",
              "padding-inline-start", "padding-inline-end", "font-size", "direction", "display", "text-decoration":
             break  // Applied by `apply(_:parent:base:)`.
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// Applies a table box property (or `border-collapse`, `border-spacing`); false for other
+    /// properties.
+    private mutating func applyTableBox(property: String, value rawValue: String) -> Bool {
+        let value = rawValue.lowercased()
+        let sideNames = ["top", "right", "bottom", "left"]
+        func eachSide(_ names: [String], _ body: (inout TableBox.Side) -> Void) {
+            for name in names {
+                switch name {
+                case "top": body(&tableBox.border.top)
+                case "right": body(&tableBox.border.right)
+                case "bottom": body(&tableBox.border.bottom)
+                default: body(&tableBox.border.left)
+                }
+            }
+        }
+        func borderWidth(_ token: String) -> Double? {
+            switch token {
+            case "thin": return 1 * CSSLength.pointsPerPixel
+            case "medium": return 3 * CSSLength.pointsPerPixel
+            case "thick": return 5 * CSSLength.pointsPerPixel
+            default: return length(token, rootSize: rootSize).map { max(0, $0) }
+            }
+        }
+        let styles: Set<String> = ["solid", "dotted", "dashed", "double", "groove", "ridge", "inset", "outset", "none", "hidden"]
+        let tokens = value.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).map(String.init)
+        switch property {
+        case "border", "border-top", "border-right", "border-bottom", "border-left":
+            let names = property == "border" ? sideNames : [String(property.dropFirst(7))]
+            var width: Double?, visible = false, color: RGBColor?
+            for token in tokens {
+                if styles.contains(token) { visible = token != "none" && token != "hidden" }
+                else if let points = borderWidth(token) { width = points }
+                else if let parsed = RGBColor(css: token) { color = parsed }
+            }
+            eachSide(names) { $0 = TableBox.Side(width: width, visible: visible, color: color) }
+        case "border-width", "border-style", "border-color":
+            guard (1...4).contains(tokens.count) else { return true }
+            let values = [tokens[0], tokens.count > 1 ? tokens[1] : tokens[0], tokens.count > 2 ? tokens[2] : tokens[0],
+                          tokens.count > 3 ? tokens[3] : (tokens.count > 1 ? tokens[1] : tokens[0])]
+            for (name, token) in zip(sideNames, values) {
+                eachSide([name]) { side in
+                    switch property {
+                    case "border-width": side.width = borderWidth(token) ?? side.width
+                    case "border-style": if styles.contains(token) { side.visible = token != "none" && token != "hidden" }
+                    default: side.color = RGBColor(css: token) ?? side.color
+                    }
+                }
+            }
+        case _ where property.hasPrefix("border-") && sideNames.contains(where: { property.hasPrefix("border-\($0)-") }):
+            let parts = property.split(separator: "-")
+            guard parts.count == 3 else { return false }
+            eachSide([String(parts[1])]) { side in
+                switch parts[2] {
+                case "width": side.width = borderWidth(value) ?? side.width
+                case "style": if styles.contains(value) { side.visible = value != "none" && value != "hidden" }
+                case "color": side.color = RGBColor(css: value) ?? side.color
+                default: break
+                }
+            }
+        case "padding-top", "padding-right", "padding-bottom", "padding-left":
+            guard let points = length(value, rootSize: rootSize).map({ Self.clamped($0, 0) }) else { return true }
+            switch property {
+            case "padding-top": tableBox.padding.top = points
+            case "padding-right": tableBox.padding.right = points
+            case "padding-bottom": tableBox.padding.bottom = points
+            default: tableBox.padding.left = points
+            }
+        case "background-color", "background":
+            if value == "none" || value == "transparent" { tableBox.background = nil; return true }
+            if let color = tokens.lazy.compactMap({ RGBColor(css: $0) }).first { tableBox.background = color }
+        case "vertical-align":
+            guard let alignment = TextTable.VerticalAlignment(rawValue: value == "text-top" ? "top" : value == "text-bottom" ? "bottom" : value) else {
+                return false
+            }
+            tableBox.verticalAlignment = alignment
+        case "border-collapse":
+            if value == "collapse" { borderCollapse = true } else if value == "separate" { borderCollapse = false }
+        case "border-spacing":
+            if let first = tokens.first, let points = length(first, rootSize: rootSize) { borderSpacing = Self.clamped(points, 0) }
+        case "width":
+            if value.hasSuffix("%"), let percent = Double(value.dropLast()), percent.isFinite, percent > 0 {
+                tableBox.widthFraction = min(percent, 100) / 100
+            }
+            return false  // `width` in points is read as for any element.
         default:
             return false
         }

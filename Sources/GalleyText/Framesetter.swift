@@ -12,12 +12,27 @@ public final class Framesetter {
     public let text: AttributedText
     private var analyzer: ParagraphAnalyzer
     private var current: (index: Int, analysis: ParagraphAnalysis)?
-    private let typography: ArticleLayout.Typography
+    let typography: ArticleLayout.Typography
     /// Consecutive lines ending in a hyphen at the end of what has been placed, and their
     /// paragraph.
     private var hyphenatedLines = (paragraph: -1, count: 0)
     /// Line ends the optimal breaker chose for a paragraph (local offsets).
     private var plan: (paragraph: Int, ends: [Int])?
+    /// What a table's own framesetter needs (`TableLayouter`).
+    let fonts: FontLibrary
+    let maximumBox: (width: Double, height: Double)
+    let vertical: Bool
+    /// The table each table's first paragraph starts, by paragraph index.
+    private let tableStarts: [Int: Int]
+    /// The table being set, from its first column to its last.
+    private var activeTable: TableLayouter?
+    /// Tables set as paragraphs, because no width could hold them as grids.
+    private var flattenedTables: Set<Int> = []
+    /// What finished tables' framesetters found (`uncoveredCharacters`, `unhyphenatedLanguages`).
+    private var tablesUncovered: [Unicode.Scalar: Int] = [:]
+    private var tablesUnhyphenated: Set<String> = []
+    /// Tables set smaller or wrapped inside words to fit the column, or set as paragraphs.
+    private(set) var tableWarnings: [String] = []
 
     /// A space may grow by at most this many times its natural width when a Latin line is
     /// justified; a line that would need more is left ragged and counted as loose.
@@ -41,27 +56,49 @@ public final class Framesetter {
                 analysisWindow: Int = defaultAnalysisWindow) {
         self.text = text
         self.typography = typography
+        self.fonts = fonts
+        self.maximumBox = maximumBox
+        self.vertical = vertical
+        self.tableStarts = Dictionary(text.tables.enumerated().map { ($1.paragraphs.lowerBound, $0) }, uniquingKeysWith: { first, _ in first })
         self.analyzer = ParagraphAnalyzer(text: text, fonts: fonts, maximumBox: maximumBox, typography: typography, vertical: vertical,
                                           window: analysisWindow)
     }
 
     /// Characters no installed font covers, with counts, among the paragraphs analysed so far.
-    public var uncoveredCharacters: [Unicode.Scalar: Int] { analyzer.uncoveredCharacters }
+    public var uncoveredCharacters: [Unicode.Scalar: Int] {
+        var all = analyzer.uncoveredCharacters.merging(tablesUncovered, uniquingKeysWith: +)
+        if let activeTable { all.merge(activeTable.uncoveredCharacters, uniquingKeysWith: +) }
+        return all
+    }
 
     /// Languages that `hyphens: auto` text is in but no hyphenation dictionary covers ("" for
     /// text without a language), among the paragraphs analysed so far.
-    public var unhyphenatedLanguages: Set<String> { analyzer.unhyphenatedLanguages }
+    public var unhyphenatedLanguages: Set<String> {
+        analyzer.unhyphenatedLanguages.union(tablesUnhyphenated).union(activeTable?.unhyphenatedLanguages ?? [])
+    }
+
+    /// A line placed in a rectangle.
+    /// `loose`: a line that should have been justified but would have needed its spaces
+    /// stretched beyond `maximumSpaceStretch`, so was left ragged.
+    /// `continuation`: a preformatted line going on from one wrapped at the measure.
+    /// `spaceRatio`: see `LineBox.spaceRatio`.
+    typealias PlacedLine = (line: TypesetLine, origin: Double, baseline: Double, top: Double, height: Double, loose: Bool,
+                            continuation: Bool, spaceRatio: Double?)
 
     /// A filled rectangle.
     struct Frame {
         var range: Range<Int>
-        /// `loose`: a line that should have been justified but would have needed its spaces
-        /// stretched beyond `maximumSpaceStretch`, so was left ragged.
-        /// `continuation`: a preformatted line going on from one wrapped at the measure.
-        /// `spaceRatio`: see `LineBox.spaceRatio`.
-        var lines: [(line: TypesetLine, origin: Double, baseline: Double, top: Double, height: Double, loose: Bool, continuation: Bool,
-                     spaceRatio: Double?)]
+        /// The lines set, in text order (table cells' lines included).
+        var lines: [PlacedLine]
         var rules: [Double]
+        /// Pieces of tables: their cells and rows, lines of header rows repeated at the top of
+        /// a column (drawn, but their text is counted where it was first set), and the
+        /// tables' borders and backgrounds.
+        var tables: [TableFrame] = []
+        var repeatedLines: [PlacedLine] = []
+        var tableRects: [FilledRect] = []
+        /// Whether nothing has been placed yet.
+        var isEmpty: Bool { lines.isEmpty && tables.isEmpty }
         /// The column ended at a `break-before`/`break-after: page`: the rest of the page stays
         /// empty.
         var pageBreak = false
@@ -72,22 +109,48 @@ public final class Framesetter {
 
     /// Fills `rect` with lines from text offset `start`.
     ///
+    /// - Parameter end: a table cell's end: the text is set up to there, as one block, with
+    ///   no forced breaks (a table's framesetter sets its cells this way).
     /// - Throws: `TypesetError.columnTooSmall` when not even one line fits.
-    func fill(_ rect: Rect, from start: Int, pageStart: Bool = false) throws(TypesetError) -> Frame {
+    func fill(_ rect: Rect, from start: Int, pageStart: Bool = false, end: Int? = nil) throws(TypesetError) -> Frame {
         var frame = Frame(range: start..<start, lines: [], rules: [])
         var offset = start
         var cursor = 0.0
         var previousSpaceAfter = 0.0
-        while offset < text.count {
+        while offset < (end ?? text.count) {
             let paragraphIndex = text.paragraphIndex(at: offset)
+            if end == nil, let table = try table(at: paragraphIndex, offset: offset, measure: rect.width) {
+                let first = offset == table.start
+                if first && !frame.isEmpty, let forced = forcedBreak(before: paragraphIndex) {
+                    frame.pageBreak = forced == .page
+                    break
+                }
+                if first && frame.isEmpty && !pageStart && forcedBreak(before: paragraphIndex) == .page {
+                    frame.pageBreak = true
+                    break
+                }
+                let gap = first && !frame.isEmpty ? max(previousSpaceAfter, table.table.style.spaceBefore) : 0
+                guard try table.place(in: rect, top: cursor + gap, columnIsEmpty: frame.isEmpty, into: &frame) else {
+                    // Nothing of it fits here: it starts in the next column, with what is kept with it.
+                    if first { offset = keepingTogether(&frame, next: offset, measure: rect.width) }
+                    break
+                }
+                cursor = table.bottom
+                offset = table.position
+                previousSpaceAfter = 0
+                hyphenatedLines = (-1, 0)
+                guard table.isFinished else { break }
+                finish(table)
+                continue
+            }
             var analysis = try analysis(of: paragraphIndex, at: offset)
             let style = analysis.style
             let first = offset == analysis.paragraph.lowerBound
-            if first && !frame.lines.isEmpty, let forced = forcedBreak(before: paragraphIndex) {
+            if end == nil && first && !frame.isEmpty, let forced = forcedBreak(before: paragraphIndex) {
                 frame.pageBreak = forced == .page
                 break
             }
-            if first && frame.lines.isEmpty && !pageStart && forcedBreak(before: paragraphIndex) == .page {
+            if end == nil && first && frame.isEmpty && !pageStart && forcedBreak(before: paragraphIndex) == .page {
                 frame.pageBreak = true
                 break
             }
@@ -132,19 +195,19 @@ public final class Framesetter {
             }
 
             var gap = 0.0
-            if first && !frame.lines.isEmpty {
+            if first && !frame.isEmpty {
                 gap = max(previousSpaceAfter, style.spaceBefore)
                 if style.ruleAbove { gap = max(gap, 12) }
             }
             let height = line.naturalHeight * (line.holdsOnlyBoxes ? 1 : style.lineHeight)
             if cursor + gap + height > rect.height + LineFiller.tolerance {
-                guard !frame.lines.isEmpty else {
+                guard !frame.isEmpty else {
                     throw TypesetError(.columnTooSmall, String(format: "a column %.1f pt high cannot hold one line (%.1f pt) of the text at offset %d; make the page taller, the inset smaller or the font smaller", rect.height, height, offset))
                 }
                 offset = keepingTogether(&frame, next: offset, measure: measure)
                 break
             }
-            if first && style.ruleAbove && !frame.lines.isEmpty { frame.rules.append(rect.y + cursor + gap / 2) }
+            if first && style.ruleAbove && !frame.isEmpty { frame.rules.append(rect.y + cursor + gap / 2) }
             let top = cursor + gap
             let baseline = top + (height - line.naturalHeight) / 2 + line.ascent
             let origin = Self.origin(of: line, in: rect, measure: measure, startIndent: max(0, startIndent),
@@ -164,6 +227,68 @@ public final class Framesetter {
         }
         frame.range = start..<offset
         return frame
+    }
+
+    /// The table that starts at, or is being set at, paragraph `index` and offset `offset`;
+    /// nil for other text, and for a table that no width can hold as a grid (then set as
+    /// paragraphs, with a warning).
+    private func table(at index: Int, offset: Int, measure: Double) throws(TypesetError) -> TableLayouter? {
+        // Rows without text after the last that has some start where the next text does.
+        if let activeTable, activeTable.table.paragraphs.contains(index) || (offset == activeTable.position && !activeTable.isFinished) {
+            return activeTable
+        }
+        guard let tableIndex = tableStarts[index], offset == text.paragraphs[index].range.lowerBound,
+              !flattenedTables.contains(tableIndex) else { return nil }
+        if let activeTable { finish(activeTable) }
+        let layouter = try TableLayouter(index: tableIndex, in: self, measure: measure)
+        tableWarnings += layouter.warnings
+        guard layouter.isUsable else {
+            flattenedTables.insert(tableIndex)
+            return nil
+        }
+        activeTable = layouter
+        return layouter
+    }
+
+    private func finish(_ table: TableLayouter) {
+        tablesUncovered.merge(table.uncoveredCharacters, uniquingKeysWith: +)
+        tablesUnhyphenated.formUnion(table.unhyphenatedLanguages)
+        activeTable = nil
+    }
+
+    /// Whether paragraph `index` is a table cell's.
+    private func isInTable(_ index: Int) -> Bool {
+        text.tables.contains { $0.paragraphs.contains(index) }
+    }
+
+    /// A table's paragraph's content widths, as its layouter asks (`TableLayouter`): the
+    /// widest piece between two break opportunities (CSS's min-content width), the widest
+    /// line between forced breaks (max-content), and the widest cluster (what a line broken
+    /// anywhere still needs), each with the paragraph's indents. A paragraph longer than an
+    /// analysis window is measured over its first window.
+    func contentWidths(ofParagraph index: Int) throws(TypesetError) -> (minimum: Double, maximum: Double, cluster: Double) {
+        let analysis = try analysis(of: index, at: text.paragraphs[index].range.lowerBound)
+        let count = analysis.exactCount
+        var minimum = 0.0, maximum = 0.0, cluster = 0.0
+        var piece = 0, line = 0, clusterStart = 0
+        for i in 0..<count {
+            if i + 1 == count || analysis.clusterStart[i + 1] {
+                cluster = max(cluster, analysis.width(clusterStart, i + 1))
+                clusterStart = i + 1
+            }
+            let opportunity = analysis.breaks[i]
+            if opportunity != .prohibited || i + 1 == count {
+                minimum = max(minimum, analysis.lineWidth(piece, i + 1))
+                piece = i + 1
+            }
+            if opportunity == .mandatory || i + 1 == count {
+                maximum = max(maximum, analysis.lineWidth(line, i + 1))
+                line = i + 1
+            }
+        }
+        let style = analysis.style
+        let indents = max(0, style.startIndent) + max(0, style.endIndent)
+        return (minimum + indents + max(0, style.firstLineIndent), maximum + indents + max(0, style.firstLineIndent), cluster + indents)
     }
 
     /// The forced break (`column` or `page`) between paragraph `index` and the one before it.
@@ -202,8 +327,9 @@ public final class Framesetter {
                         move = here - (style.widows - following) >= style.orphans ? style.widows - following : here
                     }
                 }
-            } else if paragraphIndex > 0 {
-                // Between paragraphs: keep the one before with this one when either asks.
+            } else if paragraphIndex > 0 && !isInTable(paragraphIndex - 1) {
+                // Between paragraphs: keep the one before with this one when either asks (a
+                // table's last cell stays in its table).
                 let before = text.paragraphs[paragraphIndex - 1]
                 if before.value.breakAfter == .avoid || style.breakBefore == .avoid {
                     move = frame.lines.reversed().prefix { $0.line.range.lowerBound >= before.range.lowerBound }.count

@@ -22,6 +22,31 @@ struct HTMLWalker {
         var element: CSSElement?
         /// Element children entered so far (for `:first-child`).
         var elementChildren = 0
+        /// What the element is in the table being built, if anything.
+        var tableRole: TableRole?
+    }
+
+    /// What an element is in the table being built: only the outermost table of a nest is
+    /// built as a grid; a table inside one of its cells is set as that cell's paragraphs, one
+    /// under another, with a warning.
+    private enum TableRole { case table, nestedTable, rowGroup, row, cell, caption }
+
+    /// The outermost open table: its rows so far, the row and cell being read, and the grid's
+    /// columns still covered by rowspans from the rows above.
+    private struct OpenTable {
+        var table = TextTable(paragraphs: 0..<0, rows: [])
+        var row: [TextTable.Cell]?
+        var cellStart: Int?
+        var cell = TextTable.Cell(paragraphs: 0..<0, column: 0)
+        /// Rows still covered by a rowspan, per grid column, counting the current one.
+        var spans: [Int] = []
+        var inHeader = false
+        var firstCell = true
+        /// HTML `cellpadding` (points) and whether `border` asks for cell borders.
+        var cellPadding: Double?
+        var cellBorders = false
+        /// Markup that cannot be a grid (too many columns, content outside cells).
+        var broken = false
     }
 
     /// Numbering of an open `ul` or `ol`.
@@ -87,6 +112,13 @@ struct HTMLWalker {
     /// Elements whose content is text up to their end tag, so that an unclosed one swallows
     /// the rest of the document.
     private static let rawTextElements: Set<String> = ["iframe", "noembed", "noframes", "xmp", "textarea", "title", "style"]
+
+    private var openTable: OpenTable?
+    /// Tables open inside a cell of `openTable`, set as paragraphs.
+    private var nestedTableDepth = 0
+    private var nestedTables = 0
+    /// Tables set as paragraphs because they cannot be a grid.
+    private var flattenedTables = 0
 
     private let styleSheetLoader: (@Sendable (String) -> StyleSheetLoad)?
     /// Style sheets not read, as warnings.
@@ -159,6 +191,13 @@ struct HTMLWalker {
             frames[top].next += 1
             guard let child = frames[top].children.data[index] else { continue }
             visit(child.assumingMemoryBound(to: GumboNode.self))
+        }
+        if nestedTables > 0 {
+            warnings.append("\(nestedTables) tables inside table cells were set as paragraphs in their cells, one cell under another")
+        }
+        if flattenedTables > 0 {
+            warnings.append("\(flattenedTables) tables could not be set as grids (more than \(TextTable.maximumColumns) columns, or "
+                            + "content outside their cells) and were set as paragraphs, one cell under another")
         }
         if hiddenElements > 0 {
             warnings.append("\(hiddenElements) elements hidden by display: none or visibility: hidden were left out "
@@ -349,7 +388,7 @@ struct HTMLWalker {
         let isList = tag.isList
         let key = StyleKey(parent: parent.styleID, tag: name, nestedList: isList && !listFrames.isEmpty,
                            attributes: Self.attributeBytes(element))
-        let style: ComputedStyle, styleID: Int
+        var style: ComputedStyle, styleID: Int
         // With selectors that look at ancestors or position, an element's style depends on
         // more than `StyleKey` holds: it is computed each time.
         let structural = sheet.hasStructuralSelectors
@@ -392,6 +431,12 @@ struct HTMLWalker {
             break
         }
 
+        let tableRole = self.tableRole(name)
+        if tableRole == .cell {
+            // A cell's content is indented from the cell's padding box, not the column.
+            style.startIndent = 0
+            style.endIndent = 0
+        }
         var paragraph = parent.paragraph
         if style.display != .inline {
             builder.breakParagraph()
@@ -409,8 +454,9 @@ struct HTMLWalker {
         if style.display == .listItem {
             setListMarker(element, style: style)
         }
+        if let tableRole { beginTablePart(tableRole, element, style: style) }
         frames.append(Frame(children: element.children, style: style, styleID: styleID, paragraph: paragraph, list: list,
-                            element: structural ? selected : nil))
+                            element: structural ? selected : nil, tableRole: tableRole))
         if list != nil { listFrames.append(frames.count - 1) }
         if element.tag == GUMBO_TAG_BODY && bodyFrame == nil { bodyFrame = frames.count - 1 }
     }
@@ -443,7 +489,10 @@ struct HTMLWalker {
         if let inline = attribute(element, "style") {
             declarations += StyleSheet.declarations(in: inline)
         }
-        for property in style.apply(declarations, parent: parent, base: base) { ignoredProperties[property, default: 0] += 1 }
+        let tableElement = ["table", "caption", "thead", "tbody", "tfoot", "tr", "td", "th"].contains(name)
+        for property in style.apply(declarations, parent: parent, base: base, tableElement: tableElement) {
+            ignoredProperties[property, default: 0] += 1
+        }
         if name == "html" { style.rootSize = style.text.size }  // What `rem` refers to.
         if let language = attribute(element, "lang") ?? attribute(element, "xml:lang") {
             let trimmed = language.trimmingASCIIWhitespace()
@@ -523,7 +572,189 @@ struct HTMLWalker {
             builder.addMargin(frame.style.marginBottom)
             if let parent = frames.last { builder.paragraphStyle = parent.paragraph }
         }
+        if let role = frame.tableRole { endTablePart(role) }
     }
+
+    // MARK: Tables
+
+    /// The role of an element in the table being built; nil for elements outside it and for
+    /// the parts of tables nested in it.
+    private mutating func tableRole(_ name: String) -> TableRole? {
+        if name == "table" {
+            if openTable == nil && nestedTableDepth == 0 { return .table }
+            nestedTableDepth += 1
+            nestedTables += 1
+            return .nestedTable
+        }
+        guard openTable != nil, nestedTableDepth == 0 else { return nil }
+        switch name {
+        case "thead", "tbody", "tfoot": return .rowGroup
+        case "tr": return .row
+        case "td", "th": return openTable?.row != nil && openTable?.cellStart == nil ? .cell : nil
+        case "caption": return .caption
+        default: return nil
+        }
+    }
+
+    private mutating func beginTablePart(_ role: TableRole, _ element: GumboElement, style: ComputedStyle) {
+        switch role {
+        case .table:
+            var open = OpenTable()
+            var tableStyle = TextTable.Style()
+            tableStyle.spaceBefore = builder.takePendingMargin()
+            tableStyle.startIndent = style.startIndent
+            tableStyle.endIndent = style.endIndent
+            tableStyle.collapse = style.borderCollapse
+            let borderAttribute = Self.htmlLength(attribute(element, "border")).map { $0 > 0 ? $0 : 0 }
+                ?? (attribute(element, "border") != nil ? CSSLength.pointsPerPixel : nil)
+            let box = style.tableBox
+            // A border the style sheet declares wins over the `border` attribute's.
+            func border(_ side: ComputedStyle.TableBox.Side) -> TextTable.Border {
+                let declared = box.drawn(side, color: style.text.color)
+                guard let attributeWidth = borderAttribute, !side.visible else { return declared }
+                return TextTable.Border(width: attributeWidth, color: Self.attributeBorderColor)
+            }
+            tableStyle.border.top = border(box.border.top)
+            tableStyle.border.right = border(box.border.right)
+            tableStyle.border.bottom = border(box.border.bottom)
+            tableStyle.border.left = border(box.border.left)
+            open.cellBorders = (borderAttribute ?? 0) > 0
+            open.cellPadding = Self.htmlLength(attribute(element, "cellpadding"))
+            tableStyle.spacing = style.borderSpacing ?? Self.htmlLength(attribute(element, "cellspacing")) ?? tableStyle.spacing
+            tableStyle.background = box.background
+            tableStyle.width = style.width
+            tableStyle.widthFraction = box.widthFraction
+            if style.width == nil, let width = attribute(element, "width")?.trimmingASCIIWhitespace() {
+                if width.hasSuffix("%"), let percent = Double(width.dropLast()), percent.isFinite, percent > 0 {
+                    tableStyle.widthFraction = min(percent, 100) / 100
+                } else {
+                    tableStyle.width = Self.htmlLength(width)
+                }
+            }
+            open.table.style = tableStyle
+            openTable = open
+        case .rowGroup:
+            let first = openTable?.table.rows.isEmpty == true
+            openTable?.inHeader = element.tag == GUMBO_TAG_THEAD && first
+        case .row:
+            openTable?.row = []
+        case .cell:
+            guard var open = openTable.take() else { return }
+            builder.discardPendingMargins()
+            let start = builder.paragraphCount
+            if open.firstCell { open.table.paragraphs = start..<start }
+            open.firstCell = false
+            open.cellStart = start
+            var cell = TextTable.Cell(paragraphs: start..<start, column: 0)
+            cell.columnSpan = attribute(element, "colspan").flatMap { Int($0.trimmingASCIIWhitespace()) }
+                .map { min(max($0, 1), TextTable.maximumColumns) } ?? 1
+            cell.rowSpan = attribute(element, "rowspan").flatMap { Int($0.trimmingASCIIWhitespace()) }
+                .map { $0 <= 0 ? TextTable.maximumRowSpan : min($0, TextTable.maximumRowSpan) } ?? 1
+            let box = style.tableBox
+            let padding = open.cellPadding ?? CSSLength.pointsPerPixel
+            cell.style.padding.top = box.padding.top ?? padding
+            cell.style.padding.right = box.padding.right ?? padding
+            cell.style.padding.bottom = box.padding.bottom ?? padding
+            cell.style.padding.left = box.padding.left ?? padding
+            let attributeBorder = TextTable.Border(width: open.cellBorders ? CSSLength.pointsPerPixel : 0, color: Self.attributeBorderColor)
+            func cellBorder(_ side: ComputedStyle.TableBox.Side) -> TextTable.Border {
+                side.visible ? box.drawn(side, color: style.text.color) : attributeBorder
+            }
+            cell.style.border.top = cellBorder(box.border.top)
+            cell.style.border.right = cellBorder(box.border.right)
+            cell.style.border.bottom = cellBorder(box.border.bottom)
+            cell.style.border.left = cellBorder(box.border.left)
+            cell.style.background = box.background
+            cell.style.verticalAlignment = box.verticalAlignment ?? .middle
+            cell.style.width = style.width ?? Self.htmlLength(attribute(element, "width"))
+            open.cell = cell
+            openTable = open
+        case .caption, .nestedTable:
+            break
+        }
+    }
+
+    private mutating func endTablePart(_ role: TableRole) {
+        switch role {
+        case .nestedTable:
+            nestedTableDepth -= 1
+        case .caption:
+            // Kept with the table below it; text after the first cell cannot be a caption.
+            if openTable?.firstCell == false { openTable?.broken = true }
+            builder.addBreakAfter(.avoid)
+        case .rowGroup:
+            openTable?.inHeader = false
+        case .cell:
+            guard var open = openTable.take() else { return }
+            guard let start = open.cellStart else {
+                openTable = open
+                return
+            }
+            open.cell.paragraphs = start..<builder.paragraphCount
+            open.row?.append(open.cell)
+            open.cellStart = nil
+            openTable = open
+            builder.discardPendingMargins()
+        case .row:
+            guard var open = openTable.take() else { return }
+            guard var cells = open.row.take() else {
+                openTable = open
+                return
+            }
+            // HTML's table-forming algorithm: each cell takes the first columns not covered by
+            // a rowspan from above.
+            var column = 0
+            for index in cells.indices {
+                while column < open.spans.count && open.spans[column] > 0 { column += 1 }
+                let span = cells[index].columnSpan
+                guard column + span <= TextTable.maximumColumns else {
+                    open.broken = true
+                    break
+                }
+                if open.spans.count < column + span { open.spans += Array(repeating: 0, count: column + span - open.spans.count) }
+                cells[index].column = column
+                for covered in column..<(column + span) { open.spans[covered] = cells[index].rowSpan }
+                column += span
+            }
+            for index in open.spans.indices where open.spans[index] > 0 { open.spans[index] -= 1 }
+            open.table.rows.append(TextTable.Row(cells: cells))
+            if open.inHeader { open.table.headerRowCount = open.table.rows.count }
+            open.row = nil
+            openTable = open
+        case .table:
+            guard var open = openTable else { return }
+            openTable = nil
+            var table = open.table
+            let end = builder.paragraphCount
+            if !open.firstCell { table.paragraphs = table.paragraphs.lowerBound..<end }
+            for rowIndex in table.rows.indices {
+                for cellIndex in table.rows[rowIndex].cells.indices {
+                    let span = table.rows[rowIndex].cells[cellIndex].rowSpan
+                    table.rows[rowIndex].cells[cellIndex].rowSpan = min(span, table.rows.count - rowIndex)
+                    let cell = table.rows[rowIndex].cells[cellIndex]
+                    table.columnCount = max(table.columnCount, cell.column + cell.columnSpan)
+                }
+            }
+            // Every paragraph of the table must be in a cell, in order; otherwise (text that
+            // was not in a cell) the table stays paragraphs.
+            var next = table.paragraphs.lowerBound
+            for cell in table.rows.lazy.flatMap(\.cells) {
+                if cell.paragraphs.lowerBound != next { open.broken = true }
+                next = cell.paragraphs.upperBound
+            }
+            if next != table.paragraphs.upperBound { open.broken = true }
+            guard !table.paragraphs.isEmpty else { return }
+            if open.broken {
+                flattenedTables += 1
+                return
+            }
+            builder.tables.append(table)
+        }
+    }
+
+    /// The colour of borders that HTML's `border` attribute asks for (browsers draw them in
+    /// greys, `outset` and `inset`).
+    private static let attributeBorderColor = RGBColor(r: 128, g: 128, b: 128)
 
     private mutating func appendImage(_ element: GumboElement, style: ComputedStyle, parent: Frame) {
         var source = attribute(element, "src") ?? ""
@@ -653,6 +884,12 @@ struct HTMLWalker {
             let value = align == "middle" ? "center" : align
             if ["left", "right", "center", "justify"].contains(value) {
                 hints.append(CSSDeclaration(property: "text-align", value: value))
+            }
+        }
+        if ["table", "tr", "td", "th"].contains(name) {
+            if let color = attribute(element, "bgcolor") { hints.append(CSSDeclaration(property: "background-color", value: color)) }
+            if name != "table", let valign = attribute(element, "valign")?.lowercased() {
+                hints.append(CSSDeclaration(property: "vertical-align", value: valign == "center" ? "middle" : valign))
             }
         }
         if let dir = attribute(element, "dir")?.lowercased(), ["ltr", "rtl", "auto"].contains(dir) {

@@ -43,8 +43,9 @@ public enum StyleSheetLoad: Sendable {
 ///   1.5 / 1.17; `normal` is the base line height.
 ///
 /// Not supported: descendant and other combinators, attribute selectors, pseudo-classes,
-/// `@media` for screen only, floats, tables as grids (each cell is a paragraph), `dir` on
-/// inline elements, backgrounds and borders.
+/// `@media` for screen only, floats, `dir` on inline elements, backgrounds and borders (but on
+/// tables and their cells, which are read into `AttributedText.tables`), tables nested in
+/// table cells as grids (their cells become paragraphs of the outer cell).
 public struct MarkupParser: Sendable {
     /// The styles the article starts from.
     public var base: BaseStyle
@@ -240,6 +241,7 @@ public struct MarkupParser: Sendable {
             run.value.language = language
             return run
         }
-        return AttributedText(scalars: text.scalars, styleRuns: runs, paragraphs: text.paragraphs, attachments: text.attachments)
+        return AttributedText(scalars: text.scalars, styleRuns: runs, paragraphs: text.paragraphs, attachments: text.attachments,
+                              tables: text.tables)
     }
 }

@@ -53,6 +53,8 @@ public struct ColumnFrame: Hashable, Sendable {
     /// Global offsets of the text placed in this column (`CTFrameGetVisibleStringRange`).
     public var range: Range<Int>
     public var lines: [LineBox]
+    /// Pieces of tables set in the column, with their cells.
+    public var tables: [TableFrame] = []
 }
 
 /// Where an attachment's box landed.

@@ -72,6 +72,12 @@ struct Typeset: ParsableCommand {
                                        Double(layout.pages) / max(1e-9, layout.wallSeconds))
                     }
                     print(line)
+                    for table in lines ? layout.tables ?? [] : [] {
+                        print("    p\(table.page ?? 0) c\(table.column) table \(table.table): rows [\(table.rows[0]), \(table.rows[1])) of \(table.rowCount), "
+                              + "\(table.columnCount) columns, \(table.cells.count) cells"
+                              + (table.scale < 1 ? String(format: ", font at %.0f%%", table.scale * 100) : "")
+                              + String(format: ", %.1f × %.1f pt at (%.1f, %.1f)", table.rect.width, table.rect.height, table.rect.x, table.rect.y))
+                    }
                     for detail in layout.lineDetails ?? [] {
                         var flags = [detail.justified ? "justified" : nil, detail.hyphenated ? "hyphenated" : nil,
                                      detail.loose ? "loose" : nil, detail.wrappedPreformatted ? "wrapped" : nil].compactMap { $0 }

@@ -259,4 +259,48 @@ extension ArticlePipelineTests {
         #expect(error?.key == "fonts")
         #expect(error?.message.contains("no-such-fonts") == true)
     }
+
+    @Test func theManifestReportsTablesTheirCellsAndTheirText() throws {
+        let folder = try ScratchFolder("tables")
+        try FileManager.default.copyItem(at: Fixtures.repositoryRoot.appendingPathComponent("fixtures/tables"), to: folder.path("in"))
+        let layouts = Array(Self.layouts.dropFirst())
+        let summary = try run(in: folder, layouts: layouts, thumbnails: [])
+        #expect(try ManifestSchema.violations(of: summary.outputFolder.appendingPathComponent("manifest.json")) == [])
+        let documents = try #require(summary.manifest?.documents)
+        for document in documents {
+            #expect(document.status == .ok)
+            for layout in layouts {
+                let pages = document.pages.filter { $0.layout == layout.name }
+                var next = 0
+                var repeated = 0
+                for page in pages {
+                    let columns = try #require(page.columns)
+                    for column in columns {
+                        #expect(column.textRange[0] == next)
+                        next = column.textRange[1]
+                    }
+                    for table in page.tables ?? [] {
+                        let column = columns[table.column]
+                        // The piece inside its column, each cell inside the piece, each
+                        // counted cell's text inside the column's.
+                        #expect(table.rect.x >= column.rect.x - 0.01 && table.rect.x + table.rect.width <= column.rect.x + column.rect.width + 0.01)
+                        #expect(table.rect.y >= column.rect.y - 0.01 && table.rect.y + table.rect.height <= column.rect.y + column.rect.height + 0.01)
+                        for cell in table.cells {
+                            #expect(cell.rect.x >= table.rect.x - 0.01 && cell.rect.x + cell.rect.width <= table.rect.x + table.rect.width + 0.01)
+                            if cell.repeatedHeader {
+                                repeated += 1
+                            } else if cell.textRange[0] < cell.textRange[1] {
+                                #expect(cell.textRange[0] >= column.textRange[0] && cell.textRange[1] <= column.textRange[1])
+                            }
+                        }
+                    }
+                }
+                #expect(next == document.textLength, "\(document.source) in \(layout.name): the columns tile the text")
+                if document.source == "long-table.html" { #expect(repeated > 0, "the header row is repeated after breaks") }
+            }
+        }
+        let long = try #require(documents.first { $0.source == "long-table.html" })
+        #expect(long.warnings.contains { $0.contains("tables inside table cells") })
+        #expect(long.warnings.contains { $0.contains("% of its font size") })
+    }
 }

@@ -50,11 +50,28 @@ enum LayoutGolden {
                     ["column": attachment.column, "offset": attachment.offset,
                      "rect": [round(attachment.rect.x), round(attachment.rect.y), round(attachment.rect.width), round(attachment.rect.height)]]
                 },
-            ]
+            ].merging(tables(of: page)) { first, _ in first }
         }
         // Sorted keys and no escaped slashes keep the files stable and readable in diffs.
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? Data()
         return Array(data) + [0x0A]
+    }
+
+    /// Pieces of tables with their cells, for pages that have any (pages without keep the
+    /// goldens they had before tables were set as grids).
+    static func tables(of page: TypesetPage) -> [String: Any] {
+        let pieces = page.columns.enumerated().flatMap { index, column in
+            column.tables.map { table -> [String: Any] in
+                func rect(_ r: Rect) -> [Double] { [round(r.x), round(r.y), round(r.width), round(r.height)] }
+                return ["column": index, "table": table.table, "rect": rect(table.rect), "rows": [table.rows.lowerBound, table.rows.upperBound],
+                        "scale": round(table.scale),
+                        "cells": table.cells.map { cell -> [String: Any] in
+                            ["row": cell.row, "column": cell.column, "span": [cell.rowSpan, cell.columnSpan], "rect": rect(cell.rect),
+                             "range": [cell.range.lowerBound, cell.range.upperBound], "repeated": cell.isRepeatedHeader]
+                        }]
+            }
+        }
+        return pieces.isEmpty ? [:] : ["tables": pieces]
     }
 
     /// Compares with the golden `name.json`, or records it when `RECORD_GOLDENS` is set.

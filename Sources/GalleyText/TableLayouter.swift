@@ -1,0 +1,680 @@
+/// Lays out one table (`TextTable`) for the framesetter, a column at a time: CSS 2.1's table
+/// model with automatic layout (§17.5.2.2).
+///
+/// When the framesetter reaches a table's first paragraph it makes a layouter, which
+///
+/// 1. takes the table's text out of the article (so it can be set smaller, below) and gives
+///    it a framesetter of its own, which sets each cell's paragraphs with the article's line
+///    breaking, justification and hyphenation rules;
+/// 2. measures each cell's minimum and maximum content widths (its widest unbreakable piece
+///    and its widest unbroken line) plus padding and borders, gives each grid column the
+///    widest of its cells', then spreads what spanning cells need over the columns they span;
+/// 3. fits the table to the measure: up to its maximum widths (or the width the markup asks
+///    for), and when even the minimum widths are wider than the column, sets the table at a
+///    smaller font size, down to `minimumScale`; if that is still too wide, each column gets
+///    its widest character and a share of the rest, so cells wrap inside words (with a
+///    warning). A table that cannot fit even so (thousands of columns) is set as paragraphs,
+///    one cell under another, with a warning;
+/// 4. places rows into each column it is given, from the top of the free space: a row (or a
+///    group of rows joined by rowspans) goes whole into the column, or into the next one when
+///    it does not fit. After a break the `<thead>` rows are drawn again at the top. A row
+///    taller than a whole column is split inside its cells *in text order*: its cells are
+///    filled one after another, the first that does not fit is cut at a line, and those after
+///    it start in the next column. So the text set in a column stays one contiguous range and
+///    the columns' ranges still tile the text; repeated header rows are drawn but their text
+///    is counted where it was first set.
+///
+/// Work is bounded by the table's text: every cell is measured once per font size tried (at
+/// most `maximumScaleTries`), and set once per column it is placed in.
+final class TableLayouter {
+    /// The table's index in `AttributedText.tables`, and the table.
+    let index: Int
+    let table: TextTable
+    /// Global offsets of the table's text.
+    let start: Int
+    let end: Int
+    /// Global offset up to which the table's text has been set.
+    private(set) var position: Int
+    /// Where the last fragment ended (y in the rectangle's coordinates).
+    private(set) var bottom = 0.0
+    /// Font size as a fraction of the markup's.
+    private(set) var scale = 1.0
+    private(set) var warnings: [String] = []
+    /// False when the table cannot be a grid in this measure: it is set as paragraphs.
+    private(set) var isUsable = true
+
+    /// The smallest font size a table too wide for its column is set at, as a fraction.
+    static let minimumScale = 0.7
+    static let maximumScaleTries = 4
+
+    private let article: Framesetter
+    private var cells: Framesetter
+    private let attachmentBase: Int
+    /// The widest a picture in a cell is set: a column's share of the table's room.
+    private let pictureWidth: Double
+    /// Index of the table's first paragraph in the article.
+    private let firstParagraph: Int
+
+    /// Widths of the grid columns' slots (a cell's border box when borders are separate, its
+    /// padding box when they collapse), and of the gaps between them and at the edges.
+    private var columnWidths: [Double] = []
+    private var columnGaps: [Double] = []
+    /// Heights of the gaps above each row, and below the last (collapsed borders).
+    private var rowGaps: [Double] = []
+    private var indent = 0.0
+
+    /// The next row to place, and for a row being split the table-local offset each of its
+    /// cells has reached.
+    private var nextRow = 0
+    private var progress: [Int]?
+    /// Rows cut from the rows their rowspans joined them with, because the group was taller
+    /// than a column: set one by one, each spanning cell confined to its first row.
+    private var unjoinedUntil = 0
+
+    var isFinished: Bool { nextRow >= table.rows.count }
+
+    var uncoveredCharacters: [Unicode.Scalar: Int] { cells.uncoveredCharacters }
+    var unhyphenatedLanguages: Set<String> { cells.unhyphenatedLanguages }
+
+    init(index: Int, in article: Framesetter, measure: Double) throws(TypesetError) {
+        let text = article.text
+        self.index = index
+        self.article = article
+        let table = Self.bounded(text.tables[index], by: min(article.maximumBox.width, article.maximumBox.height) / 8)
+        let start = text.paragraphs[table.paragraphs.lowerBound].range.lowerBound
+        let end = text.paragraphs[table.paragraphs.upperBound - 1].range.upperBound
+        self.table = table
+        self.start = start
+        self.end = end
+        firstParagraph = table.paragraphs.lowerBound
+        position = start
+        attachmentBase = text.attachments.partitioningIndex { $0.offset >= start }
+        pictureWidth = Self.pictureWidth(table, measure: measure)
+        cells = Self.framesetter(for: text, table: table, range: start..<end, scale: 1, article: article, pictureWidth: pictureWidth)
+        try resolveColumns(measure: measure)
+    }
+
+    /// The table with its vertical paddings, borders and spacing each at most `limit`, so
+    /// that a cell's content always starts inside the column (hostile `padding: 2000px`).
+    private static func bounded(_ table: TextTable, by limit: Double) -> TextTable {
+        var table = table
+        func bound(_ sides: inout TextTable.Sides<TextTable.Border>) {
+            sides.top.width = min(sides.top.width, limit)
+            sides.bottom.width = min(sides.bottom.width, limit)
+        }
+        bound(&table.style.border)
+        table.style.spacing = min(table.style.spacing, limit)
+        for row in table.rows.indices {
+            for cell in table.rows[row].cells.indices {
+                table.rows[row].cells[cell].style.padding.top = min(table.rows[row].cells[cell].style.padding.top, limit)
+                table.rows[row].cells[cell].style.padding.bottom = min(table.rows[row].cells[cell].style.padding.bottom, limit)
+                bound(&table.rows[row].cells[cell].style.border)
+            }
+        }
+        return table
+    }
+
+    // MARK: - Column widths
+
+    /// A framesetter over the table's text alone, its fonts scaled by `scale`.
+    private static func framesetter(for text: AttributedText, table: TextTable, range: Range<Int>, scale: Double,
+                                    article: Framesetter, pictureWidth: Double) -> Framesetter {
+        var runs: [AttributeRun<TextStyle>] = []
+        var runIndex = text.styleRunIndex(at: range.lowerBound)
+        while runIndex < text.styleRuns.count, text.styleRuns[runIndex].range.lowerBound < range.upperBound {
+            var run = text.styleRuns[runIndex]
+            run.range = (max(run.range.lowerBound, range.lowerBound) - range.lowerBound)..<(min(run.range.upperBound, range.upperBound) - range.lowerBound)
+            run.value.size *= scale
+            run.value.baselineShift *= scale
+            runs.append(run)
+            runIndex += 1
+        }
+        let paragraphs = text.paragraphs[table.paragraphs].map { paragraph in
+            AttributeRun(range: (paragraph.range.lowerBound - range.lowerBound)..<(paragraph.range.upperBound - range.lowerBound),
+                         value: paragraph.value)
+        }
+        let first = text.attachments.partitioningIndex { $0.offset >= range.lowerBound }
+        let attachments = text.attachments[first...].prefix { $0.offset < range.upperBound }.map { attachment in
+            var attachment = attachment
+            attachment.offset -= range.lowerBound
+            return attachment
+        }
+        let own = AttributedText(scalars: Array(text.scalars[range]), styleRuns: runs, paragraphs: paragraphs, attachments: attachments)
+        return Framesetter(text: own, fonts: article.fonts, maximumBox: (min(article.maximumBox.width, pictureWidth), article.maximumBox.height),
+                           typography: article.typography, vertical: article.vertical)
+    }
+
+    /// The room the table has in a column `measure` wide, within its indents.
+    private static func room(_ table: TextTable, measure: Double) -> (indent: Double, available: Double) {
+        let indent = min(max(0, table.style.startIndent), measure / 2)
+        return (indent, max(measure / 2, measure - indent - max(0, table.style.endIndent)))
+    }
+
+    /// A picture in a cell is at most a column's even share of the table's room, less the
+    /// widest padding and borders and the spacing, so that a picture as wide as the page's
+    /// column scales down to sit beside the other cells instead of making the table too wide.
+    private static func pictureWidth(_ table: TextTable, measure: Double) -> Double {
+        let columns = Double(max(1, table.columnCount))
+        let style = table.style
+        let edges = style.border.left.width + style.border.right.width + (style.collapse ? 0 : style.spacing * (columns + 1))
+        let extra = table.rows.lazy.flatMap(\.cells).reduce(0.0) { widest, cell in
+            max(widest, cell.style.padding.left + cell.style.padding.right + cell.style.border.left.width + cell.style.border.right.width)
+        }
+        return max(1, (room(table, measure: measure).available - edges) / columns - extra)
+    }
+
+    /// Horizontal space a cell takes besides its content: padding, and borders when they are
+    /// separate (collapsed ones are in the gaps).
+    private func horizontalExtra(_ cell: TextTable.Cell) -> Double {
+        cell.style.padding.left + cell.style.padding.right
+            + (table.style.collapse ? 0 : cell.style.border.left.width + cell.style.border.right.width)
+    }
+
+    private func verticalExtra(_ cell: TextTable.Cell) -> Double {
+        cell.style.padding.top + cell.style.padding.bottom
+            + (table.style.collapse ? 0 : cell.style.border.top.width + cell.style.border.bottom.width)
+    }
+
+    /// Per grid column: the minimum, maximum and widest-character widths of its slot, and the
+    /// widest padding and borders of its cells (what does not scale with the font).
+    private func measureColumns() throws(TypesetError) -> (minimum: [Double], maximum: [Double], cluster: [Double], extra: [Double]) {
+        let count = table.columnCount
+        var minimum = [Double](repeating: 0, count: count), maximum = minimum, cluster = minimum, extras = minimum
+        var spanning: [(cell: TextTable.Cell, minimum: Double, maximum: Double, cluster: Double)] = []
+        for cell in table.rows.lazy.flatMap(\.cells) {
+            var widths = (minimum: 0.0, maximum: 0.0, cluster: 0.0)
+            for paragraph in cell.paragraphs {
+                let own = try cells.contentWidths(ofParagraph: paragraph - firstParagraph)
+                widths = (max(widths.minimum, own.minimum), max(widths.maximum, own.maximum), max(widths.cluster, own.cluster))
+            }
+            let extra = horizontalExtra(cell)
+            let measured = (minimum: widths.minimum + extra, maximum: max(widths.maximum, cell.style.width ?? 0) + extra,
+                            cluster: widths.cluster + extra)
+            if cell.columnSpan == 1 {
+                minimum[cell.column] = max(minimum[cell.column], measured.minimum)
+                maximum[cell.column] = max(maximum[cell.column], measured.maximum)
+                cluster[cell.column] = max(cluster[cell.column], measured.cluster)
+                extras[cell.column] = max(extras[cell.column], extra)
+            } else {
+                spanning.append((cell, measured.minimum, measured.maximum, measured.cluster))
+            }
+        }
+        // Spanning cells, narrowest spans first: what they need beyond the columns they span
+        // goes to those columns in proportion to their maximum widths (evenly when all are 0).
+        for (cell, cellMinimum, cellMaximum, cellCluster) in spanning.sorted(by: { $0.cell.columnSpan < $1.cell.columnSpan }) {
+            let columns = cell.column..<(cell.column + cell.columnSpan)
+            let inner = columnGaps[(cell.column + 1)..<(cell.column + cell.columnSpan)].reduce(0, +)
+            let weights = columns.map { maximum[$0] }
+            let total = weights.reduce(0, +)
+            func spread(_ need: Double, into widths: inout [Double]) {
+                let excess = need - inner - columns.reduce(0) { $0 + widths[$1] }
+                guard excess > 0 else { return }
+                for (offset, column) in columns.enumerated() {
+                    widths[column] += excess * (total > 0 ? weights[offset] / total : 1 / Double(columns.count))
+                }
+            }
+            spread(cellMinimum, into: &minimum)
+            spread(cellMaximum, into: &maximum)
+            spread(cellCluster, into: &cluster)
+        }
+        for column in 0..<count { maximum[column] = max(maximum[column], minimum[column]) }
+        return (minimum, maximum, cluster, extras)
+    }
+
+    /// The gaps between columns: spacing and the table's borders, or collapsed borders.
+    private func resolveGaps() {
+        let style = table.style
+        let columns = table.columnCount, rows = table.rows.count
+        if !style.collapse {
+            columnGaps = [style.border.left.width + style.spacing] + Array(repeating: style.spacing, count: max(0, columns - 1))
+                + [style.spacing + style.border.right.width]
+            rowGaps = [style.border.top.width + style.spacing] + Array(repeating: style.spacing, count: max(0, rows - 1))
+                + [style.spacing + style.border.bottom.width]
+            return
+        }
+        columnGaps = [style.border.left.width] + Array(repeating: 0, count: max(0, columns - 1)) + [style.border.right.width]
+        rowGaps = [style.border.top.width] + Array(repeating: 0, count: max(0, rows - 1)) + [style.border.bottom.width]
+        for (row, cells) in table.rows.enumerated() {
+            for cell in cells.cells {
+                columnGaps[cell.column] = max(columnGaps[cell.column], cell.style.border.left.width)
+                columnGaps[cell.column + cell.columnSpan] = max(columnGaps[cell.column + cell.columnSpan], cell.style.border.right.width)
+                rowGaps[row] = max(rowGaps[row], cell.style.border.top.width)
+                rowGaps[row + cell.rowSpan] = max(rowGaps[row + cell.rowSpan], cell.style.border.bottom.width)
+            }
+        }
+    }
+
+    /// Chooses the column widths for `measure`, setting the table smaller when it must.
+    private func resolveColumns(measure: Double) throws(TypesetError) {
+        resolveGaps()
+        let style = table.style
+        let available: Double
+        (indent, available) = Self.room(table, measure: measure)
+        let gaps = columnGaps.reduce(0, +)
+        var widths = try measureColumns()
+        var tries = 1
+        while widths.minimum.reduce(0, +) + gaps > available + LineFiller.tolerance, scale > Self.minimumScale,
+              tries < Self.maximumScaleTries {
+            // Text widths scale with the font; paddings and borders do not. The estimate is
+            // tried and lowered again when it falls short (spanning cells).
+            let fixed = widths.extra.reduce(0, +)
+            let needed = widths.minimum.reduce(0, +) - fixed
+            let room = max(0, available - gaps - fixed)
+            var next = max(Self.minimumScale, scale * room / max(needed, 1))
+            if next > scale - 0.01 { next = scale - 0.05 }
+            scale = max(Self.minimumScale, next)
+            cells = Self.framesetter(for: article.text, table: table, range: start..<end, scale: scale, article: article,
+                                     pictureWidth: pictureWidth)
+            widths = try measureColumns()
+            tries += 1
+        }
+        let minimumTotal = widths.minimum.reduce(0, +) + gaps
+        let maximumTotal = widths.maximum.reduce(0, +) + gaps
+        let asked = style.width ?? style.widthFraction.map { $0 * available }
+        let percent = Int((scale * 100).rounded())
+        if minimumTotal <= available + LineFiller.tolerance {
+            if scale < 1 {
+                warnings.append("a table of \(table.columnCount) columns was set at \(percent)% of its font size to fit a column \(Self.points(available)) wide")
+            }
+            let target = min(available, max(minimumTotal, asked ?? min(available, maximumTotal)))
+            if target >= maximumTotal {
+                // Room beyond the maximum widths: shared in proportion to them.
+                let total = widths.maximum.reduce(0, +)
+                columnWidths = widths.maximum.map { $0 + (target - maximumTotal) * (total > 0 ? $0 / total : 1 / Double(widths.maximum.count)) }
+            } else {
+                let fraction = maximumTotal > minimumTotal ? (target - minimumTotal) / (maximumTotal - minimumTotal) : 0
+                columnWidths = zip(widths.minimum, widths.maximum).map { $0 + ($1 - $0) * fraction }
+            }
+            return
+        }
+        // Too wide even at the smallest size: each column gets its widest character and a share
+        // of the rest in proportion to what more its minimum wants, so cells wrap inside words.
+        let clusterTotal = widths.cluster.reduce(0, +) + gaps
+        guard clusterTotal <= available + LineFiller.tolerance else {
+            isUsable = false
+            warnings.append("a table of \(table.columnCount) columns cannot fit a column \(Self.points(available)) wide even at \(percent)% of its font size; it was set as paragraphs, one cell under another")
+            return
+        }
+        let wants = zip(widths.minimum, widths.cluster).map { max(0, $0 - $1) }
+        let totalWants = wants.reduce(0, +)
+        columnWidths = zip(widths.cluster, wants).map { $0 + (available - clusterTotal) * (totalWants > 0 ? $1 / totalWants : 0) }
+        warnings.append("a table of \(table.columnCount) columns is wider than its column (\(Self.points(available))) even at \(percent)% of its font size; its cells' text was wrapped inside words")
+    }
+
+    private static func points(_ value: Double) -> String { "\(Int(value.rounded())) pt" }
+
+    // MARK: - Placing rows
+
+    /// Table-local offset where paragraph `index` (the article's) starts; the table's end for
+    /// its end.
+    private func offset(ofParagraph index: Int) -> Int {
+        index < table.paragraphs.upperBound ? article.text.paragraphs[index].range.lowerBound - start : end - start
+    }
+
+    /// The rows that must stay together from `row`: those its cells' rowspans join it with.
+    private func group(from row: Int) -> Range<Int> {
+        if row < unjoinedUntil { return row..<(row + 1) }
+        var last = row + 1
+        var index = row
+        while index < last {
+            for cell in table.rows[index].cells { last = max(last, index + cell.rowSpan) }
+            index += 1
+        }
+        return row..<min(last, table.rows.count)
+    }
+
+    /// A cell set for one fragment: its lines from `from` to `to` (table-local) and their height.
+    private struct SetCell {
+        var row: Int
+        var cell: TextTable.Cell
+        var rowSpan: Int
+        var from: Int
+        var to: Int
+        var lines: [Framesetter.PlacedLine]
+        var contentHeight: Double
+        var complete: Bool
+    }
+
+    /// Sets a cell's text from `from` in its column width, at most `height` high (content).
+    private func set(_ cell: TextTable.Cell, row: Int, rowSpan: Int, from: Int, height: Double) throws(TypesetError) -> SetCell {
+        let to = offset(ofParagraph: cell.paragraphs.upperBound)
+        var result = SetCell(row: row, cell: cell, rowSpan: rowSpan, from: from, to: from, lines: [], contentHeight: 0, complete: from >= to)
+        guard from < to, height > 0 else { return result }
+        let width = max(1, slotWidth(cell) - horizontalExtra(cell))
+        let frame: Framesetter.Frame
+        do {
+            frame = try cells.fill(Rect(x: 0, y: 0, width: width, height: max(0, height)), from: from, end: to)
+        } catch where height < Self.unlimited {
+            return result  // Not one line fits in that height.
+        }
+        result.lines = frame.lines
+        result.to = frame.range.upperBound
+        result.complete = result.to >= to
+        result.contentHeight = frame.lines.map { $0.top + $0.height }.max() ?? 0
+        return result
+    }
+
+    private static let unlimited = 1e9
+
+    private func slotWidth(_ cell: TextTable.Cell) -> Double {
+        let columns = cell.column..<(cell.column + cell.columnSpan)
+        return columns.reduce(0) { $0 + columnWidths[$1] } + columnGaps[(cell.column + 1)..<(cell.column + cell.columnSpan)].reduce(0, +)
+    }
+
+    private func slotX(_ column: Int) -> Double {
+        (0..<column).reduce(columnGaps[0]) { $0 + columnWidths[$1] + columnGaps[$1 + 1] }
+    }
+
+    private var tableWidth: Double { columnWidths.reduce(0, +) + columnGaps.reduce(0, +) }
+
+    /// Sets rows `rows` from the given offsets, each cell at most `height` high.
+    private func set(rows: Range<Int>, from offsets: [Int]?, height: Double) throws(TypesetError) -> [SetCell] {
+        var result: [SetCell] = []
+        var index = 0
+        for row in rows {
+            for cell in table.rows[row].cells {
+                let from = offsets?[index] ?? offset(ofParagraph: cell.paragraphs.lowerBound)
+                result.append(try set(cell, row: row, rowSpan: min(cell.rowSpan, rows.upperBound - row), from: from,
+                                      height: height - verticalExtra(cell)))
+                index += 1
+            }
+        }
+        return result
+    }
+
+    /// Heights of rows `rows` holding `cells` (CSS 2.1 §17.5.3): each row as tall as its
+    /// tallest one-row cell; a spanning cell taller than its rows lengthens the last of them.
+    private func rowHeights(_ rows: Range<Int>, _ cells: [SetCell]) -> [Double] {
+        var heights = [Double](repeating: 0, count: rows.count)
+        for cell in cells where cell.rowSpan == 1 {
+            heights[cell.row - rows.lowerBound] = max(heights[cell.row - rows.lowerBound], cell.contentHeight + verticalExtra(cell.cell))
+        }
+        for cell in cells.filter({ $0.rowSpan > 1 }).sorted(by: { $0.rowSpan < $1.rowSpan }) {
+            let first = cell.row - rows.lowerBound
+            let spanned = first..<(first + cell.rowSpan)
+            let inner = rowGaps[(cell.row + 1)..<(cell.row + cell.rowSpan)].reduce(0, +)
+            let have = spanned.reduce(0) { $0 + heights[$1] } + inner
+            let need = cell.contentHeight + verticalExtra(cell.cell)
+            if need > have { heights[spanned.upperBound - 1] += need - have }
+        }
+        return heights
+    }
+
+    /// Rows placed in one column: their cells as set, the rows' heights and top.
+    private struct PlacedRows {
+        var cells: [SetCell]
+        var rows: Range<Int>
+        var heights: [Double]
+        var top: Double
+        var repeated: Bool
+    }
+
+    /// Places what fits of the table in `rect` from `top`, adding its lines, rectangles and a
+    /// `TableFrame` to `frame`; false when nothing fits (the table goes on in the next column).
+    /// In an empty column something is always placed.
+    func place(in rect: Rect, top: Double, columnIsEmpty: Bool, into frame: inout Framesetter.Frame) throws(TypesetError) -> Bool {
+        let saved = (nextRow, progress, unjoinedUntil)
+        let collapse = table.style.collapse
+        let rowCount = table.rows.count
+        /// Below the last row placed: spacing and the table's border, or the collapsed border.
+        func gapBelow(_ row: Int) -> Double { collapse ? max(rowGaps[row], table.style.border.bottom.width) : rowGaps[rowCount] }
+        let topGap = collapse ? max(rowGaps[0], rowGaps[nextRow]) : rowGaps[0]
+        let fragmentTop = rect.y + top
+        var y = fragmentTop + topGap
+        var placed: [PlacedRows] = []
+        var headerHeight = 0.0
+        if nextRow > 0 || progress != nil, nextRow >= table.headerRowCount, table.headerRowCount > 0 {
+            let header = 0..<table.headerRowCount
+            let cells = try set(rows: header, from: nil, height: Self.unlimited)
+            let heights = rowHeights(header, cells)
+            let height = heights.reduce(0, +) + rowGaps[1..<table.headerRowCount].reduce(0, +)
+            // Repeated only when it leaves most of a column to the other rows.
+            if height < rect.height / 3 {
+                placed.append(PlacedRows(cells: cells, rows: header, heights: heights, top: y, repeated: true))
+                y += height
+                headerHeight = height + rowGaps[nextRow]
+            }
+        }
+        // What a fresh column holds: a group taller than that is cut.
+        let fullRoom = rect.height - topGap - gapBelow(rowCount) - headerHeight
+        var rowsPlaced = false
+        while nextRow < rowCount {
+            let rows = group(from: nextRow)
+            let gapAbove = placed.isEmpty ? 0 : rowGaps[rows.lowerBound]
+            let cells = try set(rows: rows, from: progress, height: fullRoom)
+            let heights = rowHeights(rows, cells)
+            let height = heights.reduce(0, +) + rowGaps[(rows.lowerBound + 1)..<rows.upperBound].reduce(0, +)
+            let complete = cells.allSatisfy(\.complete)
+            if complete && y + gapAbove + height + gapBelow(rows.upperBound) <= rect.maxY + LineFiller.tolerance {
+                placed.append(PlacedRows(cells: cells, rows: rows, heights: heights, top: y + gapAbove, repeated: false))
+                y += gapAbove + height
+                nextRow = rows.upperBound
+                progress = nil
+                rowsPlaced = true
+                continue
+            }
+            // A group that fits a fresh column goes there.
+            guard !complete || height > fullRoom + LineFiller.tolerance || (columnIsEmpty && !rowsPlaced) else { break }
+            if rows.count > 1 {
+                unjoinedUntil = rows.upperBound  // Set row by row from here, each spanning cell in its first row.
+                continue
+            }
+            // Taller than a column: cut inside its cells, in text order. Cells are filled one
+            // after another; the first that does not fit is cut at a line, those after it wait.
+            let row = nextRow
+            let room = rect.maxY - y - gapAbove - gapBelow(row + 1)
+            var split: [SetCell] = []
+            var cut = false
+            for (index, cell) in table.rows[row].cells.enumerated() {
+                let from = progress?[index] ?? offset(ofParagraph: cell.paragraphs.lowerBound)
+                let piece = try set(cell, row: row, rowSpan: 1, from: from, height: cut ? 0 : room - verticalExtra(cell))
+                if !piece.complete { cut = true }
+                split.append(piece)
+            }
+            if !split.contains(where: { $0.to > $0.from }) && !split.allSatisfy(\.complete) {
+                guard columnIsEmpty && !rowsPlaced, let index = split.firstIndex(where: { !$0.complete }) else { break }
+                // Not one line fits even in an empty column: the next line is set anyway, as
+                // the framesetter sets a line taller than its column.
+                let cell = table.rows[row].cells[index]
+                var forced = try set(cell, row: row, rowSpan: 1, from: split[index].from, height: Self.unlimited)
+                if let line = forced.lines.first {
+                    forced.lines = [line]
+                    forced.to = line.line.range.upperBound
+                    forced.contentHeight = line.top + line.height
+                    forced.complete = forced.to >= offset(ofParagraph: cell.paragraphs.upperBound)
+                }
+                split[index] = forced
+            }
+            let done = split.allSatisfy(\.complete)
+            progress = done ? nil : split.map(\.to)
+            if done { nextRow += 1 }
+            let tallest = split.map { $0.contentHeight + verticalExtra($0.cell) }.max() ?? 0
+            // A cut row fills the column; a finished one is as tall as its cells, but never
+            // past the column's foot (a row of nothing but padding taller than a column).
+            let splitHeight = done ? min(tallest, max(0, room)) : max(room, tallest)
+            placed.append(PlacedRows(cells: split, rows: row..<(row + 1), heights: [splitHeight], top: y + gapAbove, repeated: false))
+            y += gapAbove + splitHeight
+            rowsPlaced = true
+            break
+        }
+        // Nothing here, or only the leading header rows: the table starts in the next column.
+        let onlyHeader = nextRow <= table.headerRowCount && progress == nil && !isFinished
+        if !columnIsEmpty && (!rowsPlaced || onlyHeader) {
+            (nextRow, progress, unjoinedUntil) = saved
+            return false
+        }
+        y += gapBelow(placed.last(where: { !$0.repeated })?.rows.upperBound ?? nextRow)
+        draw(placed, x: rect.x + indent, top: fragmentTop, bottom: y, into: &frame)
+        bottom = y - rect.y
+        if let progress {
+            position = start + cutPosition(progress)
+        } else {
+            position = isFinished ? end : start + rowStart(nextRow)
+        }
+        return true
+    }
+
+    /// Table-local offset where row `row`'s text starts (the next row with cells).
+    private func rowStart(_ row: Int) -> Int {
+        var row = row
+        while row < table.rows.count {
+            if let cell = table.rows[row].cells.first { return offset(ofParagraph: cell.paragraphs.lowerBound) }
+            row += 1
+        }
+        return end - start
+    }
+
+    /// Where the text of a row being split stands: the first of its cells not yet complete.
+    private func cutPosition(_ offsets: [Int]) -> Int {
+        for (index, cell) in table.rows[nextRow].cells.enumerated() where offsets[index] < offset(ofParagraph: cell.paragraphs.upperBound) {
+            return offsets[index]
+        }
+        return rowStart(nextRow + 1)
+    }
+
+    // MARK: - Drawing
+
+    /// Adds the placed rows to `frame`: lines (repeated header rows' apart), backgrounds and
+    /// borders, and the fragment's `TableFrame`.
+    private func draw(_ placed: [PlacedRows],
+                      x: Double, top: Double, bottom: Double, into frame: inout Framesetter.Frame) {
+        let style = table.style
+        let outer = Rect(x: x, y: top, width: tableWidth, height: bottom - top)
+        var backgrounds: [FilledRect] = []
+        var borders: [FilledRect] = []
+        if let background = style.background { backgrounds.append(FilledRect(rect: outer, color: background)) }
+        borders += Self.borderRects(outer, style.border)
+        var cellFrames: [CellFrame] = []
+        var bodyRows: Range<Int>?
+        for group in placed {
+            var rowTops: [Double] = []
+            var y = group.top
+            for (offset, height) in group.heights.enumerated() {
+                rowTops.append(y)
+                y += height
+                let row = group.rows.lowerBound + offset
+                if offset + 1 < group.heights.count { y += rowGaps[row + 1] }
+            }
+            if !group.repeated {
+                bodyRows = (bodyRows?.lowerBound ?? group.rows.lowerBound)..<group.rows.upperBound
+            }
+            for cell in group.cells {
+                let first = cell.row - group.rows.lowerBound
+                guard first < rowTops.count else { continue }
+                let spanned = first..<min(first + cell.rowSpan, group.heights.count)
+                let height = spanned.reduce(0) { $0 + group.heights[$1] }
+                    + (spanned.count > 1 ? rowGaps[(cell.row + 1)..<(cell.row + spanned.count)].reduce(0, +) : 0)
+                let slot = Rect(x: x + slotX(cell.cell.column), y: rowTops[first], width: slotWidth(cell.cell), height: height)
+                let cellStyle = cell.cell.style
+                if let background = cellStyle.background { backgrounds.append(FilledRect(rect: slot, color: background)) }
+                // The cell's box: its border box, or with collapsed borders the box between the
+                // middles of its grid lines, where its borders are centred.
+                var box = slot
+                if style.collapse {
+                    let left = columnGaps[cell.cell.column], right = columnGaps[cell.cell.column + cell.cell.columnSpan]
+                    let above = rowGaps[cell.row], below = rowGaps[min(cell.row + spanned.count, rowGaps.count - 1)]
+                    box = Rect(x: slot.x - left / 2, y: slot.y - above / 2, width: slot.width + (left + right) / 2,
+                               height: slot.height + (above + below) / 2)
+                }
+                borders += Self.borderRects(box, cellStyle.border, centred: style.collapse)
+                let content = Rect(x: slot.x + cellStyle.padding.left + (style.collapse ? 0 : cellStyle.border.left.width),
+                                   y: slot.y + cellStyle.padding.top + (style.collapse ? 0 : cellStyle.border.top.width),
+                                   width: 0, height: slot.height - verticalExtra(cell.cell))
+                let shift: Double
+                switch cellStyle.verticalAlignment {
+                case .top, .baseline: shift = 0
+                case .middle: shift = cell.complete && cell.from < cell.to ? max(0, content.height - cell.contentHeight) / 2 : 0
+                case .bottom: shift = cell.complete && cell.from < cell.to ? max(0, content.height - cell.contentHeight) : 0
+                }
+                for var placedLine in cell.lines {
+                    placedLine.line.shift(by: start, attachments: attachmentBase)
+                    placedLine.origin += content.x
+                    placedLine.top += content.y + shift
+                    placedLine.baseline += content.y + shift
+                    if group.repeated { frame.repeatedLines.append(placedLine) } else { frame.lines.append(placedLine) }
+                }
+                let range = group.repeated
+                    ? (start + offset(ofParagraph: cell.cell.paragraphs.lowerBound))..<(start + offset(ofParagraph: cell.cell.paragraphs.upperBound))
+                    : (start + cell.from)..<(start + max(cell.from, cell.to))
+                cellFrames.append(CellFrame(row: cell.row, column: cell.cell.column, rowSpan: spanned.count, columnSpan: cell.cell.columnSpan,
+                                            rect: box, range: range, isRepeatedHeader: group.repeated))
+            }
+        }
+        frame.tableRects += backgrounds + borders
+        frame.tables.append(TableFrame(table: index, rect: outer, rows: bodyRows ?? nextRow..<nextRow, rowCount: table.rows.count,
+                                       columnCount: table.columnCount, scale: scale, cells: cellFrames))
+    }
+
+    /// Rectangles for the four sides of a border around `box`: inside it, or centred on its
+    /// edges (collapsed borders).
+    private static func borderRects(_ box: Rect, _ border: TextTable.Sides<TextTable.Border>, centred: Bool = false) -> [FilledRect] {
+        var rects: [FilledRect] = []
+        func add(_ rect: Rect, _ side: TextTable.Border) {
+            guard side.width > 0, rect.width > 0, rect.height > 0 else { return }
+            rects.append(FilledRect(rect: rect, color: side.color))
+        }
+        let inset = { (width: Double) in centred ? width / 2 : 0 }
+        add(Rect(x: box.x - inset(border.left.width), y: box.y - inset(border.top.width), width: box.width + inset(border.left.width) + inset(border.right.width),
+                 height: border.top.width), border.top)
+        add(Rect(x: box.x - inset(border.left.width), y: box.maxY - border.bottom.width + inset(border.bottom.width),
+                 width: box.width + inset(border.left.width) + inset(border.right.width), height: border.bottom.width), border.bottom)
+        add(Rect(x: box.x - inset(border.left.width), y: box.y, width: border.left.width, height: box.height), border.left)
+        add(Rect(x: box.maxX - border.right.width + inset(border.right.width), y: box.y, width: border.right.width, height: box.height), border.right)
+        return rects
+    }
+}
+
+/// A piece of a table placed in a column: for the manifest and tests.
+public struct TableFrame: Hashable, Sendable {
+    /// The table's index among the article's tables (`AttributedText.tables`).
+    public var table: Int
+    /// The piece's border box.
+    public var rect: Rect
+    /// The table's rows whose text (or part of it) is set here; repeated header rows aside.
+    public var rows: Range<Int>
+    public var rowCount: Int
+    public var columnCount: Int
+    /// Font size as a fraction of the markup's: below 1 when the table was set smaller to fit.
+    public var scale: Double
+    public var cells: [CellFrame]
+}
+
+/// A cell of a table piece.
+public struct CellFrame: Hashable, Sendable {
+    public var row: Int
+    public var column: Int
+    public var rowSpan: Int
+    public var columnSpan: Int
+    /// The cell's box in this piece: its border box, or with collapsed borders the box between
+    /// the middles of its grid lines (neighbouring cells share an edge).
+    public var rect: Rect
+    /// Global offsets of the text set in the cell here: part of the cell's text when the
+    /// row is split, the whole of it for a repeated header row.
+    public var range: Range<Int>
+    /// A `<thead>` row drawn again after a break: its text is counted where it was first set.
+    public var isRepeatedHeader: Bool
+}
+
+extension TypesetLine {
+    /// Moves a line set in a table's own text to the article's offsets.
+    mutating func shift(by offset: Int, attachments: Int) {
+        range = (range.lowerBound + offset)..<(range.upperBound + offset)
+        for index in boxes.indices {
+            boxes[index].offset += offset
+            boxes[index].attachment += attachments
+        }
+    }
+}
+
+extension Array {
+    /// The first index whose element satisfies `predicate`, which must be false then true
+    /// along the array (binary search).
+    func partitioningIndex(where predicate: (Element) -> Bool) -> Int {
+        var low = 0, high = count
+        while low < high {
+            let mid = (low + high) / 2
+            if predicate(self[mid]) { high = mid } else { low = mid + 1 }
+        }
+        return low
+    }
+}

@@ -1,0 +1,95 @@
+/// A table: a block structure over a run of paragraphs of an `AttributedText`.
+///
+/// The cells' text stays in the article's text stream, in document order, each cell a run of
+/// whole paragraphs (empty for an empty cell), so that text ranges still tile the text: a
+/// cell's paragraphs follow those of the cell before it, row after row. The framesetter hands
+/// the table to `TableLayouter` when it reaches the table's first paragraph. A caption is set
+/// as ordinary paragraphs before the table, kept with it.
+public struct TextTable: Sendable, Equatable {
+    /// Indices in `AttributedText.paragraphs` of the cells' paragraphs: the cells' runs tile it.
+    public var paragraphs: Range<Int>
+    public var rows: [Row]
+    /// Leading rows that come from `<thead>`: repeated at the top of each column the table
+    /// continues in.
+    public var headerRowCount = 0
+    /// Columns of the grid, colspans and rowspans resolved (HTML's table-forming algorithm).
+    public var columnCount = 0
+    public var style = Style()
+
+    public struct Row: Sendable, Equatable {
+        public var cells: [Cell]
+        public init(cells: [Cell]) { self.cells = cells }
+    }
+
+    public struct Cell: Sendable, Equatable {
+        /// Indices in `AttributedText.paragraphs`; empty for a cell without text.
+        public var paragraphs: Range<Int>
+        /// First grid column it covers, and how many columns and rows it spans (at least 1).
+        public var column: Int
+        public var columnSpan = 1
+        public var rowSpan = 1
+        public var style = CellStyle()
+        public init(paragraphs: Range<Int>, column: Int) {
+            self.paragraphs = paragraphs
+            self.column = column
+        }
+    }
+
+    /// A border side: width in points (0: none) and colour.
+    public struct Border: Sendable, Equatable {
+        public var width = 0.0
+        public var color = RGBColor.black
+        public init(width: Double = 0, color: RGBColor = .black) {
+            self.width = width
+            self.color = color
+        }
+    }
+
+    /// Top, right, bottom and left.
+    public struct Sides<Value: Sendable & Equatable>: Sendable, Equatable {
+        public var top: Value, right: Value, bottom: Value, left: Value
+        public init(_ all: Value) { (top, right, bottom, left) = (all, all, all, all) }
+    }
+
+    public enum VerticalAlignment: String, Sendable, Equatable {
+        case top, middle, bottom, baseline
+    }
+
+    public struct CellStyle: Sendable, Equatable {
+        public var padding = Sides(0.0)
+        public var border = Sides(Border())
+        public var background: RGBColor?
+        public var verticalAlignment = VerticalAlignment.middle
+        /// CSS `width` or HTML `width` in points: the column's minimum, as browsers take it.
+        public var width: Double?
+        public init() {}
+    }
+
+    public struct Style: Sendable, Equatable {
+        /// `border-collapse: collapse`: adjacent cell borders are drawn once, with no spacing.
+        public var collapse = false
+        /// `border-spacing` or `cellspacing`, between cells and around them (separated borders).
+        public var spacing = 2.0 * 0.75
+        public var border = Sides(Border())
+        public var background: RGBColor?
+        /// `width`: points, or a fraction of the column (`50%`).
+        public var width: Double?
+        public var widthFraction: Double?
+        /// Indents from the column's edges (ancestors' and the table's own margins).
+        public var startIndent = 0.0
+        public var endIndent = 0.0
+        /// The collapsed margin above the table.
+        public var spaceBefore = 0.0
+        public init() {}
+    }
+
+    public init(paragraphs: Range<Int>, rows: [Row]) {
+        self.paragraphs = paragraphs
+        self.rows = rows
+    }
+
+    /// The most columns and rows a table may have; past them the markup's table is set as
+    /// paragraphs one under another, with a warning.
+    public static let maximumColumns = 1000
+    public static let maximumRowSpan = 65_534
+}
