@@ -129,7 +129,7 @@ import Testing
         let file = Fixtures.repositoryRoot.appendingPathComponent("pipeline.yml")
         let configuration = try Configuration.load(file: file)
         #expect(configuration.file == file.path, "errors about a setting name the file")
-        #expect(configuration.inputs == ["fixtures/pdf", "fixtures/articles"])
+        #expect(configuration.inputs == ["fixtures/pdf", "fixtures/articles", "fixtures/tables"])
         #expect(configuration.password(forRelativePath: "encrypted.pdf") == Fixtures.encryptedPassword)
         #expect(configuration.layouts.map(\.name) == ["portrait", "landscape"])
         #expect(configuration.layouts[1].pageWidth == 842 && configuration.layouts[1].columns == 3)
