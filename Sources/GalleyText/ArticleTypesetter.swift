@@ -95,6 +95,16 @@ public final class ArticleTypesetter {
                                          glyphs: [glyph], positions: [flow.point(placed.origin - indent, placed.baseline)]))
                 }
                 for run in line.runs {
+                    if let background = run.style.background, run.x1 > run.x0 {
+                        // Behind the run's glyphs (rects are drawn before glyphs), the face's
+                        // ascender to its descender from the shifted baseline; in vertical text
+                        // the em box around the line's centre.
+                        let size = run.style.size
+                        let (above, below) = vertical ? (size / 2, size / 2) : (run.face.ascender * size, run.face.descender * size)
+                        let box = Rect(x: placed.origin + run.x0, y: placed.baseline - run.style.baselineShift - above,
+                                       width: run.x1 - run.x0, height: above + below)
+                        rects.append(FilledRect(rect: flow.rect(box), color: background))
+                    }
                     runs.append(GlyphRun(face: run.face, size: run.style.size, color: run.style.color, orientation: run.orientation,
                                          glyphs: run.glyphs,
                                          positions: run.positions.map { flow.point(placed.origin + $0.x, placed.baseline + $0.y) }))

@@ -180,6 +180,9 @@ public struct TextStyle: Hashable, Sendable {
     /// Code and preformatted text (`<code>`, `<kbd>`, `<samp>`, `<tt>`, `white-space: pre`):
     /// its spaces never stretch when a line is justified.
     public var verbatim = false
+    /// The background of an inline element (`background-color` on a `<span>`, `<code>`,
+    /// `<mark>`): filled behind the run's glyphs, from the face's ascender to its descender.
+    public var background: RGBColor?
 
     public init(font: FontRequest, size: Double, color: RGBColor = .black) {
         self.font = font

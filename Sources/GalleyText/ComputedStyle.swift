@@ -274,6 +274,17 @@ struct ComputedStyle: Sendable {
         let value = rawValue.lowercased()
         if value == "inherit" || value == "initial" || value == "unset" || value == "revert" { return true }
         switch property {
+        case "background-color", "background":
+            // Inline boxes only: a block's background is a box behind all its lines, which
+            // is not drawn (it stays in the ignored properties' summary). A transparent
+            // background shows the enclosing inline's, which the text already carries.
+            guard display == .inline else { return false }
+            if value == "none" || value == "transparent" { return true }
+            // The whole value (`rgb(0, 0, 0)`), else the first word that is a colour
+            // (`#eee url(x.png) no-repeat`).
+            guard let color = RGBColor(css: value) ?? value.split(separator: " ").lazy.compactMap({ RGBColor(css: String($0)) }).first
+            else { return false }
+            text.background = color
         case "writing-mode", "-webkit-writing-mode", "-epub-writing-mode":
             declaredWritingMode = value
         case "font-family":
