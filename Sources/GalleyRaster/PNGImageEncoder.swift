@@ -10,7 +10,9 @@ public struct PNGImageEncoder: ImageEncoder {
         self.compression = compression
     }
 
-    public var fileExtension: String { "png" }
+    public var format: ImageFormat { .png }
+    public var maximumSide: Int { Int(Int32.max) }
+    public var maximumPixels: Int? { nil }
 
     /// The preset and every setting behind it, so retuning a preset redraws what it made.
     public var fingerprint: String {
