@@ -52,6 +52,7 @@ import Testing
         #expect(manifest.settings.format == format.rawValue && manifest.settings.thumbnailFormat == thumbnails.rawValue)
         #expect(manifest.settings.quality == ImageEncoding.defaultQuality(format))
         #expect(try ManifestSchema.violations(of: summary.outputFolder.appendingPathComponent("manifest.json")).isEmpty)
+        let sheet = try String(contentsOf: summary.outputFolder.appendingPathComponent("index.html"), encoding: .utf8)
         let reference = try #require(png.manifest)
         for (document, pngDocument) in zip(manifest.documents, reference.documents) {
             #expect(document.pages.count == pngDocument.pages.count && !document.pages.isEmpty)
@@ -60,6 +61,7 @@ import Testing
                 #expect(image.format == format.rawValue && image.path.hasSuffix("/page-\(String(format: "%04d", page.number)).\(format.fileExtension)"))
                 let thumbnail = try #require(page.thumbnails.first)
                 #expect(thumbnail.format == thumbnails.rawValue && thumbnail.path.hasSuffix(".\(thumbnails.fileExtension)"))
+                #expect(sheet.contains("src=\"\(thumbnail.path)\""), "the contact sheet shows \(thumbnail.path)")
                 // Lossy at the default quality, mean absolute difference from the drawn pixels:
                 // page images within 3.5 levels of 255 (measured 0.6 to 2.6), 64-pixel thumbnails
                 // within 6 (measured 0.9 to 4.8: every pixel of a small drawing of vector art is
