@@ -154,6 +154,31 @@ import Testing
         #expect(try ManifestSchema.violations(of: summary.outputFolder.appendingPathComponent("manifest.json")).isEmpty)
     }
 
+    /// A page over the band limit is drawn and written as JPEG band by band: its full size, its
+    /// resolution, sequential scans even when progressive ones are configured (they would need
+    /// the whole image's coefficients in memory).
+    @Test func hugePagesAreWrittenAsJPEGInBands() throws {
+        let folder = try ScratchFolder("galley-formats")
+        _ = try folder.copy([Fixtures.pdf("vector-art.pdf")], into: "in")
+        // 500 dpi: 4134×5847 pixels.
+        let summary = try run(configuration(folder) {
+            $0.dpi = 500
+            $0.thumbnailBoxes = []
+            $0.format = .jpeg
+            $0.progressive = true
+        })
+        let image = try #require(summary.manifest?.documents.first?.pages.first?.image)
+        #expect(image.width * image.height > Pipeline.bandPixelLimit && image.format == "jpeg")
+        let bytes = [UInt8](try Data(contentsOf: summary.outputFolder.appendingPathComponent(image.path)))
+        let (decoded, facts) = try IndependentImageDecoder.decode(bytes, format: .jpeg)
+        #expect(decoded.width == image.width && decoded.height == image.height)
+        #expect(facts.jfifDensity == [500, 500] && !facts.progressive)
+        #expect(ImageProperties.blackRows(decoded) == 0)
+        // The CMYK black box near the top left, (60,700)-(260,780) pt in PDF space, is black.
+        let p = decoded.pixel(x: 160 * 500 / 72, y: (842 - 740) * 500 / 72)
+        #expect(p.r < 40 && p.g < 40 && p.b < 40)
+    }
+
     /// freedesktop.org thumbnails are PNG as the standard asks, whatever format the run writes.
     @Test func freedesktopThumbnailsStayPNG() throws {
         let folder = try ScratchFolder("galley-formats")
