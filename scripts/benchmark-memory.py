@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Peak memory of `galley run` on inputs that test its bounds: one huge text line, an article
-with a million elements, a 10 MB HTML paragraph, a 20 MB <pre>, a page of 17,500 px square, and
-300 against 3,000 pages. Prints a
+with a million elements, a 10 MB HTML paragraph, a 20 MB <pre>, a page of 17,500 px square, one
+just under the pixel limit of WebP (4,094 px square), one under AVIF's (3,544 px), and 300
+against 3,000 pages. Prints a
 Markdown table of peak RSS (`/usr/bin/time -f %M`), wall time and exit status per case.
 
     python3 scripts/benchmark-memory.py [--only NAME ...] [--format png|webp|jpeg|avif ...]
@@ -103,6 +104,18 @@ CASES = [
                                              "0 0 1 rg 100 100 8200 8200 re f q 8000 0 0 6000 200 1200 cm /Im1 Do Q "
                                              "BT /F1 400 Tf 400 4000 Td (Huge) Tj ET",
                                              image=os.path.join(ROOT, "fixtures", "articles", "images", "photo.jpg")),
+     150, "[128]", 300),
+    # Just under WebP's pixel limit (16,777,216): 1965 pt is 4094 px at 150 dpi.
+    ("pdf-webp-limit-page", lambda d: pdf_pages(os.path.join(d, "limit.pdf"), 1, 1965, 1965,
+                                            "0 0 1 rg 50 50 1865 1865 re f q 1800 0 0 1350 80 300 cm /Im1 Do Q "
+                                            "BT /F1 100 Tf 100 1000 Td (At the limit) Tj ET",
+                                            image=os.path.join(ROOT, "fixtures", "articles", "images", "photo.jpg")),
+     150, "[128]", 300),
+    # Just under AVIF's pixel limit (12,582,912): 1701 pt is 3544 px at 150 dpi.
+    ("pdf-avif-limit-page", lambda d: pdf_pages(os.path.join(d, "avif-limit.pdf"), 1, 1701, 1701,
+                                            "0 0 1 rg 50 50 1600 1600 re f q 1500 0 0 1125 80 300 cm /Im1 Do Q "
+                                            "BT /F1 100 Tf 100 1000 Td (At the limit) Tj ET",
+                                            image=os.path.join(ROOT, "fixtures", "articles", "images", "photo.jpg")),
      150, "[128]", 300),
     ("pdf-300-pages", lambda d: pdf_pages(os.path.join(d, "p300.pdf"), 300), 36, "[64]", None),
     ("pdf-3000-pages", lambda d: pdf_pages(os.path.join(d, "p3000.pdf"), 3000), 36, "[64]", None),

@@ -5,7 +5,7 @@ import CAVIF
 /// `quality` 0...100 mapped onto AV1's quantizer (0...63) as later libavif releases map it,
 /// `speed` 0...10. One thread, so the bytes do not depend on the machine. A page image's
 /// resolution goes into an Exif item (AVIF has no field of its own). libavif encodes from the
-/// whole image, so pages over `maximumPixels` are refused.
+/// whole image, so pages over `maximumPixels`, a lower limit than WebP's, are refused.
 public struct AVIFImageEncoder: ImageEncoder {
     public var quality: Int
     public var speed: Int
@@ -21,7 +21,10 @@ public struct AVIFImageEncoder: ImageEncoder {
     public var format: ImageFormat { .avif }
     /// AV1's largest frame side.
     public var maximumSide: Int { 65536 }
-    public var maximumPixels: Int? { wholeImagePixelLimit }
+    /// 12 MiP (12,582,912 pixels: A4 and Letter up to 300 dpi pass): libaom's frame buffers
+    /// come on top of the RGB and YUV copies, about 14 bytes a pixel more than a PNG page
+    /// costs, and a page at this limit keeps a run under 300 MB (`scripts/benchmark-memory.py`).
+    public var maximumPixels: Int? { 12 << 20 }
 
     /// AV1's quantizer for a quality: 100 → 0 (lossless quantizer), 0 → 63.
     var quantizer: Int32 { Int32(((100 - quality) * 63 + 50) / 100) }

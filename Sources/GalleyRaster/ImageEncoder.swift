@@ -63,7 +63,7 @@ public protocol BandEncoder: AnyObject {
     func finish() throws(RasterError) -> [UInt8]
 }
 
-/// The pixel limit of encoders that need the whole image: the size above which a page is drawn
-/// in bands (16 megapixels: 48 MiB of RGB; WebP and AVIF encoders hold about as much again in
-/// YUV and their own buffers).
+/// The pixel limit of encoders that need the whole image (WebP; AVIF has a lower one): the size
+/// above which a page is drawn in bands (16 MiP, 48 MiB of RGB; the WebP encoder holds about as
+/// much again in YUV and its own buffers).
 public let wholeImagePixelLimit = 16 << 20
