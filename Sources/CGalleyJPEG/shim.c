@@ -213,6 +213,76 @@ void gj_writer_free(gj_writer *writer)
     free(writer);
 }
 
+/// The decoder's state, so that gj_decode's error path can free what it made.
+struct gj_reader {
+    struct jpeg_decompress_struct cinfo;
+    struct gj_error error_manager;
+    unsigned char *pixels;
+    char error[JMSG_LENGTH_MAX + 16];
+};
+
+static void gj_on_read_error(j_common_ptr cinfo)
+{
+    struct gj_reader *reader = cinfo->client_data;
+    char message[JMSG_LENGTH_MAX];
+    (*cinfo->err->format_message)(cinfo, message);
+    snprintf(reader->error, sizeof reader->error, "libjpeg: %s", message);
+    longjmp(reader->error_manager.jump, 1);
+}
+
+int gj_decode(const unsigned char *data, size_t length, size_t max_pixels, unsigned char **pixels, int *width,
+              int *height, char *error, size_t error_size)
+{
+    *pixels = NULL;
+    if (!data || length == 0 || length > (unsigned long)-1) {
+        snprintf(error, error_size, "no JPEG data");
+        return -1;
+    }
+    struct gj_reader *reader = calloc(1, sizeof *reader);
+    if (!reader) {
+        snprintf(error, error_size, "out of memory");
+        return -1;
+    }
+    reader->cinfo.err = jpeg_std_error(&reader->error_manager.pub);
+    reader->error_manager.pub.error_exit = gj_on_read_error;
+    reader->error_manager.pub.output_message = gj_on_message;
+    reader->cinfo.client_data = reader;
+    if (setjmp(reader->error_manager.jump)) {
+        snprintf(error, error_size, "%s", reader->error);
+        jpeg_destroy_decompress(&reader->cinfo);
+        free(reader->pixels);
+        free(reader);
+        return -1;
+    }
+    jpeg_create_decompress(&reader->cinfo);
+    jpeg_mem_src(&reader->cinfo, data, (unsigned long)length);
+    jpeg_read_header(&reader->cinfo, TRUE);
+    reader->cinfo.out_color_space = JCS_RGB;
+    jpeg_start_decompress(&reader->cinfo);
+    size_t w = reader->cinfo.output_width, h = reader->cinfo.output_height;
+    if (reader->cinfo.output_components != 3 || w == 0 || h == 0 || w > max_pixels / h) {
+        snprintf(reader->error, sizeof reader->error, "a JPEG of %zux%zu pixels is over the %zu asked for", w, h, max_pixels);
+        longjmp(reader->error_manager.jump, 1);
+    }
+    reader->pixels = malloc(w * h * 3);
+    if (!reader->pixels)
+        ERREXIT(&reader->cinfo, JERR_OUT_OF_MEMORY);
+    while (reader->cinfo.output_scanline < h) {
+        JSAMPROW row = reader->pixels + (size_t)reader->cinfo.output_scanline * w * 3;
+        if (jpeg_read_scanlines(&reader->cinfo, &row, 1) != 1) {
+            snprintf(reader->error, sizeof reader->error, "the JPEG ends after %u of %zu rows", reader->cinfo.output_scanline, h);
+            longjmp(reader->error_manager.jump, 1);
+        }
+    }
+    jpeg_finish_decompress(&reader->cinfo);
+    jpeg_destroy_decompress(&reader->cinfo);
+    *pixels = reader->pixels;
+    *width = (int)w;
+    *height = (int)h;
+    free(reader);
+    return 0;
+}
+
 int gj_version(void)
 {
 #ifdef LIBJPEG_TURBO_VERSION_NUMBER

@@ -6,7 +6,8 @@ import GalleyRaster
 /// GIF, TIFF, …), both through the MuPDF shim as the article image loader does, with a smaller
 /// pixel limit so that every input is quick. The pixels that come back are checked against the
 /// size MuPDF reports and the limit asked for. The same bytes go through each output format's
-/// reader of pixel sizes (what reads a cached thumbnail back), and a decoded picture is written
+/// reader of pixel sizes (what reads a cached thumbnail back) and decoder (what `galley diff`
+/// reads pages with), and a decoded picture is written
 /// as JPEG, whole and in bands (the libjpeg shim), and read back by MuPDF at its size.
 public struct ImageFuzzTarget: FuzzTarget {
     public static let name = "FuzzImage"
@@ -36,6 +37,10 @@ public struct ImageFuzzTarget: FuzzTarget {
         for reader in Self.readers {
             if let size = reader.pixelSize(of: input) {
                 precondition(size.width > 0 && size.height > 0, "\(reader.format) read a size of \(size.width) × \(size.height)")
+            }
+            // What galley diff reads a run's pages with.
+            if let bitmap = try? Bitmap(encoded: input, format: reader.format, maximumPixels: Self.maximumPixels) {
+                precondition(bitmap.width * bitmap.height <= Self.maximumPixels, "a \(reader.format) past the limit asked for")
             }
         }
         return outcome

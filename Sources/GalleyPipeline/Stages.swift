@@ -258,12 +258,7 @@ final class Stages: Sendable {
     private func renderImage(_ index: Int, _ page: any PageSource, _ facts: PageFacts, path: String) {
         let scale = configuration.dpi / 72
         let bounds = page.pixelBounds(scale: scale)
-        do {
-            try imageEncoder.checkSize(width: bounds.width, height: bounds.height)
-        } catch {
-            report(index, facts, .image, .failure(Failure(error, page: facts.number)))
-            return
-        }
+        guard !refused(index, facts, .image, bounds) else { return }
         if bounds.width * bounds.height > Pipeline.bandPixelLimit {
             // Huge page: draw and encode band by band in this operation.
             let result = Result { () throws -> WrittenOutput in
@@ -276,7 +271,22 @@ final class Stages: Sendable {
     }
 
     private func renderThumbnail(_ index: Int, _ page: any PageSource, _ facts: PageFacts, box: Int, path: String) {
-        render(index, page, facts, scale: page.thumbnailScale(box: box), variant: .thumbnail(box: box), path: path)
+        let scale = page.thumbnailScale(box: box)
+        // A box of 4096 pixels is over AVIF's pixel limit for a square page.
+        guard !refused(index, facts, .thumbnail(box: box), page.pixelBounds(scale: scale)) else { return }
+        render(index, page, facts, scale: scale, variant: .thumbnail(box: box), path: path)
+    }
+
+    /// Reports `too-large-for-format` for an output its encoder cannot hold, before anything
+    /// is drawn for it; false when the encoder takes it.
+    private func refused(_ index: Int, _ facts: PageFacts, _ variant: OutputVariant, _ bounds: PixelRect) -> Bool {
+        do {
+            try encoder(variant).checkSize(width: bounds.width, height: bounds.height)
+            return false
+        } catch {
+            report(index, facts, variant, .failure(Failure(error, page: facts.number)))
+            return true
+        }
     }
 
     private func render(_ index: Int, _ page: any PageSource, _ facts: PageFacts, scale: Double, variant: OutputVariant, path: String) {

@@ -179,6 +179,39 @@ import Testing
         #expect(p.r < 40 && p.g < 40 && p.b < 40)
     }
 
+    /// `galley diff` reads pages in every format: a moved rectangle is found where it moved, and
+    /// the review's copies of the pages keep their format.
+    @Test(arguments: [ImageFormat.jpeg, .webp, .avif])
+    func diffComparesPagesInEveryFormat(format: ImageFormat) throws {
+        let folder = try ScratchFolder("galley-formats")
+        func run(_ name: String, x: Int) throws -> RunOutputs {
+            let input = folder.path("in-\(name)")
+            try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
+            try TestPDF.write(pages: ["0 0 1 rg \(x) 300 200 150 re f", "0 0 0 rg 100 100 50 50 re f"],
+                              to: input.appendingPathComponent("moved.pdf"))
+            let summary = try self.run(configuration(folder) {
+                $0.inputs = ["in-\(name)"]
+                $0.output = name
+                $0.dpi = 72
+                $0.thumbnailBoxes = []
+                $0.format = format
+            })
+            return RunOutputs(folder: summary.outputFolder, manifest: try #require(summary.manifest))
+        }
+        let report = try RunDiff.diff(base: try run("base", x: 100), new: try run("new", x: 140), output: folder.path("diff"),
+                                      options: DiffOptions(), labels: ("base", "new"))
+        let document = try #require(report.documents.first)
+        #expect(document.pages.changed == 1 && document.pages.unchanged == 1, "\(document)")
+        let change = try #require(document.changes.first)
+        #expect(change.number == 1 && change.status == .changed, "\(String(describing: change.error))")
+        // What changed is where only one of the two rectangles is: 100 to 140 and 300 to 340 pt
+        // from the left, 342 to 492 from the top (within 4 pt: lossy edges).
+        let regions = try #require(change.regions)
+        #expect(regions.contains { abs($0.x - 100) < 4 } && regions.contains { abs($0.x + $0.width - 340) < 4 }, "\(regions)")
+        #expect(regions.allSatisfy { $0.y > 338 && $0.y + $0.height < 496 }, "\(regions)")
+        #expect(change.images?.before?.hasSuffix(".\(format.fileExtension)") == true, "\(String(describing: change.images))")
+    }
+
     /// freedesktop.org thumbnails are PNG as the standard asks, whatever format the run writes.
     @Test func freedesktopThumbnailsStayPNG() throws {
         let folder = try ScratchFolder("galley-formats")

@@ -162,6 +162,21 @@ import Testing
         #expect(throws: RasterError.self) { try JPEGImageEncoder().checkSize(width: 65501, height: 10) }
     }
 
+    /// Galley's own decoders (what `galley diff` reads pages with) give the pixels the
+    /// independent decoders give, and refuse an image over the size asked for.
+    @Test(arguments: [ImageFormat.png, .jpeg, .webp, .avif])
+    func galleyReadsEveryFormatItWritesAsOthersDo(format: ImageFormat) throws {
+        let page = try Self.page()
+        let bytes = try ImageEncoding(format: format).encoder.encode(page, dpi: 150)
+        let own = try Bitmap(encoded: bytes, format: format)
+        let independent = try IndependentImageDecoder.decode(bytes, format: format).bitmap
+        #expect(own.width == page.width && own.height == page.height)
+        // libjpeg's and Pillow's may upsample chroma differently; within a level on average.
+        #expect(ImageProperties.meanAbsoluteDifference(own, independent) <= 1.0 / 255)
+        #expect(throws: RasterError.self) { try Bitmap(encoded: bytes, format: format, maximumPixels: page.width * page.height - 1) }
+        #expect(throws: RasterError.self) { try Bitmap(encoded: Array(bytes.prefix(40)), format: format) }
+    }
+
     @Test func namesAndExtensions() {
         #expect(ImageFormat.allCases.map(\.fileExtension) == ["png", "webp", "jpg", "avif"])
         #expect(ImageFormat.allCases.allSatisfy { ImageFormat(fileExtension: $0.fileExtension) == $0 })

@@ -43,6 +43,11 @@ const unsigned char *gj_writer_bytes(const gj_writer *writer, size_t *length);
 const char *gj_writer_error(const gj_writer *writer);
 void gj_writer_free(gj_writer *writer);
 
+/// Decodes a JPEG to 8-bit RGB rows, packed, into `*pixels` (release with free), refusing
+/// images of more than `max_pixels` pixels before decoding them. Returns 0, or -1 with a message.
+int gj_decode(const unsigned char *data, size_t length, size_t max_pixels, unsigned char **pixels, int *width,
+              int *height, char *error, size_t error_size);
+
 /// libjpeg-turbo's version as a number (2001005 for 2.1.5): part of the encoder's fingerprint.
 int gj_version(void);
 
