@@ -21,9 +21,8 @@ public struct AVIFImageEncoder: ImageEncoder {
     public var format: ImageFormat { .avif }
     /// AV1's largest frame side.
     public var maximumSide: Int { 65536 }
-    /// 12 MiP (12,582,912 pixels: A4 and Letter up to 300 dpi pass): libaom's frame buffers
-    /// come on top of the RGB and YUV copies, about 14 bytes a pixel more than a PNG page
-    /// costs, and a page at this limit keeps a run under 300 MB (`scripts/benchmark-memory.py`).
+    /// 12 MiP (12,582,912 pixels: A4 up to about 360 dpi): libaom's frame buffers come on top
+    /// of the RGB and YUV copies, 13 to 14 bytes a pixel more than a PNG page costs, and a page at this limit keeps a run under 300 MB (`scripts/benchmark-memory.py`).
     public var maximumPixels: Int? { 12 << 20 }
 
     /// AV1's quantizer for a quality: 100 → 0 (lossless quantizer), 0 → 63.
