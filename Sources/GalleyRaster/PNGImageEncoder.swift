@@ -30,7 +30,10 @@ public struct PNGImageEncoder: ImageEncoder {
     }
 
     public func pixelSize(of bytes: [UInt8]) -> (width: Int, height: Int)? {
-        PNGText.dimensions(of: bytes)
+        // A PNG is 1 to 2^31 - 1 pixels on a side; a header that says otherwise is no image.
+        guard let size = PNGText.dimensions(of: bytes), (1...Int(Int32.max)).contains(size.width),
+              (1...Int(Int32.max)).contains(size.height) else { return nil }
+        return size
     }
 }
 
