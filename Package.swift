@@ -49,7 +49,9 @@ let package = Package(
         .systemLibrary(name: "CFriBidi", pkgConfig: "fribidi", providers: [.apt(["libfribidi-dev"])]),
         // Page images and thumbnails as WebP and AVIF (libavif encodes with Debian's libaom).
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpmux", providers: [.apt(["libwebp-dev"])]),
-        .systemLibrary(name: "CAVIF", pkgConfig: "libavif", providers: [.apt(["libavif-dev"])]),
+        // Without pkgConfig: libavif.pc's Cflags (-DAVIF_DLL, for Windows DLLs) are flags SwiftPM
+        // refuses with a warning; the header is in /usr/include and the module map links it.
+        .systemLibrary(name: "CAVIF", providers: [.apt(["libavif-dev"])]),
 
         // MARK: C shims: the only code that calls MuPDF, libpng and libjpeg (all report errors
         // by longjmp); the PNG shim also holds the whole-image writer over libdeflate and zlib
