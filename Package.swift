@@ -47,9 +47,14 @@ let package = Package(
         // libhyphen has no pkg-config file; the module map links it.
         .systemLibrary(name: "CHyphen", providers: [.apt(["libhyphen-dev"])]),
         .systemLibrary(name: "CFriBidi", pkgConfig: "fribidi", providers: [.apt(["libfribidi-dev"])]),
+        // Page images and thumbnails as WebP and AVIF (libavif encodes with Debian's libaom).
+        .systemLibrary(name: "CWebP", pkgConfig: "libwebpmux", providers: [.apt(["libwebp-dev"])]),
+        // Without pkgConfig: libavif.pc's Cflags (-DAVIF_DLL, for Windows DLLs) are flags SwiftPM
+        // refuses with a warning; the header is in /usr/include and the module map links it.
+        .systemLibrary(name: "CAVIF", providers: [.apt(["libavif-dev"])]),
 
-        // MARK: C shims: the only code that calls MuPDF and libpng (both report errors by
-        // longjmp); the PNG shim also holds the whole-image writer over libdeflate and zlib
+        // MARK: C shims: the only code that calls MuPDF, libpng and libjpeg (all report errors
+        // by longjmp); the PNG shim also holds the whole-image writer over libdeflate and zlib
         .target(
             name: "CGalleyMuPDF",
             dependencies: ["CMuPDF"],
@@ -59,11 +64,14 @@ let package = Package(
             name: "CGalleyPNG",
             dependencies: ["CPNG", "CDeflate"],
             linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z"), .linkedLibrary("deflate")]),
+        // The only code that calls libjpeg (libjpeg-turbo), whose errors end in exit() unless an
+        // error manager longjmps out of them.
+        .target(name: "CGalleyJPEG", linkerSettings: [.linkedLibrary("jpeg")]),
 
         // MARK: Libraries
         // What every module shares: the one failure vocabulary and the atomic file writer.
         .target(name: "GalleyBase"),
-        .target(name: "GalleyRaster", dependencies: ["GalleyBase", "CGalleyPNG"]),
+        .target(name: "GalleyRaster", dependencies: ["GalleyBase", "CGalleyPNG", "CGalleyJPEG", "CWebP", "CAVIF"]),
         .target(
             name: "GalleyPDF",
             dependencies: ["GalleyBase", "CGalleyMuPDF", "GalleyRaster"]),

@@ -1,10 +1,15 @@
 #!/usr/bin/env python3
 """Peak memory of `galley run` on inputs that test its bounds: one huge text line, an article
-with a million elements, a 10 MB HTML paragraph, a 20 MB <pre>, a page of 17,500 px square, and
-300 against 3,000 pages. Prints a
+with a million elements, a 10 MB HTML paragraph, a 20 MB <pre>, a page of 17,500 px square, one
+just under the pixel limit of WebP (4,094 px square), one under AVIF's (3,544 px), and 300
+against 3,000 pages. Prints a
 Markdown table of peak RSS (`/usr/bin/time -f %M`), wall time and exit status per case.
 
-    python3 scripts/benchmark-memory.py [--only NAME ...]
+    python3 scripts/benchmark-memory.py [--only NAME ...] [--format png|webp|jpeg|avif ...]
+
+With --format, each case runs once per format (`format:` in its pipeline.yml), and the table
+says which failure code, if any, the run recorded: a page over the pixel limit of WebP and
+AVIF (encoded from the whole image) fails as `too-large-for-format` instead of being drawn.
 
 Inputs are generated under .build-bench/memory/ (not committed). Requires a release build
 (bash scripts/build-release.sh) and the tools scripts/install-deps.sh installs (mutool, time).
@@ -12,6 +17,7 @@ The targets (issue "One bad file never stops a batch"): under 300 MB for the sin
 and the 3,000-page run within 20% of the 300-page run.
 """
 import argparse
+import json
 import os
 import random
 import shutil
@@ -99,12 +105,24 @@ CASES = [
                                              "BT /F1 400 Tf 400 4000 Td (Huge) Tj ET",
                                              image=os.path.join(ROOT, "fixtures", "articles", "images", "photo.jpg")),
      150, "[128]", 300),
+    # Just under WebP's pixel limit (16,777,216): 1965 pt is 4094 px at 150 dpi.
+    ("pdf-webp-limit-page", lambda d: pdf_pages(os.path.join(d, "limit.pdf"), 1, 1965, 1965,
+                                            "0 0 1 rg 50 50 1865 1865 re f q 1800 0 0 1350 80 300 cm /Im1 Do Q "
+                                            "BT /F1 100 Tf 100 1000 Td (At the limit) Tj ET",
+                                            image=os.path.join(ROOT, "fixtures", "articles", "images", "photo.jpg")),
+     150, "[128]", 300),
+    # Just under AVIF's pixel limit (12,582,912): 1701 pt is 3544 px at 150 dpi.
+    ("pdf-avif-limit-page", lambda d: pdf_pages(os.path.join(d, "avif-limit.pdf"), 1, 1701, 1701,
+                                            "0 0 1 rg 50 50 1600 1600 re f q 1500 0 0 1125 80 300 cm /Im1 Do Q "
+                                            "BT /F1 100 Tf 100 1000 Td (At the limit) Tj ET",
+                                            image=os.path.join(ROOT, "fixtures", "articles", "images", "photo.jpg")),
+     150, "[128]", 300),
     ("pdf-300-pages", lambda d: pdf_pages(os.path.join(d, "p300.pdf"), 300), 36, "[64]", None),
     ("pdf-3000-pages", lambda d: pdf_pages(os.path.join(d, "p3000.pdf"), 3000), 36, "[64]", None),
 ]
 
 
-def measure(name, make, dpi, thumbnails, target):
+def measure(name, make, dpi, thumbnails, target, image_format=None):
     folder = os.path.join(WORK, name)
     inputs = os.path.join(folder, "in")
     if not os.path.isdir(inputs):
@@ -115,36 +133,53 @@ def measure(name, make, dpi, thumbnails, target):
     config = os.path.join(folder, "pipeline.yml")
     with open(config, "w") as f:
         f.write("inputs: [in]\noutput: out\ndpi: %d\nthumbnails: %s\nthumbnail_cache_size: 0\n" % (dpi, thumbnails))
+        if image_format:
+            f.write("format: %s\n" % image_format)
     start = time.perf_counter()
     r = subprocess.run(["/usr/bin/time", "-f", "%M", GALLEY, "run", "--config", config, "--progress", "none"],
                        cwd=folder, capture_output=True, text=True)
     seconds = time.perf_counter() - start
     peak_mb = int(r.stderr.strip().splitlines()[-1]) / 1024
-    return peak_mb, seconds, r.returncode, r.stdout.strip().splitlines()[:1]
+    return peak_mb, seconds, r.returncode, failure_codes(os.path.join(output, "manifest.json"))
+
+
+def failure_codes(manifest):
+    """The failure codes a run's manifest records, comma-separated ("" when none failed)."""
+    try:
+        with open(manifest) as f:
+            documents = json.load(f)["documents"]
+    except (OSError, ValueError, KeyError):
+        return "no manifest"
+    return ", ".join(sorted({d["error"]["code"] for d in documents if d.get("error")}))
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="*", help="case names to run")
+    parser.add_argument("--format", nargs="*", dest="formats", help="image formats to run each case in")
     args = parser.parse_args()
     if not os.access(GALLEY, os.X_OK):
         sys.exit("benchmark-memory: build first: bash scripts/build-release.sh")
     os.makedirs(WORK, exist_ok=True)
-    print("| case | peak RSS (MB) | time (s) | exit | target |")
-    print("| --- | ---: | ---: | ---: | --- |")
+    print("| case | format | peak RSS (MB) | time (s) | exit | failure | target |")
+    print("| --- | --- | ---: | ---: | ---: | --- | --- |")
     results = {}
     for name, make, dpi, thumbnails, target in CASES:
         if args.only and name not in args.only:
             continue
-        # The two page-count cases are compared, so each is the median of three runs: peak
-        # RSS varies by a few MB from run to run with thread timing.
-        runs = [measure(name, make, dpi, thumbnails, target) for _ in range(3 if name.startswith("pdf-3") else 1)]
-        peak, seconds, status, summary = sorted(runs)[len(runs) // 2]
-        if len(runs) > 1:
-            print("<!-- %s: peak RSS %s MB -->" % (name, ", ".join("%.1f" % run[0] for run in runs)), flush=True)
-        results[name] = peak
-        verdict = "" if target is None else ("under %d MB: %s" % (target, "yes" if peak < target else "NO"))
-        print("| %s | %.0f | %.2f | %d | %s |" % (name, peak, seconds, status, verdict), flush=True)
+        for image_format in args.formats or [None]:
+            # The two page-count cases are compared, so each is the median of three runs: peak
+            # RSS varies by a few MB from run to run with thread timing.
+            runs = [measure(name, make, dpi, thumbnails, target, image_format)
+                    for _ in range(3 if name.startswith("pdf-3") else 1)]
+            peak, seconds, status, failures = sorted(runs)[len(runs) // 2]
+            if len(runs) > 1:
+                print("<!-- %s: peak RSS %s MB -->" % (name, ", ".join("%.1f" % run[0] for run in runs)), flush=True)
+            if image_format is None:
+                results[name] = peak
+            verdict = "" if target is None else ("under %d MB: %s" % (target, "yes" if peak < target else "NO"))
+            print("| %s | %s | %.0f | %.2f | %d | %s | %s |" % (name, image_format or "png", peak, seconds, status,
+                                                               failures, verdict), flush=True)
     if "pdf-300-pages" in results and "pdf-3000-pages" in results:
         ratio = results["pdf-3000-pages"] / results["pdf-300-pages"]
         print("\n3,000 pages against 300: %.2f× the peak RSS (target: within 1.20×): %s"

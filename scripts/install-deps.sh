@@ -13,6 +13,8 @@ packages=(
   # PNG output: libpng (decoding, and the streaming writer of banded pages); libdeflate
   # compresses whole in-memory images in one call
   libpng-dev libdeflate-dev
+  # WebP, JPEG and AVIF output (format: in pipeline.yml); libavif encodes with libaom
+  libwebp-dev libjpeg62-turbo-dev libavif-dev
   # the catalog: GRDB links the system's SQLite
   libsqlite3-dev
   # article typesetting: font matching, line breaking (UAX #14), and the fonts the layout
@@ -27,6 +29,9 @@ packages=(
   # fixtures (mutool create, qpdf --encrypt, cjpeg) and tests (schema validation; PNGs checked
   # chunk by chunk with pngcheck and decoded by independent decoders: Pillow, netpbm's pngtopnm)
   mupdf-tools qpdf libjpeg-turbo-progs python3 python3-jsonschema pngcheck python3-pil netpbm
+  # independent decoders of the other formats for the tests, and peers of the formats benchmark:
+  # dwebp and cwebp (webp), djpeg and cjpeg (libjpeg-turbo-progs above), avifdec and avifenc
+  webp libavif-bin
   # the Unicode data that scripts/make-vertical-orientation.py reads (UAX #50)
   unicode-data
   # headless browser for the contact sheet's screenshot test and scripts/screenshot-contact-sheet.sh

@@ -51,6 +51,9 @@ public struct Failure: Error, Codable, Sendable, Hashable, CustomStringConvertib
         public static let outOfMemory = Code(rawValue: "out-of-memory")
         /// A page or image has more pixels than MuPDF accepts.
         public static let tooLarge = Code(rawValue: "too-large")
+        /// A page has more pixels than the configured image format holds, or than Galley
+        /// encodes in it (WebP and AVIF need the whole page in memory).
+        public static let tooLargeForFormat = Code(rawValue: "too-large-for-format")
         /// Reached through a symbolic link that leads outside every input folder (and
         /// `follow_symlinks` is off): not read.
         public static let outsideInput = Code(rawValue: "outside-input")
@@ -81,7 +84,7 @@ public struct Failure: Error, Codable, Sendable, Hashable, CustomStringConvertib
         /// Every code a manifest may carry, in the order the README's table lists them.
         public static let documented: [Code] = [
             .notPDF, .corrupt, .truncated, .noPages, .passwordRequired, .wrongPassword, .unreadable,
-            .renderFailed, .encodeFailed, .writeFailed, .timedOut, .outOfMemory, .tooLarge, .outsideInput, .crashed,
+            .renderFailed, .encodeFailed, .writeFailed, .timedOut, .outOfMemory, .tooLarge, .tooLargeForFormat, .outsideInput, .crashed,
             .noText, .notText, .columnTooSmall, .fontMissing,
         ]
     }

@@ -3,9 +3,48 @@ import GalleyRaster
 import GalleyText
 
 extension Configuration {
-    /// The encoder of page images and thumbnails: PNG with the `png` preset (the only image
-    /// format so far).
-    var imageEncoder: any ImageEncoder { PNGImageEncoder(compression: png) }
+    /// The settings of outputs in `format`: the format and every setting that applies to it.
+    public func encoding(_ format: ImageFormat) -> ImageEncoding {
+        var encoding = ImageEncoding(format: format)
+        encoding.png = png
+        if format.isLossy { encoding.quality = quality }
+        if format == .webp { encoding.lossless = lossless }
+        if format == .jpeg { encoding.progressive = progressive }
+        if format == .jpeg || format == .avif { encoding.chroma = chroma }
+        if format == .avif { encoding.speed = speed }
+        return encoding
+    }
+
+    /// The encoder of page images (`format`).
+    public var imageEncoder: any ImageEncoder { encoding(format).encoder }
+
+    /// The encoder of thumbnails (`thumbnail_format`, else `format`).
+    public var thumbnailEncoder: any ImageEncoder { encoding(thumbnailFormat ?? format).encoder }
+
+    /// The encoder of one kind of output.
+    func encoder(for variant: OutputVariant) -> any ImageEncoder {
+        variant == .image ? imageEncoder : thumbnailEncoder
+    }
+
+    /// The formats outputs are written in, page images' first.
+    var outputFormats: [ImageFormat] {
+        thumbnailFormat.map { $0 == format ? [format] : [format, $0] } ?? [format]
+    }
+
+    /// A format setting given for no configured format (`lossless` without WebP,
+    /// `progressive` without JPEG, ...): its key and what to do; nil when every one applies.
+    public func formatSettingProblem() -> (key: String, message: String)? {
+        let formats = Set(outputFormats)
+        let rules: [(key: String, given: Bool, formats: [ImageFormat])] = [
+            ("quality", quality != nil, [.webp, .jpeg, .avif]), ("lossless", lossless, [.webp]),
+            ("progressive", progressive, [.jpeg]), ("chroma", chroma != nil, [.jpeg, .avif]), ("speed", speed != nil, [.avif]),
+        ]
+        for rule in rules where rule.given && formats.isDisjoint(with: rule.formats) {
+            let configured = outputFormats.map(\.rawValue).joined(separator: " and ")
+            return (rule.key, "applies to \(rule.formats.map(\.rawValue).joined(separator: ", ")) only, and the output format is \(configured); set format: or thumbnail_format:, or remove \(rule.key)")
+        }
+        return nil
+    }
 
     /// The whole-document files each article layout gets, in configuration order.
     var documentFormats: [any DocumentFormat] { documents.map(\.format) }

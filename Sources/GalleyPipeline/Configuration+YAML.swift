@@ -42,6 +42,13 @@ public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
 /// | `max_pages_in_flight` | number, 1...4096 | 4 × cores |
 /// | `page_timeout` | seconds a page may take to record or draw, 0.001...86400 | 300 |
 /// | `png` | `fast`, `balanced` or `small` | `balanced` |
+/// | `format` | format of page images and thumbnails: `png`, `webp`, `jpeg` or `avif` | `png` |
+/// | `thumbnail_format` | format of thumbnails, the same names | `format` |
+/// | `quality` | 0...100, WebP, JPEG and AVIF (lossless WebP: effort) | 90 (WebP, JPEG), 75 (AVIF) |
+/// | `lossless` | boolean, WebP only | `false` |
+/// | `progressive` | boolean, JPEG only | `false` |
+/// | `chroma` | `4:4:4` or `4:2:0`, JPEG and AVIF | `4:2:0` (JPEG), `4:4:4` (AVIF) |
+/// | `speed` | 0...10, AVIF only (0 slowest, smallest) | 6 |
 /// | `documents` | list of whole-document files per article layout: `text` | none |
 /// | `follow_symlinks` | boolean: read documents whose links lead outside every input folder | `false` |
 /// | `passwords` | map of file name, relative path or glob → password, or `env:NAME` to read it from the environment | none |
@@ -140,6 +147,9 @@ extension Configuration {
         guard let mapping = root.mapping else {
             throw reader.error(root, key: nil, "the file must be a map of settings, like `inputs: [docs]`")
         }
+        // Where each format setting was written, for an error about one that applies to no
+        // configured format.
+        var formatNodes: [String: Node] = [:]
         for (keyNode, value) in mapping {
             guard let key = keyNode.string else { throw reader.error(keyNode, key: nil, "keys must be strings") }
             switch key {
@@ -180,6 +190,32 @@ extension Configuration {
                     throw reader.error(value, key: key, "expected one of \(PNGCompression.allCases.map(\.rawValue).joined(separator: ", ")), got '\(name)'")
                 }
                 configuration.png = preset
+            case "format", "thumbnail_format":
+                let name = try reader.string(value, key: key)
+                guard let format = ImageFormat(rawValue: name) else {
+                    throw reader.error(value, key: key, "expected one of \(ImageFormat.allCases.map(\.rawValue).joined(separator: ", ")), got '\(name)'")
+                }
+                if key == "format" { configuration.format = format } else { configuration.thumbnailFormat = format }
+            case "quality":
+                configuration.quality = try reader.integer(value, key: key, in: ImageEncoding.qualityRange)
+                formatNodes[key] = value
+            case "lossless":
+                configuration.lossless = try reader.boolean(value, key: key)
+                formatNodes[key] = value
+            case "progressive":
+                configuration.progressive = try reader.boolean(value, key: key)
+                formatNodes[key] = value
+            case "chroma":
+                let name = try reader.string(value, key: key)
+                // Quoted: YAML 1.1 readers take a plain 4:2:0 for a base-60 number.
+                guard let chroma = ChromaSubsampling(rawValue: name), value.scalar?.style != .plain else {
+                    throw reader.error(value, key: key, "expected \(ChromaSubsampling.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: " or ")) in quotes, got \(reader.describe(value))")
+                }
+                configuration.chroma = chroma
+                formatNodes[key] = value
+            case "speed":
+                configuration.speed = try reader.integer(value, key: key, in: ImageEncoding.speedRange)
+                formatNodes[key] = value
             case "follow_symlinks":
                 configuration.followSymlinks = try reader.boolean(value, key: key)
             case "documents":
@@ -231,10 +267,14 @@ extension Configuration {
                 guard !inbox.isEmpty else { throw reader.error(value, key: key, "must not be empty; leave the key out for no inbox") }
                 configuration.inbox = inbox
             default:
-                let known = ["inputs", "output", "dpi", "page_images", "thumbnails", "pages", "max_pages", "workers", "max_pages_in_flight", "page_timeout", "png", "documents", "follow_symlinks", "passwords", "fonts", "layouts",
+                let known = ["inputs", "output", "dpi", "page_images", "thumbnails", "pages", "max_pages", "workers", "max_pages_in_flight", "page_timeout", "png", "format", "thumbnail_format", "quality", "lossless", "progressive", "chroma", "speed", "documents", "follow_symlinks", "passwords", "fonts", "layouts",
                              "thumbnail_cache_size", "watch_debounce", "inbox"]
                 throw reader.error(keyNode, key: key, "unknown key; known keys are \(known.joined(separator: ", "))")
             }
+        }
+        if let problem = configuration.formatSettingProblem() {
+            guard let node = formatNodes[problem.key] else { throw ConfigurationError(file: file, key: problem.key, message: problem.message) }
+            throw reader.error(node, key: problem.key, problem.message)
         }
         if !configuration.pageImages && configuration.thumbnailBoxes.isEmpty {
             throw ConfigurationError(file: file, key: "page_images",

@@ -39,6 +39,21 @@ public struct Configuration: Sendable, Equatable {
     public var pageTimeout: Double = 300
     /// PNG compression preset. Default: `balanced`.
     public var png: PNGCompression = .default
+    /// Format of page images, and of thumbnails unless `thumbnailFormat` says otherwise.
+    /// Default: `png`.
+    public var format: ImageFormat = .png
+    /// Format of thumbnails; nil: `format`. (freedesktop.org thumbnails are PNG whatever it is.)
+    public var thumbnailFormat: ImageFormat?
+    /// Quality of lossy formats, 0...100; nil: the format's default (WebP and JPEG 90, AVIF 75).
+    public var quality: Int?
+    /// WebP: lossless instead of lossy. Default: false.
+    public var lossless = false
+    /// JPEG: progressive scans (images held whole). Default: false.
+    public var progressive = false
+    /// JPEG and AVIF: chroma subsampling; nil: the format's default (JPEG 4:2:0, AVIF 4:4:4).
+    public var chroma: ChromaSubsampling?
+    /// AVIF: encoder speed, 0...10; nil: 6.
+    public var speed: Int?
     /// Whole-document files written for each layout of an article (`text`). Default: none.
     public var documents: [DocumentFormatName] = []
     /// Read documents reached through symbolic links that lead outside every input folder.

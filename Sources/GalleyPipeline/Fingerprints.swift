@@ -5,13 +5,15 @@ import GalleyText
 
 /// Fingerprints of the settings that shape each output, so that a settings change redoes only
 /// the outputs it affects: `dpi` changes page images, a thumbnail box its thumbnails, a layout
-/// the pages typeset in it; the image encoder's settings (format, preset) and the versions of Galley and MuPDF change all.
+/// the pages typeset in it; the settings of the encoder an output is written with (format,
+/// preset, quality) change the outputs in that format (page images, thumbnails or both); the
+/// versions of Galley and MuPDF change all.
 struct Fingerprints: Sendable {
     let configuration: Configuration
 
     /// The fingerprint of one output of a page.
     func output(_ variant: OutputVariant, layout: ArticleLayout?) -> String {
-        var parts = ["galley \(Pipeline.version)", "mupdf \(MuPDFEngine.version)", configuration.imageEncoder.fingerprint]
+        var parts = ["galley \(Pipeline.version)", "mupdf \(MuPDFEngine.version)", configuration.encoder(for: variant).fingerprint]
         switch variant {
         case .image: parts.append("image dpi \(configuration.dpi)")
         case .thumbnail(let box): parts.append("thumbnail box \(box)")

@@ -1,5 +1,6 @@
 import Foundation
 import GalleyBase
+import GalleyRaster
 
 /// `manifest.json`: what a run produced, described by `schemas/manifest.schema.json`.
 ///
@@ -22,6 +23,11 @@ public struct Manifest: Codable, Sendable, Equatable {
         public var pageImages: Bool
         public var thumbnails: [Int]
         public var png: String
+        /// The format of page images, and of thumbnails (`thumbnail_format`, else the same).
+        public var format: String?
+        public var thumbnailFormat: String?
+        /// The quality of the lossy formats configured; absent when both are PNG.
+        public var quality: Int?
         /// The page selection (`PageSelection.description`); nil when every page is drawn.
         public var pages: String?
         public var maxPages: Int?
@@ -221,6 +227,22 @@ public struct Manifest: Codable, Sendable, Equatable {
         public var height: Int
         public var sha256: String
         public var bytes: Int
+        /// The image format (`png`, `webp`, `jpeg`, `avif`).
+        public var format: String
+
+        public init(path: String, width: Int, height: Int, sha256: String, bytes: Int) {
+            (self.path, self.width, self.height, self.sha256, self.bytes) = (path, width, height, sha256, bytes)
+            format = Manifest.format(ofPath: path)
+        }
+
+        /// Reads an entry; one written before formats were recorded gets its path's.
+        public init(from decoder: any Decoder) throws {
+            let values = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(path: try values.decode(String.self, forKey: .path), width: try values.decode(Int.self, forKey: .width),
+                      height: try values.decode(Int.self, forKey: .height), sha256: try values.decode(String.self, forKey: .sha256),
+                      bytes: try values.decode(Int.self, forKey: .bytes))
+            format = try values.decodeIfPresent(String.self, forKey: .format) ?? format
+        }
     }
 
     public struct Thumbnail: Codable, Sendable, Equatable {
@@ -230,6 +252,28 @@ public struct Manifest: Codable, Sendable, Equatable {
         public var height: Int
         public var sha256: String
         public var bytes: Int
+        /// The image format (`png`, `webp`, `jpeg`, `avif`).
+        public var format: String
+
+        public init(box: Int, path: String, width: Int, height: Int, sha256: String, bytes: Int) {
+            (self.box, self.path, self.width, self.height, self.sha256, self.bytes) = (box, path, width, height, sha256, bytes)
+            format = Manifest.format(ofPath: path)
+        }
+
+        /// Reads an entry; one written before formats were recorded gets its path's.
+        public init(from decoder: any Decoder) throws {
+            let values = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(box: try values.decode(Int.self, forKey: .box), path: try values.decode(String.self, forKey: .path),
+                      width: try values.decode(Int.self, forKey: .width), height: try values.decode(Int.self, forKey: .height),
+                      sha256: try values.decode(String.self, forKey: .sha256), bytes: try values.decode(Int.self, forKey: .bytes))
+            format = try values.decodeIfPresent(String.self, forKey: .format) ?? format
+        }
+    }
+
+    /// The format of an output, from its file's extension (`jpg` → `jpeg`).
+    static func format(ofPath path: String) -> String {
+        let fileExtension = path.split(separator: ".").last.map(String.init) ?? ""
+        return ImageFormat(fileExtension: fileExtension)?.rawValue ?? fileExtension
     }
 
     /// The manifest as JSON: sorted keys, snake case, two-space indentation, trailing newline.

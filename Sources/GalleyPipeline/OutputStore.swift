@@ -1,5 +1,6 @@
 import Foundation
 import GalleyBase
+import GalleyRaster
 import GalleyText
 
 /// The output folder: outputs written atomically (bytes go to a temporary file under
@@ -45,14 +46,16 @@ public struct OutputStore: Sendable {
     /// that failed keeps what an earlier run made of it: the failure may be passing (a file
     /// being copied), and its old images are all a user has of it.
     ///
-    /// Only files named as outputs are touched (`page-NNNN.<fileExtension>` in a document's
+    /// Only files named as outputs are touched (`page-NNNN.<ext>`, in any image format, in a document's
     /// page and thumbnail folders, `document.<ext>` of a document format), never another
     /// document's folder.
     ///
     /// `keepingPageImages`: a thumbnails-only run removes no page image.
-    func removeStaleOutputs(of documents: [Manifest.Document], fileExtension: String, configuration: Configuration,
+    func removeStaleOutputs(of documents: [Manifest.Document], configuration: Configuration,
                             keepingPageImages: Bool) -> [Removal] {
         let fileManager = FileManager.default
+        // Every format's: a change of format leaves none of the old files behind.
+        let imageExtensions = ImageFormat.allCases.map { ".\($0.fileExtension)" }
         // Every folder that holds a document's own folder.
         var ownFolders = Set<String>()
         for document in documents {
@@ -71,7 +74,7 @@ public struct OutputStore: Sendable {
                 // leaves nothing behind; but never a folder of another document (`a.html` and
                 // `a/b.pdf` share `a/`).
                 let entries = (try? fileManager.contentsOfDirectory(atPath: root.appendingPathComponent(document.name).path)) ?? []
-                pageFolders = entries.filter { $0 != "thumbs" && !$0.hasSuffix(".\(fileExtension)") }.sorted()
+                pageFolders = entries.filter { entry in entry != "thumbs" && !imageExtensions.contains { entry.hasSuffix($0) } }.sorted()
                     .map { ("\(document.name)/\($0)", $0) }.filter { !ownFolders.contains($0.path) }
             }
             var counts: [String: (what: String, reason: String, count: Int)] = [:]
@@ -88,7 +91,7 @@ public struct OutputStore: Sendable {
                 for (folder, box) in folders {
                     let entries = (try? fileManager.contentsOfDirectory(atPath: root.appendingPathComponent(folder).path)) ?? []
                     for entry in entries.sorted() {
-                        let isPage = entry.hasPrefix("page-") && entry.hasSuffix(".\(fileExtension)")
+                        let isPage = entry.hasPrefix("page-") && imageExtensions.contains { entry.hasSuffix($0) }
                         guard isPage || (box == nil && documentFiles.contains(entry)) else { continue }
                         if isPage && box == nil && keepingPageImages { continue }
                         let path = "\(folder)/\(entry)"

@@ -128,9 +128,9 @@ public final class Pipeline: Sendable {
                 let listed = other.prefix(3).joined(separator: ", ") + (other.count > 3 ? " …" : "")
                 throw UsageError(subject: "thumbs", message: """
                     the page images of \(other.count) document(s) in \(store.root.path) (\(listed)) were made with other settings \
-                    than these (dpi \(configuration.dpi.formatted()), png \(configuration.png.rawValue)\(configuration.pageImages ? "" : ", page_images: false")); \
+                    than these (dpi \(configuration.dpi.formatted()), format \(configuration.format.rawValue), png \(configuration.png.rawValue)\(configuration.pageImages ? "" : ", page_images: false")); \
                     galley thumbs keeps page images and draws none, so give it the settings of the run that made them \
-                    (--dpi, --png, pipeline.yml), or use galley run to draw them again
+                    (--dpi, --format, --png, pipeline.yml), or use galley run to draw them again
                     """)
             }
         }
@@ -159,8 +159,7 @@ public final class Pipeline: Sendable {
         }
 
         let manifestDocuments = recorder.manifestDocuments()
-        let stale = store.removeStaleOutputs(of: manifestDocuments, fileExtension: configuration.imageEncoder.fileExtension,
-                                             configuration: configuration, keepingPageImages: options.thumbnailsOnly)
+        let stale = store.removeStaleOutputs(of: manifestDocuments, configuration: configuration, keepingPageImages: options.thumbnailsOnly)
         let keep = Set(manifestDocuments.flatMap(\.outputPaths))
         let (removed, vanished) = runCatalog.removeVanished(scanned: Set(documents.map(\.url.path)), keeping: keep)
         let cache = runCatalog.closeCache(prune: options.pruneCache)
@@ -169,6 +168,8 @@ public final class Pipeline: Sendable {
         let unchanged = manifestDocuments.filter { $0.status == .unchanged }.count
         let manifest = Manifest(
             settings: .init(dpi: configuration.dpi, pageImages: configuration.pageImages, thumbnails: configuration.thumbnailBoxes, png: configuration.png.rawValue,
+                            format: configuration.format.rawValue, thumbnailFormat: (configuration.thumbnailFormat ?? configuration.format).rawValue,
+                            quality: configuration.outputFormats.first(where: \.isLossy).map { configuration.quality ?? ImageEncoding.defaultQuality($0) },
                             pages: configuration.pageSelection?.description, maxPages: configuration.maxPages),
             totals: .init(documents: manifestDocuments.count, ok: manifestDocuments.count - failed - unchanged, failed: failed,
                           unchanged: unchanged, pages: manifestDocuments.reduce(0) { $0 + $1.pages.count }),

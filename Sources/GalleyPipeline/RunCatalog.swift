@@ -100,7 +100,7 @@ final class RunCatalog: Sendable {
         self.fingerprints = Fingerprints(configuration: configuration)
         self.force = force
         self.store = store
-        self.encoder = configuration.imageEncoder
+        self.encoder = configuration.thumbnailEncoder
         self.logger = logger
         var outputs: [String: [OutputVariant: String]] = [:]
         let layouts: [ArticleLayout?] = [nil] + configuration.layouts.map { $0 }

@@ -440,10 +440,13 @@ struct PageComparison {
             throw OutputError(path: url.path, message: "cannot be read")
         }
         let bytes = Array(data)
+        let format = ImageFormat(fileExtension: url.pathExtension) ?? .png
         do {
-            return (bytes, try Bitmap.decoding(pngData: bytes, reusing: reusable))
+            // PNG, what runs write by default, into the worker's bitmap (decode.c's fast path);
+            // the other formats through their decoders.
+            return (bytes, format == .png ? try Bitmap.decoding(pngData: bytes, reusing: reusable) : try Bitmap(encoded: bytes, format: format))
         } catch {
-            throw OutputError(path: url.path, message: "not a readable PNG (\(error))")
+            throw OutputError(path: url.path, message: "not a readable \(format.rawValue.uppercased()) image (\(error))")
         }
     }
 
@@ -453,14 +456,16 @@ struct PageComparison {
         guard let thumbnails = side?.page.thumbnails.sorted(by: { $0.box < $1.box }), !thumbnails.isEmpty,
               let chosen = thumbnails.first(where: { $0.box >= options.thumbnailBox }) ?? thumbnails.last,
               let data = FileManager.default.contents(atPath: folder.appendingPathComponent(chosen.path).path) else { return nil }
-        return try? Bitmap(pngData: Array(data))
+        return try? Bitmap(encoded: Array(data), format: ImageFormat(fileExtension: (chosen.path as NSString).pathExtension) ?? .png)
     }
 
     /// A copy of a run's picture in the diff folder: a hard link when the two are on one file
     /// system (no bytes written; the run replacing its file later leaves the link's content
     /// alone, as files are replaced by rename), else the bytes. Its path relative to the diff folder.
     private func copy(_ picture: DiffPlan.Picture, in folder: URL, bytes: [UInt8], _ suffix: String) throws(OutputError) -> String {
-        let path = "\(job.stem)-\(suffix).png"
+        // In the run's format (a page image may be JPEG, WebP or AVIF).
+        let fileExtension = (picture.path as NSString).pathExtension
+        let path = "\(job.stem)-\(suffix).\(fileExtension)"
         let destination = output.appendingPathComponent(path)
         let temporary = destination.deletingLastPathComponent().appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString).tmp")
         try AtomicFile.makeFolders(destination.deletingLastPathComponent().path)
@@ -468,12 +473,12 @@ struct PageComparison {
             if rename(temporary.path, destination.path) == 0 { return path }
             unlink(temporary.path)
         }
-        return try write(bytes, suffix)
+        return try write(bytes, suffix, fileExtension: fileExtension)
     }
 
     /// Writes one of the page's pictures and returns its path relative to the diff folder.
-    private func write(_ bytes: [UInt8], _ suffix: String) throws(OutputError) -> String {
-        let path = "\(job.stem)-\(suffix).png"
+    private func write(_ bytes: [UInt8], _ suffix: String, fileExtension: String = "png") throws(OutputError) -> String {
+        let path = "\(job.stem)-\(suffix).\(fileExtension)"
         try RunDiff.writeAtomically(bytes, to: output.appendingPathComponent(path))
         return path
     }

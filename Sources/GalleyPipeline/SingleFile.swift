@@ -52,7 +52,8 @@ public struct SingleFile: Sendable {
     }
 
     /// Draws the selected pages of `file` at the configured dpi into `folder` as
-    /// `<name>-0001.png` (an article with several layouts: `<name>-<layout>-0001.png`),
+    /// `<name>-0001.png` (an article with several layouts: `<name>-<layout>-0001.png`; the
+    /// extension is the configured format's),
     /// each written atomically. Pages are drawn `configuration.workers.render` at a time.
     ///
     /// - Throws: the document's `Failure` (the first page that failed names its page); the
@@ -117,8 +118,11 @@ public struct SingleFile: Sendable {
 
     /// The first page of `file` fitted into a `size`×`size` square, as an opaque RGBA PNG with
     /// the freedesktop.org thumbnail chunks (`Thumb::URI`, `Thumb::MTime`, `Thumb::Size`,
-    /// `Thumb::Mimetype`, `Software`): what a file manager's thumbnailer writes.
-    public func thumbnail(of file: URL, size: Int, cancellation: Cancellation = Cancellation()) throws(Failure) -> [UInt8] {
+    /// `Thumb::Mimetype`, `Software`): what a file manager's thumbnailer writes. With `format`
+    /// other than PNG, the thumbnail in that format with the configuration's settings (no
+    /// chunks: the standard's thumbnails are PNG).
+    public func thumbnail(of file: URL, size: Int, format: ImageFormat = .png,
+                          cancellation: Cancellation = Cancellation()) throws(Failure) -> [UInt8] {
         guard let document = Self.document(file, root: root) else {
             throw Failure(code: .unreadable, message: "not a file Galley reads (.pdf, .html, .htm, .xhtml, .txt)")
         }
@@ -141,6 +145,7 @@ public struct SingleFile: Sendable {
                 throw recorder.manifestDocuments().first?.error ?? Failure(code: .noPages, message: "the document has no pages")
             }
             let bitmap = try page.render(scale: page.thumbnailScale(box: size), cancellation: cancellation)
+            guard format == .png else { return try configuration.encoding(format).encoder.encode(bitmap, dpi: nil) }
             return try FreedesktopThumbnails.rgbaPNG(bitmap, texts: texts)
         } catch {
             throw Failure(error, page: 1)
@@ -163,12 +168,14 @@ public struct SingleFile: Sendable {
 }
 
 /// A page drawn and encoded: whole, or band by band when it has more than
-/// `Pipeline.bandPixelLimit` pixels, so a huge page costs one band of memory.
+/// `Pipeline.bandPixelLimit` pixels, so a huge page costs one band of memory. A page the
+/// encoder cannot hold is refused before it is drawn (`too-large-for-format`).
 enum PageImages {
     /// `dpi`: the resolution recorded in the file (page images carry it, thumbnails do not).
     static func encode(_ page: any PageSource, scale: Double, encoder: any ImageEncoder, dpi: Double?,
                        cancellation: Cancellation) throws -> [UInt8] {
         let bounds = page.pixelBounds(scale: scale)
+        try encoder.checkSize(width: bounds.width, height: bounds.height)
         guard bounds.width * bounds.height > Pipeline.bandPixelLimit else {
             return try encoder.encode(try page.render(scale: scale, cancellation: cancellation), dpi: dpi)
         }

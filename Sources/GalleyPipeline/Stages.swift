@@ -9,8 +9,10 @@ import Logging
 ///
 /// open (a document: read, hash, open or typeset, then record its pages as page slots free
 /// up) → render (a page image) / thumbnails (one per box) → encode (the configured
-/// `ImageEncoder`) → record (serial: the recorder and the catalog). A page over
-/// `Pipeline.bandPixelLimit` pixels is drawn and encoded band by band in its render operation.
+/// `ImageEncoder`s: one for page images, one for thumbnails) → record (serial: the recorder
+/// and the catalog). A page over `Pipeline.bandPixelLimit` pixels is drawn and encoded band by
+/// band in its render operation; a page its format cannot hold (`ImageEncoder.checkSize`)
+/// fails as `too-large-for-format` before anything is drawn.
 final class Stages: Sendable {
     let configuration: Configuration
     let documents: [SourceDocument]
@@ -22,8 +24,9 @@ final class Stages: Sendable {
     let catalog: RunCatalog
     /// False in a thumbnails-only run: page images are only ever kept, never drawn.
     let drawImages: Bool
-    /// Turns drawn pages into files (page images and thumbnails alike).
-    let encoder: any ImageEncoder
+    /// Turn drawn pages into files: page images, and thumbnails.
+    let imageEncoder: any ImageEncoder
+    let thumbnailEncoder: any ImageEncoder
     /// Where articles' whole-document files go; nil when none is configured.
     let documentFiles: DocumentFiles?
     let cancellation: Cancellation
@@ -46,7 +49,8 @@ final class Stages: Sendable {
         self.catalog = catalog
         self.drawImages = drawImages
         self.watchdog = PageWatchdog(timeout: configuration.pageTimeout)
-        self.encoder = configuration.imageEncoder
+        self.imageEncoder = configuration.imageEncoder
+        self.thumbnailEncoder = configuration.thumbnailEncoder
         self.documentFiles = configuration.documents.isEmpty ? nil
             : DocumentFiles(formats: configuration.documentFormats, store: store) { [catalog] index, layout, file in
                 catalog.recordDocumentFile(index, layout: layout, file: file)
@@ -227,7 +231,7 @@ final class Stages: Sendable {
 
     /// Hands one output of a page to its stage, unless a finished output can stand in for it.
     private func dispatch(_ index: Int, _ page: any PageSource, _ facts: PageFacts, variant: OutputVariant) {
-        let path = variant.path(folder: facts.folder, page: facts.number, fileExtension: encoder.fileExtension)
+        let path = variant.path(folder: facts.folder, page: facts.number, fileExtension: encoder(variant).fileExtension)
         if let kept = catalog.reuse(index, page: facts, variant: variant, path: path)
             ?? catalog.cachedThumbnail(index, page: facts, variant: variant, path: path) {
             report(index, facts, variant, .success(kept), reused: true)
@@ -254,6 +258,7 @@ final class Stages: Sendable {
     private func renderImage(_ index: Int, _ page: any PageSource, _ facts: PageFacts, path: String) {
         let scale = configuration.dpi / 72
         let bounds = page.pixelBounds(scale: scale)
+        guard !refused(index, facts, .image, bounds) else { return }
         if bounds.width * bounds.height > Pipeline.bandPixelLimit {
             // Huge page: draw and encode band by band in this operation.
             let result = Result { () throws -> WrittenOutput in
@@ -266,7 +271,22 @@ final class Stages: Sendable {
     }
 
     private func renderThumbnail(_ index: Int, _ page: any PageSource, _ facts: PageFacts, box: Int, path: String) {
-        render(index, page, facts, scale: page.thumbnailScale(box: box), variant: .thumbnail(box: box), path: path)
+        let scale = page.thumbnailScale(box: box)
+        // A box of 4096 pixels is over AVIF's pixel limit for a square page.
+        guard !refused(index, facts, .thumbnail(box: box), page.pixelBounds(scale: scale)) else { return }
+        render(index, page, facts, scale: scale, variant: .thumbnail(box: box), path: path)
+    }
+
+    /// Reports `too-large-for-format` for an output its encoder cannot hold, before anything
+    /// is drawn for it; false when the encoder takes it.
+    private func refused(_ index: Int, _ facts: PageFacts, _ variant: OutputVariant, _ bounds: PixelRect) -> Bool {
+        do {
+            try encoder(variant).checkSize(width: bounds.width, height: bounds.height)
+            return false
+        } catch {
+            report(index, facts, variant, .failure(Failure(error, page: facts.number)))
+            return true
+        }
     }
 
     private func render(_ index: Int, _ page: any PageSource, _ facts: PageFacts, scale: Double, variant: OutputVariant, path: String) {
@@ -289,7 +309,7 @@ final class Stages: Sendable {
         guard !cancellation.isCancelled else { return }
         let result = Result { () throws -> WrittenOutput in
             // Page images record their resolution; a thumbnail's is no round figure and of no use.
-            let bytes = try encoder.encode(bitmap, dpi: variant == .image ? configuration.dpi : nil)
+            let bytes = try encoder(variant).encode(bitmap, dpi: variant == .image ? configuration.dpi : nil)
             let written = try write(bytes, width: bitmap.width, height: bitmap.height, path: path)
             catalog.cache(index, page: facts, variant: variant, bytes: bytes)
             return written
@@ -298,12 +318,17 @@ final class Stages: Sendable {
     }
 
     private func writeBanded(_ page: any PageSource, _ facts: PageFacts, bounds: PixelRect, scale: Double, path: String) throws -> WrittenOutput {
-        let bytes = try PageImages.encodeBanded(page, bounds: bounds, scale: scale, encoder: encoder, dpi: configuration.dpi) { band, rect in
+        let bytes = try PageImages.encodeBanded(page, bounds: bounds, scale: scale, encoder: imageEncoder, dpi: configuration.dpi) { band, rect in
             try limiter.run(page: facts.number, doing: "draw") { limit in
                 try page.draw(into: band, rect: rect, scale: scale, cancellation: limit)
             }
         }
         return try write(bytes, width: bounds.width, height: bounds.height, path: path)
+    }
+
+    /// The encoder of one kind of output.
+    private func encoder(_ variant: OutputVariant) -> any ImageEncoder {
+        variant == .image ? imageEncoder : thumbnailEncoder
     }
 
     private func write(_ bytes: [UInt8], width: Int, height: Int, path: String) throws(OutputError) -> WrittenOutput {

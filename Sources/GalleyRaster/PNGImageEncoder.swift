@@ -10,7 +10,9 @@ public struct PNGImageEncoder: ImageEncoder {
         self.compression = compression
     }
 
-    public var fileExtension: String { "png" }
+    public var format: ImageFormat { .png }
+    public var maximumSide: Int { Int(Int32.max) }
+    public var maximumPixels: Int? { nil }
 
     /// The preset and every setting behind it, so retuning a preset redraws what it made.
     public var fingerprint: String {
@@ -28,7 +30,10 @@ public struct PNGImageEncoder: ImageEncoder {
     }
 
     public func pixelSize(of bytes: [UInt8]) -> (width: Int, height: Int)? {
-        PNGText.dimensions(of: bytes)
+        // A PNG is 1 to 2^31 - 1 pixels on a side; a header that says otherwise is no image.
+        guard let size = PNGText.dimensions(of: bytes), (1...Int(Int32.max)).contains(size.width),
+              (1...Int(Int32.max)).contains(size.height) else { return nil }
+        return size
     }
 }
 

@@ -13,9 +13,13 @@ public struct RasterError: Error, CustomStringConvertible, Sendable, FailureConv
 
     public var description: String { message }
 
-    /// An encoder's failure is `encode-failed`; a bitmap that cannot be made or read stopped a
-    /// page from being drawn.
+    /// An encoder's failure is `encode-failed`, a page its format cannot hold
+    /// `too-large-for-format`; a bitmap that cannot be made or read stopped a page from being
+    /// drawn.
     public var failure: Failure {
-        Failure(code: code == .encodeFailed ? .encodeFailed : .renderFailed, message: message)
+        switch code {
+        case .encodeFailed, .tooLargeForFormat: Failure(code: code, message: message)
+        default: Failure(code: .renderFailed, message: message)
+        }
     }
 }

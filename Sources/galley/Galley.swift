@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GalleyPipeline
+import GalleyRaster
 
 /// The `galley` command: parses options and hands over to the pipeline.
 @main
@@ -71,6 +72,12 @@ struct Galley: ParsableCommand {
     /// Without the file the defaults apply, but only when `defaultsWithoutFile` and `path` is
     /// the default name (a file the user named must exist); otherwise a missing file is bad
     /// usage, and `hint` says what to pass instead.
+    /// Refuses a `--format` that names no image format.
+    static func validateFormat(_ format: String?) throws {
+        guard let format, ImageFormat(rawValue: format) == nil else { return }
+        throw ValidationError("--format \(format): use one of \(ImageFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+    }
+
     static func loadConfiguration(_ path: String, defaultsWithoutFile: Bool = true, hint: String? = nil) throws(CommandFailure) -> Configuration {
         let url = URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
         guard FileManager.default.fileExists(atPath: url.path) else {

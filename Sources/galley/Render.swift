@@ -11,7 +11,7 @@ struct Render: ParsableCommand {
         abstract: "Draw the pages of the given files into a folder (no catalog, no manifest, no contact sheet).",
         discussion: """
             Writes DIR/<name>-0001.png, … for each file (an article set in several layouts: \
-            <name>-<layout>-0001.png). Layouts, fonts and passwords come from the configuration file when there is \
+            <name>-<layout>-0001.png; .webp, .jpg or .avif with --format or format:). Layouts, fonts and passwords come from the configuration file when there is \
             one (pipeline.yml in the current folder, or --config). Exit status 0 when every file was drawn, 1 when \
             one failed (the others are still drawn), 2 for bad usage.
             """)
@@ -28,6 +28,9 @@ struct Render: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Pages to draw: 1-3,7, first, last, 5-N.", valueName: "PAGES"))
     var pages: String?
 
+    @Option(name: .long, help: "Image format: png, webp, jpeg or avif (default: format: in the configuration, else png).")
+    var format: String?
+
     @Option(name: .long, help: "Pages drawn at once (1...256).")
     var jobs: Int?
 
@@ -41,6 +44,7 @@ struct Render: ParsableCommand {
         if files.isEmpty { throw ValidationError("name at least one file to draw") }
         if let dpi, !Configuration.dpiRange.contains(dpi) { throw ValidationError("--dpi \(dpi) is outside 1...2400") }
         if let jobs, !Configuration.workerRange.contains(jobs) { throw ValidationError("--jobs \(jobs) is outside 1...256") }
+        try Galley.validateFormat(format)
         if let pages {
             do { _ = try PageSelection(parsing: pages) } catch { throw ValidationError("--pages \(pages): \(error.message)") }
         }
@@ -52,6 +56,7 @@ struct Render: ParsableCommand {
         if let jobs { configuration.workers = Configuration.Workers(all: jobs) }
         if let pages { configuration.pageSelection = try? PageSelection(parsing: pages) }
         let rootURL = try root.map(Galley.rootFolder)
+        if let format = format.flatMap(ImageFormat.init(rawValue:)) { configuration.format = format }
         let urls = try files.map { path throws(CommandFailure) -> URL in
             let url = URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)).standardizedFileURL
             try Galley.checkSingleFile(url, named: path, root: rootURL)
@@ -109,8 +114,14 @@ struct Thumbnail: ParsableCommand {
     @Argument(help: "The PNG to write.")
     var output: String
 
+    @Option(name: .long, help: ArgumentHelp(
+        "Image format: png (the default: freedesktop.org's RGBA PNG with its text chunks), webp, jpeg or avif.",
+        discussion: "Other formats are written with the configuration's quality and settings, without the thumbnail chunks."))
+    var format: String?
+
     func validate() throws {
         if !Configuration.thumbnailBoxRange.contains(size) { throw ValidationError("--size \(size) is outside 8...4096") }
+        try Galley.validateFormat(format)
     }
 
     func run() throws {
@@ -122,7 +133,8 @@ struct Thumbnail: ParsableCommand {
         let destination = URL(fileURLWithPath: output, relativeTo: cwd).standardizedFileURL
         let bytes: [UInt8]
         do {
-            bytes = try SingleFile(configuration: configuration, root: rootURL).thumbnail(of: url, size: size)
+            bytes = try SingleFile(configuration: configuration, root: rootURL).thumbnail(of: url, size: size,
+                                                                           format: format.flatMap(ImageFormat.init(rawValue:)) ?? .png)
         } catch {
             FileHandle.standardError.write(Data("galley: \(input): FAILED \(error)\n".utf8))
             throw ExitCode(Galley.Status.someFailed)

@@ -21,6 +21,9 @@ struct PipelineOptions: ParsableArguments {
     @Option(name: .long, help: "PNG compression preset: fast, balanced or small.")
     var png: String?
 
+    @Option(name: .long, help: "Format of page images, and of thumbnails unless thumbnail_format: says otherwise: png, webp, jpeg or avif.")
+    var format: String?
+
     @Option(name: .long, help: ArgumentHelp(
         "Pages of each document to draw: 1-3,7, first, last, 5-N (N: the last page). Replaces pages: in the file.",
         discussion: "For articles, it selects among the pages each layout sets.", valueName: "PAGES"))
@@ -56,6 +59,7 @@ struct PipelineOptions: ParsableArguments {
         if let jobs, !Configuration.workerRange.contains(jobs) {
             throw ValidationError("--jobs \(jobs) is outside 1...256")
         }
+        try Galley.validateFormat(format)
         if let pages {
             do { _ = try PageSelection(parsing: pages) } catch { throw ValidationError("--pages \(pages): \(error.message)") }
         }
@@ -110,6 +114,7 @@ struct PipelineOptions: ParsableArguments {
         if let dpi { configuration.dpi = dpi }
         if let jobs { configuration.workers = Configuration.Workers(all: jobs) }
         if let png, let preset = PNGCompression(rawValue: png) { configuration.png = preset }
+        if let format = format.flatMap(ImageFormat.init(rawValue:)) { configuration.format = format }
         if let pages { configuration.pageSelection = try? PageSelection(parsing: pages) }
         if let maxPages { configuration.maxPages = maxPages }
         if let boxes = try? thumbnailBoxes() { configuration.thumbnailBoxes = boxes }
