@@ -70,7 +70,11 @@ public final class ArticleTypesetter {
             let frame = try framesetter.fill(rect, from: offset, pageStart: columnIndex == 0)
             breakExceptions += frame.breakExceptions
             var lines: [LineBox] = []
-            // Table backgrounds and borders first, so that text is drawn over them.
+            // Blocks' boxes (enclosing ones first), then table backgrounds and borders, so that
+            // text is drawn over them.
+            for piece in frame.boxes {
+                rects += piece.rects(of: text.boxes[piece.box]).map { FilledRect(rect: flow.rect($0.rect), color: $0.color) }
+            }
             rects += frame.tableRects.map { FilledRect(rect: flow.rect($0.rect), color: $0.color) }
             // Repeated header rows are drawn like the other lines but not listed: their text
             // is counted where it was first set.

@@ -18,15 +18,20 @@ public struct AttributedText: Sendable, Equatable {
     public let attachments: [Attachment]
     /// Tables, in document order, each over a run of paragraphs (none nested in another).
     public let tables: [TextTable]
+    /// Boxes of blocks (borders, backgrounds), in document order, so an enclosing box comes
+    /// before the boxes inside it; none inside a table.
+    public let boxes: [TextBox]
 
     /// Text that has passed `validate()`; the builder is the usual way to make one.
     public init(scalars: [Unicode.Scalar], styleRuns: [AttributeRun<TextStyle>],
-                paragraphs: [AttributeRun<ParagraphStyle>], attachments: [Attachment], tables: [TextTable] = []) {
+                paragraphs: [AttributeRun<ParagraphStyle>], attachments: [Attachment], tables: [TextTable] = [],
+                boxes: [TextBox] = []) {
         self.scalars = scalars
         self.styleRuns = styleRuns
         self.paragraphs = paragraphs
         self.attachments = attachments
         self.tables = tables
+        self.boxes = boxes
     }
 
     public static let paragraphSeparator: Unicode.Scalar = "\n"
@@ -99,6 +104,9 @@ public struct AttributedText: Sendable, Equatable {
                 problems.append("table \(i) does not cover paragraphs \(table.paragraphs) with its cells")
             }
             afterTable = table.paragraphs.upperBound
+        }
+        for (i, box) in boxes.enumerated() where box.paragraphs.isEmpty || box.paragraphs.upperBound > paragraphs.count {
+            problems.append("box \(i) covers paragraphs \(box.paragraphs)")
         }
         return problems
     }

@@ -58,6 +58,9 @@ public struct AttributedTextBuilder: Sendable {
 
     /// Tables over the paragraphs built; the markup walker adds each when it closes.
     public var tables: [TextTable] = []
+    /// Boxes of blocks over the paragraphs built; the markup walker adds each when it opens
+    /// and gives it its paragraphs when it closes.
+    public var boxes: [TextBox] = []
 
     /// Paragraphs ended so far: the index the next paragraph will have.
     public var paragraphCount: Int { paragraphs.count }
@@ -242,7 +245,8 @@ public struct AttributedTextBuilder: Sendable {
             copy.paragraphs[copy.paragraphs.count - 1].value.spaceAfter = copy.takeMargin()
         }
         return AttributedText(scalars: copy.scalars, styleRuns: copy.styleRuns,
-                              paragraphs: copy.paragraphs, attachments: copy.attachments, tables: copy.tables)
+                              paragraphs: copy.paragraphs, attachments: copy.attachments, tables: copy.tables,
+                              boxes: copy.boxes)
     }
 
     // MARK: - Internals

@@ -77,21 +77,25 @@ struct ComputedStyle: Sendable {
     /// The `writing-mode` this element declares (raw, lowercased), if any. Galley sets one
     /// writing mode per article, so this is not inherited: the walker picks the article's.
     var declaredWritingMode: String?
-    /// The box of a table, row group, row or cell: read only for those elements (on others
-    /// these properties are ignored, as Galley draws no boxes around paragraphs). Not
-    /// inherited.
-    var tableBox = TableBox()
+    /// The box of a table, row group, row or cell, or of a block (`TextBox`); on inline
+    /// elements only the background is read, into `text.background`. Not inherited.
+    var box = Box()
+    /// A block's border box's distances from the start and end edges of the column: its
+    /// ancestors' indents and its own margins (its lines are further in by its border and
+    /// padding).
+    var boxIndents = (start: 0.0, end: 0.0)
     /// `border-collapse: collapse` and `border-spacing` (points), inherited as in CSS.
     var borderCollapse = false
     var borderSpacing: Double?
 
     /// What a table element declares of its box; nil where it declares nothing.
-    struct TableBox: Sendable {
+    struct Box: Sendable {
         struct Side: Sendable, Equatable {
             var width: Double?
             /// A `border-style` other than `none` and `hidden`: CSS draws no border without one.
             var visible = false
             var color: RGBColor?
+            var style = TextBox.BorderStyle.solid
         }
         var padding = TextTable.Sides<Double?>(nil)
         var border = TextTable.Sides(Side())
@@ -104,6 +108,19 @@ struct ComputedStyle: Sendable {
         func drawn(_ side: Side, color: RGBColor) -> TextTable.Border {
             guard side.visible else { return TextTable.Border() }
             return TextTable.Border(width: ComputedStyle.clamped(side.width ?? 3 * CSSLength.pointsPerPixel, 0), color: side.color ?? color)
+        }
+
+        /// A block's border side as drawn, with its style.
+        func drawnBox(_ side: Side, color: RGBColor) -> TextBox.Border {
+            let border = drawn(side, color: color)
+            return TextBox.Border(width: border.width, color: border.color, style: side.style)
+        }
+
+        /// Whether a block draws a box: a visible border, vertical padding or a background
+        /// (horizontal padding only indents its lines).
+        var isDrawnOnBlock: Bool {
+            background != nil || (padding.top ?? 0) > 0 || (padding.bottom ?? 0) > 0
+                || [border.top, border.right, border.bottom, border.left].contains { $0.visible && ($0.width ?? 1) > 0 }
         }
     }
 
@@ -125,7 +142,8 @@ struct ComputedStyle: Sendable {
         style.width = nil
         style.height = nil
         style.declaredWritingMode = nil
-        style.tableBox = TableBox()
+        style.box = Box()
+        style.boxIndents = (0, 0)
         style.justifiable = true
         style.displayNone = false
         style.breakBefore = .auto
@@ -230,7 +248,7 @@ struct ComputedStyle: Sendable {
                 break
             case "margin-left", "margin-right", "padding-left", "padding-right":
                 if let points = length(declaration.value, rootSize: rootSize) { sides[declaration.property] = points }
-                if tableElement { _ = applyTableBox(property: declaration.property, value: declaration.value) }
+                if tableElement || display != .inline { _ = applyBox(property: declaration.property, value: declaration.value) }
             case "margin-inline-start", "margin-inline-end", "padding-inline-start", "padding-inline-end":
                 guard let points = length(declaration.value, rootSize: rootSize) else { break }
                 let box = declaration.property.hasPrefix("margin") ? "margin" : "padding"
@@ -239,7 +257,10 @@ struct ComputedStyle: Sendable {
             case "text-decoration":
                 decoration = declaration.value.lowercased()
             default:
-                if tableElement && applyTableBox(property: declaration.property, value: declaration.value) { break }
+                if tableElement && applyBox(property: declaration.property, value: declaration.value) { break }
+                // A block's border, vertical padding and background: its `TextBox`.
+                if !tableElement && display != .inline && Self.isBlockBoxProperty(declaration.property)
+                    && applyBox(property: declaration.property, value: declaration.value) { break }
                 if !apply(property: declaration.property, value: declaration.value, parent: parent, base: base) {
                     ignored.append(declaration.property)
                 }
@@ -253,6 +274,15 @@ struct ComputedStyle: Sendable {
                 } else {
                     endIndent += points
                 }
+            }
+            // The border box starts inside the margins; the lines inside the border too (a
+            // table's border is drawn inside its width by the table layouter instead).
+            let paddings = (left: sides["padding-left"] ?? 0, right: sides["padding-right"] ?? 0)
+            boxIndents = rtl ? (startIndent - paddings.right, endIndent - paddings.left) : (startIndent - paddings.left, endIndent - paddings.right)
+            if !tableElement {
+                let left = box.drawn(box.border.left, color: text.color).width, right = box.drawn(box.border.right, color: text.color).width
+                startIndent += rtl ? right : left
+                endIndent += rtl ? left : right
             }
         }
         if let decoration {
@@ -275,9 +305,8 @@ struct ComputedStyle: Sendable {
         if value == "inherit" || value == "initial" || value == "unset" || value == "revert" { return true }
         switch property {
         case "background-color", "background":
-            // Inline boxes only: a block's background is a box behind all its lines, which
-            // is not drawn (it stays in the ignored properties' summary). A transparent
-            // background shows the enclosing inline's, which the text already carries.
+            // Inline boxes here (a block's goes into its `TextBox`). A transparent background
+            // shows the enclosing inline's, which the text already carries.
             guard display == .inline else { return false }
             if value == "none" || value == "transparent" { return true }
             // The whole value (`rgb(0, 0, 0)`), else the first word that is a colour
@@ -386,16 +415,16 @@ struct ComputedStyle: Sendable {
 
     /// Applies a table box property (or `border-collapse`, `border-spacing`); false for other
     /// properties.
-    private mutating func applyTableBox(property: String, value rawValue: String) -> Bool {
+    private mutating func applyBox(property: String, value rawValue: String) -> Bool {
         let value = rawValue.lowercased()
         let sideNames = ["top", "right", "bottom", "left"]
-        func eachSide(_ names: [String], _ body: (inout TableBox.Side) -> Void) {
+        func eachSide(_ names: [String], _ body: (inout Box.Side) -> Void) {
             for name in names {
                 switch name {
-                case "top": body(&tableBox.border.top)
-                case "right": body(&tableBox.border.right)
-                case "bottom": body(&tableBox.border.bottom)
-                default: body(&tableBox.border.left)
+                case "top": body(&box.border.top)
+                case "right": body(&box.border.right)
+                case "bottom": body(&box.border.bottom)
+                default: body(&box.border.left)
                 }
             }
         }
@@ -412,13 +441,13 @@ struct ComputedStyle: Sendable {
         switch property {
         case "border", "border-top", "border-right", "border-bottom", "border-left":
             let names = property == "border" ? sideNames : [String(property.dropFirst(7))]
-            var width: Double?, visible = false, color: RGBColor?
+            var width: Double?, visible = false, color: RGBColor?, style = TextBox.BorderStyle.solid
             for token in tokens {
-                if styles.contains(token) { visible = token != "none" && token != "hidden" }
+                if styles.contains(token) { (visible, style) = (token != "none" && token != "hidden", TextBox.BorderStyle(rawValue: token) ?? .solid) }
                 else if let points = borderWidth(token) { width = points }
                 else if let parsed = RGBColor(css: token) { color = parsed }
             }
-            eachSide(names) { $0 = TableBox.Side(width: width, visible: visible, color: color) }
+            eachSide(names) { $0 = Box.Side(width: width, visible: visible, color: color, style: style) }
         case "border-width", "border-style", "border-color":
             guard (1...4).contains(tokens.count) else { return true }
             let values = [tokens[0], tokens.count > 1 ? tokens[1] : tokens[0], tokens.count > 2 ? tokens[2] : tokens[0],
@@ -427,7 +456,8 @@ struct ComputedStyle: Sendable {
                 eachSide([name]) { side in
                     switch property {
                     case "border-width": side.width = borderWidth(token) ?? side.width
-                    case "border-style": if styles.contains(token) { side.visible = token != "none" && token != "hidden" }
+                    case "border-style":
+                        if styles.contains(token) { (side.visible, side.style) = (token != "none" && token != "hidden", TextBox.BorderStyle(rawValue: token) ?? .solid) }
                     default: side.color = RGBColor(css: token) ?? side.color
                     }
                 }
@@ -438,7 +468,8 @@ struct ComputedStyle: Sendable {
             eachSide([String(parts[1])]) { side in
                 switch parts[2] {
                 case "width": side.width = borderWidth(value) ?? side.width
-                case "style": if styles.contains(value) { side.visible = value != "none" && value != "hidden" }
+                case "style":
+                    if styles.contains(value) { (side.visible, side.style) = (value != "none" && value != "hidden", TextBox.BorderStyle(rawValue: value) ?? .solid) }
                 case "color": side.color = RGBColor(css: value) ?? side.color
                 default: break
                 }
@@ -446,32 +477,39 @@ struct ComputedStyle: Sendable {
         case "padding-top", "padding-right", "padding-bottom", "padding-left":
             guard let points = length(value, rootSize: rootSize).map({ Self.clamped($0, 0) }) else { return true }
             switch property {
-            case "padding-top": tableBox.padding.top = points
-            case "padding-right": tableBox.padding.right = points
-            case "padding-bottom": tableBox.padding.bottom = points
-            default: tableBox.padding.left = points
+            case "padding-top": box.padding.top = points
+            case "padding-right": box.padding.right = points
+            case "padding-bottom": box.padding.bottom = points
+            default: box.padding.left = points
             }
         case "background-color", "background":
-            if value == "none" || value == "transparent" { tableBox.background = nil; return true }
-            if let color = tokens.lazy.compactMap({ RGBColor(css: $0) }).first { tableBox.background = color }
+            if value == "none" || value == "transparent" { box.background = nil; return true }
+            if let color = tokens.lazy.compactMap({ RGBColor(css: $0) }).first { box.background = color }
         case "vertical-align":
             guard let alignment = TextTable.VerticalAlignment(rawValue: value == "text-top" ? "top" : value == "text-bottom" ? "bottom" : value) else {
                 return false
             }
-            tableBox.verticalAlignment = alignment
+            box.verticalAlignment = alignment
         case "border-collapse":
             if value == "collapse" { borderCollapse = true } else if value == "separate" { borderCollapse = false }
         case "border-spacing":
             if let first = tokens.first, let points = length(first, rootSize: rootSize) { borderSpacing = Self.clamped(points, 0) }
         case "width":
             if value.hasSuffix("%"), let percent = Double(value.dropLast()), percent.isFinite, percent > 0 {
-                tableBox.widthFraction = min(percent, 100) / 100
+                box.widthFraction = min(percent, 100) / 100
             }
             return false  // `width` in points is read as for any element.
         default:
             return false
         }
         return true
+    }
+
+    /// Whether a block's `TextBox` reads the property (its horizontal paddings are read with
+    /// the margins, into the indents).
+    static func isBlockBoxProperty(_ property: String) -> Bool {
+        property.hasPrefix("border-") && !["border-collapse", "border-spacing"].contains(property) || property == "border"
+            || property == "padding-top" || property == "padding-bottom" || property == "background" || property == "background-color"
     }
 
     /// A length in points, `em` relative to this element's font size; nil for percentages,

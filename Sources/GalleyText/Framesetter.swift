@@ -33,6 +33,10 @@ public final class Framesetter {
     private var tablesUnhyphenated: Set<String> = []
     /// Tables set smaller or wrapped inside words to fit the column, or set as paragraphs.
     private(set) var tableWarnings: [String] = []
+    /// The boxes (`AttributedText.boxes`) that open at a paragraph, outermost first, and
+    /// those that close at one, innermost first, by paragraph index.
+    private let boxOpenings: [Int: [Int]]
+    private let boxClosings: [Int: [Int]]
 
     /// A space may grow by at most this many times its natural width when a Latin line is
     /// justified; a line that would need more is left ragged and counted as loose.
@@ -60,6 +64,8 @@ public final class Framesetter {
         self.maximumBox = maximumBox
         self.vertical = vertical
         self.tableStarts = Dictionary(text.tables.enumerated().map { ($1.paragraphs.lowerBound, $0) }, uniquingKeysWith: { first, _ in first })
+        self.boxOpenings = Dictionary(grouping: text.boxes.indices, by: { text.boxes[$0].paragraphs.lowerBound })
+        self.boxClosings = Dictionary(grouping: text.boxes.indices.reversed(), by: { text.boxes[$0].paragraphs.upperBound - 1 })
         self.analyzer = ParagraphAnalyzer(text: text, fonts: fonts, maximumBox: maximumBox, typography: typography, vertical: vertical,
                                           window: analysisWindow)
     }
@@ -97,6 +103,9 @@ public final class Framesetter {
         var tables: [TableFrame] = []
         var repeatedLines: [PlacedLine] = []
         var tableRects: [FilledRect] = []
+        /// Pieces of blocks' boxes, in the order of `AttributedText.boxes` (enclosing boxes
+        /// first, to be drawn under the boxes inside them).
+        var boxes: [BoxPiece] = []
         /// Whether nothing has been placed yet.
         var isEmpty: Bool { lines.isEmpty && tables.isEmpty }
         /// The column ended at a `break-before`/`break-after: page`: the rest of the page stays
@@ -117,6 +126,10 @@ public final class Framesetter {
         var offset = start
         var cursor = 0.0
         var previousSpaceAfter = 0.0
+        // Where boxes' border boxes begin and end (y), with the text offset of the line or
+        // table there, so that lines the break rules take back take their box edges along.
+        var boxTops: [(box: Int, y: Double, offset: Int)] = []
+        var boxBottoms: [(box: Int, y: Double, offset: Int)] = []
         while offset < (end ?? text.count) {
             let paragraphIndex = text.paragraphIndex(at: offset)
             if end == nil, let table = try table(at: paragraphIndex, offset: offset, measure: rect.width) {
@@ -129,17 +142,26 @@ public final class Framesetter {
                     frame.pageBreak = true
                     break
                 }
-                let gap = first && !frame.isEmpty ? max(previousSpaceAfter, table.table.style.spaceBefore) : 0
+                var opening = BoxOpening(spaceAbove: previousSpaceAfter, placedAbove: !frame.isEmpty)
+                if first, let boxes = boxOpenings[paragraphIndex] { opening = openBoxes(boxes, opening) }
+                let gap = opening.edges + (first && opening.placedAbove ? max(opening.spaceAbove, table.table.style.spaceBefore) : 0)
+                let tableStart = offset
                 guard try table.place(in: rect, top: cursor + gap, columnIsEmpty: frame.isEmpty, into: &frame) else {
                     // Nothing of it fits here: it starts in the next column, with what is kept with it.
                     if first { offset = keepingTogether(&frame, next: offset, measure: rect.width) }
                     break
                 }
+                boxTops += opening.tops.map { ($0.box, rect.y + cursor + ($0.y ?? gap), tableStart) }
                 cursor = table.bottom
                 offset = table.position
                 previousSpaceAfter = 0
                 hyphenatedLines = (-1, 0)
                 guard table.isFinished else { break }
+                if let boxes = boxClosings[table.table.paragraphs.upperBound - 1] {
+                    let closing = closeBoxes(boxes)
+                    boxBottoms += closing.bottoms.map { ($0.box, rect.y + cursor + $0.y, offset) }
+                    cursor += closing.extent
+                }
                 finish(table)
                 continue
             }
@@ -194,20 +216,36 @@ public final class Framesetter {
                 line.badness = OptimalBreaker.badness(of: local, in: analysis, measure: measure, isLast: filler.isFinished)
             }
 
-            var gap = 0.0
-            if first && !frame.isEmpty {
-                gap = max(previousSpaceAfter, style.spaceBefore)
-                if style.ruleAbove { gap = max(gap, 12) }
+            // Boxes opening here put their margins, borders and paddings above the line; those
+            // closing after it, their paddings and borders below it.
+            var opening = BoxOpening(spaceAbove: previousSpaceAfter, placedAbove: !frame.isEmpty)
+            if end == nil && first, let boxes = boxOpenings[paragraphIndex] { opening = openBoxes(boxes, opening) }
+            var closing = BoxClosing()
+            if end == nil && filler.isFinished, let boxes = boxClosings[paragraphIndex] { closing = closeBoxes(boxes) }
+            var gap = opening.edges
+            var space = 0.0
+            if first && opening.placedAbove {
+                space = max(opening.spaceAbove, style.spaceBefore)
+                if style.ruleAbove { space = max(space, 12) }
             }
+            gap += space
             let height = line.naturalHeight * (line.holdsOnlyBoxes ? 1 : style.lineHeight)
-            if cursor + gap + height > rect.height + LineFiller.tolerance {
+            if frame.isEmpty && cursor + gap + height + closing.extent > rect.height + LineFiller.tolerance
+                && cursor + height <= rect.height + LineFiller.tolerance {
+                // Box edges taller than the column: the line is set at its top, the boxes drawn
+                // tight around it.
+                (gap, space) = (0, 0)
+                opening.tops = opening.tops.map { ($0.box, 0) }
+                closing = BoxClosing(bottoms: closing.bottoms.map { ($0.box, 0) }, extent: 0)
+            }
+            if cursor + gap + height + closing.extent > rect.height + LineFiller.tolerance {
                 guard !frame.isEmpty else {
                     throw TypesetError(.columnTooSmall, String(format: "a column %.1f pt high cannot hold one line (%.1f pt) of the text at offset %d; make the page taller, the inset smaller or the font smaller", rect.height, height, offset))
                 }
                 offset = keepingTogether(&frame, next: offset, measure: measure)
                 break
             }
-            if first && style.ruleAbove && !frame.isEmpty { frame.rules.append(rect.y + cursor + gap / 2) }
+            if first && style.ruleAbove && opening.placedAbove { frame.rules.append(rect.y + cursor + gap - space / 2) }
             let top = cursor + gap
             let baseline = top + (height - line.naturalHeight) / 2 + line.ascent
             let origin = Self.origin(of: line, in: rect, measure: measure, startIndent: max(0, startIndent),
@@ -221,12 +259,91 @@ public final class Framesetter {
             frame.lines.append((line, origin, rect.y + baseline, rect.y + top, height, loose, continuation, spaceRatio))
             let sameRun = hyphenatedLines.paragraph == paragraphIndex
             hyphenatedLines = (paragraphIndex, line.isHyphenated ? (sameRun ? hyphenatedLines.count : 0) + 1 : 0)
+            boxTops += opening.tops.map { ($0.box, rect.y + cursor + ($0.y ?? gap), offset) }
             cursor = top + height
             offset = analysis.range.lowerBound + local.upperBound
+            boxBottoms += closing.bottoms.map { ($0.box, rect.y + cursor + $0.y, offset) }
+            cursor += closing.extent
             previousSpaceAfter = filler.isFinished ? style.spaceAfter : 0
         }
         frame.range = start..<offset
+        if end == nil && !text.boxes.isEmpty { frame.boxes = boxPieces(in: rect, range: frame.range, tops: boxTops, bottoms: boxBottoms) }
         return frame
+    }
+
+    /// What the boxes opening at a paragraph put above its first line.
+    struct BoxOpening {
+        /// The margin still to come above the next box or line, and whether anything is set
+        /// above it in the column (else margins go, as at the top of any column).
+        var spaceAbove: Double
+        var placedAbove: Bool
+        /// Each box's top relative to the cursor; nil for a box without top border or padding,
+        /// whose top is the line's (its margin went into the line's).
+        var tops: [(box: Int, y: Double?)] = []
+        /// From the cursor to below the last top border and padding.
+        var edges = 0.0
+    }
+
+    /// The margins, top borders and paddings of `boxes` (outermost first), from the cursor.
+    private func openBoxes(_ boxes: [Int], _ start: BoxOpening) -> BoxOpening {
+        var opening = start
+        for index in boxes {
+            let box = text.boxes[index]
+            guard let margin = box.marginBefore else {
+                opening.tops.append((index, nil))
+                continue
+            }
+            if opening.placedAbove { opening.edges += max(opening.spaceAbove, margin) }
+            // Boxes above without their own top edge begin where this one does.
+            opening.tops = opening.tops.map { ($0.box, $0.y ?? opening.edges) }
+            opening.tops.append((index, opening.edges))
+            opening.edges += box.topEdge
+            opening.spaceAbove = 0
+            opening.placedAbove = true
+        }
+        return opening
+    }
+
+    /// What the boxes closing after a line put below it: each box's bottom relative to the
+    /// line's bottom, and the height taken.
+    struct BoxClosing {
+        var bottoms: [(box: Int, y: Double)] = []
+        var extent = 0.0
+    }
+
+    /// The inner margins, bottom paddings and borders of `boxes` (innermost first).
+    private func closeBoxes(_ boxes: [Int]) -> BoxClosing {
+        var closing = BoxClosing()
+        for index in boxes {
+            let box = text.boxes[index]
+            if box.bottomEdge > 0 { closing.extent += box.spaceInsideAfter + box.bottomEdge }
+            closing.bottoms.append((index, closing.extent))
+        }
+        return closing
+    }
+
+    /// The pieces of boxes in a filled rectangle: from the recorded edges of lines still in
+    /// it, and open (from the rectangle's top or to its bottom) where a box goes on from the
+    /// column before or into the next.
+    private func boxPieces(in rect: Rect, range: Range<Int>, tops: [(box: Int, y: Double, offset: Int)],
+                           bottoms: [(box: Int, y: Double, offset: Int)]) -> [BoxPiece] {
+        guard !range.isEmpty else { return [] }
+        var pieces: [BoxPiece] = []
+        for (index, box) in text.boxes.enumerated() {
+            let first = text.paragraphs[box.paragraphs.lowerBound].range.lowerBound
+            guard first < range.upperBound else { break }  // Boxes are in text order.
+            let last = text.paragraphs[box.paragraphs.upperBound - 1].range.upperBound
+            guard last > range.lowerBound else { continue }
+            let top = tops.first { $0.box == index && $0.offset < range.upperBound && first >= range.lowerBound }
+            let bottom = bottoms.first { $0.box == index && $0.offset <= range.upperBound }
+            let left = max(0, box.rightToLeft ? box.endIndent : box.startIndent)
+            let right = max(0, box.rightToLeft ? box.startIndent : box.endIndent)
+            let y = top?.y ?? rect.y
+            let maxY = bottom?.y ?? rect.maxY
+            pieces.append(BoxPiece(box: index, rect: Rect(x: rect.x + left, y: y, width: max(0, rect.width - left - right), height: max(0, maxY - y)),
+                                   opensHere: top != nil, closesHere: bottom != nil))
+        }
+        return pieces
     }
 
     /// The table that starts at, or is being set at, paragraph `index` and offset `offset`;

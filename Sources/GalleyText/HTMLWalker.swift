@@ -24,6 +24,8 @@ struct HTMLWalker {
         var elementChildren = 0
         /// What the element is in the table being built, if anything.
         var tableRole: TableRole?
+        /// Index in `builder.boxes` of the element's box, if it draws one.
+        var boxIndex: Int?
     }
 
     /// What an element is in the table being built: only the outermost table of a nest is
@@ -447,6 +449,7 @@ struct HTMLWalker {
                 .joined(separator: ".")
             builder.paragraphStyle = paragraph
         }
+        let boxIndex = tableRole == nil && openTable == nil && style.display != .inline ? openBox(style, name: name) : nil
         var list: ListState?
         if isList {
             list = listState(element, ordered: name == "ol")
@@ -456,7 +459,7 @@ struct HTMLWalker {
         }
         if let tableRole { beginTablePart(tableRole, element, style: style) }
         frames.append(Frame(children: element.children, style: style, styleID: styleID, paragraph: paragraph, list: list,
-                            element: structural ? selected : nil, tableRole: tableRole))
+                            element: structural ? selected : nil, tableRole: tableRole, boxIndex: boxIndex))
         if list != nil { listFrames.append(frames.count - 1) }
         if element.tag == GUMBO_TAG_BODY && bodyFrame == nil { bodyFrame = frames.count - 1 }
     }
@@ -568,11 +571,51 @@ struct HTMLWalker {
         if frame.style.display == .listItem { builder.flushListMarker() }
         if frame.style.display != .inline {
             builder.breakParagraph()
+            if let index = frame.boxIndex { closeBox(index) }
             builder.addBreakAfter(frame.style.breakAfter)
             builder.addMargin(frame.style.marginBottom)
             if let parent = frames.last { builder.paragraphStyle = parent.paragraph }
         }
         if let role = frame.tableRole { endTablePart(role) }
+    }
+
+    // MARK: Boxes
+
+    /// Starts the box of a block that draws one (a border, vertical padding or a background),
+    /// its paragraphs to be filled in when it closes; nil for other blocks, and for `html` and
+    /// `body`, whose background is the page's, which the layout chooses.
+    private mutating func openBox(_ style: ComputedStyle, name: String) -> Int? {
+        guard style.box.isDrawnOnBlock, name != "html", name != "body" else { return nil }
+        let declared = style.box
+        let start = builder.paragraphCount
+        var box = TextBox(paragraphs: start..<start)
+        box.border.top = declared.drawnBox(declared.border.top, color: style.text.color)
+        box.border.right = declared.drawnBox(declared.border.right, color: style.text.color)
+        box.border.bottom = declared.drawnBox(declared.border.bottom, color: style.text.color)
+        box.border.left = declared.drawnBox(declared.border.left, color: style.text.color)
+        box.padding.top = declared.padding.top ?? 0
+        box.padding.bottom = declared.padding.bottom ?? 0
+        box.background = declared.background
+        (box.startIndent, box.endIndent) = style.boxIndents
+        box.rightToLeft = style.direction == .rtl
+        // A top border or padding keeps the margins above it and those inside it apart.
+        if box.topEdge > 0 { box.marginBefore = builder.takePendingMargin() }
+        builder.boxes.append(box)
+        return builder.boxes.count - 1
+    }
+
+    /// Gives a closing box its paragraphs (after `breakParagraph()`), and the margin below
+    /// its last paragraph when a bottom border or padding keeps it inside; a box around
+    /// nothing is dropped (the boxes inside it were dropped already, so it is the last).
+    private mutating func closeBox(_ index: Int) {
+        guard index < builder.boxes.count else { return }
+        let end = builder.paragraphCount
+        if end > builder.boxes[index].paragraphs.lowerBound {
+            builder.boxes[index].paragraphs = builder.boxes[index].paragraphs.lowerBound..<end
+            if builder.boxes[index].bottomEdge > 0 { builder.boxes[index].spaceInsideAfter = builder.takePendingMargin() }
+        } else if index == builder.boxes.count - 1 {
+            builder.boxes.removeLast()
+        }
     }
 
     // MARK: Tables
@@ -607,9 +650,9 @@ struct HTMLWalker {
             tableStyle.collapse = style.borderCollapse
             let borderAttribute = Self.htmlLength(attribute(element, "border")).map { $0 > 0 ? $0 : 0 }
                 ?? (attribute(element, "border") != nil ? CSSLength.pointsPerPixel : nil)
-            let box = style.tableBox
+            let box = style.box
             // A border the style sheet declares wins over the `border` attribute's.
-            func border(_ side: ComputedStyle.TableBox.Side) -> TextTable.Border {
+            func border(_ side: ComputedStyle.Box.Side) -> TextTable.Border {
                 let declared = box.drawn(side, color: style.text.color)
                 guard let attributeWidth = borderAttribute, !side.visible else { return declared }
                 return TextTable.Border(width: attributeWidth, color: Self.attributeBorderColor)
@@ -650,14 +693,14 @@ struct HTMLWalker {
                 .map { min(max($0, 1), TextTable.maximumColumns) } ?? 1
             cell.rowSpan = attribute(element, "rowspan").flatMap { Int($0.trimmingASCIIWhitespace()) }
                 .map { $0 <= 0 ? TextTable.maximumRowSpan : min($0, TextTable.maximumRowSpan) } ?? 1
-            let box = style.tableBox
+            let box = style.box
             let padding = open.cellPadding ?? CSSLength.pointsPerPixel
             cell.style.padding.top = box.padding.top ?? padding
             cell.style.padding.right = box.padding.right ?? padding
             cell.style.padding.bottom = box.padding.bottom ?? padding
             cell.style.padding.left = box.padding.left ?? padding
             let attributeBorder = TextTable.Border(width: open.cellBorders ? CSSLength.pointsPerPixel : 0, color: Self.attributeBorderColor)
-            func cellBorder(_ side: ComputedStyle.TableBox.Side) -> TextTable.Border {
+            func cellBorder(_ side: ComputedStyle.Box.Side) -> TextTable.Border {
                 side.visible ? box.drawn(side, color: style.text.color) : attributeBorder
             }
             cell.style.border.top = cellBorder(box.border.top)

@@ -1,0 +1,91 @@
+/// A piece of a block's box in one column: all of it, or the part before, between or after
+/// column breaks. In the framesetter's line coordinates (x along the lines, y across them),
+/// so that `FlowMapping` puts vertical text's boxes on the page as it puts the lines.
+struct BoxPiece: Sendable {
+    /// Index in `AttributedText.boxes`.
+    var box: Int
+    /// The piece's border box.
+    var rect: Rect
+    /// Whether the box begins, and ends, in this piece; else it is open on that side, with
+    /// no border or padding there (CSS `box-decoration-break: slice`).
+    var opensHere: Bool
+    var closesHere: Bool
+
+    /// The most dashes or dots a border side is drawn with; a thinner border's are spaced
+    /// out, so that absurd input cannot make millions of rectangles.
+    static let maximumDashes = 1000
+
+    /// Rectangles that draw the piece of `box`: the background over the padding box, then the
+    /// borders (top and bottom across the corners, left and right between them; double ones
+    /// as two nested frames).
+    func rects(of box: TextBox) -> [FilledRect] {
+        let top = opensHere ? box.border.top.width : 0
+        let bottom = closesHere ? box.border.bottom.width : 0
+        let (left, right) = (box.border.left.width, box.border.right.width)
+        var rects: [FilledRect] = []
+        if let background = box.background {
+            let inner = Rect(x: rect.x + left, y: rect.y + top, width: rect.width - left - right, height: rect.height - top - bottom)
+            if inner.width > 0 && inner.height > 0 { rects.append(FilledRect(rect: inner, color: background)) }
+        }
+        let middle = max(0, rect.height - top - bottom)
+        let sides = [(Rect(x: rect.x, y: rect.y, width: rect.width, height: top), box.border.top, true),
+                     (Rect(x: rect.x, y: rect.maxY - bottom, width: rect.width, height: bottom), box.border.bottom, true),
+                     (Rect(x: rect.x, y: rect.y + top, width: left, height: middle), box.border.left, false),
+                     (Rect(x: rect.maxX - right, y: rect.y + top, width: right, height: middle), box.border.right, false)]
+        for (band, border, horizontal) in sides where band.width > 0 && band.height > 0 && border.style != .double {
+            rects += Self.pieces(of: band, style: border.style, horizontal: horizontal).map { FilledRect(rect: $0, color: border.color) }
+        }
+        // Double borders: an outer and an inner frame, each line a third of the width, the
+        // lines of adjacent sides meeting at the corners.
+        let third = (top: top / 3, right: right / 3, bottom: bottom / 3, left: left / 3)
+        func line(_ rect: Rect, _ border: TextBox.Border) {
+            guard border.style == .double, rect.width > 0, rect.height > 0 else { return }
+            rects.append(FilledRect(rect: rect, color: border.color))
+        }
+        if top > 0 {
+            line(Rect(x: rect.x, y: rect.y, width: rect.width, height: third.top), box.border.top)
+            line(Rect(x: rect.x + 2 * third.left, y: rect.y + 2 * third.top, width: rect.width - 2 * (third.left + third.right), height: third.top),
+                 box.border.top)
+        }
+        if bottom > 0 {
+            line(Rect(x: rect.x, y: rect.maxY - third.bottom, width: rect.width, height: third.bottom), box.border.bottom)
+            line(Rect(x: rect.x + 2 * third.left, y: rect.maxY - 3 * third.bottom, width: rect.width - 2 * (third.left + third.right),
+                      height: third.bottom), box.border.bottom)
+        }
+        for (x, inner, border) in [(rect.x, rect.x + 2 * third.left, box.border.left),
+                                   (rect.maxX - third.right, rect.maxX - 3 * third.right, box.border.right)] where border.width > 0 {
+            let width = border.width / 3
+            line(Rect(x: x, y: rect.y + third.top, width: width, height: rect.height - third.top - third.bottom), border)
+            line(Rect(x: inner, y: rect.y + 2 * third.top, width: width, height: rect.height - 2 * (third.top + third.bottom)), border)
+        }
+        return rects
+    }
+
+    /// The rectangles of one border side filling `band` (its length by its width): solid,
+    /// dashes three times as long as the border is wide, square dots, or (without corners)
+    /// two lines a third as wide with a third between them. Dashes and dots start and end at the band's ends,
+    /// the gaps between them evened out, as browsers draw them.
+    static func pieces(of band: Rect, style: TextBox.BorderStyle, horizontal: Bool) -> [Rect] {
+        let (length, width) = horizontal ? (band.width, band.height) : (band.height, band.width)
+        func piece(_ start: Double, _ length: Double, across: Double = 0, width thickness: Double? = nil) -> Rect {
+            let thickness = thickness ?? width
+            return horizontal ? Rect(x: band.x + start, y: band.y + across, width: length, height: thickness)
+                : Rect(x: band.x + across, y: band.y + start, width: thickness, height: length)
+        }
+        switch style {
+        case .solid:
+            return [band]
+        case .double:
+            let line = width / 3
+            return [piece(0, length, width: line), piece(0, length, across: width - line, width: line)]
+        case .dashed, .dotted:
+            let dash = style == .dashed ? 3 * width : width
+            let gap = style == .dashed ? 2 * width : width
+            guard length > dash else { return [band] }
+            let count = min(Self.maximumDashes, max(1, Int(((length + gap) / (dash + gap)).rounded(.down))))
+            guard count > 1 else { return [piece((length - dash) / 2, dash)] }
+            let spacing = (length - Double(count) * dash) / Double(count - 1)
+            return (0..<count).map { piece(Double($0) * (dash + spacing), dash) }
+        }
+    }
+}

@@ -1,0 +1,59 @@
+/// The box of a block element (a `div`, `pre`, `blockquote`, `li`, …) that declares a border,
+/// vertical padding or a background: drawn around a run of whole paragraphs of an
+/// `AttributedText`.
+///
+/// Horizontal padding and borders are already in the paragraphs' indents (the lines are set
+/// inside them); the box keeps what the typesetter needs to draw it and to make room above
+/// and below its lines. A box split across columns or pages is drawn open at the split
+/// (CSS `box-decoration-break: slice`, the default): no bottom border and padding before the
+/// split, no top ones after it, and the background over each piece.
+public struct TextBox: Sendable, Equatable {
+    /// `border-style`s Galley draws; `groove`, `ridge`, `inset` and `outset` are drawn solid.
+    public enum BorderStyle: String, Sendable, Equatable {
+        case solid, dashed, dotted, double
+    }
+
+    /// A border side: width in points (0: none), colour and style.
+    public struct Border: Sendable, Equatable {
+        public var width = 0.0
+        public var color = RGBColor.black
+        public var style = BorderStyle.solid
+        public init(width: Double = 0, color: RGBColor = .black, style: BorderStyle = .solid) {
+            self.width = width
+            self.color = color
+            self.style = style
+        }
+    }
+
+    /// Indices in `AttributedText.paragraphs` of the paragraphs inside the box (not empty).
+    public var paragraphs: Range<Int>
+    public var border = TextTable.Sides(Border())
+    public var padding = TextTable.Sides(0.0)
+    public var background: RGBColor?
+    /// The distances of the border box's start and end edges from the column's, in points:
+    /// the ancestors' indents and the element's own margins.
+    public var startIndent = 0.0
+    public var endIndent = 0.0
+    /// Whether the start side is the right one (`direction: rtl`).
+    public var rightToLeft = false
+    /// The collapsed margin above the box, when it has a top border or padding (which keep
+    /// the margins of what it holds inside it); nil when its margin collapsed with its first
+    /// paragraph's, which then carries it.
+    public var marginBefore: Double?
+    /// The margin below the last paragraph, inside the box, when it has a bottom border or
+    /// padding; else it collapses with what follows the box, outside it.
+    public var spaceInsideAfter = 0.0
+
+    public init(paragraphs: Range<Int>) {
+        self.paragraphs = paragraphs
+    }
+
+    /// What the box adds above its first line: its top border and padding.
+    public var topEdge: Double { border.top.width + padding.top }
+    /// What it adds below its last line.
+    public var bottomEdge: Double { border.bottom.width + padding.bottom }
+    /// Whether anything of it is drawn.
+    public var isVisible: Bool {
+        background != nil || [border.top, border.right, border.bottom, border.left].contains { $0.width > 0 }
+    }
+}
