@@ -158,7 +158,8 @@ public final class ArticleTypesetter {
                 }
                 return table
             }
-            columns.append(ColumnFrame(rect: column, range: frame.range, lines: lines, tables: tables))
+            let boxes = frame.boxes.map { BoxFrame(box: $0.box, rect: flow.rect($0.rect), startsHere: $0.opensHere, endsHere: $0.closesHere) }
+            columns.append(ColumnFrame(rect: column, range: frame.range, lines: lines, tables: tables, boxes: boxes))
             offset = frame.range.upperBound
             if frame.pageBreak { break }
         }

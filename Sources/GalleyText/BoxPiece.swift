@@ -16,8 +16,7 @@ struct BoxPiece: Sendable {
     static let maximumDashes = 1000
 
     /// Rectangles that draw the piece of `box`: the background over the padding box, then the
-    /// borders (top and bottom across the corners, left and right between them; double ones
-    /// as two nested frames).
+    /// borders (each side across the corners; double ones as two nested frames).
     func rects(of box: TextBox) -> [FilledRect] {
         let top = opensHere ? box.border.top.width : 0
         let bottom = closesHere ? box.border.bottom.width : 0
@@ -27,16 +26,17 @@ struct BoxPiece: Sendable {
             let inner = Rect(x: rect.x + left, y: rect.y + top, width: rect.width - left - right, height: rect.height - top - bottom)
             if inner.width > 0 && inner.height > 0 { rects.append(FilledRect(rect: inner, color: background)) }
         }
-        let middle = max(0, rect.height - top - bottom)
+        // Left and right run the whole height, over the corners, so that no seam of partly
+        // covered pixels shows where they meet the top and bottom.
         let sides = [(Rect(x: rect.x, y: rect.y, width: rect.width, height: top), box.border.top, true),
                      (Rect(x: rect.x, y: rect.maxY - bottom, width: rect.width, height: bottom), box.border.bottom, true),
-                     (Rect(x: rect.x, y: rect.y + top, width: left, height: middle), box.border.left, false),
-                     (Rect(x: rect.maxX - right, y: rect.y + top, width: right, height: middle), box.border.right, false)]
+                     (Rect(x: rect.x, y: rect.y, width: left, height: rect.height), box.border.left, false),
+                     (Rect(x: rect.maxX - right, y: rect.y, width: right, height: rect.height), box.border.right, false)]
         for (band, border, horizontal) in sides where band.width > 0 && band.height > 0 && border.style != .double {
             rects += Self.pieces(of: band, style: border.style, horizontal: horizontal).map { FilledRect(rect: $0, color: border.color) }
         }
         // Double borders: an outer and an inner frame, each line a third of the width, the
-        // lines of adjacent sides meeting at the corners.
+        // lines of adjacent sides overlapping at the corners.
         let third = (top: top / 3, right: right / 3, bottom: bottom / 3, left: left / 3)
         func line(_ rect: Rect, _ border: TextBox.Border) {
             guard border.style == .double, rect.width > 0, rect.height > 0 else { return }
@@ -55,7 +55,7 @@ struct BoxPiece: Sendable {
         for (x, inner, border) in [(rect.x, rect.x + 2 * third.left, box.border.left),
                                    (rect.maxX - third.right, rect.maxX - 3 * third.right, box.border.right)] where border.width > 0 {
             let width = border.width / 3
-            line(Rect(x: x, y: rect.y + third.top, width: width, height: rect.height - third.top - third.bottom), border)
+            line(Rect(x: x, y: rect.y, width: width, height: rect.height), border)
             line(Rect(x: inner, y: rect.y + 2 * third.top, width: width, height: rect.height - 2 * (third.top + third.bottom)), border)
         }
         return rects

@@ -55,6 +55,20 @@ public struct ColumnFrame: Hashable, Sendable {
     public var lines: [LineBox]
     /// Pieces of tables set in the column, with their cells.
     public var tables: [TableFrame] = []
+    /// Pieces of blocks' boxes drawn in the column, enclosing boxes first.
+    public var boxes: [BoxFrame] = []
+}
+
+/// A piece of a block's box (`TextBox`) in a column: for the manifest and tests.
+public struct BoxFrame: Hashable, Sendable {
+    /// The box's index among the article's boxes (`AttributedText.boxes`).
+    public var box: Int
+    /// The piece's border box, on the page.
+    public var rect: Rect
+    /// Whether the box begins here, and ends here; a piece that does not is open on that
+    /// side (no border there): the box goes on from the column before, or into the next.
+    public var startsHere: Bool
+    public var endsHere: Bool
 }
 
 /// Where an attachment's box landed.

@@ -118,7 +118,9 @@ import Testing
         let article = parse("<style>p { float: left; color: red } .box { border: 1px solid; float: right }</style>"
                             + "<p>one</p><p class=box>two</p><span style='text-shadow: 1px 1px'>three</span>")
         #expect(article.ignoredProperties["float"] == 3, "declared by p for both paragraphs and by .box for the second")
-        #expect(article.ignoredProperties["border-top-width"] == nil && article.ignoredProperties["border"] == 1)
+        #expect(article.ignoredProperties["border-top-width"] == nil && article.ignoredProperties["border"] == nil, "drawn around a block")
+        #expect(parse("<p>a <span style='border: 1px solid'>framed</span> word</p>").ignoredProperties["border"] == 1,
+                "not around an inline element")
         #expect(article.ignoredProperties["text-shadow"] == 1)
         #expect(article.ignoredProperties["color"] == nil, "supported properties are not listed")
         #expect(!article.warnings.contains { $0.contains("float") }, "quietly: no warning")
