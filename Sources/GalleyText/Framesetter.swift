@@ -144,7 +144,12 @@ public final class Framesetter {
                 }
                 var opening = BoxOpening(spaceAbove: previousSpaceAfter, placedAbove: !frame.isEmpty)
                 if first, let boxes = boxOpenings[paragraphIndex] { opening = openBoxes(boxes, opening) }
-                let gap = opening.edges + (first && opening.placedAbove ? max(opening.spaceAbove, table.table.style.spaceBefore) : 0)
+                var gap = opening.edges + (first && opening.placedAbove ? max(opening.spaceAbove, table.table.style.spaceBefore) : 0)
+                if frame.isEmpty && cursor + gap > rect.height / 2 {
+                    // Box edges taller than half the column: the table is set at its top.
+                    gap = 0
+                    opening.tops = opening.tops.map { ($0.box, 0) }
+                }
                 let tableStart = offset
                 guard try table.place(in: rect, top: cursor + gap, columnIsEmpty: frame.isEmpty, into: &frame) else {
                     // Nothing of it fits here: it starts in the next column, with what is kept with it.
@@ -338,8 +343,9 @@ public final class Framesetter {
             let bottom = bottoms.first { $0.box == index && $0.offset <= range.upperBound }
             let left = max(0, box.rightToLeft ? box.endIndent : box.startIndent)
             let right = max(0, box.rightToLeft ? box.startIndent : box.endIndent)
-            let y = top?.y ?? rect.y
-            let maxY = bottom?.y ?? rect.maxY
+            // Inside the rectangle, even where a table with a box's bottom edge runs past it.
+            let y = min(max(top?.y ?? rect.y, rect.y), rect.maxY)
+            let maxY = min(max(bottom?.y ?? rect.maxY, y), rect.maxY)
             pieces.append(BoxPiece(box: index, rect: Rect(x: rect.x + left, y: y, width: max(0, rect.width - left - right), height: max(0, maxY - y)),
                                    opensHere: top != nil, closesHere: bottom != nil))
         }

@@ -186,6 +186,30 @@ import Testing
         #expect(set.lines(of: 2..<3)[0].rect.y >= box.maxY)
     }
 
+    /// Paddings taller than the page, negative margins, hair-thin dotted borders, boxes around
+    /// nothing: everything is still set, inside its column, and the text stays valid.
+    @Test func absurdBoxesKeepTextAndInkInsideTheColumns() throws {
+        let set = try typeset("""
+            <p>Start.</p>
+            <div style="padding: 2000px; border: 50px solid red; background: #eef">Huge padding.</div>
+            <div style="padding-top: 700pt; border: 1px solid blue"><table border=1><tr><td>cell</td></tr></table></div>
+            <div style="margin: -50px; border: 0.01px dotted green; padding: 1e9px">tiny dotted</div>
+            <div style="background:#fee"><div style="background:#efe"><div style="border: 2px solid"></div></div></div>
+            <p>End.</p>
+            """, page: (420, 595))
+        #expect(set.columns.last?.range.upperBound == set.text.count)
+        for column in set.columns {
+            for line in column.lines { #expect(contains(column.rect, line.rect), "line \(line.rect) outside \(column.rect)") }
+            for table in column.tables { #expect(contains(column.rect, table.rect), "table \(table.rect) outside \(column.rect)") }
+            for box in column.boxes { #expect(contains(column.rect, box.rect), "box \(box.rect) outside \(column.rect)") }
+        }
+        #expect(set.text.boxes.allSatisfy { !$0.paragraphs.isEmpty }, "boxes around nothing are dropped")
+    }
+
+    func contains(_ outer: Rect, _ inner: Rect, slack: Double = 0.5) -> Bool {
+        inner.x >= outer.x - slack && inner.y >= outer.y - slack && inner.maxX <= outer.maxX + slack && inner.maxY <= outer.maxY + slack
+    }
+
     @Test func verticalTextHasItsBoxAroundTheLines() throws {
         let set = try typeset("<p>前の段落。</p><div style='border:2px solid #c00; padding:6pt; background-color:#eef'>"
                               + String(repeating: "縦書きの枠の中の文章です。", count: 6) + "</div><p>後の段落。</p>",
