@@ -162,6 +162,9 @@ public struct Manifest: Codable, Sendable, Equatable {
         public var attachments: [AttachmentFrame]?
         /// Articles: pieces of tables set on the page, with their cells; absent when none.
         public var tables: [TableFrame]? = nil
+        /// Articles: pieces of blocks' boxes (borders, backgrounds) drawn on the page; absent
+        /// when none.
+        public var boxes: [BoxFrame]? = nil
     }
 
     /// A rectangle in points, top-left origin of the page, y down.
@@ -208,6 +211,21 @@ public struct Manifest: Codable, Sendable, Equatable {
             /// A header row drawn again after a break; its text is counted where it was first set.
             public var repeatedHeader: Bool
         }
+    }
+
+    /// A piece of a block's box in one column.
+    public struct BoxFrame: Codable, Sendable, Equatable {
+        /// Index of the column on the page (0-based).
+        public var column: Int
+        /// The box's index among the article's boxes (0-based, document order, an enclosing
+        /// box before the boxes inside it).
+        public var box: Int
+        /// The piece's border box.
+        public var rect: Rect
+        /// Whether the box begins, and ends, on this piece; where it does not, it goes on from
+        /// the column before, or into the next, and is drawn open on that side.
+        public var starts: Bool
+        public var ends: Bool
     }
 
     public struct AttachmentFrame: Codable, Sendable, Equatable {

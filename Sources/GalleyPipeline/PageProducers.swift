@@ -22,6 +22,13 @@ protocol PageProducer: AnyObject {
 func manifestPoints(_ value: Double) -> Double { (value * 1000).rounded() / 1000 }
 
 extension Manifest {
+    /// The pieces of blocks' boxes on a typeset page, in column order.
+    static func boxes(of page: TypesetPage) -> [BoxFrame] {
+        page.columns.enumerated().flatMap { index, column in
+            column.boxes.map { BoxFrame(column: index, box: $0.box, rect: Rect($0.rect), starts: $0.startsHere, ends: $0.endsHere) }
+        }
+    }
+
     /// The pieces of tables on a typeset page, in column order.
     static func tables(of page: TypesetPage) -> [TableFrame] {
         page.columns.enumerated().flatMap { index, column in
@@ -363,7 +370,8 @@ final class ArticlePages: PageProducer {
                                              justifiedLineCount: page.justifiedLineCount, hyphenatedLineCount: page.hyphenatedLineCount,
                                              looseLineCount: page.looseLineCount,
                                              wrappedPreformattedLineCount: page.wrappedPreformattedLineCount,
-                                             breakExceptionCount: page.breakExceptionCount, attachments: attachments, tables: tables))
+                                             breakExceptionCount: page.breakExceptionCount, attachments: attachments, tables: tables,
+                                             boxes: Manifest.boxes(of: page)))
     }
 
     func finish() {

@@ -62,6 +62,7 @@ struct LayoutFacts: Sendable {
     var breakExceptionCount: Int
     var attachments: [Manifest.AttachmentFrame]
     var tables: [Manifest.TableFrame] = []
+    var boxes: [Manifest.BoxFrame] = []
 }
 
 /// Progress reported while a run goes on.
@@ -453,7 +454,8 @@ final class RunRecorder: Sendable {
                                  wrappedPreformattedLineCount: page.facts.layout?.wrappedPreformattedLineCount,
                                  breakExceptionCount: page.facts.layout?.breakExceptionCount,
                                  attachments: page.facts.layout?.attachments,
-                                 tables: page.facts.layout.flatMap { $0.tables.isEmpty ? nil : $0.tables })
+                                 tables: page.facts.layout.flatMap { $0.tables.isEmpty ? nil : $0.tables },
+                                 boxes: page.facts.layout.flatMap { $0.boxes.isEmpty ? nil : $0.boxes })
         }
         return Manifest.Document(name: document.source.name, input: document.source.input,
                                  source: document.source.relativePath, kind: document.source.kind,

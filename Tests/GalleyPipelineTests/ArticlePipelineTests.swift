@@ -303,4 +303,23 @@ extension ArticlePipelineTests {
         #expect(long.warnings.contains { $0.contains("tables inside table cells") })
         #expect(long.warnings.contains { $0.contains("% of its font size") })
     }
+    @Test func theManifestReportsBoxesByColumnOpenWhereTheyGoOn() throws {
+        let folder = try ScratchFolder("boxes")
+        let words = String(repeating: "Words in a box that goes on from one column into the next. ", count: 100)
+        try FileManager.default.createDirectory(at: folder.path("in"), withIntermediateDirectories: true)
+        try Data("<p>Before.</p><div style='border: 1px solid #c00; background-color: #eef'>\(words)</div><p>After.</p>".utf8)
+            .write(to: folder.path("in/boxed.html"))
+        let summary = try run(in: folder, layouts: [Self.layouts[1]], thumbnails: [])
+        #expect(try ManifestSchema.violations(of: summary.outputFolder.appendingPathComponent("manifest.json")) == [])
+        let pages = try #require(summary.manifest?.documents.first?.pages)
+        let pieces = pages.flatMap { page in (page.boxes ?? []).map { (page, $0) } }
+        #expect(pieces.count >= 2 && pieces.allSatisfy { $0.1.box == 0 })
+        #expect(pieces.first?.1.starts == true && pieces.first?.1.ends == false)
+        #expect(pieces.last?.1.starts == false && pieces.last?.1.ends == true)
+        for (page, piece) in pieces {
+            let column = try #require(page.columns?[piece.column])
+            #expect(piece.rect.x >= column.rect.x - 0.01 && piece.rect.y >= column.rect.y - 0.01
+                    && piece.rect.y + piece.rect.height <= column.rect.y + column.rect.height + 0.01)
+        }
+    }
 }
