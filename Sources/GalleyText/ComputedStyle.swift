@@ -4,7 +4,8 @@
 /// Inherited as in CSS: font, colour, `line-height`, `text-align`, `text-indent`,
 /// `white-space`, `direction`, `list-style-type`, language and link. Text decorations and
 /// baseline shifts carry on into descendants (as they are drawn over them in CSS), and the
-/// horizontal margins and paddings of block ancestors add up into the start and end indents.
+/// horizontal margins, borders and paddings of block ancestors add up into the start and end
+/// indents.
 struct ComputedStyle: Sendable {
     enum Display: Sendable { case inline, block, listItem }
 

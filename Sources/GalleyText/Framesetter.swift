@@ -37,6 +37,9 @@ public final class Framesetter {
     /// those that close at one, innermost first, by paragraph index.
     private let boxOpenings: [Int: [Int]]
     private let boxClosings: [Int: [Int]]
+    /// Where the last rectangle's text ended, the boxes begun and not ended there, and the
+    /// first box not begun: each rectangle looks at those, not at every box before it.
+    private var boxScan = (end: 0, open: [Int](), next: 0)
 
     /// A space may grow by at most this many times its natural width when a Latin line is
     /// justified; a line that would need more is left ragged and counted as loose.
@@ -333,13 +336,24 @@ public final class Framesetter {
     private func boxPieces(in rect: Rect, range: Range<Int>, tops: [(box: Int, y: Double, offset: Int)],
                            bottoms: [(box: Int, y: Double, offset: Int)]) -> [BoxPiece] {
         guard !range.isEmpty else { return [] }
+        func first(_ box: TextBox) -> Int { text.paragraphs[box.paragraphs.lowerBound].range.lowerBound }
+        func last(_ box: TextBox) -> Int { text.paragraphs[box.paragraphs.upperBound - 1].range.upperBound }
+        // Filled again from further back (not what the typesetter does): scan from the start.
+        if range.lowerBound < boxScan.end { boxScan = (0, [], 0) }
+        var candidates = boxScan.open
+        var next = boxScan.next
+        // Boxes are in text order, enclosing ones first.
+        while next < text.boxes.count, first(text.boxes[next]) < range.upperBound {
+            candidates.append(next)
+            next += 1
+        }
+        boxScan = (range.upperBound, candidates.filter { last(text.boxes[$0]) > range.upperBound }, next)
         var pieces: [BoxPiece] = []
-        for (index, box) in text.boxes.enumerated() {
-            let first = text.paragraphs[box.paragraphs.lowerBound].range.lowerBound
-            guard first < range.upperBound else { break }  // Boxes are in text order.
-            let last = text.paragraphs[box.paragraphs.upperBound - 1].range.upperBound
-            guard last > range.lowerBound else { continue }
-            let top = tops.first { $0.box == index && $0.offset < range.upperBound && first >= range.lowerBound }
+        for index in candidates {
+            let box = text.boxes[index]
+            guard last(box) > range.lowerBound else { continue }
+            let beginsHere = first(box) >= range.lowerBound
+            let top = tops.first { $0.box == index && $0.offset < range.upperBound && beginsHere }
             let bottom = bottoms.first { $0.box == index && $0.offset <= range.upperBound }
             let left = max(0, box.rightToLeft ? box.endIndent : box.startIndent)
             let right = max(0, box.rightToLeft ? box.startIndent : box.endIndent)
