@@ -67,6 +67,7 @@ public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
 /// | `orientation` | `portrait` or `landscape` (swaps a named page's sides) | `portrait` |
 /// | `columns` | 1...12 | 1 |
 /// | `column_gap` | points, 0...500 | 18 |
+/// | `column_fill` | `balance` or `auto` (the last page's columns) | `balance` |
 /// | `inset` | points on every side, or a map of `top`, `right`, `bottom`, `left` | 54 |
 /// | `background` | CSS colour (`#fff`, `#f8f4e8`, `white`) | white |
 /// | `color` | CSS colour of text | black |
@@ -534,6 +535,12 @@ private struct YAMLReader {
                     }
                 }
                 layout.typography.continuationMarker = scalars.first
+            case "column_fill":
+                let text = try string(value, key: fieldKey)
+                guard let fill = ArticleLayout.ColumnFill(rawValue: text) else {
+                    throw error(value, key: fieldKey, "expected balance or auto, got '\(text)'")
+                }
+                layout.columnFill = fill
             case "line_breaking":
                 let text = try string(value, key: fieldKey)
                 guard let mode = ArticleLayout.Typography.LineBreaking(rawValue: text) else {
@@ -541,7 +548,7 @@ private struct YAMLReader {
                 }
                 layout.typography.lineBreaking = mode
             default:
-                throw error(keyNode, key: fieldKey, "unknown layout key; layout keys are name, page, orientation, columns, column_gap, inset, background, color, link_color, link_underline, font_family, font_size, line_height, language, justify_threshold, hyphenation, hyphenate_before, hyphenate_after, max_hyphenated_lines, max_letter_spacing, line_breaking, vertical, text_autospace, preformatted_marker")
+                throw error(keyNode, key: fieldKey, "unknown layout key; layout keys are name, page, orientation, columns, column_gap, column_fill, inset, background, color, link_color, link_underline, font_family, font_size, line_height, language, justify_threshold, hyphenation, hyphenate_before, hyphenate_after, max_hyphenated_lines, max_letter_spacing, line_breaking, vertical, text_autospace, preformatted_marker")
             }
         }
         if orientation == "landscape" && named && layout.pageWidth < layout.pageHeight {

@@ -12,6 +12,8 @@ public struct ArticleLayout: Hashable, Sendable {
     public var columns: Int = 1
     /// Space between columns in points. Default: 18.
     public var columnGap: Double = 18
+    /// How the last page's columns are filled (CSS `column-fill`). Default: balanced.
+    public var columnFill = ColumnFill.balance
     /// Margins around the text area in points. Default: 54 on every side.
     public var inset = Insets(all: 54)
     /// Page colour. Default: white.
@@ -25,6 +27,16 @@ public struct ArticleLayout: Hashable, Sendable {
     /// `<html>`, else the first element that declares one) is set in that mode instead.
     /// Default: horizontal.
     public var writingMode = WritingMode.horizontalTB
+
+    /// CSS `column-fill` for the last page of an article (in paged media only the last
+    /// fragment is balanced; the pages before it are full).
+    public enum ColumnFill: String, Hashable, Sendable {
+        /// The last page's columns end at about the same height: the shortest column height
+        /// that still holds the rest of the article.
+        case balance
+        /// Each column is filled in turn; the last page may leave columns empty.
+        case auto
+    }
 
     public init(name: String) {
         self.name = name

@@ -73,6 +73,35 @@ public final class Framesetter {
                                           window: analysisWindow)
     }
 
+    /// A framesetter that goes on from where this one is, independently of it: column
+    /// balancing fills trial columns with copies and keeps the original for the real fill.
+    /// Paragraph analyses are values (copied on write); the shaping cache is shared, which
+    /// changes no result.
+    func copy() -> Framesetter { Framesetter(copying: self) }
+
+    /// Every stored property, so that a copy sets the same lines as the original would.
+    private init(copying other: Framesetter) {
+        text = other.text
+        analyzer = other.analyzer
+        current = other.current
+        typography = other.typography
+        hyphenatedLines = other.hyphenatedLines
+        plan = other.plan
+        fonts = other.fonts
+        maximumBox = other.maximumBox
+        vertical = other.vertical
+        tableStarts = other.tableStarts
+        flattenedTables = other.flattenedTables
+        tablesUncovered = other.tablesUncovered
+        tablesUnhyphenated = other.tablesUnhyphenated
+        tableWarnings = other.tableWarnings
+        boxOpenings = other.boxOpenings
+        boxClosings = other.boxClosings
+        boxScan = other.boxScan
+        activeTable = nil
+        activeTable = other.activeTable?.copy(for: self)
+    }
+
     /// Characters no installed font covers, with counts, among the paragraphs analysed so far.
     public var uncoveredCharacters: [Unicode.Scalar: Int] {
         var all = analyzer.uncoveredCharacters.merging(tablesUncovered, uniquingKeysWith: +)

@@ -76,6 +76,35 @@ final class TableLayouter {
     var uncoveredCharacters: [Unicode.Scalar: Int] { cells.uncoveredCharacters }
     var unhyphenatedLanguages: Set<String> { cells.unhyphenatedLanguages }
 
+    /// A copy that goes on independently of this one, for `article` (a copy of the framesetter
+    /// this table belongs to): column balancing fills trial columns with copies.
+    func copy(for article: Framesetter) -> TableLayouter { TableLayouter(copying: self, for: article) }
+
+    /// Every stored property, so that a copy goes on exactly as the original would.
+    private init(copying other: TableLayouter, for article: Framesetter) {
+        index = other.index
+        table = other.table
+        start = other.start
+        end = other.end
+        position = other.position
+        bottom = other.bottom
+        scale = other.scale
+        warnings = other.warnings
+        isUsable = other.isUsable
+        self.article = article
+        cells = other.cells.copy()
+        attachmentBase = other.attachmentBase
+        pictureWidth = other.pictureWidth
+        firstParagraph = other.firstParagraph
+        columnWidths = other.columnWidths
+        columnGaps = other.columnGaps
+        rowGaps = other.rowGaps
+        indent = other.indent
+        nextRow = other.nextRow
+        progress = other.progress
+        unjoinedUntil = other.unjoinedUntil
+    }
+
     init(index: Int, in article: Framesetter, measure: Double) throws(TypesetError) {
         let text = article.text
         self.index = index

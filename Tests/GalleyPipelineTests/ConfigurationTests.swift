@@ -143,6 +143,7 @@ import Testing
                 orientation: landscape
                 columns: 2
                 column_gap: 24
+                column_fill: auto
                 inset: {top: 20, left: 30}
                 background: "#fafafa"
                 color: "#333"
@@ -167,7 +168,7 @@ import Testing
         #expect(wide.pageWidth == 792 && wide.pageHeight == 612 && wide.columns == 2)
         #expect(wide.inset.top == 20 && wide.inset.left == 30 && wide.inset.right == 54)
         #expect(wide.background == RGBColor(r: 250, g: 250, b: 250) && wide.base.color == RGBColor(r: 51, g: 51, b: 51))
-        #expect(wide.columnGap == 24)
+        #expect(wide.columnGap == 24 && wide.columnFill == .auto)
         #expect(wide.base.fontFamily == "DejaVu Sans" && wide.base.fontSize == 9.5 && wide.base.lineHeight == 1.4)
         #expect(wide.base.language == "ja")
         #expect(wide.typography.justifyThreshold == 0.85 && wide.base.hyphens == .auto)
@@ -181,7 +182,7 @@ import Testing
         #expect(custom.typography.justifyThreshold == 1 && custom.base.hyphens == .manual)
         #expect(custom.typography.hyphenateBefore == 2 && custom.typography.hyphenateAfter == 3 && custom.typography.maximumConsecutiveHyphens == 2)
         #expect(custom.writingMode == .horizontalTB && custom.typography.continuationMarker == nil)
-        #expect(custom.typography.maximumLetterSpacing == 0.04)
+        #expect(custom.typography.maximumLetterSpacing == 0.04 && custom.columnFill == .balance)
         #expect(try Configuration.load(yaml: "dpi: 72\n", file: "p.yml", baseDirectory: URL(fileURLWithPath: "/")).layouts.map(\.name) == ["a4"])
     }
 
@@ -193,6 +194,7 @@ import Testing
             ("layouts:\n  - name: x\n    page: a9\n", "layouts.x.page"),
             ("layouts:\n  - name: x\n    columns: 13\n", "layouts.x.columns"),
             ("layouts:\n  - name: x\n    columns: 12\n    column_gap: 60\n", "layouts.x"),
+            ("layouts:\n  - name: x\n    column_fill: even\n", "layouts.x.column_fill"),
             ("layouts:\n  - name: x\n    background: mauve-ish\n", "layouts.x.background"),
             ("layouts:\n  - name: x\n    leading: 2\n", "layouts.x.leading"),
             ("layouts:\n  - name: x\n    justify_threshold: 1.5\n", "layouts.x.justify_threshold"),
