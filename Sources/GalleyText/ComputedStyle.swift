@@ -89,7 +89,7 @@ struct ComputedStyle: Sendable {
     var borderCollapse = false
     var borderSpacing: Double?
 
-    /// What a table element declares of its box; nil where it declares nothing.
+    /// What a table element or a block declares of its box; nil where it declares nothing.
     struct Box: Sendable {
         struct Side: Sendable, Equatable {
             var width: Double?
@@ -97,6 +97,12 @@ struct ComputedStyle: Sendable {
             var visible = false
             var color: RGBColor?
             var style = TextBox.BorderStyle.solid
+
+            /// Takes a `border-style` keyword (one of `ComputedStyle.borderStyles`).
+            mutating func take(style keyword: String) {
+                visible = keyword != "none" && keyword != "hidden"
+                style = TextBox.BorderStyle(rawValue: keyword) ?? .solid
+            }
         }
         var padding = TextTable.Sides<Double?>(nil)
         var border = TextTable.Sides(Side())
@@ -249,7 +255,7 @@ struct ComputedStyle: Sendable {
                 break
             case "margin-left", "margin-right", "padding-left", "padding-right":
                 if let points = length(declaration.value, rootSize: rootSize) { sides[declaration.property] = points }
-                if tableElement || display != .inline { _ = applyBox(property: declaration.property, value: declaration.value) }
+                if tableElement { _ = applyBox(property: declaration.property, value: declaration.value) }
             case "margin-inline-start", "margin-inline-end", "padding-inline-start", "padding-inline-end":
                 guard let points = length(declaration.value, rootSize: rootSize) else { break }
                 let box = declaration.property.hasPrefix("margin") ? "margin" : "padding"
@@ -414,8 +420,8 @@ struct ComputedStyle: Sendable {
         return true
     }
 
-    /// Applies a table box property (or `border-collapse`, `border-spacing`); false for other
-    /// properties.
+    /// Applies a box property of a table element or a block (or `border-collapse`,
+    /// `border-spacing`); false for other properties.
     private mutating func applyBox(property: String, value rawValue: String) -> Bool {
         let value = rawValue.lowercased()
         let sideNames = ["top", "right", "bottom", "left"]
@@ -437,18 +443,18 @@ struct ComputedStyle: Sendable {
             default: return length(token, rootSize: rootSize).map { max(0, $0) }
             }
         }
-        let styles: Set<String> = ["solid", "dotted", "dashed", "double", "groove", "ridge", "inset", "outset", "none", "hidden"]
+        let styles = Self.borderStyles
         let tokens = value.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).map(String.init)
         switch property {
         case "border", "border-top", "border-right", "border-bottom", "border-left":
             let names = property == "border" ? sideNames : [String(property.dropFirst(7))]
-            var width: Double?, visible = false, color: RGBColor?, style = TextBox.BorderStyle.solid
+            var side = Box.Side()
             for token in tokens {
-                if styles.contains(token) { (visible, style) = (token != "none" && token != "hidden", TextBox.BorderStyle(rawValue: token) ?? .solid) }
-                else if let points = borderWidth(token) { width = points }
-                else if let parsed = RGBColor(css: token) { color = parsed }
+                if styles.contains(token) { side.take(style: token) }
+                else if let points = borderWidth(token) { side.width = points }
+                else if let parsed = RGBColor(css: token) { side.color = parsed }
             }
-            eachSide(names) { $0 = Box.Side(width: width, visible: visible, color: color, style: style) }
+            eachSide(names) { $0 = side }
         case "border-width", "border-style", "border-color":
             guard (1...4).contains(tokens.count) else { return true }
             let values = [tokens[0], tokens.count > 1 ? tokens[1] : tokens[0], tokens.count > 2 ? tokens[2] : tokens[0],
@@ -457,8 +463,7 @@ struct ComputedStyle: Sendable {
                 eachSide([name]) { side in
                     switch property {
                     case "border-width": side.width = borderWidth(token) ?? side.width
-                    case "border-style":
-                        if styles.contains(token) { (side.visible, side.style) = (token != "none" && token != "hidden", TextBox.BorderStyle(rawValue: token) ?? .solid) }
+                    case "border-style": if styles.contains(token) { side.take(style: token) }
                     default: side.color = RGBColor(css: token) ?? side.color
                     }
                 }
@@ -469,8 +474,7 @@ struct ComputedStyle: Sendable {
             eachSide([String(parts[1])]) { side in
                 switch parts[2] {
                 case "width": side.width = borderWidth(value) ?? side.width
-                case "style":
-                    if styles.contains(value) { (side.visible, side.style) = (value != "none" && value != "hidden", TextBox.BorderStyle(rawValue: value) ?? .solid) }
+                case "style": if styles.contains(value) { side.take(style: value) }
                 case "color": side.color = RGBColor(css: value) ?? side.color
                 default: break
                 }
@@ -505,6 +509,9 @@ struct ComputedStyle: Sendable {
         }
         return true
     }
+
+    /// The `border-style` keywords.
+    static let borderStyles: Set<String> = ["solid", "dotted", "dashed", "double", "groove", "ridge", "inset", "outset", "none", "hidden"]
 
     /// Whether a block's `TextBox` reads the property (its horizontal paddings are read with
     /// the margins, into the indents).
