@@ -215,6 +215,9 @@ public struct Manifest: Codable, Sendable, Equatable {
 
     /// A piece of a block's box in one column.
     public struct BoxFrame: Codable, Sendable, Equatable {
+        /// The page (1-based): in `galley typeset --json`, which lists a layout's boxes
+        /// together; absent in the manifest, where the page holds them.
+        public var page: Int?
         /// Index of the column on the page (0-based).
         public var column: Int
         /// The box's index among the article's boxes (0-based, document order, an enclosing

@@ -32,6 +32,9 @@ public struct TypesetMeasurement: Codable, Sendable {
         public var lineDetails: [Line]?
         /// Pieces of tables, page by page, each with its page; absent when the article has none.
         public var tables: [Manifest.TableFrame]?
+        /// Pieces of blocks' boxes, page by page, each with its page; absent when the article
+        /// has none.
+        public var boxes: [Manifest.BoxFrame]?
     }
 
     /// One line as set: where it is, what it holds and how it was spread.
@@ -88,6 +91,7 @@ public struct TypesetMeasurement: Codable, Sendable {
             var pages = 0, lines = 0, justified = 0, hyphenated = 0, loose = 0, badness = 0.0
             var details: [Line] = []
             var tables: [Manifest.TableFrame] = []
+            var boxes: [Manifest.BoxFrame] = []
             let layoutStarted = clock.now - .seconds(parseSeconds)
             var started = clock.now
             let (parsed, layout) = article.prepared(for: configured)
@@ -110,13 +114,19 @@ public struct TypesetMeasurement: Codable, Sendable {
                     table.page = page.number
                     return table
                 }
+                boxes += Manifest.boxes(of: page).map { box in
+                    var box = box
+                    box.page = page.number
+                    return box
+                }
                 try drawer.draw(page)
             }
             let renderSeconds = try drawer.finish()
             result.layouts.append(Layout(name: layout.name, pages: pages, lines: lines, justifiedLines: justified,
                                          hyphenatedLines: hyphenated, looseLines: loose, badness: badness, typesetSeconds: typesetSeconds,
                                          renderSeconds: renderSeconds, wallSeconds: seconds(clock.now - layoutStarted),
-                                         lineDetails: listLines ? details : nil, tables: tables.isEmpty ? nil : tables))
+                                         lineDetails: listLines ? details : nil, tables: tables.isEmpty ? nil : tables,
+                                         boxes: boxes.isEmpty ? nil : boxes))
         }
         return result
     }

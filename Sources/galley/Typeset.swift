@@ -78,6 +78,11 @@ struct Typeset: ParsableCommand {
                               + (table.scale < 1 ? String(format: ", font at %.0f%%", table.scale * 100) : "")
                               + String(format: ", %.1f × %.1f pt at (%.1f, %.1f)", table.rect.width, table.rect.height, table.rect.x, table.rect.y))
                     }
+                    for box in lines ? layout.boxes ?? [] : [] {
+                        let open = [box.starts ? nil : "open at the start", box.ends ? nil : "open at the end"].compactMap { $0 }
+                        print("    p\(box.page ?? 0) c\(box.column) box \(box.box)" + (open.isEmpty ? "" : " (\(open.joined(separator: ", ")))")
+                              + String(format: ": %.1f × %.1f pt at (%.1f, %.1f)", box.rect.width, box.rect.height, box.rect.x, box.rect.y))
+                    }
                     for detail in layout.lineDetails ?? [] {
                         var flags = [detail.justified ? "justified" : nil, detail.hyphenated ? "hyphenated" : nil,
                                      detail.loose ? "loose" : nil, detail.wrappedPreformatted ? "wrapped" : nil].compactMap { $0 }
