@@ -255,7 +255,7 @@ public final class Framesetter {
 
             // Boxes opening here put their margins, borders and paddings above the line; those
             // closing after it, their paddings and borders below it.
-            var opening = BoxOpening(spaceAbove: previousSpaceAfter, placedAbove: !frame.isEmpty)
+            var opening = BoxOpening(spaceAbove: previousSpaceAfter, placedAbove: !frame.isEmpty, ruleAbove: first && style.ruleAbove)
             if end == nil && first, let boxes = boxOpenings[paragraphIndex] { opening = openBoxes(boxes, opening) }
             var closing = BoxClosing()
             if end == nil && filler.isFinished, let boxes = boxClosings[paragraphIndex] { closing = closeBoxes(boxes) }
@@ -263,7 +263,7 @@ public final class Framesetter {
             var space = 0.0
             if first && opening.placedAbove {
                 space = max(opening.spaceAbove, style.spaceBefore)
-                if style.ruleAbove { space = max(space, 12) }
+                if opening.ruleAbove { space = max(space, 12) }
             }
             gap += space
             let height = line.naturalHeight * (line.holdsOnlyBoxes ? 1 : style.lineHeight)
@@ -282,7 +282,8 @@ public final class Framesetter {
                 offset = keepingTogether(&frame, next: offset, measure: measure)
                 break
             }
-            if first && style.ruleAbove && opening.placedAbove { frame.rules.append(rect.y + cursor + gap - space / 2) }
+            if first && opening.ruleAbove && opening.placedAbove { frame.rules.append(rect.y + cursor + gap - space / 2) }
+            if let rule = opening.rule { frame.rules.append(rect.y + cursor + rule) }
             let top = cursor + gap
             let baseline = top + (height - line.naturalHeight) / 2 + line.ascent
             let origin = Self.origin(of: line, in: rect, measure: measure, startIndent: max(0, startIndent),
@@ -314,6 +315,10 @@ public final class Framesetter {
         /// above it in the column (else margins go, as at the top of any column).
         var spaceAbove: Double
         var placedAbove: Bool
+        /// A rule (`<hr>`) still to be drawn above the next box or line, and where it was
+        /// drawn above a box, relative to the cursor: in the box's margin, not inside it.
+        var ruleAbove = false
+        var rule: Double?
         /// Each box's top relative to the cursor; nil for a box without top border or padding,
         /// whose top is the line's (its margin went into the line's).
         var tops: [(box: Int, y: Double?)] = []
@@ -330,7 +335,15 @@ public final class Framesetter {
                 opening.tops.append((index, nil))
                 continue
             }
-            if opening.placedAbove { opening.edges += max(opening.spaceAbove, margin) }
+            if opening.placedAbove {
+                var space = max(opening.spaceAbove, margin)
+                if opening.ruleAbove {
+                    space = max(space, 12)
+                    opening.rule = opening.edges + space / 2
+                }
+                opening.edges += space
+            }
+            opening.ruleAbove = false
             // Boxes above without their own top edge begin where this one does.
             opening.tops = opening.tops.map { ($0.box, $0.y ?? opening.edges) }
             opening.tops.append((index, opening.edges))
@@ -508,9 +521,10 @@ public final class Framesetter {
             }
             let kept = frame.lines.count - move
             next = frame.lines[kept].line.range.lowerBound
-            let top = frame.lines[kept].top
+            // A rule above the lines moved goes with them, also one drawn above a box they open.
+            let bottom = frame.lines[kept - 1].top + frame.lines[kept - 1].height
             frame.lines.removeLast(move)
-            frame.rules.removeAll { $0 >= top }
+            frame.rules.removeAll { $0 >= bottom }
             hyphenatedLines = (-1, 0)
         }
     }

@@ -177,6 +177,17 @@ import Testing
         #expect(drawn.pixel(outer.maxX - 3, inner.midY) == Self.pale)
     }
 
+    @Test func aRuleBeforeABoxIsDrawnAboveTheBoxNotInsideIt() throws {
+        let set = try typeset("<p>Before.</p><hr><div style='border: 2px solid #c00; padding: 6pt'>Boxed.</div>")
+        let box = try #require(set.columns[0].boxes.first).rect
+        let before = set.lines(of: 0..<1)[0].rect, inside = set.lines(of: 1..<2)[0].rect
+        let drawn = try Drawn(try #require(set.pages.first))
+        func isGrey(_ y: Double) -> Bool { drawn.pixel(box.midX, y).r < 200 && !drawn.isRed(box.midX, y) }
+        #expect(stride(from: before.maxY, to: box.y, by: 0.25).contains { isGrey($0) }, "the rule between the paragraph and the box")
+        #expect(!stride(from: box.y + 2, to: inside.y, by: 0.25).contains { isGrey($0) }, "no rule inside the box")
+        #expect(box.y - before.maxY >= 12 - 0.01, "the rule's room")
+    }
+
     @Test func aTableInABoxIsInsideIt() throws {
         let set = try typeset("<div style='border: 2px solid #c00; padding: 6pt'><table border=1><tr><td>one</td><td>two</td></tr></table></div>"
                               + "<p>After.</p>")
