@@ -397,8 +397,14 @@ public final class Framesetter {
             let beginsHere = first(box) >= range.lowerBound
             let top = tops.first { $0.box == index && $0.offset < range.upperBound && beginsHere }
             let bottom = bottoms.first { $0.box == index && $0.offset <= range.upperBound }
-            let left = max(0, box.rightToLeft ? box.endIndent : box.startIndent)
-            let right = max(0, box.rightToLeft ? box.startIndent : box.endIndent)
+            var left = max(0, box.rightToLeft ? box.endIndent : box.startIndent)
+            var right = max(0, box.rightToLeft ? box.startIndent : box.endIndent)
+            if left + right > rect.width / 2 {
+                // Cut as the lines' indents are (`indents`), so that deep nesting keeps the box
+                // around its lines and inside the column.
+                let factor = rect.width / 2 / (left + right)
+                (left, right) = (left * factor, right * factor)
+            }
             // Inside the rectangle, even where a table with a box's bottom edge runs past it.
             let y = min(max(top?.y ?? rect.y, rect.y), rect.maxY)
             let maxY = min(max(bottom?.y ?? rect.maxY, y), rect.maxY)

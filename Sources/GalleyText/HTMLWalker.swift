@@ -596,7 +596,8 @@ struct HTMLWalker {
         box.padding.top = declared.padding.top ?? 0
         box.padding.bottom = declared.padding.bottom ?? 0
         box.background = declared.background
-        (box.startIndent, box.endIndent) = style.boxIndents
+        box.startIndent = ComputedStyle.clamped(style.boxIndents.start, 0)
+        box.endIndent = ComputedStyle.clamped(style.boxIndents.end, 0)
         box.rightToLeft = style.direction == .rtl
         // A top border or padding keeps the margins above it and those inside it apart.
         if box.topEdge > 0 { box.marginBefore = builder.takePendingMargin() }

@@ -207,7 +207,8 @@ import Testing
             <div style="margin: -50px; border: 0.01px dotted green; padding: 1e9px">tiny dotted</div>
             <div style="background:#fee"><div style="background:#efe"><div style="border: 2px solid"></div></div></div>
             <p>End.</p>
-            """, page: (420, 595))
+            """ + String(repeating: "<div style='margin-left: 40px; border: 1px solid #888'>", count: 60) + "deep"
+            + String(repeating: "</div>", count: 60), page: (420, 595))
         #expect(set.columns.last?.range.upperBound == set.text.count)
         for column in set.columns {
             for line in column.lines { #expect(contains(column.rect, line.rect), "line \(line.rect) outside \(column.rect)") }
