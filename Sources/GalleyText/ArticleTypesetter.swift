@@ -53,44 +53,79 @@ public final class ArticleTypesetter {
     /// language), in the pages made so far.
     public var unhyphenatedLanguages: Set<String> { framesetter.unhyphenatedLanguages }
 
-    /// The column height (block extent, in line coordinates) that balances the last page's
-    /// columns, or nil when this page is not the last, has one column, or the layout fills
-    /// columns in turn (`column-fill: auto`).
+    /// One rectangle the framesetter filled on a page: a column, or a band across all of
+    /// them for blocks that span the columns, cut to the part of the page it was given.
+    private struct Fill {
+        var flow: FlowMapping
+        var rect: Rect
+        var frame: Framesetter.Frame
+    }
+
+    /// The page's columns as the framesetter fills them: `FlowMapping`s and their rectangles
+    /// in line coordinates, from block offset `top` down, `extent` deep (nil: to the foot).
+    private func columnRects(top: Double, extent: Double?) -> [(flow: FlowMapping, rect: Rect)] {
+        layout.columnRects.map { column in
+            let flow = FlowMapping(column: column, mode: layout.writingMode)
+            return (flow, flow.flowRect.band(from: top, extent: extent))
+        }
+    }
+
+    /// The whole text area, as one rectangle for blocks that span the columns.
+    private var textArea: FlowMapping {
+        let rects = layout.columnRects
+        let (x, y) = (rects.map(\.x).min()!, rects.map(\.y).min()!)
+        let area = Rect(x: x, y: y, width: rects.map(\.maxX).max()! - x, height: rects.map(\.maxY).max()! - y)
+        return FlowMapping(column: area, mode: layout.writingMode)
+    }
+
+    /// Whether the text at `offset` is set across the columns (nil on a one-column page).
+    private func spanning(at offset: Int) -> Bool? {
+        guard layout.columns > 1 else { return nil }
+        return framesetter.spansColumns(text.paragraphIndex(at: offset))
+    }
+
+    /// The column height (block extent, in line coordinates) that balances the columns
+    /// filled from block offset `top`, or nil to fill them to the page's foot.
     ///
-    /// The shortest height at which the rest of the article still fits in this page's
-    /// columns, found by bisection to within `balanceTolerance` with trial fills on copies of
-    /// the framesetter (CSS Multi-column's balancing, which it leaves to the user agent to
-    /// do: WeasyPrint also searches by trial layouts). A height fits only if no more break
-    /// rules yield in it than in full columns, so balancing never leaves a heading at a
-    /// column's foot or a widow. Those rules may make "fits" not quite monotonic in the
-    /// height; the search keeps the lowest height it saw fit, so the result always holds the
-    /// text. Costs about a dozen fills of the last page, and of no other.
-    private func balancedExtent() -> Double? {
-        guard layout.columnFill == .balance, layout.columns > 1 else { return nil }
-        let full = FlowMapping(column: layout.columnRects[0], mode: layout.writingMode).flowRect.height
-        /// Whether the rest of the article fits in this page's columns cut to `extent`, and
-        /// how many break rules yielded for it.
-        func trial(_ extent: Double) -> (fits: Bool, exceptions: Int) {
+    /// Columns are balanced when what they hold ends on this page: before a block that spans
+    /// the columns (always, as CSS balances the content before a spanner), or at the end of
+    /// the article (with `column-fill: balance`, the default). The height is the shortest
+    /// at which that text still fits in the columns, found by bisection to within
+    /// `balanceTolerance` with trial fills on copies of the framesetter (CSS Multi-column
+    /// leaves balancing to the user agent; WeasyPrint also searches by trial layouts). A
+    /// height fits only if no more break rules yield in it than in full columns, so
+    /// balancing never leaves a heading at a column's foot or a widow. Those rules may make
+    /// "fits" not quite monotonic in the height; the search keeps the lowest height it saw
+    /// fit, so the result always holds the text. Costs about a dozen fills of the balanced
+    /// columns, and of no others.
+    private func balancedExtent(top: Double) -> Double? {
+        guard layout.columns > 1 else { return nil }
+        let room = FlowMapping(column: layout.columnRects[0], mode: layout.writingMode).flowRect.height - top
+        /// Whether the columns cut to `extent` take the text up to a spanning block or the
+        /// end, whether that is a spanning block, and how many break rules yielded for it.
+        func trial(_ extent: Double) -> (fits: Bool, beforeSpanner: Bool, exceptions: Int) {
             let trial = framesetter.copy()
             var (position, exceptions) = (offset, 0)
-            for (index, column) in layout.columnRects.enumerated() where position < text.count {
-                let rect = FlowMapping(column: column, mode: layout.writingMode).flowRect.limited(toHeight: extent)
-                guard let frame = try? trial.fill(rect, from: position, pageStart: index == 0) else { return (false, 0) }
+            for (index, (_, rect)) in columnRects(top: top, extent: extent).enumerated() where position < text.count {
+                guard let frame = try? trial.fill(rect, from: position, pageStart: index == 0 && top == 0, spanning: false) else {
+                    return (false, false, 0)
+                }
                 position = frame.range.upperBound
                 exceptions += frame.breakExceptions
+                if frame.spanChange { return (true, true, exceptions) }
                 if frame.pageBreak { break }
             }
-            return (position >= text.count, exceptions)
+            return (position >= text.count, false, exceptions)
         }
-        let unbalanced = trial(full)
-        guard unbalanced.fits else { return nil }
+        let unbalanced = trial(room)
+        guard unbalanced.fits, unbalanced.beforeSpanner || layout.columnFill == .balance else { return nil }
         // A height fits when it holds the text with no more yielded break rules (a heading
         // left at a column's foot, a widow) than the full columns have.
         func fits(_ extent: Double) -> Bool {
             let result = trial(extent)
             return result.fits && result.exceptions <= unbalanced.exceptions
         }
-        var (low, high) = (0.0, full)
+        var (low, high) = (0.0, room)
         while high - low > Self.balanceTolerance {
             let middle = (low + high) / 2
             if fits(middle) { high = middle } else { low = middle }
@@ -100,6 +135,66 @@ public final class ArticleTypesetter {
 
     /// How close to the shortest balanced column height the search gets, in points.
     static let balanceTolerance = 0.5
+
+    /// The rectangles of the next page, filled: columns from the top, and where a block
+    /// spans the columns, the columns above balanced, the block across the text area, and
+    /// columns again below it, until the page is full, a page break, or the end.
+    private func fillPage() throws(TypesetError) -> [Fill] {
+        var fills: [Fill] = []
+        let full = FlowMapping(column: layout.columnRects[0], mode: layout.writingMode).flowRect.height
+        var top = 0.0
+        while !isFinished {
+            let spanning = spanning(at: offset)
+            var segment: [Fill] = []
+            var goesOn = false
+            if spanning == true {
+                let flow = textArea
+                let rect = flow.flowRect.band(from: top, extent: nil)
+                let frame: Framesetter.Frame
+                do {
+                    frame = try framesetter.fill(rect, from: offset, pageStart: fills.isEmpty, spanning: true)
+                } catch {
+                    // Not one line of it fits below the columns: it starts the next page.
+                    if top > 0 { break }
+                    throw error
+                }
+                segment.append(Fill(flow: flow, rect: rect, frame: frame))
+                offset = frame.range.upperBound
+                goesOn = frame.spanChange && !frame.pageBreak
+            } else {
+                let extent = balancedExtent(top: top)
+                for (index, (flow, rect)) in columnRects(top: top, extent: extent).enumerated() where !isFinished {
+                    let frame: Framesetter.Frame
+                    do {
+                        frame = try framesetter.fill(rect, from: offset, pageStart: fills.isEmpty && index == 0, spanning: spanning)
+                    } catch {
+                        if top > 0 { break }
+                        throw error
+                    }
+                    segment.append(Fill(flow: flow, rect: rect, frame: frame))
+                    offset = frame.range.upperBound
+                    if frame.pageBreak { break }
+                    if frame.spanChange { goesOn = true; break }
+                }
+            }
+            if goesOn, let foot = segment.compactMap(\.frame.bottom).max() {
+                // Boxes going on below the change end, level, at the segment's deepest content,
+                // as a box's pieces in a row of columns do.
+                for index in segment.indices { segment[index].frame.cutOpenBoxes(at: foot) }
+            }
+            fills += segment
+            guard goesOn, !isFinished else { break }
+            // Below the deepest of the segment's rectangles, with the larger of the margins
+            // on either side of the change.
+            let origin = FlowMapping(column: layout.columnRects[0], mode: layout.writingMode).flowRect.y
+            let bottom = segment.map { ($0.frame.bottom ?? $0.rect.y) - origin }.max() ?? top
+            let before = text.paragraphs[text.paragraphIndex(at: offset - 1)].value.spaceAfter
+            let after = framesetter.marginAbove(paragraph: text.paragraphIndex(at: offset))
+            top = bottom + max(before, after)
+            if top >= full { break }
+        }
+        return fills
+    }
 
     /// The next page, or nil when the text is used up.
     public func nextPage() throws(TypesetError) -> TypesetPage? {
@@ -111,12 +206,10 @@ public final class ArticleTypesetter {
         var placedImages: [PlacedImage] = []
         let vertical = layout.writingMode.isVertical
         var breakExceptions = 0
-        let extent = balancedExtent()
-        for (columnIndex, column) in layout.columnRects.enumerated() where !isFinished {
-            // The framesetter fills the column in line coordinates; `flow` puts them on the page.
-            let flow = FlowMapping(column: column, mode: layout.writingMode)
-            let rect = flow.flowRect.limited(toHeight: extent)
-            let frame = try framesetter.fill(rect, from: offset, pageStart: columnIndex == 0)
+        for fill in try fillPage() {
+            // The framesetter filled the rectangle in line coordinates; `flow` puts it on the page.
+            let (flow, rect, frame) = (fill.flow, fill.rect, fill.frame)
+            let columnIndex = columns.count
             breakExceptions += frame.breakExceptions
             var lines: [LineBox] = []
             // Blocks' boxes (enclosing ones first), then table backgrounds and borders, so that
@@ -208,9 +301,7 @@ public final class ArticleTypesetter {
                 return table
             }
             let boxes = frame.boxes.map { BoxFrame(box: $0.box, rect: flow.rect($0.rect), startsHere: $0.opensHere, endsHere: $0.closesHere) }
-            columns.append(ColumnFrame(rect: column, range: frame.range, lines: lines, tables: tables, boxes: boxes))
-            offset = frame.range.upperBound
-            if frame.pageBreak { break }
+            columns.append(ColumnFrame(rect: flow.rect(rect), range: frame.range, lines: lines, tables: tables, boxes: boxes))
         }
         pagesMade += 1
         return TypesetPage(size: PageSize(width: layout.pageWidth, height: layout.pageHeight), number: pagesMade,
@@ -221,9 +312,9 @@ public final class ArticleTypesetter {
 }
 
 private extension Rect {
-    /// The rectangle with its height cut to `height` (nil: unchanged), its top kept.
-    func limited(toHeight height: Double?) -> Rect {
-        guard let height, height < self.height else { return self }
-        return Rect(x: x, y: y, width: width, height: height)
+    /// The part of the rectangle from `top` below its top, `extent` deep (nil: to its foot).
+    func band(from top: Double, extent: Double?) -> Rect {
+        let height = max(0, self.height - top)
+        return Rect(x: x, y: y + top, width: width, height: min(height, extent ?? height))
     }
 }

@@ -257,6 +257,9 @@ public struct ParagraphStyle: Hashable, Sendable {
     /// to the head of the next (`widows`) when it breaks across columns.
     public var orphans = 2
     public var widows = 2
+    /// Set across all the columns of the page (CSS `column-span: all` on the block or a block
+    /// holding it): the columns above are balanced, and they go on below it.
+    public var spansColumns = false
     /// The block element the paragraph's text is in, as `tag.class.class` (`h2`, `p.note`,
     /// `pre.literal-block`); empty when unknown (plain text). For reports (`galley typeset
     /// --lines`), not for layout.

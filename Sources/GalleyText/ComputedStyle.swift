@@ -66,6 +66,9 @@ struct ComputedStyle: Sendable {
     var breakBefore = BlockBreak.auto
     var breakAfter = BlockBreak.auto
     var avoidBreakInside = false
+    /// `column-span: all` on the block or a block holding it: everything inside a spanning
+    /// block spans with it (CSS puts its content in the spanner's own formatting context).
+    var spansColumns = false
     /// `orphans` and `widows` (inherited).
     var orphans = 2
     var widows = 2
@@ -178,6 +181,7 @@ struct ComputedStyle: Sendable {
         paragraph.orphans = orphans
         paragraph.widows = widows
         paragraph.avoidBreakInside = avoidBreakInside
+        paragraph.spansColumns = spansColumns
         if whiteSpace == .preserve { paragraph.continuationIndent = Self.clamped(2 * text.size, 0) }
         return paragraph
     }
@@ -383,6 +387,9 @@ struct ComputedStyle: Sendable {
             if let kind = BlockBreak(css: value) { breakAfter = kind }
         case "break-inside", "page-break-inside", "-webkit-column-break-inside":
             if value == "auto" { avoidBreakInside = false } else if BlockBreak(css: value) == .avoid { avoidBreakInside = true }
+        case "column-span", "-webkit-column-span":
+            // `none` cannot take an element out of a spanning ancestor.
+            if value == "all" { spansColumns = true } else if value == "none" { spansColumns = parent.spansColumns }
         case "orphans":
             if let count = Int(value), count >= 1 { orphans = min(count, 100) }
         case "widows":

@@ -140,9 +140,25 @@ public final class Framesetter {
         var boxes: [BoxPiece] = []
         /// Whether nothing has been placed yet.
         var isEmpty: Bool { lines.isEmpty && tables.isEmpty }
+
+        /// Ends the pieces of boxes that go on past the frame at `y` instead of its foot:
+        /// where a block that spans the columns (or the columns after one) is set below.
+        mutating func cutOpenBoxes(at y: Double) {
+            for index in boxes.indices where !boxes[index].closesHere {
+                boxes[index].rect.height = max(0, y - boxes[index].rect.y)
+            }
+        }
+        /// Where the last line, table or box placed ends (y in the rectangle's coordinates),
+        /// nil when nothing was.
+        var bottom: Double? {
+            (lines.map { $0.top + $0.height } + tables.map(\.rect.maxY) + boxes.filter(\.closesHere).map(\.rect.maxY)).max()
+        }
         /// The column ended at a `break-before`/`break-after: page`: the rest of the page stays
         /// empty.
         var pageBreak = false
+        /// The column ended before a block that spans the columns (or, in a spanning fill,
+        /// before one that does not): the page goes on below in the other mode.
+        var spanChange = false
         /// Times a break rule (widows, orphans, `break-after: avoid`, `break-inside: avoid`)
         /// yielded because keeping it would have left the column empty.
         var breakExceptions = 0
@@ -152,8 +168,12 @@ public final class Framesetter {
     ///
     /// - Parameter end: a table cell's end: the text is set up to there, as one block, with
     ///   no forced breaks (a table's framesetter sets its cells this way).
+    /// - Parameter spanning: whether `rect` is the whole width of a multi-column page, for
+    ///   blocks that span the columns (`ParagraphStyle.spansColumns`), or one column: the fill
+    ///   stops before a block of the other kind (`Frame.spanChange`). Nil: one column, where
+    ///   spanning means nothing.
     /// - Throws: `TypesetError.columnTooSmall` when not even one line fits.
-    func fill(_ rect: Rect, from start: Int, pageStart: Bool = false, end: Int? = nil) throws(TypesetError) -> Frame {
+    func fill(_ rect: Rect, from start: Int, pageStart: Bool = false, end: Int? = nil, spanning: Bool? = nil) throws(TypesetError) -> Frame {
         var frame = Frame(range: start..<start, lines: [], rules: [])
         var offset = start
         var cursor = 0.0
@@ -164,6 +184,13 @@ public final class Framesetter {
         var boxBottoms: [(box: Int, y: Double, offset: Int)] = []
         while offset < (end ?? text.count) {
             let paragraphIndex = text.paragraphIndex(at: offset)
+            // Before anything is analysed at this measure (a table's columns are resolved for
+            // the first measure it meets).
+            if end == nil, let spanning, !frame.isEmpty, offset == text.paragraphs[paragraphIndex].range.lowerBound,
+               spansColumns(paragraphIndex) != spanning {
+                frame.spanChange = true
+                break
+            }
             if end == nil, let table = try table(at: paragraphIndex, offset: offset, measure: rect.width) {
                 let first = offset == table.start
                 if first && !frame.isEmpty, let forced = forcedBreak(before: paragraphIndex) {
@@ -309,6 +336,12 @@ public final class Framesetter {
         return frame
     }
 
+    /// The margin above paragraph `index`: that of the outermost box with a top border or
+    /// padding that opens there (the paragraph's own is inside it), else the paragraph's.
+    func marginAbove(paragraph index: Int) -> Double {
+        boxOpenings[index]?.lazy.compactMap { self.text.boxes[$0].marginBefore }.first ?? text.paragraphs[index].value.spaceBefore
+    }
+
     /// What the boxes opening at a paragraph put above its first line.
     struct BoxOpening {
         /// The margin still to come above the next box or line, and whether anything is set
@@ -439,6 +472,13 @@ public final class Framesetter {
         tablesUncovered.merge(table.uncoveredCharacters, uniquingKeysWith: +)
         tablesUnhyphenated.formUnion(table.unhyphenatedLanguages)
         activeTable = nil
+    }
+
+    /// Whether paragraph `index` is set across the columns: a table's paragraphs as its first
+    /// one is, so that a table is never cut in two by a cell's style.
+    func spansColumns(_ index: Int) -> Bool {
+        let owner = text.tables.first { $0.paragraphs.contains(index) }?.paragraphs.lowerBound ?? index
+        return text.paragraphs[owner].value.spansColumns
     }
 
     /// Whether paragraph `index` is a table cell's.

@@ -104,3 +104,117 @@ import Testing
         #expect(last.count == 2 && last.max()! < autoLast.max()!, "\(last) against \(autoLast)")
     }
 }
+
+/// `column-span: all`: a headline or standfirst set across the page's columns, the columns
+/// above it balanced, and the columns going on below it.
+@Suite struct SpanningBlockTests {
+    static func layout(vertical: Bool = false) -> ArticleLayout {
+        var layout = ArticleLayout(name: "three")
+        (layout.pageWidth, layout.pageHeight, layout.columns) = (500, 700, 3)
+        layout.inset = .init(all: 30)
+        layout.base.fontSize = 10
+        if vertical {
+            layout.writingMode = .verticalRL
+            layout.base.language = "ja"
+        }
+        return layout
+    }
+
+    static func prose(_ words: Int, seed: UInt64) -> String {
+        var generator = SplitMix(seed: seed)
+        return (0..<words).map { _ in BreakRulesTests.words.randomElement(using: &generator)! }.joined(separator: " ") + "."
+    }
+
+    /// Every character set once, in order, over the pages' rectangles.
+    static func expectTiled(_ pages: [TypesetPage], _ text: AttributedText, sourceLocation: SourceLocation = #_sourceLocation) {
+        var next = 0
+        for column in pages.flatMap(\.columns) {
+            #expect(column.range.lowerBound == next, sourceLocation: sourceLocation)
+            next = column.range.upperBound
+        }
+        #expect(next == text.count, sourceLocation: sourceLocation)
+    }
+
+    @Test func aHeadlineSpansTheColumnsAndTheTextGoesOnBelowIt() throws {
+        let layout = Self.layout()
+        let html = "<h1 style='column-span: all'>A headline as wide as the page, over all three of its columns</h1>"
+            + (1...12).map { "<p>\(Self.prose(60, seed: UInt64($0)))</p>" }.joined()
+        let text = BalancedColumnsTests.parse(html, layout)
+        let pages = try typesetAll(text, layout, fonts: sharedFonts)
+        Self.expectTiled(pages, text)
+        let first = try #require(pages.first)
+        let headline = try #require(first.columns.first)
+        let columnWidth = layout.columnWidth
+        // Across the text area, and its first line wider than a column could hold.
+        #expect(abs(headline.rect.width - (layout.pageWidth - 60)) < 0.01)
+        #expect(headline.lines.first!.rect.width > columnWidth + 1)
+        #expect(text.string(headline.range).hasPrefix("A headline"))
+        // Three columns below it, side by side, starting under its last line.
+        let below = Array(first.columns.dropFirst())
+        try #require(below.count == 3)
+        let headlineBottom = headline.lines.map(\.rect.maxY).max()!
+        for column in below {
+            #expect(abs(column.rect.width - columnWidth) < 0.01)
+            #expect(column.lines.allSatisfy { $0.rect.y >= headlineBottom - 0.01 }, "a line above the headline's foot")
+        }
+        #expect(Set(below.map(\.rect.x)).count == 3)
+        // The next pages are plain columns.
+        for page in pages.dropFirst() { #expect(page.columns.allSatisfy { abs($0.rect.width - columnWidth) < 0.01 }) }
+    }
+
+    @Test func theColumnsAboveASpanningBlockAreBalanced() throws {
+        let layout = Self.layout()
+        let html = "<p>\(Self.prose(120, seed: 7))</p><p>\(Self.prose(80, seed: 8))</p>"
+            + "<blockquote style='column-span: all'><p>A pull quote across the page.</p></blockquote>"
+            + "<p>\(Self.prose(150, seed: 9))</p>"
+        let text = BalancedColumnsTests.parse(html, layout)
+        let pages = try typesetAll(text, layout, fonts: sharedFonts)
+        Self.expectTiled(pages, text)
+        try #require(pages.count == 1)
+        let columns = pages[0].columns
+        // Three columns, the quote, three columns.
+        try #require(columns.count == 7, "\(columns.map(\.rect))")
+        let above = columns[0..<3], quote = columns[3], below = columns[4..<7]
+        #expect(text.string(quote.range).hasPrefix("A pull quote"))
+        let extents = above.map { BalancedColumnsTests.extent($0, vertical: false) }
+        let lineHeight = above.flatMap(\.lines).map(\.rect.height).max()!
+        #expect(extents.max()! - extents.min()! <= 2 * lineHeight, "balanced above: \(extents)")
+        let aboveBottom = above.flatMap(\.lines).map(\.rect.maxY).max()!
+        let quoteTop = quote.lines.map(\.rect.y).min()!, quoteBottom = quote.lines.map(\.rect.maxY).max()!
+        #expect(quoteTop >= aboveBottom - 0.01)
+        #expect(below.flatMap(\.lines).allSatisfy { $0.rect.y >= quoteBottom - 0.01 })
+        // The last page's columns below are balanced too.
+        let belowExtents = below.map { $0.lines.map(\.rect.maxY).max()! - quoteBottom }
+        #expect(belowExtents.max()! - belowExtents.min()! <= 2 * lineHeight, "balanced below: \(belowExtents)")
+    }
+
+    @Test func aSpanningBlockLongerThanThePageGoesOnAcrossTheNext() throws {
+        let layout = Self.layout()
+        let html = "<p>\(Self.prose(100, seed: 3))</p><div style='column-span: all'><p>\(Self.prose(900, seed: 4))</p></div><p>\(Self.prose(100, seed: 5))</p>"
+        let text = BalancedColumnsTests.parse(html, layout)
+        let pages = try typesetAll(text, layout, fonts: sharedFonts)
+        Self.expectTiled(pages, text)
+        #expect(pages.count >= 2)
+        let wide = layout.pageWidth - 60
+        // The second page starts with the rest of the spanning block, across the page.
+        let second = try #require(pages.dropFirst().first?.columns.first)
+        #expect(abs(second.rect.width - wide) < 0.01)
+    }
+
+    @Test func inVerticalTextASpanningBlockCrossesTheBands() throws {
+        let layout = Self.layout(vertical: true)
+        let html = "<h1 style='column-span: all'>縦書きの見出しは段をまたぐ</h1>"
+            + (1...4).map { _ in "<p>" + String(repeating: "縦書きの本文が三段に組まれる。", count: 12) + "</p>" }.joined()
+        let text = BalancedColumnsTests.parse(html, layout)
+        let pages = try typesetAll(text, layout, fonts: sharedFonts)
+        Self.expectTiled(pages, text)
+        let first = try #require(pages.first)
+        let headline = try #require(first.columns.first)
+        // As tall as the three bands and the gaps between them; the bands follow to its left.
+        #expect(abs(headline.rect.height - (layout.pageHeight - 60)) < 0.01)
+        let headlineLeft = headline.lines.map(\.rect.x).min()!
+        for band in first.columns.dropFirst() {
+            #expect(band.lines.allSatisfy { $0.rect.maxX <= headlineLeft + 0.01 })
+        }
+    }
+}

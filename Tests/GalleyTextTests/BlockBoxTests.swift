@@ -188,6 +188,31 @@ import Testing
         #expect(box.y - before.maxY >= 12 - 0.01, "the rule's room")
     }
 
+    /// Around and beside a block that spans the columns (`column-span: all`): a box in the
+    /// balanced columns above it ends, level in both columns, above it with the margin between
+    /// them; a spanning box is as wide as the page's text; a box going on below a spanning
+    /// block is open at the change.
+    @Test func boxesMeetBlocksThatSpanTheColumns() throws {
+        let set = try typeset("<div style='border: 2px solid #c00; background-color: #eef'>\(Self.words)</div>"
+                              + "<h2 style='column-span: all; border: 2px solid #c00; padding: 4pt'>Across the columns</h2>"
+                              + "<div style='border: 2px solid #c00'><p>\(Self.words)</p>"
+                              + "<p style='column-span: all'>Spanning, inside the box.</p><p>\(Self.words)</p></div>",
+                              columns: 2, page: (595, 842))
+        let pieces = set.columns.flatMap(\.boxes)
+        let heading = try #require(set.lines(of: 1..<2).first).rect
+        let first = pieces.filter { $0.box == 0 }, across = try #require(pieces.first { $0.box == 1 })
+        #expect(first.count == 2 && first[0].startsHere && !first[0].endsHere && !first[1].startsHere && first[1].endsHere)
+        #expect(near(first[0].rect.maxY, first[1].rect.maxY), "level: \(first.map(\.rect))")
+        #expect(first.allSatisfy { $0.rect.maxY + 10 <= across.rect.y }, "the heading's margin above its box")
+        #expect(across.rect.width > 2 * first[0].rect.width && across.rect.y < heading.y && across.rect.maxY > heading.maxY)
+        let third = pieces.filter { $0.box == 2 }
+        let spanning = try #require(set.lines(of: 3..<4).first).rect
+        let above = third.filter { $0.rect.maxY <= spanning.y + 0.01 }, around = third.filter { $0.rect.y <= spanning.y + 0.01 && $0.rect.maxY >= spanning.maxY - 0.01 }
+        #expect(above.count == 2 && above.allSatisfy { !$0.endsHere } && near(above[0].rect.maxY, above[1].rect.maxY))
+        #expect(around.count == 1 && around.allSatisfy { !$0.startsHere && !$0.endsHere })
+        #expect(third.first?.startsHere == true && third.last?.endsHere == true)
+    }
+
     @Test func aTableInABoxIsInsideIt() throws {
         let set = try typeset("<div style='border: 2px solid #c00; padding: 6pt'><table border=1><tr><td>one</td><td>two</td></tr></table></div>"
                               + "<p>After.</p>")
