@@ -286,7 +286,8 @@ public final class ArticleTypesetter {
                 for float in frame.floats {
                     let frameRect = flow.rect(float.rect)
                     let attachment = text.attachments[float.attachment]
-                    attachments.append(AttachmentFrame(column: columnIndex, rect: frameRect, offset: attachment.offset, source: attachment.source))
+                    attachments.append(AttachmentFrame(column: columnIndex, rect: frameRect, offset: attachment.offset, source: attachment.source,
+                                                       float: float.side))
                     draw(attachment: float.attachment, in: frameRect)
                 }
                 // The column's pictures in text order, floated or not.
