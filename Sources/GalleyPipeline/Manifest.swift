@@ -239,6 +239,8 @@ public struct Manifest: Codable, Sendable, Equatable {
         public var offset: Int
         /// `src` as written in the markup.
         public var source: String
+        /// `left` or `right` for a floated picture; absent for a picture in its line.
+        public var float: String?
     }
 
     public struct Image: Codable, Sendable, Equatable {

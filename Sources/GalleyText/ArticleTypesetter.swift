@@ -206,10 +206,22 @@ public final class ArticleTypesetter {
         var placedImages: [PlacedImage] = []
         let vertical = layout.writingMode.isVertical
         var breakExceptions = 0
+        /// Attachment `index`'s picture in `rect` (page coordinates), or, when it has none
+        /// (refused, missing or undecodable), a placeholder: a light fill with a border.
+        func draw(attachment index: Int, in rect: Rect) {
+            if let image = images[text.attachments[index].source] {
+                placedImages.append(PlacedImage(rect: rect, image: image))
+            } else {
+                rects.append(FilledRect(rect: rect, color: RGBColor(r: 200, g: 200, b: 200)))
+                let inner = Rect(x: rect.x + 1, y: rect.y + 1, width: max(0, rect.width - 2), height: max(0, rect.height - 2))
+                rects.append(FilledRect(rect: inner, color: RGBColor(r: 238, g: 238, b: 238)))
+            }
+        }
         for fill in try fillPage() {
             // The framesetter filled the rectangle in line coordinates; `flow` puts it on the page.
             let (flow, rect, frame) = (fill.flow, fill.rect, fill.frame)
             let columnIndex = columns.count
+            let columnAttachments = attachments.count
             breakExceptions += frame.breakExceptions
             var lines: [LineBox] = []
             // Blocks' boxes (enclosing ones first), then table backgrounds and borders, so that
@@ -269,22 +281,26 @@ public final class ArticleTypesetter {
                         rects.append(FilledRect(rect: flow.rect(through), color: run.style.color))
                     }
                 }
-                for box in line.boxes {
+                // Floated pictures are placed by the framesetter, not in their lines.
+                for box in line.boxes where text.attachments[box.attachment].float == nil {
                     let frameRect = flow.rect(Rect(x: placed.origin + box.x, y: placed.baseline + box.drop - box.height, width: box.width, height: box.height))
-                    let source = text.attachments[box.attachment].source
                     if lineIndex < frame.lines.count {
-                        attachments.append(AttachmentFrame(column: columnIndex, rect: frameRect, offset: box.offset, source: source))
+                        attachments.append(AttachmentFrame(column: columnIndex, rect: frameRect, offset: box.offset,
+                                                           source: text.attachments[box.attachment].source))
                     }
-                    if let image = images[source] {
-                        placedImages.append(PlacedImage(rect: frameRect, image: image))
-                    } else {
-                        // No picture (refused, missing or undecodable): a placeholder, a light
-                        // fill with a border.
-                        rects.append(FilledRect(rect: frameRect, color: RGBColor(r: 200, g: 200, b: 200)))
-                        let inner = Rect(x: frameRect.x + 1, y: frameRect.y + 1, width: max(0, frameRect.width - 2), height: max(0, frameRect.height - 2))
-                        rects.append(FilledRect(rect: inner, color: RGBColor(r: 238, g: 238, b: 238)))
-                    }
+                    draw(attachment: box.attachment, in: frameRect)
                 }
+            }
+            if !frame.floats.isEmpty {
+                for float in frame.floats {
+                    let frameRect = flow.rect(float.rect)
+                    let attachment = text.attachments[float.attachment]
+                    attachments.append(AttachmentFrame(column: columnIndex, rect: frameRect, offset: attachment.offset, source: attachment.source,
+                                                       float: float.side))
+                    draw(attachment: float.attachment, in: frameRect)
+                }
+                // The column's pictures in text order, floated or not.
+                attachments[columnAttachments...].sort { $0.offset < $1.offset }
             }
             for y in frame.rules {
                 rects.append(FilledRect(rect: flow.rect(Rect(x: rect.x, y: y - 0.25, width: rect.width, height: 0.5)),

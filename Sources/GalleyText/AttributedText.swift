@@ -260,6 +260,8 @@ public struct ParagraphStyle: Hashable, Sendable {
     /// Set across all the columns of the page (CSS `column-span: all` on the block or a block
     /// holding it): the columns above are balanced, and they go on below it.
     public var spansColumns = false
+    /// CSS `clear`: the paragraph starts below the pictures floated to these sides.
+    public var clear: Set<FloatSide> = []
     /// The block element the paragraph's text is in, as `tag.class.class` (`h2`, `p.note`,
     /// `pre.literal-block`); empty when unknown (plain text). For reports (`galley typeset
     /// --lines`), not for layout.
@@ -307,14 +309,24 @@ public struct Attachment: Hashable, Sendable {
     public var height: Double?
     /// The `alt` text.
     public var alternative: String
+    /// CSS `float`: the picture is taken out of the line and set at the column's left or
+    /// right edge, the lines beside it shortened.
+    public var float: FloatSide?
 
-    public init(offset: Int, source: String, width: Double?, height: Double?, alternative: String) {
+    public init(offset: Int, source: String, width: Double?, height: Double?, alternative: String, float: FloatSide? = nil) {
         self.offset = offset
         self.source = source
         self.width = width
         self.height = height
         self.alternative = alternative
+        self.float = float
     }
+}
+
+/// A side of the column a picture floats to (CSS `float`), or that a block clears (`clear`).
+/// In vertical text, left is the top of the band and right its foot, as CSS maps them.
+public enum FloatSide: String, Hashable, Sendable {
+    case left, right
 }
 
 /// The styles an article starts from: a layout's base font, size, line height and language.

@@ -155,10 +155,10 @@ public struct AttributedTextBuilder: Sendable {
 
     /// Appends an inline image: one U+FFFC and its `Attachment`.
     public mutating func appendAttachment(source: String, width: Double?, height: Double?,
-                                          alternative: String, style: TextStyle) {
+                                          alternative: String, style: TextStyle, float: FloatSide? = nil) {
         beginContent()
         attachments.append(Attachment(offset: scalars.count, source: source, width: width, height: height,
-                                      alternative: alternative))
+                                      alternative: alternative, float: float))
         commit([AttributedText.objectReplacement], style: style)
         column += 1
         atLineStart = false

@@ -69,6 +69,9 @@ struct ComputedStyle: Sendable {
     /// `column-span: all` on the block or a block holding it: everything inside a spanning
     /// block spans with it (CSS puts its content in the spanner's own formatting context).
     var spansColumns = false
+    /// `float` and `clear` (not inherited): read for pictures, and `clear` for blocks.
+    var float: FloatSide?
+    var clear: Set<FloatSide> = []
     /// `orphans` and `widows` (inherited).
     var orphans = 2
     var widows = 2
@@ -159,6 +162,8 @@ struct ComputedStyle: Sendable {
         style.breakBefore = .auto
         style.breakAfter = .auto
         style.avoidBreakInside = false
+        style.float = nil
+        style.clear = []
         return style
     }
 
@@ -182,6 +187,7 @@ struct ComputedStyle: Sendable {
         paragraph.widows = widows
         paragraph.avoidBreakInside = avoidBreakInside
         paragraph.spansColumns = spansColumns
+        paragraph.clear = clear
         if whiteSpace == .preserve { paragraph.continuationIndent = Self.clamped(2 * text.size, 0) }
         return paragraph
     }
@@ -387,6 +393,21 @@ struct ComputedStyle: Sendable {
             if let kind = BlockBreak(css: value) { breakAfter = kind }
         case "break-inside", "page-break-inside", "-webkit-column-break-inside":
             if value == "auto" { avoidBreakInside = false } else if BlockBreak(css: value) == .avoid { avoidBreakInside = true }
+        case "float":
+            switch value {
+            case "left", "inline-start": float = .left
+            case "right", "inline-end": float = .right
+            case "none": float = nil
+            default: return false
+            }
+        case "clear":
+            switch value {
+            case "left", "inline-start": clear = [.left]
+            case "right", "inline-end": clear = [.right]
+            case "both": clear = [.left, .right]
+            case "none": clear = []
+            default: return false
+            }
         case "column-span", "-webkit-column-span":
             // `none` cannot take an element out of a spanning ancestor.
             if value == "all" { spansColumns = true } else if value == "none" { spansColumns = parent.spansColumns }

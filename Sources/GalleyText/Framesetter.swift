@@ -40,6 +40,8 @@ public final class Framesetter {
     /// Where the last rectangle's text ended, the boxes begun and not ended there, and the
     /// first box not begun: each rectangle looks at those, not at every box before it.
     private var boxScan = (end: 0, open: [Int](), next: 0)
+    /// Floated pictures anchored before this offset have been placed.
+    private var floatsPlacedThrough = 0
 
     /// A space may grow by at most this many times its natural width when a Latin line is
     /// justified; a line that would need more is left ragged and counted as loose.
@@ -98,6 +100,7 @@ public final class Framesetter {
         boxOpenings = other.boxOpenings
         boxClosings = other.boxClosings
         boxScan = other.boxScan
+        floatsPlacedThrough = other.floatsPlacedThrough
         activeTable = nil
         activeTable = other.activeTable?.copy(for: self)
     }
@@ -140,6 +143,15 @@ public final class Framesetter {
         var boxes: [BoxPiece] = []
         /// Whether nothing has been placed yet.
         var isEmpty: Bool { lines.isEmpty && tables.isEmpty }
+        /// Pictures floated to the column's edges (`Attachment.float`), with their rectangles
+        /// (their margins not included).
+        var floats: [PlacedFloat] = []
+        /// Where the last line, table, floated picture or box placed ends (y in the rectangle's
+        /// coordinates), nil when nothing was.
+        var bottom: Double? {
+            (lines.map { $0.top + $0.height } + tables.map(\.rect.maxY) + floats.map(\.rect.maxY)
+                + boxes.filter(\.closesHere).map(\.rect.maxY)).max()
+        }
 
         /// Ends the pieces of boxes that go on past the frame at `y` instead of its foot:
         /// where a block that spans the columns (or the columns after one) is set below.
@@ -147,11 +159,6 @@ public final class Framesetter {
             for index in boxes.indices where !boxes[index].closesHere {
                 boxes[index].rect.height = max(0, y - boxes[index].rect.y)
             }
-        }
-        /// Where the last line, table or box placed ends (y in the rectangle's coordinates),
-        /// nil when nothing was.
-        var bottom: Double? {
-            (lines.map { $0.top + $0.height } + tables.map(\.rect.maxY) + boxes.filter(\.closesHere).map(\.rect.maxY)).max()
         }
         /// The column ended at a `break-before`/`break-after: page`: the rest of the page stays
         /// empty.
@@ -163,6 +170,16 @@ public final class Framesetter {
         /// yielded because keeping it would have left the column empty.
         var breakExceptions = 0
     }
+
+    /// A picture floated to a side of the column, placed.
+    struct PlacedFloat {
+        var attachment: Int
+        var side: FloatSide
+        var rect: Rect
+    }
+
+    /// Space kept between a floated picture and the text beside and below it, in points.
+    public static let floatMargin = 8.0
 
     /// Fills `rect` with lines from text offset `start`.
     ///
@@ -201,6 +218,8 @@ public final class Framesetter {
                     frame.pageBreak = true
                     break
                 }
+                // A table is set below the pictures floated beside the text before it.
+                if first, let below = Self.floatsBottom(frame.floats, sides: [.left, .right], in: rect) { cursor = max(cursor, below) }
                 var opening = BoxOpening(spaceAbove: previousSpaceAfter, placedAbove: !frame.isEmpty)
                 if first, let boxes = boxOpenings[paragraphIndex] { opening = openBoxes(boxes, opening) }
                 var gap = opening.edges + (first && opening.placedAbove ? max(opening.spaceAbove, table.table.style.spaceBefore) : 0)
@@ -212,7 +231,10 @@ public final class Framesetter {
                 let tableStart = offset
                 guard try table.place(in: rect, top: cursor + gap, columnIsEmpty: frame.isEmpty, into: &frame) else {
                     // Nothing of it fits here: it starts in the next column, with what is kept with it.
-                    if first { offset = keepingTogether(&frame, next: offset, measure: rect.width) }
+                    if first {
+                        offset = keepingTogether(&frame, next: offset, measure: rect.width)
+                        rewindFloats(&frame, to: offset)
+                    }
                     break
                 }
                 boxTops += opening.tops.map { ($0.box, rect.y + cursor + ($0.y ?? gap), tableStart) }
@@ -242,35 +264,106 @@ public final class Framesetter {
             }
             // A preformatted line that goes on from one wrapped at the measure hangs.
             let continuation = !first && style.continuationIndent > 0 && text.scalars[offset - 1] != AttributedText.lineSeparator
-            var (startIndent, endIndent) = Self.indents(style, firstLine: first, continuation: continuation, width: rect.width)
-            var measure = rect.width - max(0, startIndent) - max(0, endIndent)
             let hyphenAllowed = hyphenatedLines.paragraph != paragraphIndex || hyphenatedLines.count < typography.maximumConsecutiveHyphens
             if typography.lineBreaking == .optimal, first, plan?.paragraph != paragraphIndex {
+                let firstLine = Self.indents(style, firstLine: true, continuation: false, width: rect.width)
                 let rest = Self.indents(style, firstLine: false, continuation: false, width: rect.width)
-                plan = OptimalBreaker.breaks(analysis, firstMeasure: measure, measure: rect.width - max(0, rest.start) - max(0, rest.end),
-                                             typography: typography)
+                plan = OptimalBreaker.breaks(analysis, firstMeasure: rect.width - max(0, firstLine.start) - max(0, firstLine.end),
+                                             measure: rect.width - max(0, rest.start) - max(0, rest.end), typography: typography)
                     .map { (paragraphIndex, $0) }
             }
-            var filler = LineFiller(analysis: analysis, position: offset - analysis.range.lowerBound)
-            let local: Range<Int>
-            if let plan, plan.paragraph == paragraphIndex, let end = plannedEnd(after: filler.position, in: plan.ends),
-               analysis.lineWidth(filler.position, end) - analysis.shrink(filler.position, end) <= measure + LineFiller.tolerance {
-                local = filler.take(to: end)
-            } else {
-                do {
-                    (analysis, filler, local) = try nextLine(from: offset, in: analysis, measure: measure, hyphenAllowed: hyphenAllowed)
-                } catch {
-                    guard measure < rect.width else { throw error }
-                    // Something as wide as the column (an image, a long unbreakable cluster) but
-                    // not as the indented measure: set that line at the full column width instead.
-                    (startIndent, endIndent, measure) = (0, 0, rect.width)
-                    (analysis, filler, local) = try nextLine(from: offset, in: analysis, measure: measure, hyphenAllowed: hyphenAllowed)
+            // Boxes opening here put their margins, borders and paddings above the line.
+            var opening = BoxOpening(spaceAbove: previousSpaceAfter, placedAbove: !frame.isEmpty, ruleAbove: first && style.ruleAbove)
+            if end == nil && first, let boxes = boxOpenings[paragraphIndex] { opening = openBoxes(boxes, opening) }
+            var gap = opening.edges
+            var space = 0.0
+            if first && opening.placedAbove {
+                space = max(opening.spaceAbove, style.spaceBefore)
+                if opening.ruleAbove { space = max(space, 12) }
+            }
+            gap += space
+            if first, let below = Self.floatsBottom(frame.floats, sides: style.clear, in: rect) { cursor = max(cursor, below) }
+
+            /// The line from `offset` in `lineRect` (the column, or the part of it beside
+            /// floated pictures), with its indents and measure.
+            func makeLine(in lineRect: Rect) throws(TypesetError)
+                -> (analysis: ParagraphAnalysis, filler: LineFiller, local: Range<Int>, startIndent: Double, measure: Double) {
+                var analysis = analysis
+                var (startIndent, endIndent) = Self.indents(style, firstLine: first, continuation: continuation, width: lineRect.width)
+                var measure = lineRect.width - max(0, startIndent) - max(0, endIndent)
+                var filler = LineFiller(analysis: analysis, position: offset - analysis.range.lowerBound)
+                let local: Range<Int>
+                // The paragraph's plan holds for lines of the full column only.
+                if lineRect.width == rect.width, let plan, plan.paragraph == paragraphIndex,
+                   let end = plannedEnd(after: filler.position, in: plan.ends),
+                   analysis.lineWidth(filler.position, end) - analysis.shrink(filler.position, end) <= measure + LineFiller.tolerance {
+                    local = filler.take(to: end)
+                } else {
+                    do {
+                        (analysis, filler, local) = try nextLine(from: offset, in: analysis, measure: measure, hyphenAllowed: hyphenAllowed)
+                    } catch {
+                        guard measure < lineRect.width else { throw error }
+                        // Something as wide as the column (an image, a long unbreakable cluster) but
+                        // not as the indented measure: set that line at the full column width instead.
+                        (startIndent, endIndent, measure) = (0, 0, lineRect.width)
+                        (analysis, filler, local) = try nextLine(from: offset, in: analysis, measure: measure, hyphenAllowed: hyphenAllowed)
+                    }
+                }
+                return (analysis, filler, local, startIndent, measure)
+            }
+
+            // Lines beside floated pictures are shortened by them; where too little room is
+            // left beside them, the text goes on below them.
+            let estimate = frame.lines.last?.height ?? 0
+            var lineRect: Rect
+            (lineRect, cursor) = Self.room(beside: frame.floats, in: rect, top: cursor, gap: gap, height: estimate)
+            var made = try makeLine(in: lineRect)
+            // Pictures floated from this line are placed at its top, and the line made again
+            // beside them.
+            let lineEnd = made.analysis.range.lowerBound + made.local.upperBound
+            let anchored = floatAnchors(in: floatsPlacedThrough..<max(floatsPlacedThrough, lineEnd))
+            if !anchored.isEmpty {
+                var placedAll = true
+                for attachment in anchored {
+                    guard let placed = place(float: attachment, in: rect, top: cursor + gap, beside: frame.floats) else {
+                        placedAll = false
+                        break
+                    }
+                    frame.floats.append(placed)
+                }
+                guard placedAll else {
+                    // Not enough of the column left for the picture: it starts the next
+                    // column with the line it is anchored in.
+                    guard !frame.isEmpty else {
+                        throw TypesetError(.columnTooSmall, String(format: "a column %.1f pt high cannot hold the floated picture at offset %d", rect.height, offset))
+                    }
+                    // Those placed in this round go too.
+                    frame.floats.removeAll { text.attachments[$0.attachment].offset >= floatsPlacedThrough }
+                    offset = keepingTogether(&frame, next: offset, measure: made.measure)
+                    rewindFloats(&frame, to: offset)
+                    break
+                }
+                floatsPlacedThrough = lineEnd
+                (lineRect, cursor) = Self.room(beside: frame.floats, in: rect, top: cursor, gap: gap, height: estimate)
+                made = try makeLine(in: lineRect)
+            }
+            var line = TypesetLine(analysis: made.analysis, local: made.local, expansion: nil)
+            var height = line.naturalHeight * (line.holdsOnlyBoxes ? 1 : style.lineHeight)
+            if !frame.floats.isEmpty {
+                // A line taller than estimated may reach a picture lower down: made again in
+                // the room its own height leaves.
+                let room = Self.room(beside: frame.floats, in: rect, top: cursor, gap: gap, height: height)
+                if room.rect != lineRect || room.top != cursor {
+                    (lineRect, cursor) = room
+                    made = try makeLine(in: lineRect)
                 }
             }
+            analysis = made.analysis
+            let (filler, local, startIndent, measure) = (made.filler, made.local, made.startIndent, made.measure)
             let justification = Self.justification(of: local, in: analysis, lastLine: filler.isFinished, measure: measure,
                                                    typography: typography)
             let (expansion, loose) = (justification.expansion, justification.loose)
-            var line = TypesetLine(analysis: analysis, local: local, expansion: expansion)
+            line = TypesetLine(analysis: analysis, local: local, expansion: expansion)
             // Only lines meant to be flush have a badness: a ragged line of code, a heading or
             // a start-aligned line short of the threshold is as it should be. A loose line has
             // the worst, as the optimal breaker scores it.
@@ -280,20 +373,10 @@ public final class Framesetter {
                 line.badness = OptimalBreaker.badness(of: local, in: analysis, measure: measure, isLast: filler.isFinished)
             }
 
-            // Boxes opening here put their margins, borders and paddings above the line; those
-            // closing after it, their paddings and borders below it.
-            var opening = BoxOpening(spaceAbove: previousSpaceAfter, placedAbove: !frame.isEmpty, ruleAbove: first && style.ruleAbove)
-            if end == nil && first, let boxes = boxOpenings[paragraphIndex] { opening = openBoxes(boxes, opening) }
+            // Boxes closing after the line put their paddings and borders below it.
             var closing = BoxClosing()
             if end == nil && filler.isFinished, let boxes = boxClosings[paragraphIndex] { closing = closeBoxes(boxes) }
-            var gap = opening.edges
-            var space = 0.0
-            if first && opening.placedAbove {
-                space = max(opening.spaceAbove, style.spaceBefore)
-                if opening.ruleAbove { space = max(space, 12) }
-            }
-            gap += space
-            let height = line.naturalHeight * (line.holdsOnlyBoxes ? 1 : style.lineHeight)
+            height = line.naturalHeight * (line.holdsOnlyBoxes ? 1 : style.lineHeight)
             if frame.isEmpty && cursor + gap + height + closing.extent > rect.height + LineFiller.tolerance
                 && cursor + height <= rect.height + LineFiller.tolerance {
                 // Box edges taller than the column: the line is set at its top, the boxes drawn
@@ -307,13 +390,14 @@ public final class Framesetter {
                     throw TypesetError(.columnTooSmall, String(format: "a column %.1f pt high cannot hold one line (%.1f pt) of the text at offset %d; make the page taller, the inset smaller or the font smaller", rect.height, height, offset))
                 }
                 offset = keepingTogether(&frame, next: offset, measure: measure)
+                rewindFloats(&frame, to: offset)
                 break
             }
             if first && opening.ruleAbove && opening.placedAbove { frame.rules.append(rect.y + cursor + gap - space / 2) }
             if let rule = opening.rule { frame.rules.append(rect.y + cursor + rule) }
             let top = cursor + gap
             let baseline = top + (height - line.naturalHeight) / 2 + line.ascent
-            let origin = Self.origin(of: line, in: rect, measure: measure, startIndent: max(0, startIndent),
+            let origin = Self.origin(of: line, in: lineRect, measure: measure, startIndent: max(0, startIndent),
                                      alignment: style.alignment, rightToLeft: analysis.baseLevel == 1)
             var spaceRatio: Double?
             if let extra = expansion?.spaceExtra {
@@ -472,6 +556,77 @@ public final class Framesetter {
         tablesUncovered.merge(table.uncoveredCharacters, uniquingKeysWith: +)
         tablesUnhyphenated.formUnion(table.unhyphenatedLanguages)
         activeTable = nil
+    }
+
+    // MARK: - Floated pictures
+
+    /// The floated pictures anchored in `range` (global offsets), in text order.
+    private func floatAnchors(in range: Range<Int>) -> [Int] {
+        guard !range.isEmpty else { return [] }
+        let first = text.attachments.partitioningIndex { $0.offset >= range.lowerBound }
+        var found: [Int] = []
+        var index = first
+        while index < text.attachments.count, text.attachments[index].offset < range.upperBound {
+            if text.attachments[index].float != nil { found.append(index) }
+            index += 1
+        }
+        return found
+    }
+
+    /// Takes out of `frame` the pictures anchored at or after `next` (their lines went to the
+    /// next column: they go with them).
+    private func rewindFloats(_ frame: inout Frame, to next: Int) {
+        frame.floats.removeAll { text.attachments[$0.attachment].offset >= next }
+        floatsPlacedThrough = min(floatsPlacedThrough, next)
+    }
+
+    /// Picture `attachment` floated to its side of `rect` with its top at `top` (relative to
+    /// the rectangle), beside the pictures already there or, when they leave no room, below
+    /// them; nil when the column has no room for it below `top`. In line coordinates: its
+    /// extent along the line is its width in horizontal text and its height in vertical text.
+    private func place(float attachment: Int, in rect: Rect, top: Double, beside floats: [PlacedFloat]) -> PlacedFloat? {
+        let side = text.attachments[attachment].float ?? .left
+        let box = analyzer.attachmentBox(text.attachments[attachment])
+        let (along, across) = vertical ? (box.height, box.width) : (box.width, box.height)
+        var y = rect.y + top
+        while true {
+            let overlapping = floats.filter { $0.rect.y < y + across + Self.floatMargin && $0.rect.maxY + Self.floatMargin > y }
+            let left = overlapping.filter { $0.side == .left }.map { $0.rect.maxX + Self.floatMargin }.max() ?? rect.x
+            let right = overlapping.filter { $0.side == .right }.map { $0.rect.x - Self.floatMargin }.min() ?? rect.maxX
+            if right - left >= along - LineFiller.tolerance || overlapping.isEmpty {
+                guard y + across <= rect.maxY + LineFiller.tolerance else { return nil }
+                let x = side == .left ? left : right - along
+                return PlacedFloat(attachment: attachment, side: side, rect: Rect(x: x, y: y, width: along, height: across))
+            }
+            // Below the highest picture in the way.
+            y = overlapping.map { $0.rect.maxY + Self.floatMargin }.min()!
+        }
+    }
+
+    /// The part of `rect` a line with its top at `top + gap` (relative) and `height` deep
+    /// has beside the floated pictures, and the `top` to set it at: moved below pictures that
+    /// leave less than a quarter of the column (at least 36 pt) beside them.
+    private static func room(beside floats: [PlacedFloat], in rect: Rect, top: Double, gap: Double,
+                             height: Double) -> (rect: Rect, top: Double) {
+        guard !floats.isEmpty else { return (rect, top) }
+        let minimum = min(rect.width, max(rect.width / 4, 36))
+        var top = top
+        while true {
+            let y = rect.y + top + gap
+            let overlapping = floats.filter { $0.rect.y < y + max(height, 1) && $0.rect.maxY + floatMargin > y }
+            let left = overlapping.filter { $0.side == .left }.map { $0.rect.maxX + floatMargin }.max() ?? rect.x
+            let right = overlapping.filter { $0.side == .right }.map { $0.rect.x - floatMargin }.min() ?? rect.maxX
+            if right - left >= minimum || overlapping.isEmpty {
+                return (Rect(x: max(rect.x, left), y: rect.y, width: min(rect.maxX, right) - max(rect.x, left), height: rect.height), top)
+            }
+            top = overlapping.map { $0.rect.maxY + floatMargin }.min()! - rect.y - gap
+        }
+    }
+
+    /// The foot of the pictures floated to `sides`, with their margin (relative to `rect`),
+    /// or nil when there are none.
+    private static func floatsBottom(_ floats: [PlacedFloat], sides: Set<FloatSide>, in rect: Rect) -> Double? {
+        floats.filter { sides.contains($0.side) }.map { $0.rect.maxY + floatMargin - rect.y }.max()
     }
 
     /// Whether paragraph `index` is set across the columns: a table's paragraphs as its first

@@ -496,6 +496,12 @@ struct HTMLWalker {
         for property in style.apply(declarations, parent: parent, base: base, tableElement: tableElement) {
             ignoredProperties[property, default: 0] += 1
         }
+        if name != "img" && name != "image" {
+            // Only pictures float: on other elements `float` is ignored, and counted so.
+            let floats = declarations.count { $0.property == "float" }
+            if floats > 0 { ignoredProperties["float", default: 0] += floats }
+            style.float = nil
+        }
         if name == "html" { style.rootSize = style.text.size }  // What `rem` refers to.
         if let language = attribute(element, "lang") ?? attribute(element, "xml:lang") {
             let trimmed = language.trimmingASCIIWhitespace()
@@ -808,14 +814,15 @@ struct HTMLWalker {
         }
         let width = style.width ?? Self.htmlLength(attribute(element, "width"))
         let height = style.height ?? Self.htmlLength(attribute(element, "height"))
-        let isBlock = style.display != .inline
+        // A floated picture leaves the flow: it breaks no paragraph, whatever its display.
+        let isBlock = style.display != .inline && style.float == nil
         if isBlock {
             builder.breakParagraph()
             builder.addMargin(style.marginTop)
             builder.paragraphStyle = style.paragraphStyle(base: base)
         }
         builder.appendAttachment(source: source, width: width, height: height,
-                                 alternative: attribute(element, "alt") ?? "", style: style.text)
+                                 alternative: attribute(element, "alt") ?? "", style: style.text, float: style.float)
         if isBlock {
             builder.breakParagraph()
             builder.addMargin(style.marginBottom)

@@ -447,7 +447,9 @@ struct ParagraphAnalyzer {
             case .attachment(let attachmentIndex):
                 // A picture stands upright in any text: in a vertical line its height runs
                 // along the line and its width across.
-                let box = attachmentBox(text.attachments[attachmentIndex])
+                // A floated picture takes no room in its line: the framesetter sets it at the
+                // column's edge.
+                let box = text.attachments[attachmentIndex].float == nil ? attachmentBox(text.attachments[attachmentIndex]) : (width: 0, height: 0)
                 let (along, across) = vertical ? (box.height, box.width) : (box.width, box.height)
                 advances[item.range.lowerBound - range.lowerBound] = along
                 clusterStart[item.range.lowerBound - range.lowerBound] = true
@@ -746,7 +748,9 @@ struct ParagraphAnalyzer {
         }
     }
 
-    private func attachmentBox(_ attachment: Attachment) -> (width: Double, height: Double) {
+    /// An attachment's box in points (page width and height), its size or the default,
+    /// scaled down to fit the column.
+    func attachmentBox(_ attachment: Attachment) -> (width: Double, height: Double) {
         let size = attachment.filled(intrinsic: Self.defaultBox)
         var w = max(1, size.width), h = max(1, size.height)
         // Scaled down, aspect ratio kept, to fit the column.

@@ -79,6 +79,8 @@ public struct AttachmentFrame: Hashable, Sendable {
     /// Offset of the attachment's U+FFFC in the text.
     public var offset: Int
     public var source: String
+    /// The side of the column a floated picture is set at; nil for a picture in its line.
+    public var float: FloatSide?
 }
 
 /// How a glyph stands on the page.

@@ -108,9 +108,9 @@ import Testing
 /// `column-span: all`: a headline or standfirst set across the page's columns, the columns
 /// above it balanced, and the columns going on below it.
 @Suite struct SpanningBlockTests {
-    static func layout(vertical: Bool = false) -> ArticleLayout {
+    static func layout(columns: Int = 3, vertical: Bool = false) -> ArticleLayout {
         var layout = ArticleLayout(name: "three")
-        (layout.pageWidth, layout.pageHeight, layout.columns) = (500, 700, 3)
+        (layout.pageWidth, layout.pageHeight, layout.columns) = (500, 700, columns)
         layout.inset = .init(all: 30)
         layout.base.fontSize = 10
         if vertical {

@@ -47,8 +47,10 @@ enum LayoutGolden {
                     ]
                 },
                 "attachments": page.attachments.map { attachment -> [String: Any] in
-                    ["column": attachment.column, "offset": attachment.offset,
-                     "rect": [round(attachment.rect.x), round(attachment.rect.y), round(attachment.rect.width), round(attachment.rect.height)]]
+                    var object: [String: Any] = ["column": attachment.column, "offset": attachment.offset,
+                                                 "rect": [round(attachment.rect.x), round(attachment.rect.y), round(attachment.rect.width), round(attachment.rect.height)]]
+                    if let float = attachment.float { object["float"] = float.rawValue }
+                    return object
                 },
             ].merging(tables(of: page)) { first, _ in first }
         }
