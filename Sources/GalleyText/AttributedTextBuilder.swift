@@ -156,9 +156,19 @@ public struct AttributedTextBuilder: Sendable {
     /// Appends an inline image: one U+FFFC and its `Attachment`.
     public mutating func appendAttachment(source: String, width: Double?, height: Double?,
                                           alternative: String, style: TextStyle, float: FloatSide? = nil) {
+        guard float == nil else {
+            // A floated picture is out of the line: white space on either side of it collapses
+            // as if it were not there (a space held back stays held, the start of a line stays
+            // one), as CSS collapses white space around floats.
+            if openStart == nil { openParagraph() }
+            attachments.append(Attachment(offset: scalars.count, source: source, width: width, height: height,
+                                          alternative: alternative, float: float))
+            commit([AttributedText.objectReplacement], style: style)
+            return
+        }
         beginContent()
         attachments.append(Attachment(offset: scalars.count, source: source, width: width, height: height,
-                                      alternative: alternative, float: float))
+                                      alternative: alternative))
         commit([AttributedText.objectReplacement], style: style)
         column += 1
         atLineStart = false

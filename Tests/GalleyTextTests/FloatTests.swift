@@ -70,6 +70,16 @@ import Testing
         #expect(below.contains { $0.rect.width > column.rect.width - 1 })
     }
 
+    /// White space around a floated picture collapses as if it were not in the line: no space
+    /// opens a paragraph that starts with one, and none is doubled around one in the middle.
+    @Test func whiteSpaceAroundAFloatCollapses() {
+        let layout = Self.layout()
+        let text = BalancedColumnsTests.parse("<p><img src='a.png' style='float: right'>\n  Opening words. <img src='b.png' style='float: left'>  Then more.</p>", layout)
+        #expect(text.attachments.count == 2 && text.attachments.allSatisfy { $0.float != nil })
+        let shown = text.string(0..<text.count).unicodeScalars.filter { $0 != AttributedText.objectReplacement }
+        #expect(String(String.UnicodeScalarView(shown)) == "Opening words. Then more.")
+    }
+
     @Test func clearStartsABlockBelowTheFloats() throws {
         // One column: in two, balancing would start the heading in the second.
         let layout = Self.layout(columns: 1)
