@@ -232,6 +232,9 @@ public struct Manifest: Codable, Sendable, Equatable {
     }
 
     public struct AttachmentFrame: Codable, Sendable, Equatable {
+        /// The page (1-based): in `galley typeset --json`, which lists a layout's floated
+        /// pictures together; absent in the manifest, where the page holds them.
+        public var page: Int?
         /// Index of the column on the page (0-based).
         public var column: Int
         public var rect: Rect

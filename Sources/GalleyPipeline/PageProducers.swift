@@ -361,7 +361,7 @@ final class ArticlePages: PageProducer {
                             lineCount: column.lines.count)
         }
         let attachments = page.attachments.map {
-            Manifest.AttachmentFrame(column: $0.column, rect: rect($0.rect), offset: $0.offset, source: $0.source, float: $0.float?.rawValue)
+            Manifest.AttachmentFrame(page: nil, column: $0.column, rect: rect($0.rect), offset: $0.offset, source: $0.source, float: $0.float?.rawValue)
         }
         let tables = Manifest.tables(of: page)
         return PageFacts(index: sequence, number: page.number, folder: "\(article.document.name)/\(layout.name)",

@@ -35,6 +35,9 @@ public struct TypesetMeasurement: Codable, Sendable {
         /// Pieces of blocks' boxes, page by page, each with its page; absent when the article
         /// has none.
         public var boxes: [Manifest.BoxFrame]?
+        /// Floated pictures, page by page, each with its page; absent when the article has
+        /// none.
+        public var floats: [Manifest.AttachmentFrame]?
     }
 
     /// One line as set: where it is, what it holds and how it was spread.
@@ -92,6 +95,7 @@ public struct TypesetMeasurement: Codable, Sendable {
             var details: [Line] = []
             var tables: [Manifest.TableFrame] = []
             var boxes: [Manifest.BoxFrame] = []
+            var floats: [Manifest.AttachmentFrame] = []
             let layoutStarted = clock.now - .seconds(parseSeconds)
             var started = clock.now
             let (parsed, layout) = article.prepared(for: configured)
@@ -119,6 +123,13 @@ public struct TypesetMeasurement: Codable, Sendable {
                     box.page = page.number
                     return box
                 }
+                floats += page.attachments.filter { $0.float != nil }.map { float in
+                    let r = float.rect
+                    return Manifest.AttachmentFrame(page: page.number, column: float.column,
+                                                    rect: Manifest.Rect(x: manifestPoints(r.x), y: manifestPoints(r.y),
+                                                                        width: manifestPoints(r.width), height: manifestPoints(r.height)),
+                                                    offset: float.offset, source: float.source, float: float.float?.rawValue)
+                }
                 try drawer.draw(page)
             }
             let renderSeconds = try drawer.finish()
@@ -126,7 +137,7 @@ public struct TypesetMeasurement: Codable, Sendable {
                                          hyphenatedLines: hyphenated, looseLines: loose, badness: badness, typesetSeconds: typesetSeconds,
                                          renderSeconds: renderSeconds, wallSeconds: seconds(clock.now - layoutStarted),
                                          lineDetails: listLines ? details : nil, tables: tables.isEmpty ? nil : tables,
-                                         boxes: boxes.isEmpty ? nil : boxes))
+                                         boxes: boxes.isEmpty ? nil : boxes, floats: floats.isEmpty ? nil : floats))
         }
         return result
     }

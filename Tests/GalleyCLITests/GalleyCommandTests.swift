@@ -137,6 +137,23 @@ import Testing
         #expect((three[0]["render_seconds"] as? Double ?? 0) > 0)
     }
 
+    /// The feature article's magazine layout as data: its floated pictures with their sides,
+    /// its boxed sidebar and its table, page by page.
+    @Test func typesetReportsFloatsBoxesAndTables() throws {
+        let folder = try folderWithConfig("inputs: [docs]\nlayouts:\n  - name: two\n    columns: 2\n",
+                                          files: [Fixtures.articlesFolder.appendingPathComponent("feature.html")])
+        try FileManager.default.copyItem(at: Fixtures.articlesFolder.appendingPathComponent("images"), to: folder.path("docs/images"))
+        let outcome = try galley(["typeset", "--json", "docs/feature.html"], in: folder.url)
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: Any])
+        let layout = try #require((json["documents"] as? [[String: Any]])?.first?["layouts"] as? [[String: Any]]).first
+        let floats = try #require(layout?["floats"] as? [[String: Any]])
+        #expect(floats.compactMap { $0["float"] as? String } == ["right", "left"])
+        #expect(floats.allSatisfy { ($0["page"] as? Int ?? 0) >= 1 && $0["rect"] != nil && ($0["source"] as? String)?.hasPrefix("images/") == true })
+        #expect((layout?["boxes"] as? [[String: Any]])?.isEmpty == false, "the sidebar's box")
+        #expect((layout?["tables"] as? [[String: Any]])?.isEmpty == false)
+    }
+
     /// `typeset --json --lines` lists every line: they tile the text, and say what a reader
     /// of the page would see (code and headings never spread, spaces stretched or shrunk).
     @Test func typesetListsEveryLineAsData() throws {
