@@ -47,7 +47,10 @@ final class TableLayouter {
     static let minimumScale = 0.7
     static let maximumScaleTries = 4
 
-    private let article: Framesetter
+    /// The framesetter whose active table this is, which owns it: unowned, or the two would
+    /// keep each other alive (a trial copy for column balancing, dropped with a table half
+    /// set, leaked both; found by FuzzMarkup).
+    private unowned let article: Framesetter
     private var cells: Framesetter
     private let attachmentBase: Int
     /// The widest a picture in a cell is set: a column's share of the table's room.
