@@ -103,6 +103,25 @@ import Testing
         let autoLast = auto.last!.columns.map { Self.extent($0, vertical: false) }
         #expect(last.count == 2 && last.max()! < autoLast.max()!, "\(last) against \(autoLast)")
     }
+
+    /// A trial copy dropped with a table half set is freed with its table: the table does not
+    /// keep its framesetter alive (balancing makes a dozen such copies per page).
+    @Test func aCopyDroppedInTheMiddleOfATableIsFreed() throws {
+        var html = "<table border=1>"
+        for row in 0..<40 { html += "<tr><td>row \(row)</td><td>value of row \(row)</td></tr>" }
+        html += "</table>"
+        let text = Self.parse(html, ArticleLayout(name: "one"))
+        let framesetter = Framesetter(text: text, fonts: sharedFonts, maximumBox: (200, 200))
+        let frame = try framesetter.fill(Rect(x: 0, y: 0, width: 200, height: 100), from: 0)
+        #expect(!frame.tables.isEmpty && frame.range.upperBound < text.count, "the table goes on past the rectangle")
+        weak var dropped: Framesetter?
+        do {
+            let copy = framesetter.copy()
+            dropped = copy
+            _ = try copy.fill(Rect(x: 0, y: 0, width: 200, height: 100), from: frame.range.upperBound)
+        }
+        #expect(dropped == nil)
+    }
 }
 
 /// `column-span: all`: a headline or standfirst set across the page's columns, the columns
