@@ -347,11 +347,12 @@ public final class Framesetter {
                 (lineRect, cursor) = Self.room(beside: frame.floats, in: rect, top: cursor, gap: gap, height: estimate)
                 made = try makeLine(in: lineRect)
             }
-            var line = TypesetLine(analysis: made.analysis, local: made.local, expansion: nil)
-            var height = line.naturalHeight * (line.holdsOnlyBoxes ? 1 : style.lineHeight)
             if !frame.floats.isEmpty {
                 // A line taller than estimated may reach a picture lower down: made again in
-                // the room its own height leaves.
+                // the room its own height leaves (only beside floats: elsewhere every line is
+                // built once).
+                let trial = TypesetLine(analysis: made.analysis, local: made.local, expansion: nil)
+                let height = trial.naturalHeight * (trial.holdsOnlyBoxes ? 1 : style.lineHeight)
                 let room = Self.room(beside: frame.floats, in: rect, top: cursor, gap: gap, height: height)
                 if room.rect != lineRect || room.top != cursor {
                     (lineRect, cursor) = room
@@ -363,7 +364,7 @@ public final class Framesetter {
             let justification = Self.justification(of: local, in: analysis, lastLine: filler.isFinished, measure: measure,
                                                    typography: typography)
             let (expansion, loose) = (justification.expansion, justification.loose)
-            line = TypesetLine(analysis: analysis, local: local, expansion: expansion)
+            var line = TypesetLine(analysis: analysis, local: local, expansion: expansion)
             // Only lines meant to be flush have a badness: a ragged line of code, a heading or
             // a start-aligned line short of the threshold is as it should be. A loose line has
             // the worst, as the optimal breaker scores it.
@@ -376,7 +377,7 @@ public final class Framesetter {
             // Boxes closing after the line put their paddings and borders below it.
             var closing = BoxClosing()
             if end == nil && filler.isFinished, let boxes = boxClosings[paragraphIndex] { closing = closeBoxes(boxes) }
-            height = line.naturalHeight * (line.holdsOnlyBoxes ? 1 : style.lineHeight)
+            let height = line.naturalHeight * (line.holdsOnlyBoxes ? 1 : style.lineHeight)
             if frame.isEmpty && cursor + gap + height + closing.extent > rect.height + LineFiller.tolerance
                 && cursor + height <= rect.height + LineFiller.tolerance {
                 // Box edges taller than the column: the line is set at its top, the boxes drawn
@@ -590,17 +591,26 @@ public final class Framesetter {
         let (along, across) = vertical ? (box.height, box.width) : (box.width, box.height)
         var y = rect.y + top
         while true {
-            let overlapping = floats.filter { $0.rect.y < y + across + Self.floatMargin && $0.rect.maxY + Self.floatMargin > y }
-            let left = overlapping.filter { $0.side == .left }.map { $0.rect.maxX + Self.floatMargin }.max() ?? rect.x
-            let right = overlapping.filter { $0.side == .right }.map { $0.rect.x - Self.floatMargin }.min() ?? rect.maxX
-            if right - left >= along - LineFiller.tolerance || overlapping.isEmpty {
+            let free = Self.freeSpan(beside: floats, in: rect, y: y, depth: across + Self.floatMargin)
+            if free.right - free.left >= along - LineFiller.tolerance || free.below == nil {
                 guard y + across <= rect.maxY + LineFiller.tolerance else { return nil }
-                let x = side == .left ? left : right - along
+                let x = side == .left ? free.left : free.right - along
                 return PlacedFloat(attachment: attachment, side: side, rect: Rect(x: x, y: y, width: along, height: across))
             }
-            // Below the highest picture in the way.
-            y = overlapping.map { $0.rect.maxY + Self.floatMargin }.min()!
+            y = free.below!
         }
+    }
+
+    /// What the floated pictures reaching into `y ..< y + depth` leave of `rect` across the
+    /// line (their margins kept), and the highest foot among them (nil when none reaches in).
+    private static func freeSpan(beside floats: [PlacedFloat], in rect: Rect, y: Double,
+                                 depth: Double) -> (left: Double, right: Double, below: Double?) {
+        var (left, right, below) = (rect.x, rect.maxX, Double?.none)
+        for float in floats where float.rect.y < y + depth && float.rect.maxY + floatMargin > y {
+            if float.side == .left { left = max(left, float.rect.maxX + floatMargin) } else { right = min(right, float.rect.x - floatMargin) }
+            below = min(below ?? .infinity, float.rect.maxY + floatMargin)
+        }
+        return (left, right, below)
     }
 
     /// The part of `rect` a line with its top at `top + gap` (relative) and `height` deep
@@ -612,14 +622,11 @@ public final class Framesetter {
         let minimum = min(rect.width, max(rect.width / 4, 36))
         var top = top
         while true {
-            let y = rect.y + top + gap
-            let overlapping = floats.filter { $0.rect.y < y + max(height, 1) && $0.rect.maxY + floatMargin > y }
-            let left = overlapping.filter { $0.side == .left }.map { $0.rect.maxX + floatMargin }.max() ?? rect.x
-            let right = overlapping.filter { $0.side == .right }.map { $0.rect.x - floatMargin }.min() ?? rect.maxX
-            if right - left >= minimum || overlapping.isEmpty {
-                return (Rect(x: max(rect.x, left), y: rect.y, width: min(rect.maxX, right) - max(rect.x, left), height: rect.height), top)
+            let free = freeSpan(beside: floats, in: rect, y: rect.y + top + gap, depth: max(height, 1))
+            guard let below = free.below, free.right - free.left < minimum else {
+                return (Rect(x: free.left, y: rect.y, width: free.right - free.left, height: rect.height), top)
             }
-            top = overlapping.map { $0.rect.maxY + floatMargin }.min()! - rect.y - gap
+            top = below - rect.y - gap
         }
     }
 
@@ -632,7 +639,11 @@ public final class Framesetter {
     /// Whether paragraph `index` is set across the columns: a table's paragraphs as its first
     /// one is, so that a table is never cut in two by a cell's style.
     func spansColumns(_ index: Int) -> Bool {
-        let owner = text.tables.first { $0.paragraphs.contains(index) }?.paragraphs.lowerBound ?? index
+        // Tables are in document order and do not overlap (nested ones are flattened): the
+        // first that ends after `index` is the only one that can hold it.
+        let candidate = text.tables.partitioningIndex { $0.paragraphs.upperBound > index }
+        let owner = candidate < text.tables.count && text.tables[candidate].paragraphs.contains(index)
+            ? text.tables[candidate].paragraphs.lowerBound : index
         return text.paragraphs[owner].value.spansColumns
     }
 
