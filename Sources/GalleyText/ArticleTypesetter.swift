@@ -103,19 +103,22 @@ public final class ArticleTypesetter {
         let room = FlowMapping(column: layout.columnRects[0], mode: layout.writingMode).flowRect.height - top
         /// Whether the columns cut to `extent` take the text up to a spanning block or the
         /// end, whether that is a spanning block, and how many break rules yielded for it.
-        func trial(_ extent: Double) -> (fits: Bool, beforeSpanner: Bool, exceptions: Int) {
+        /// Also how deep the deepest column reaches, and the columns' depths added up.
+        func trial(_ extent: Double) -> (fits: Bool, beforeSpanner: Bool, exceptions: Int, deepest: Double, total: Double) {
             let trial = framesetter.copy()
-            var (position, exceptions) = (offset, 0)
+            var (position, exceptions, deepest, total) = (offset, 0, 0.0, 0.0)
             for (index, (_, rect)) in columnRects(top: top, extent: extent).enumerated() where position < text.count {
                 guard let frame = try? trial.fill(rect, from: position, pageStart: index == 0 && top == 0, spanning: false) else {
-                    return (false, false, 0)
+                    return (false, false, 0, 0, 0)
                 }
                 position = frame.range.upperBound
                 exceptions += frame.breakExceptions
-                if frame.spanChange { return (true, true, exceptions) }
+                let depth = (frame.bottom ?? rect.y) - rect.y
+                (deepest, total) = (max(deepest, depth), total + depth)
+                if frame.spanChange { return (true, true, exceptions, deepest, total) }
                 if frame.pageBreak { break }
             }
-            return (position >= text.count, false, exceptions)
+            return (position >= text.count, false, exceptions, deepest, total)
         }
         let unbalanced = trial(room)
         guard unbalanced.fits, unbalanced.beforeSpanner || layout.columnFill == .balance else { return nil }
@@ -125,7 +128,16 @@ public final class ArticleTypesetter {
             let result = trial(extent)
             return result.fits && result.exceptions <= unbalanced.exceptions
         }
-        var (low, high) = (0.0, room)
+        // The search starts from what the full columns show: the deepest of them holds the
+        // text when cut to its own depth (checked, as keep rules may say otherwise), and
+        // columns shallower than an even share of the text's depth cannot. A bound that turns
+        // out wrong costs only balance, never text: `high` is always a height that fits.
+        let columns = Double(layout.columns)
+        var high = room
+        if unbalanced.deepest + Self.balanceTolerance < room, fits(unbalanced.deepest + Self.balanceTolerance) {
+            high = unbalanced.deepest + Self.balanceTolerance
+        }
+        var low = min(high, max(0, unbalanced.total / columns - Self.balanceTolerance))
         while high - low > Self.balanceTolerance {
             let middle = (low + high) / 2
             if fits(middle) { high = middle } else { low = middle }
