@@ -98,16 +98,23 @@ import Testing
     }
 
     @Test func aPictureThatDoesNotFitGoesToTheNextColumnWithItsLine() throws {
-        let layout = Self.layout()
-        // Enough text to fill most of the first column, then a tall floated picture.
-        let html = "<p>\(SpanningBlockTests.prose(330, seed: 3))</p><p><img src='x.png' width=120 height=300 style='float: right'>"
-            + "\(SpanningBlockTests.prose(120, seed: 4))</p>"
+        // Columns filled in turn, so the second paragraph starts low in the first column.
+        var layout = Self.layout()
+        layout.columnFill = .auto
+        // Enough text to fill most of the first column, then a paragraph whose fourth line
+        // holds a tall floated picture.
+        let html = "<p>\(SpanningBlockTests.prose(250, seed: 3))</p><p>\(SpanningBlockTests.prose(24, seed: 5)) "
+            + "<img src='x.png' width=120 height=300 style='float: right'> \(SpanningBlockTests.prose(120, seed: 4))</p>"
         let (text, pages) = try Self.typeset(html, layout)
         Self.expectNothingOverAFloat(text, pages)
         let picture = try #require(pages.first?.attachments.first)
         #expect(picture.column == 1, "in the second column, at its top")
-        let anchorLine = try #require(pages[0].columns[1].lines.first)
-        #expect(anchorLine.range.contains(text.attachments[0].offset) || anchorLine.range.lowerBound <= text.attachments[0].offset)
+        // Its paragraph did start in the first column, but the line it is anchored in went
+        // with it to the top of the second.
+        let paragraphStart = text.paragraphs[1].range.lowerBound
+        #expect(pages[0].columns[0].range.contains(paragraphStart))
+        #expect(pages[0].columns[1].range.contains(text.attachments[0].offset))
+        #expect(picture.rect.y == pages[0].columns[1].rect.y)
     }
 
     @Test(arguments: [false, true])
