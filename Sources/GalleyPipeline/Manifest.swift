@@ -165,6 +165,9 @@ public struct Manifest: Codable, Sendable, Equatable {
         /// Articles: pieces of blocks' boxes (borders, backgrounds) drawn on the page; absent
         /// when none.
         public var boxes: [BoxFrame]? = nil
+        /// Articles: blocks floated to a side of their column (`float` on a `div`, `aside`,
+        /// `figure`); absent when none.
+        public var floatedBlocks: [FloatedBlockFrame]? = nil
     }
 
     /// A rectangle in points, top-left origin of the page, y down.
@@ -211,6 +214,23 @@ public struct Manifest: Codable, Sendable, Equatable {
             /// A header row drawn again after a break; its text is counted where it was first set.
             public var repeatedHeader: Bool
         }
+    }
+
+    /// A block floated to a side of its column, set whole there.
+    public struct FloatedBlockFrame: Codable, Sendable, Equatable {
+        /// The page (1-based): in `galley typeset --json`, which lists a layout's floated
+        /// blocks together; absent in the manifest, where the page holds them.
+        public var page: Int?
+        /// Index of the column on the page (0-based).
+        public var column: Int
+        /// The block's index among the article's floated blocks (0-based, document order).
+        public var block: Int
+        /// `left` or `right`.
+        public var float: String
+        /// Its margin box (the space kept around floats not included).
+        public var rect: Rect
+        /// `[start, end)` in Unicode scalars: its text, all set here.
+        public var textRange: [Int]
     }
 
     /// A piece of a block's box in one column.

@@ -29,6 +29,16 @@ extension Manifest {
         }
     }
 
+    /// The floated blocks on a typeset page, in column order.
+    static func floatedBlocks(of page: TypesetPage) -> [FloatedBlockFrame] {
+        page.columns.enumerated().flatMap { index, column in
+            column.floats.map {
+                FloatedBlockFrame(column: index, block: $0.block, float: $0.side.rawValue, rect: Rect($0.rect),
+                                  textRange: [$0.range.lowerBound, $0.range.upperBound])
+            }
+        }
+    }
+
     /// The pieces of tables on a typeset page, in column order.
     static func tables(of page: TypesetPage) -> [TableFrame] {
         page.columns.enumerated().flatMap { index, column in
@@ -371,7 +381,7 @@ final class ArticlePages: PageProducer {
                                              looseLineCount: page.looseLineCount,
                                              wrappedPreformattedLineCount: page.wrappedPreformattedLineCount,
                                              breakExceptionCount: page.breakExceptionCount, attachments: attachments, tables: tables,
-                                             boxes: Manifest.boxes(of: page)))
+                                             boxes: Manifest.boxes(of: page), floatedBlocks: Manifest.floatedBlocks(of: page)))
     }
 
     func finish() {

@@ -63,6 +63,7 @@ struct LayoutFacts: Sendable {
     var attachments: [Manifest.AttachmentFrame]
     var tables: [Manifest.TableFrame] = []
     var boxes: [Manifest.BoxFrame] = []
+    var floatedBlocks: [Manifest.FloatedBlockFrame] = []
 }
 
 /// Progress reported while a run goes on.
@@ -455,7 +456,8 @@ final class RunRecorder: Sendable {
                                  breakExceptionCount: page.facts.layout?.breakExceptionCount,
                                  attachments: page.facts.layout?.attachments,
                                  tables: page.facts.layout.flatMap { $0.tables.isEmpty ? nil : $0.tables },
-                                 boxes: page.facts.layout.flatMap { $0.boxes.isEmpty ? nil : $0.boxes })
+                                 boxes: page.facts.layout.flatMap { $0.boxes.isEmpty ? nil : $0.boxes },
+                                 floatedBlocks: page.facts.layout.flatMap { $0.floatedBlocks.isEmpty ? nil : $0.floatedBlocks })
         }
         return Manifest.Document(name: document.source.name, input: document.source.input,
                                  source: document.source.relativePath, kind: document.source.kind,

@@ -38,6 +38,8 @@ public struct TypesetMeasurement: Codable, Sendable {
         /// Floated pictures, page by page, each with its page; absent when the article has
         /// none.
         public var floats: [Manifest.AttachmentFrame]?
+        /// Floated blocks, page by page, each with its page; absent when the article has none.
+        public var floatedBlocks: [Manifest.FloatedBlockFrame]?
     }
 
     /// One line as set: where it is, what it holds and how it was spread.
@@ -96,6 +98,7 @@ public struct TypesetMeasurement: Codable, Sendable {
             var tables: [Manifest.TableFrame] = []
             var boxes: [Manifest.BoxFrame] = []
             var floats: [Manifest.AttachmentFrame] = []
+            var floatedBlocks: [Manifest.FloatedBlockFrame] = []
             let layoutStarted = clock.now - .seconds(parseSeconds)
             var started = clock.now
             let (parsed, layout) = article.prepared(for: configured)
@@ -130,6 +133,11 @@ public struct TypesetMeasurement: Codable, Sendable {
                                                                         width: manifestPoints(r.width), height: manifestPoints(r.height)),
                                                     offset: float.offset, source: float.source, float: float.float?.rawValue)
                 }
+                floatedBlocks += Manifest.floatedBlocks(of: page).map { block in
+                    var block = block
+                    block.page = page.number
+                    return block
+                }
                 try drawer.draw(page)
             }
             let renderSeconds = try drawer.finish()
@@ -137,7 +145,8 @@ public struct TypesetMeasurement: Codable, Sendable {
                                          hyphenatedLines: hyphenated, looseLines: loose, badness: badness, typesetSeconds: typesetSeconds,
                                          renderSeconds: renderSeconds, wallSeconds: seconds(clock.now - layoutStarted),
                                          lineDetails: listLines ? details : nil, tables: tables.isEmpty ? nil : tables,
-                                         boxes: boxes.isEmpty ? nil : boxes, floats: floats.isEmpty ? nil : floats))
+                                         boxes: boxes.isEmpty ? nil : boxes, floats: floats.isEmpty ? nil : floats,
+                                         floatedBlocks: floatedBlocks.isEmpty ? nil : floatedBlocks))
         }
         return result
     }

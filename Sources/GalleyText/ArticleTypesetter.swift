@@ -37,6 +37,7 @@ public final class ArticleTypesetter {
         self.framesetter = Framesetter(text: text, fonts: fonts, maximumBox: (layout.columnWidth, layout.columnHeight),
                                        typography: layout.typography, vertical: layout.writingMode.isVertical,
                                        analysisWindow: analysisWindow)
+        framesetter.columnExtent = FlowMapping(column: layout.columnRects[0], mode: layout.writingMode).flowRect.height
     }
 
     /// Whether every character has been placed.
@@ -303,13 +304,18 @@ public final class ArticleTypesetter {
                     draw(attachment: box.attachment, in: frameRect)
                 }
             }
+            var floatedBlocks: [FloatFrame] = []
             if !frame.floats.isEmpty {
                 for float in frame.floats {
                     let frameRect = flow.rect(float.rect)
-                    let attachment = text.attachments[float.attachment]
+                    if let block = float.block {
+                        floatedBlocks.append(FloatFrame(block: block, side: float.side, rect: frameRect, range: float.range))
+                    }
+                    guard let index = float.attachment else { continue }
+                    let attachment = text.attachments[index]
                     attachments.append(AttachmentFrame(column: columnIndex, rect: frameRect, offset: attachment.offset, source: attachment.source,
                                                        float: float.side))
-                    draw(attachment: float.attachment, in: frameRect)
+                    draw(attachment: index, in: frameRect)
                 }
                 // The column's pictures in text order, floated or not.
                 attachments[columnAttachments...].sort { $0.offset < $1.offset }
@@ -329,7 +335,8 @@ public final class ArticleTypesetter {
                 return table
             }
             let boxes = frame.boxes.map { BoxFrame(box: $0.box, rect: flow.rect($0.rect), startsHere: $0.opensHere, endsHere: $0.closesHere) }
-            columns.append(ColumnFrame(rect: flow.rect(rect), range: frame.range, lines: lines, tables: tables, boxes: boxes))
+            columns.append(ColumnFrame(rect: flow.rect(rect), range: frame.range, lines: lines, tables: tables, boxes: boxes,
+                                       floats: floatedBlocks))
         }
         pagesMade += 1
         return TypesetPage(size: PageSize(width: layout.pageWidth, height: layout.pageHeight), number: pagesMade,

@@ -21,17 +21,21 @@ public struct AttributedText: Sendable, Equatable {
     /// Boxes of blocks (borders, backgrounds), in document order, so an enclosing box comes
     /// before the boxes inside it; none inside a table.
     public let boxes: [TextBox]
+    /// Blocks floated to a side of the column (`float` on a `div`, `aside`, `figure`, …), in
+    /// document order, none inside another or in a table.
+    public let floats: [FloatedBlock]
 
     /// Text that has passed `validate()`; the builder is the usual way to make one.
     public init(scalars: [Unicode.Scalar], styleRuns: [AttributeRun<TextStyle>],
                 paragraphs: [AttributeRun<ParagraphStyle>], attachments: [Attachment], tables: [TextTable] = [],
-                boxes: [TextBox] = []) {
+                boxes: [TextBox] = [], floats: [FloatedBlock] = []) {
         self.scalars = scalars
         self.styleRuns = styleRuns
         self.paragraphs = paragraphs
         self.attachments = attachments
         self.tables = tables
         self.boxes = boxes
+        self.floats = floats
     }
 
     public static let paragraphSeparator: Unicode.Scalar = "\n"
@@ -107,6 +111,14 @@ public struct AttributedText: Sendable, Equatable {
         }
         for (i, box) in boxes.enumerated() where box.paragraphs.isEmpty || box.paragraphs.upperBound > paragraphs.count {
             problems.append("box \(i) covers paragraphs \(box.paragraphs)")
+        }
+        var afterFloat = 0
+        for (i, float) in floats.enumerated() {
+            if float.paragraphs.isEmpty || float.paragraphs.upperBound > paragraphs.count || float.paragraphs.lowerBound < afterFloat
+                || tables.contains(where: { $0.paragraphs.overlaps(float.paragraphs) }) {
+                problems.append("floated block \(i) covers paragraphs \(float.paragraphs)")
+            }
+            afterFloat = float.paragraphs.upperBound
         }
         return problems
     }
@@ -320,6 +332,31 @@ public struct Attachment: Hashable, Sendable {
         self.height = height
         self.alternative = alternative
         self.float = float
+    }
+}
+
+/// A block floated to a side of the column: its paragraphs are set apart, in a rectangle of
+/// their own at the side, and the text after it flows beside it (CSS 2.1 §9.5).
+public struct FloatedBlock: Sendable, Equatable {
+    /// Indices in `AttributedText.paragraphs` of its paragraphs (not empty).
+    public var paragraphs: Range<Int>
+    public var side: FloatSide
+    /// CSS `width` of its content box, in points or as a fraction of the column; neither:
+    /// as wide as its content wants, at most the column (shrink-to-fit).
+    public var width: Double?
+    public var widthFraction: Double?
+    /// The indents of the block it sits in (its containing block's content edges from the
+    /// column's): the float is placed inside them, and its paragraphs' indents count from them.
+    public var containerStartIndent = 0.0
+    public var containerEndIndent = 0.0
+    /// What the block's own margins, borders and paddings add to its content width on either
+    /// side.
+    public var ownStart = 0.0
+    public var ownEnd = 0.0
+
+    public init(paragraphs: Range<Int>, side: FloatSide) {
+        self.paragraphs = paragraphs
+        self.side = side
     }
 }
 

@@ -61,6 +61,7 @@ public struct AttributedTextBuilder: Sendable {
     /// Boxes of blocks over the paragraphs built; the markup walker adds each when it opens
     /// and gives it its paragraphs when it closes.
     public var boxes: [TextBox] = []
+    public var floats: [FloatedBlock] = []
 
     /// Paragraphs ended so far: the index the next paragraph will have.
     public var paragraphCount: Int { paragraphs.count }
@@ -256,7 +257,7 @@ public struct AttributedTextBuilder: Sendable {
         }
         return AttributedText(scalars: copy.scalars, styleRuns: copy.styleRuns,
                               paragraphs: copy.paragraphs, attachments: copy.attachments, tables: copy.tables,
-                              boxes: copy.boxes)
+                              boxes: copy.boxes, floats: copy.floats)
     }
 
     // MARK: - Internals

@@ -437,6 +437,10 @@ struct ComputedStyle: Sendable {
             if let marker = ListMarker(value) { listMarker = marker }
         case "width":
             width = length(value, rootSize: rootSize).map { max(0, $0) }
+            // A percentage is of the containing block: a table's or a floated block's column.
+            if value.hasSuffix("%"), let percent = Double(value.dropLast()), percent.isFinite, percent > 0 {
+                box.widthFraction = min(percent, 100) / 100
+            }
         case "height":
             height = length(value, rootSize: rootSize).map { max(0, $0) }
         case "margin-right", "margin-left", "padding-right", "padding-left", "margin-inline-start", "margin-inline-end",

@@ -28,9 +28,10 @@ public final class Framesetter {
     private var activeTable: TableLayouter?
     /// Tables set as paragraphs, because no width could hold them as grids.
     private var flattenedTables: Set<Int> = []
-    /// What finished tables' framesetters found (`uncoveredCharacters`, `unhyphenatedLanguages`).
-    private var tablesUncovered: [Unicode.Scalar: Int] = [:]
-    private var tablesUnhyphenated: Set<String> = []
+    /// What finished tables' and floated blocks' framesetters found (`uncoveredCharacters`,
+    /// `unhyphenatedLanguages`).
+    var tablesUncovered: [Unicode.Scalar: Int] = [:]
+    var tablesUnhyphenated: Set<String> = []
     /// Tables set smaller or wrapped inside words to fit the column, or set as paragraphs.
     private(set) var tableWarnings: [String] = []
     /// The boxes (`AttributedText.boxes`) that open at a paragraph, outermost first, and
@@ -42,6 +43,18 @@ public final class Framesetter {
     private var boxScan = (end: 0, open: [Int](), next: 0)
     /// Floated pictures anchored before this offset have been placed.
     private var floatsPlacedThrough = 0
+    /// The floated block (`AttributedText.floats`) each one's first paragraph starts, by
+    /// paragraph index.
+    let floatStarts: [Int: Int]
+    /// Floated blocks taller than a column: set in the flow instead, as CSS fragments them.
+    var inFlowFloats: Set<Int> = []
+    /// Floated blocks whose own framesetters' findings are in `tablesUncovered` and
+    /// `tablesUnhyphenated` (a block tried in two columns is counted once).
+    var floatsCounted: Set<Int> = []
+    /// How deep a whole column is (across the lines), when the rectangles filled may be less
+    /// (balanced trials, columns below a block across them): a floated block is set in the
+    /// flow only when it is deeper than a whole column. Nil: as deep as the rectangle.
+    var columnExtent: Double?
 
     /// A space may grow by at most this many times its natural width when a Latin line is
     /// justified; a line that would need more is left ragged and counted as loose.
@@ -71,6 +84,7 @@ public final class Framesetter {
         self.tableStarts = Dictionary(text.tables.enumerated().map { ($1.paragraphs.lowerBound, $0) }, uniquingKeysWith: { first, _ in first })
         self.boxOpenings = Dictionary(grouping: text.boxes.indices, by: { text.boxes[$0].paragraphs.lowerBound })
         self.boxClosings = Dictionary(grouping: text.boxes.indices.reversed(), by: { text.boxes[$0].paragraphs.upperBound - 1 })
+        self.floatStarts = Dictionary(text.floats.enumerated().map { ($1.paragraphs.lowerBound, $0) }, uniquingKeysWith: { first, _ in first })
         self.analyzer = ParagraphAnalyzer(text: text, fonts: fonts, maximumBox: maximumBox, typography: typography, vertical: vertical,
                                           window: analysisWindow)
     }
@@ -101,6 +115,10 @@ public final class Framesetter {
         boxClosings = other.boxClosings
         boxScan = other.boxScan
         floatsPlacedThrough = other.floatsPlacedThrough
+        floatStarts = other.floatStarts
+        inFlowFloats = other.inFlowFloats
+        floatsCounted = other.floatsCounted
+        columnExtent = other.columnExtent
         activeTable = nil
         activeTable = other.activeTable?.copy(for: self)
     }
@@ -143,9 +161,12 @@ public final class Framesetter {
         var boxes: [BoxPiece] = []
         /// Whether nothing has been placed yet.
         var isEmpty: Bool { lines.isEmpty && tables.isEmpty }
-        /// Pictures floated to the column's edges (`Attachment.float`), with their rectangles
-        /// (their margins not included).
+        /// Pictures floated to the column's edges (`Attachment.float`) and floated blocks
+        /// (`AttributedText.floats`), with their rectangles (their margins not included).
         var floats: [PlacedFloat] = []
+        /// Pieces of the boxes inside floated blocks, drawn by the blocks' own framesetters:
+        /// put with `boxes` when the fill ends.
+        var floatBoxes: [BoxPiece] = []
         /// Where the last line, table, floated picture or box placed ends (y in the rectangle's
         /// coordinates), nil when nothing was.
         var bottom: Double? {
@@ -171,11 +192,17 @@ public final class Framesetter {
         var breakExceptions = 0
     }
 
-    /// A picture floated to a side of the column, placed.
+    /// A picture or a block floated to a side of the column, placed.
     struct PlacedFloat {
-        var attachment: Int
+        /// The picture (`text.attachments`) or the block (`text.floats`) floated.
+        var attachment: Int?
+        var block: Int?
+        /// Where it is anchored in the text: the picture's offset, the block's start.
+        var offset: Int
         var side: FloatSide
         var rect: Rect
+        /// A block's text.
+        var range: Range<Int> = 0..<0
     }
 
     /// Space kept between a floated picture and the text beside and below it, in points.
@@ -199,8 +226,70 @@ public final class Framesetter {
         // table there, so that lines the break rules take back take their box edges along.
         var boxTops: [(box: Int, y: Double, offset: Int)] = []
         var boxBottoms: [(box: Int, y: Double, offset: Int)] = []
+        // Lines of floated blocks in `frame.lines`: they are beside the flow, not above it, so
+        // the margins of what comes first in the flow still go at a column's top.
+        var floatLines = 0
         while offset < (end ?? text.count) {
             let paragraphIndex = text.paragraphIndex(at: offset)
+            if end == nil, let index = floatStarts[paragraphIndex], !inFlowFloats.contains(index),
+               offset == text.paragraphs[paragraphIndex].range.lowerBound {
+                // A floated block: set whole at its side, the text after it beside it.
+                if !frame.isEmpty, let forced = forcedBreak(before: paragraphIndex) {
+                    frame.pageBreak = forced == .page
+                    break
+                }
+                guard let block = try floatedBlock(index, in: rect) else {
+                    inFlowFloats.insert(index)  // Taller than a column: set in the flow.
+                    continue
+                }
+                let paragraphs = text.floats[index].paragraphs
+                // Boxes around it that open here open in the flow, above it.
+                var opening = BoxOpening(spaceAbove: previousSpaceAfter, placedAbove: frame.lines.count > floatLines || !frame.tables.isEmpty)
+                let enclosing = boxOpenings[paragraphIndex]?.filter { text.boxes[$0].paragraphs.upperBound > paragraphs.upperBound } ?? []
+                if !enclosing.isEmpty {
+                    opening = openBoxes(enclosing, opening)
+                    previousSpaceAfter = opening.spaceAbove
+                }
+                // Its top is where the next line's would be, with the margin above that.
+                let next = paragraphs.upperBound < text.paragraphs.count ? marginAbove(paragraph: paragraphs.upperBound) : 0
+                let space = opening.placedAbove ? max(previousSpaceAfter, next) : 0
+                let container = Rect(x: rect.x + block.indents.start, y: rect.y,
+                                     width: max(1, rect.width - block.indents.start - block.indents.end), height: rect.height)
+                guard let placed = place(block, float: index, in: container, top: cursor + opening.edges + space, beside: frame.floats) else {
+                    if frame.isEmpty && frame.floats.isEmpty {
+                        // Not even here at the top: a whole column holds it (`floatedBlock`
+                        // checked), this rectangle does not.
+                        guard rect.height < (columnExtent ?? rect.height) - LineFiller.tolerance else {
+                            inFlowFloats.insert(index)
+                            continue
+                        }
+                        throw TypesetError(.columnTooSmall, String(format: "a rectangle %.1f pt deep cannot hold the floated block at offset %d", rect.height, offset))
+                    }
+                    // Not enough of the column left: it starts the next one.
+                    offset = keepingTogether(&frame, next: offset, measure: rect.width)
+                    rewindFloats(&frame, to: offset)
+                    break
+                }
+                boxTops += opening.tops.map { ($0.box, rect.y + cursor + ($0.y ?? opening.edges), offset) }
+                cursor += opening.edges
+                frame.floats.append(placed.float)
+                frame.floats += placed.pictures
+                frame.lines += placed.lines
+                floatLines += placed.lines.count
+                frame.rules += placed.rules
+                frame.floatBoxes += placed.boxes
+                offset = placed.float.range.upperBound
+                floatsPlacedThrough = max(floatsPlacedThrough, offset)
+                if let boxes = boxClosings[paragraphs.upperBound - 1]?.filter({ text.boxes[$0].paragraphs.lowerBound < paragraphs.lowerBound }),
+                   !boxes.isEmpty {
+                    // A box around it that ends with it holds it: it closes below the float.
+                    cursor = max(cursor, placed.float.rect.maxY + Self.floatMargin - rect.y)
+                    let closing = closeBoxes(boxes)
+                    boxBottoms += closing.bottoms.map { ($0.box, rect.y + cursor + $0.y, offset) }
+                    cursor += closing.extent
+                }
+                continue
+            }
             // Before anything is analysed at this measure (a table's columns are resolved for
             // the first measure it meets).
             if end == nil, let spanning, !frame.isEmpty, offset == text.paragraphs[paragraphIndex].range.lowerBound,
@@ -220,7 +309,7 @@ public final class Framesetter {
                 }
                 // A table is set below the pictures floated beside the text before it.
                 if first, let below = Self.floatsBottom(frame.floats, sides: [.left, .right], in: rect) { cursor = max(cursor, below) }
-                var opening = BoxOpening(spaceAbove: previousSpaceAfter, placedAbove: !frame.isEmpty)
+                var opening = BoxOpening(spaceAbove: previousSpaceAfter, placedAbove: frame.lines.count > floatLines || !frame.tables.isEmpty)
                 if first, let boxes = boxOpenings[paragraphIndex] { opening = openBoxes(boxes, opening) }
                 var gap = opening.edges + (first && opening.placedAbove ? max(opening.spaceAbove, table.table.style.spaceBefore) : 0)
                 if frame.isEmpty && cursor + gap > rect.height / 2 {
@@ -273,7 +362,7 @@ public final class Framesetter {
                     .map { (paragraphIndex, $0) }
             }
             // Boxes opening here put their margins, borders and paddings above the line.
-            var opening = BoxOpening(spaceAbove: previousSpaceAfter, placedAbove: !frame.isEmpty, ruleAbove: first && style.ruleAbove)
+            var opening = BoxOpening(spaceAbove: previousSpaceAfter, placedAbove: frame.lines.count > floatLines || !frame.tables.isEmpty, ruleAbove: first && style.ruleAbove)
             if end == nil && first, let boxes = boxOpenings[paragraphIndex] { opening = openBoxes(boxes, opening) }
             var gap = opening.edges
             var space = 0.0
@@ -338,7 +427,7 @@ public final class Framesetter {
                         throw TypesetError(.columnTooSmall, String(format: "a column %.1f pt high cannot hold the floated picture at offset %d", rect.height, offset))
                     }
                     // Those placed in this round go too.
-                    frame.floats.removeAll { text.attachments[$0.attachment].offset >= floatsPlacedThrough }
+                    frame.floats.removeAll { $0.offset >= floatsPlacedThrough }
                     offset = keepingTogether(&frame, next: offset, measure: made.measure)
                     rewindFloats(&frame, to: offset)
                     break
@@ -418,6 +507,11 @@ public final class Framesetter {
         }
         frame.range = start..<offset
         if end == nil && !text.boxes.isEmpty { frame.boxes = boxPieces(in: rect, range: frame.range, tops: boxTops, bottoms: boxBottoms) }
+        if !frame.floatBoxes.isEmpty {
+            // In the order of `text.boxes`: an enclosing box is drawn under those inside it.
+            frame.boxes = (frame.boxes + frame.floatBoxes).enumerated().sorted { ($0.element.box, $0.offset) < ($1.element.box, $1.offset) }.map(\.element)
+            frame.floatBoxes = []
+        }
         return frame
     }
 
@@ -511,7 +605,7 @@ public final class Framesetter {
         var pieces: [BoxPiece] = []
         for index in candidates {
             let box = text.boxes[index]
-            guard last(box) > range.lowerBound else { continue }
+            guard last(box) > range.lowerBound, !isInsideFloatedBlock(box) else { continue }
             let beginsHere = first(box) >= range.lowerBound
             let top = tops.first { $0.box == index && $0.offset < range.upperBound && beginsHere }
             let bottom = bottoms.first { $0.box == index && $0.offset <= range.upperBound }
@@ -577,8 +671,11 @@ public final class Framesetter {
     /// Takes out of `frame` the pictures anchored at or after `next` (their lines went to the
     /// next column: they go with them).
     private func rewindFloats(_ frame: inout Frame, to next: Int) {
-        frame.floats.removeAll { text.attachments[$0.attachment].offset >= next }
+        frame.floats.removeAll { $0.offset >= next }
         floatsPlacedThrough = min(floatsPlacedThrough, next)
+        // A floated block's lines and boxes go with it.
+        frame.lines.removeAll { $0.line.range.lowerBound >= next }
+        frame.floatBoxes.removeAll { text.paragraphs[text.boxes[$0.box].paragraphs.lowerBound].range.lowerBound >= next }
     }
 
     /// Picture `attachment` floated to its side of `rect` with its top at `top` (relative to
@@ -595,7 +692,8 @@ public final class Framesetter {
             if free.right - free.left >= along - LineFiller.tolerance || free.below == nil {
                 guard y + across <= rect.maxY + LineFiller.tolerance else { return nil }
                 let x = side == .left ? free.left : free.right - along
-                return PlacedFloat(attachment: attachment, side: side, rect: Rect(x: x, y: y, width: along, height: across))
+                return PlacedFloat(attachment: attachment, offset: text.attachments[attachment].offset, side: side,
+                                   rect: Rect(x: x, y: y, width: along, height: across))
             }
             y = free.below!
         }
@@ -603,7 +701,7 @@ public final class Framesetter {
 
     /// What the floated pictures reaching into `y ..< y + depth` leave of `rect` across the
     /// line (their margins kept), and the highest foot among them (nil when none reaches in).
-    private static func freeSpan(beside floats: [PlacedFloat], in rect: Rect, y: Double,
+    static func freeSpan(beside floats: [PlacedFloat], in rect: Rect, y: Double,
                                  depth: Double) -> (left: Double, right: Double, below: Double?) {
         var (left, right, below) = (rect.x, rect.maxX, Double?.none)
         for float in floats where float.rect.y < y + depth && float.rect.maxY + floatMargin > y {
@@ -645,6 +743,21 @@ public final class Framesetter {
         let owner = candidate < text.tables.count && text.tables[candidate].paragraphs.contains(index)
             ? text.tables[candidate].paragraphs.lowerBound : index
         return text.paragraphs[owner].value.spansColumns
+    }
+
+    /// Whether paragraph `index` is in a floated block set as a float (it is set whole, so
+    /// nothing of it is kept with what follows).
+    private func isInFloatedBlock(_ index: Int) -> Bool {
+        let candidate = text.floats.partitioningIndex { $0.paragraphs.upperBound > index }
+        return candidate < text.floats.count && text.floats[candidate].paragraphs.contains(index) && !inFlowFloats.contains(candidate)
+    }
+
+    /// Whether `box` is inside a block set as a float, whose own framesetter draws it.
+    private func isInsideFloatedBlock(_ box: TextBox) -> Bool {
+        let candidate = text.floats.partitioningIndex { $0.paragraphs.upperBound > box.paragraphs.lowerBound }
+        guard candidate < text.floats.count, !inFlowFloats.contains(candidate) else { return false }
+        let block = text.floats[candidate].paragraphs
+        return block.lowerBound <= box.paragraphs.lowerBound && box.paragraphs.upperBound <= block.upperBound
     }
 
     /// Whether paragraph `index` is a table cell's.
@@ -718,7 +831,7 @@ public final class Framesetter {
                         move = here - (style.widows - following) >= style.orphans ? style.widows - following : here
                     }
                 }
-            } else if paragraphIndex > 0 && !isInTable(paragraphIndex - 1) {
+            } else if paragraphIndex > 0 && !isInTable(paragraphIndex - 1) && !isInFloatedBlock(paragraphIndex - 1) {
                 // Between paragraphs: keep the one before with this one when either asks (a
                 // table's last cell stays in its table).
                 let before = text.paragraphs[paragraphIndex - 1]

@@ -26,7 +26,18 @@ struct HTMLWalker {
         var tableRole: TableRole?
         /// Index in `builder.boxes` of the element's box, if it draws one.
         var boxIndex: Int?
+        /// Whether the element is the floated block being built (`openFloat`).
+        var floats = false
     }
+
+    /// A block floated to a side, open: where its paragraphs start, and the margin waiting
+    /// above it, which the block after it takes instead (a float is out of the flow, so the
+    /// margins before and after it collapse together).
+    private struct OpenFloat {
+        var block: FloatedBlock
+        var marginBefore: Double
+    }
+    private var openFloat: OpenFloat?
 
     /// What an element is in the table being built: only the outermost table of a nest is
     /// built as a grid; a table inside one of its cells is set as that cell's paragraphs, one
@@ -440,10 +451,27 @@ struct HTMLWalker {
             style.endIndent = 0
         }
         var paragraph = parent.paragraph
+        // A floated block: the outermost one outside tables and spanning blocks (a float in a
+        // float or a cell stays in its flow, as does one in a block across the columns).
+        let floats = style.float != nil && style.display != .inline && name != "img" && name != "image"
+            && tableRole == nil && openTable == nil && openFloat == nil && !style.spansColumns
+        if floats, let side = style.float {
+            builder.breakParagraph()
+            var block = FloatedBlock(paragraphs: builder.paragraphCount..<builder.paragraphCount, side: side)
+            block.width = style.width
+            block.widthFraction = style.box.widthFraction
+            block.containerStartIndent = ComputedStyle.clamped(parent.style.startIndent, 0)
+            block.containerEndIndent = ComputedStyle.clamped(parent.style.endIndent, 0)
+            block.ownStart = max(0, ComputedStyle.clamped(style.startIndent, 0) - block.containerStartIndent)
+            block.ownEnd = max(0, ComputedStyle.clamped(style.endIndent, 0) - block.containerEndIndent)
+            openFloat = OpenFloat(block: block, marginBefore: builder.takePendingMargin())
+        }
         if style.display != .inline {
             builder.breakParagraph()
-            builder.addMargin(style.marginTop)
-            builder.addBreakBefore(style.breakBefore)
+            if !floats {
+                builder.addMargin(style.marginTop)
+                builder.addBreakBefore(style.breakBefore)
+            }
             paragraph = style.paragraphStyle(base: base)
             paragraph.element = ([name] + (attribute(element, "class")?.split(whereSeparator: Self.isHTMLWhitespace).map(String.init) ?? []))
                 .joined(separator: ".")
@@ -459,7 +487,7 @@ struct HTMLWalker {
         }
         if let tableRole { beginTablePart(tableRole, element, style: style) }
         frames.append(Frame(children: element.children, style: style, styleID: styleID, paragraph: paragraph, list: list,
-                            element: structural ? selected : nil, tableRole: tableRole, boxIndex: boxIndex))
+                            element: structural ? selected : nil, tableRole: tableRole, boxIndex: boxIndex, floats: floats))
         if list != nil { listFrames.append(frames.count - 1) }
         if element.tag == GUMBO_TAG_BODY && bodyFrame == nil { bodyFrame = frames.count - 1 }
     }
@@ -496,8 +524,9 @@ struct HTMLWalker {
         for property in style.apply(declarations, parent: parent, base: base, tableElement: tableElement) {
             ignoredProperties[property, default: 0] += 1
         }
-        if name != "img" && name != "image" {
-            // Only pictures float: on other elements `float` is ignored, and counted so.
+        if name != "img" && name != "image" && style.display == .inline {
+            // Pictures and blocks float; on other inline elements (which CSS would make
+            // blocks) `float` is ignored, and counted so.
             let floats = declarations.count { $0.property == "float" }
             if floats > 0 { ignoredProperties["float", default: 0] += floats }
             style.float = nil
@@ -578,8 +607,19 @@ struct HTMLWalker {
         if frame.style.display != .inline {
             builder.breakParagraph()
             if let index = frame.boxIndex { closeBox(index) }
-            builder.addBreakAfter(frame.style.breakAfter)
-            builder.addMargin(frame.style.marginBottom)
+            if frame.floats, var open = openFloat.take() {
+                let end = builder.paragraphCount
+                open.block.paragraphs = open.block.paragraphs.lowerBound..<end
+                // A float holding a table stays in the flow, where the table is set as a grid.
+                if end > open.block.paragraphs.lowerBound, !builder.tables.contains(where: { $0.paragraphs.overlaps(open.block.paragraphs) }) {
+                    builder.floats.append(open.block)
+                }
+                builder.discardPendingMargins()
+                builder.addMargin(open.marginBefore)
+            } else {
+                builder.addBreakAfter(frame.style.breakAfter)
+                builder.addMargin(frame.style.marginBottom)
+            }
             if let parent = frames.last { builder.paragraphStyle = parent.paragraph }
         }
         if let role = frame.tableRole { endTablePart(role) }

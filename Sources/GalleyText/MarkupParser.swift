@@ -242,6 +242,6 @@ public struct MarkupParser: Sendable {
             return run
         }
         return AttributedText(scalars: text.scalars, styleRuns: runs, paragraphs: text.paragraphs, attachments: text.attachments,
-                              tables: text.tables, boxes: text.boxes)
+                              tables: text.tables, boxes: text.boxes, floats: text.floats)
     }
 }

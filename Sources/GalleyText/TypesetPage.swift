@@ -57,6 +57,19 @@ public struct ColumnFrame: Hashable, Sendable {
     public var tables: [TableFrame] = []
     /// Pieces of blocks' boxes drawn in the column, enclosing boxes first.
     public var boxes: [BoxFrame] = []
+    /// Blocks floated to a side of the column, in text order.
+    public var floats: [FloatFrame] = []
+}
+
+/// A floated block (`FloatedBlock`) placed in a column: for the manifest and tests.
+public struct FloatFrame: Hashable, Sendable {
+    /// The block's index among the article's floated blocks (`AttributedText.floats`).
+    public var block: Int
+    public var side: FloatSide
+    /// Its rectangle on the page (margin box, without the gap kept around floats).
+    public var rect: Rect
+    /// Global offsets of its text, all set here.
+    public var range: Range<Int>
 }
 
 /// A piece of a block's box (`TextBox`) in a column: for the manifest and tests.

@@ -151,6 +151,11 @@ import Testing
         #expect(floats.compactMap { $0["float"] as? String } == ["right", "left"])
         #expect(floats.allSatisfy { ($0["page"] as? Int ?? 0) >= 1 && $0["rect"] != nil && ($0["source"] as? String)?.hasPrefix("images/") == true })
         #expect((layout?["boxes"] as? [[String: Any]])?.isEmpty == false, "the sidebar's box")
+        // The sidebar floats right, whole, in the column its text is counted in.
+        let blocks = try #require(layout?["floated_blocks"] as? [[String: Any]])
+        #expect(blocks.count == 1 && blocks.first?["float"] as? String == "right" && blocks.first?["block"] as? Int == 0)
+        let range = try #require(blocks.first?["text_range"] as? [Int])
+        #expect(range.count == 2 && range[0] < range[1])
         #expect((layout?["tables"] as? [[String: Any]])?.isEmpty == false)
     }
 

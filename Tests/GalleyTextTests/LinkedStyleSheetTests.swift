@@ -115,9 +115,9 @@ import Testing
 
     /// Properties Galley does not support are ignored quietly but counted, for `--verbose`.
     @Test func ignoredPropertiesAreCounted() {
-        let article = parse("<style>p { float: left; color: red } .box { border: 1px solid; float: right }</style>"
-                            + "<p>one</p><p class=box>two</p><span style='text-shadow: 1px 1px'>three</span>")
-        #expect(article.ignoredProperties["float"] == 3, "declared by p for both paragraphs and by .box for the second")
+        let article = parse("<style>em { float: left; color: red } .box { border: 1px solid } em.x { float: right }</style>"
+                            + "<p>one <em>a</em></p><p class=box>two <em class=x>b</em></p><span style='text-shadow: 1px 1px'>three</span>")
+        #expect(article.ignoredProperties["float"] == 3, "declared by em for both inline elements and by em.x for the second (blocks and pictures float)")
         #expect(article.ignoredProperties["border-top-width"] == nil && article.ignoredProperties["border"] == nil, "drawn around a block")
         #expect(parse("<p>a <span style='border: 1px solid'>framed</span> word</p>").ignoredProperties["border"] == 1,
                 "not around an inline element")

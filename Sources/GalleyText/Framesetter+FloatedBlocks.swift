@@ -1,0 +1,174 @@
+/// Floated blocks (`AttributedText.floats`): a `div`, `aside` or `figure` with `float: left`
+/// or `right` is set whole by a framesetter of its own, in a rectangle as wide as its CSS
+/// `width` (or as its content wants, at most the column: CSS 2.1's shrink-to-fit width),
+/// placed at its side of the column where the next line would start (beside the floats
+/// already there, or below them), and the text after it flows beside it as beside a floated
+/// picture. Like a picture it is never split: one too tall for the rest of the column starts
+/// the next, and one taller than a whole column is set in the flow instead.
+extension Framesetter {
+    /// A floated block set in its own rectangle, at the origin, ready to be placed.
+    struct FloatedBlockLayout {
+        var width: Double
+        var height: Double
+        /// The indents of the block it sits in, which it is placed between.
+        var indents: (start: Double, end: Double)
+        var lines: [PlacedLine]
+        var rules: [Double]
+        var boxes: [BoxPiece]
+        var pictures: [PlacedFloat]
+        var range: Range<Int>
+    }
+
+    /// A floated block placed in the column.
+    struct PlacedBlock {
+        var float: PlacedFloat
+        var lines: [PlacedLine]
+        var rules: [Double]
+        var boxes: [BoxPiece]
+        var pictures: [PlacedFloat]
+    }
+
+    /// Sets floated block `index` for a column `rect`: nil when it is deeper than a whole
+    /// column (`columnExtent`).
+    func floatedBlock(_ index: Int, in rect: Rect) throws(TypesetError) -> FloatedBlockLayout? {
+        let block = text.floats[index]
+        var (start, end) = (block.containerStartIndent, block.containerEndIndent)
+        if start + end > rect.width / 2 {
+            // Cut as lines' indents are, so deep nesting still leaves the column room.
+            let factor = rect.width / 2 / (start + end)
+            (start, end) = (start * factor, end * factor)
+        }
+        let available = max(1, rect.width - start - end)
+        let own = Self.floatedText(text, block: block)
+        let setter = Framesetter(text: own.text, fonts: fonts, maximumBox: (min(maximumBox.width, available), maximumBox.height),
+                                 typography: typography, vertical: vertical)
+        let width: Double
+        if let declared = block.width ?? block.widthFraction.map({ $0 * available }) {
+            width = declared + block.ownStart + block.ownEnd
+        } else {
+            // Shrink-to-fit: the widest line its paragraphs would set unbroken.
+            var widest = 0.0
+            for paragraph in own.text.paragraphs.indices { widest = max(widest, try setter.contentWidths(ofParagraph: paragraph).maximum) }
+            width = widest
+        }
+        let column = Rect(x: 0, y: 0, width: min(available, max(1, width.isFinite ? width : available)),
+                          height: max(rect.height, columnExtent ?? rect.height))
+        let frame: Frame
+        do {
+            frame = try setter.fill(column, from: 0)
+        } catch {
+            return nil  // Not one line of it fits the column: set in the flow, which says so.
+        }
+        if !floatsCounted.contains(index) {
+            floatsCounted.insert(index)
+            tablesUncovered.merge(setter.uncoveredCharacters, uniquingKeysWith: +)
+            tablesUnhyphenated.formUnion(setter.unhyphenatedLanguages)
+        }
+        guard frame.range.upperBound >= own.text.count, !frame.pageBreak else { return nil }
+        let lines = frame.lines.map { placed in
+            var placed = placed
+            placed.line.shift(by: own.start, attachments: own.attachmentBase)
+            return placed
+        }
+        let boxes = frame.boxes.map { piece in
+            var piece = piece
+            piece.box += own.boxBase
+            return piece
+        }
+        let pictures = frame.floats.map { picture in
+            var picture = picture
+            picture.attachment = picture.attachment.map { $0 + own.attachmentBase }
+            picture.offset += own.start
+            return picture
+        }
+        return FloatedBlockLayout(width: column.width, height: frame.bottom ?? 0, indents: (start, end), lines: lines, rules: frame.rules,
+                                  boxes: boxes, pictures: pictures, range: own.start..<(own.start + own.text.count))
+    }
+
+    /// `block` floated to its side of `rect` (the column between the indents of the block it
+    /// sits in) with its top at `top` (relative), beside the floats already there or below
+    /// them; nil when the column has no room for it below `top`.
+    func place(_ block: FloatedBlockLayout, float index: Int, in rect: Rect, top: Double, beside floats: [PlacedFloat]) -> PlacedBlock? {
+        let side = text.floats[index].side
+        var y = rect.y + top
+        while true {
+            let free = Self.freeSpan(beside: floats, in: rect, y: y, depth: block.height + Self.floatMargin)
+            if free.right - free.left >= block.width - LineFiller.tolerance || free.below == nil {
+                guard y + block.height <= rect.maxY + LineFiller.tolerance else { return nil }
+                let x = side == .left ? free.left : free.right - block.width
+                let float = PlacedFloat(block: index, offset: block.range.lowerBound, side: side,
+                                        rect: Rect(x: x, y: y, width: block.width, height: block.height), range: block.range)
+                return PlacedBlock(float: float,
+                                   lines: block.lines.map { placed in
+                                       var placed = placed
+                                       placed.origin += x
+                                       placed.top += y
+                                       placed.baseline += y
+                                       return placed
+                                   },
+                                   rules: block.rules.map { $0 + y },
+                                   boxes: block.boxes.map { piece in
+                                       var piece = piece
+                                       piece.rect = piece.rect.offsetBy(dx: x, dy: y)
+                                       return piece
+                                   },
+                                   pictures: block.pictures.map { picture in
+                                       var picture = picture
+                                       picture.rect = picture.rect.offsetBy(dx: x, dy: y)
+                                       return picture
+                                   })
+            }
+            y = free.below!
+        }
+    }
+
+    /// The text of a floated block alone, its indents and its boxes' counted from the block
+    /// it sits in, with where it starts in the article's text, attachments and boxes.
+    static func floatedText(_ text: AttributedText, block: FloatedBlock) -> (text: AttributedText, start: Int, attachmentBase: Int, boxBase: Int) {
+        let start = text.paragraphs[block.paragraphs.lowerBound].range.lowerBound
+        let end = text.paragraphs[block.paragraphs.upperBound - 1].range.upperBound
+        var runs: [AttributeRun<TextStyle>] = []
+        var runIndex = text.styleRunIndex(at: start)
+        while runIndex < text.styleRuns.count, text.styleRuns[runIndex].range.lowerBound < end {
+            var run = text.styleRuns[runIndex]
+            run.range = (max(run.range.lowerBound, start) - start)..<(min(run.range.upperBound, end) - start)
+            runs.append(run)
+            runIndex += 1
+        }
+        let paragraphs = text.paragraphs[block.paragraphs].map { paragraph in
+            var style = paragraph.value
+            style.startIndent = max(0, style.startIndent - block.containerStartIndent)
+            style.endIndent = max(0, style.endIndent - block.containerEndIndent)
+            style.spansColumns = false
+            return AttributeRun(range: (paragraph.range.lowerBound - start)..<(paragraph.range.upperBound - start), value: style)
+        }
+        let attachmentBase = text.attachments.partitioningIndex { $0.offset >= start }
+        let attachments = text.attachments[attachmentBase...].prefix { $0.offset < end }.map { attachment in
+            var attachment = attachment
+            attachment.offset -= start
+            return attachment
+        }
+        // Boxes nest and come enclosing ones first: those inside the block follow any that
+        // open with it and hold more.
+        var boxBase = text.boxes.partitioningIndex { $0.paragraphs.lowerBound >= block.paragraphs.lowerBound }
+        while boxBase < text.boxes.count, text.boxes[boxBase].paragraphs.lowerBound == block.paragraphs.lowerBound,
+              text.boxes[boxBase].paragraphs.upperBound > block.paragraphs.upperBound {
+            boxBase += 1
+        }
+        let boxes = text.boxes[boxBase...].prefix { $0.paragraphs.lowerBound < block.paragraphs.upperBound }
+            .map { box in
+                var box = box
+                box.paragraphs = (box.paragraphs.lowerBound - block.paragraphs.lowerBound)..<(box.paragraphs.upperBound - block.paragraphs.lowerBound)
+                box.startIndent = max(0, box.startIndent - block.containerStartIndent)
+                box.endIndent = max(0, box.endIndent - block.containerEndIndent)
+                return box
+            }
+        let own = AttributedText(scalars: Array(text.scalars[start..<end]), styleRuns: runs, paragraphs: paragraphs,
+                                 attachments: Array(attachments), boxes: Array(boxes))
+        return (own, start, attachmentBase, boxBase)
+    }
+}
+
+private extension Rect {
+    func offsetBy(dx: Double, dy: Double) -> Rect { Rect(x: x + dx, y: y + dy, width: width, height: height) }
+}
