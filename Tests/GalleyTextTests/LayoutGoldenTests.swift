@@ -52,7 +52,7 @@ enum LayoutGolden {
                     if let float = attachment.float { object["float"] = float.rawValue }
                     return object
                 },
-            ].merging(tables(of: page)) { first, _ in first }
+            ].merging(tables(of: page)) { first, _ in first }.merging(blocks(of: page)) { first, _ in first }
         }
         // Sorted keys and no escaped slashes keep the files stable and readable in diffs.
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? Data()
@@ -74,6 +74,25 @@ enum LayoutGolden {
             }
         }
         return pieces.isEmpty ? [:] : ["tables": pieces]
+    }
+
+    /// Pieces of boxes and floated blocks, for pages that have any (pages without keep the
+    /// goldens they had before boxes and floats were set).
+    static func blocks(of page: TypesetPage) -> [String: Any] {
+        func rect(_ r: Rect) -> [Double] { [round(r.x), round(r.y), round(r.width), round(r.height)] }
+        var object: [String: Any] = [:]
+        let boxes = page.columns.enumerated().flatMap { index, column in
+            column.boxes.map { ["column": index, "box": $0.box, "rect": rect($0.rect), "starts": $0.startsHere, "ends": $0.endsHere] as [String: Any] }
+        }
+        if !boxes.isEmpty { object["boxes"] = boxes }
+        let floats = page.columns.enumerated().flatMap { index, column in
+            column.floats.map {
+                ["column": index, "block": $0.block, "side": $0.side.rawValue, "rect": rect($0.rect),
+                 "range": [$0.range.lowerBound, $0.range.upperBound]] as [String: Any]
+            }
+        }
+        if !floats.isEmpty { object["floated_blocks"] = floats }
+        return object
     }
 
     /// Compares with the golden `name.json`, or records it when `RECORD_GOLDENS` is set.
@@ -145,4 +164,23 @@ private func layout(_ name: String, columns: Int, width: Double = 595, height: D
 @Test func bidirectionalTextMatchesGolden() throws {
     let text = testText(["English with עברית inside and 123 numbers.", "פסקה בעברית with English words ומספרים 2024."])
     try LayoutGolden.check("bidi", try typesetAll(text, layout("bidi", columns: 1, width: 260, height: 300), fonts: sharedFonts), text: text)
+}
+
+/// A magazine page's blocks: a headline across three columns, a picture and a boxed sidebar
+/// floated beside the text, a pull quote across the columns with a rule, a boxed note split
+/// over columns, and the last page's columns balanced.
+@Test func magazineBlocksMatchGolden() throws {
+    var layout = layout("magazine", columns: 2, width: 500, height: 520)
+    layout.inset = .init(all: 30)
+    layout.base.fontSize = 9
+    layout.typography.justifyThreshold = 0.8
+    func prose(_ words: Int, _ seed: UInt64) -> String { SpanningBlockTests.prose(words, seed: seed) }
+    let html = "<h1 style='column-span: all; font-size: 20pt'>A headline across the columns</h1>"
+        + "<p><img src='a.png' width=80 height=60 style='float: right'>\(prose(90, 1))</p>"
+        + "<aside style='float: left; width: 45%; border: 1px solid #333; padding: 4px; background: #eeeeee'><h3>Sidebar</h3><p>\(prose(25, 2))</p></aside>"
+        + "<p>\(prose(120, 3))</p>"
+        + "<blockquote style='column-span: all; border-top: 2px solid #800; border-bottom: 1px dotted #800; padding: 4px 0; text-align: center'>\(prose(14, 4))</blockquote>"
+        + "<div style='border: 1px dashed #555; padding: 6px; background: #f4f0e8'><p>\(prose(160, 5))</p></div><p style='clear: both'>\(prose(60, 6))</p>"
+    let text = BalancedColumnsTests.parse(html, layout)
+    try LayoutGolden.check("magazine-blocks", try typesetAll(text, layout, fonts: sharedFonts), text: text)
 }
