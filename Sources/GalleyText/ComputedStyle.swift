@@ -78,6 +78,10 @@ struct ComputedStyle: Sendable {
     /// Whether the block's lines may be justified (`-galley-justify: never` in the user-agent
     /// style sheet for headings; `text-align: justify` on the element itself allows it again).
     var justifiable = true
+    /// Inside a table cell (inherited): its lines are justified only where `text-align:
+    /// justify` says so, never by the layout's `justify_threshold`, which is for running
+    /// text; a cell's narrow measure would leave most such lines loose.
+    var inTableCell = false
     /// `width` and `height` in points, for images.
     var width: Double?
     var height: Double?
@@ -182,7 +186,7 @@ struct ComputedStyle: Sendable {
         case .points(let points): multiple = points / (Self.naturalLineHeight * text.size)
         }
         paragraph.lineHeight = multiple.isFinite && multiple > 0 ? min(multiple, 100) : base.lineHeight
-        paragraph.justifiable = justifiable && whiteSpace != .preserve
+        paragraph.justifiable = justifiable && whiteSpace != .preserve && (!inTableCell || alignment == .justify)
         paragraph.orphans = orphans
         paragraph.widows = widows
         paragraph.avoidBreakInside = avoidBreakInside

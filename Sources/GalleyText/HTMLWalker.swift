@@ -449,6 +449,7 @@ struct HTMLWalker {
             // A cell's content is indented from the cell's padding box, not the column.
             style.startIndent = 0
             style.endIndent = 0
+            style.inTableCell = true
         }
         var paragraph = parent.paragraph
         // A floated block: the outermost one outside tables and spanning blocks (a float in a
