@@ -16,9 +16,12 @@ enum OutputVariant: Hashable, Sendable, Comparable {
     /// The output's path under the output folder: `<folder>/page-0001.<ext>`, thumbnails under
     /// `<folder>/thumbs/<box>/`.
     func path(folder: String, page number: Int, fileExtension: String) -> String {
+        // Zero-padded by hand: `String(format:)` with `%@` bridges every argument on Linux.
+        let digits = String(number)
+        let padded = String(repeating: "0", count: max(0, 4 - digits.count)) + digits
         switch self {
-        case .image: String(format: "%@/page-%04d.%@", folder, number, fileExtension)
-        case .thumbnail(let box): String(format: "%@/thumbs/%d/page-%04d.%@", folder, box, number, fileExtension)
+        case .image: return "\(folder)/page-\(padded).\(fileExtension)"
+        case .thumbnail(let box): return "\(folder)/thumbs/\(box)/page-\(padded).\(fileExtension)"
         }
     }
 }
