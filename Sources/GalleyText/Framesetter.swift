@@ -34,6 +34,8 @@ public final class Framesetter {
     /// where a fill stopped at that offset (`TableLayouter.resume(at:)`), not from where the
     /// last fill left it.
     private var cellTables: [Int: (measure: Double, layouter: TableLayouter)] = [:]
+    /// Nested tables' widths and fresh layouters, shared with this framesetter's copies.
+    let nestedTables: NestedTableCache
     /// How the manifest numbers this text's tables (`TableFrame.table`): all of an article's
     /// tables in document order, a table before those nested in it. `first` is the number of
     /// `text.tables[0]` (a nested table's framesetter starts past its parent's), and `parent`
@@ -82,6 +84,7 @@ public final class Framesetter {
         self.maximumBox = maximumBox
         self.vertical = vertical
         self.tableStarts = Dictionary(text.tables.enumerated().map { ($1.paragraphs.lowerBound, $0) }, uniquingKeysWith: { first, _ in first })
+        nestedTables = NestedTableCache()
         var before = 0
         self.tablesBefore = text.tables.map { table in
             defer { before += table.tableCount }
@@ -114,6 +117,7 @@ public final class Framesetter {
         flattenedTables = other.flattenedTables
         tableNumbering = other.tableNumbering
         tablesBefore = other.tablesBefore
+        nestedTables = other.nestedTables
         tablesUncovered = other.tablesUncovered
         tablesUnhyphenated = other.tablesUnhyphenated
         tableWarnings = other.tableWarnings
@@ -587,7 +591,13 @@ public final class Framesetter {
         var layouter = cellTables[tableIndex].flatMap { $0.measure == measure ? $0.layouter : nil }
         if layouter == nil {
             guard offset == text.paragraphs[index].range.lowerBound, tableStarts[index] == tableIndex else { return nil }
-            let made = try TableLayouter(index: tableIndex, in: self, measure: measure)
+            let made: TableLayouter
+            if let fresh = nestedTables.fresh[tableIndex], fresh.measure == measure {
+                made = fresh.layouter.copy(for: self)
+            } else {
+                made = try TableLayouter.nested(tableIndex, in: self, measure: measure)
+                nestedTables.fresh[tableIndex] = (measure, made.copy(for: self))
+            }
             if cellTables[tableIndex] == nil { tableWarnings += made.warnings }
             guard made.isUsable else {
                 flattenedTables.insert(tableIndex)
@@ -600,7 +610,14 @@ public final class Framesetter {
         return layouter
     }
 
+    /// `tableWarnings` with those of the tables nested in the tables set so far (a finished
+    /// table's are kept when it is finished).
+    var allTableWarnings: [String] {
+        tableWarnings + (activeTable?.nestedWarnings ?? []) + cellTables.keys.sorted().flatMap { cellTables[$0]?.layouter.nestedWarnings ?? [] }
+    }
+
     private func finish(_ table: TableLayouter) {
+        tableWarnings += table.nestedWarnings
         tablesUncovered.merge(table.uncoveredCharacters, uniquingKeysWith: +)
         tablesUnhyphenated.formUnion(table.unhyphenatedLanguages)
         activeTable = nil

@@ -113,6 +113,8 @@ final class TableLayouter {
     var isFinished: Bool { nextRow >= table.rows.count }
 
     var uncoveredCharacters: [Unicode.Scalar: Int] { cells.uncoveredCharacters }
+    /// What the tables nested in the cells warned about (`warnings` are this table's own).
+    var nestedWarnings: [String] { cells.allTableWarnings }
     var unhyphenatedLanguages: Set<String> { cells.unhyphenatedLanguages }
 
     /// A copy that goes on independently of this one, for `article` (a copy of the framesetter
@@ -179,12 +181,29 @@ final class TableLayouter {
     /// cell framesetter `article`).
     static func contentWidths(ofTable index: Int, in article: Framesetter) throws(TypesetError)
         -> (minimum: Double, maximum: Double, cluster: Double) {
+        if let known = article.nestedTables.widths[index] { return known }
         let layouter = try TableLayouter(index: index, in: article, measure: article.maximumBox.width, resolving: false)
+        article.nestedTables.measured[index] = layouter
         let widths = try layouter.measureColumns()
         let style = layouter.table.style
         let edges = layouter.columnGaps.reduce(0, +) + max(0, style.startIndent) + max(0, style.endIndent)
-        return (widths.minimum.reduce(0, +) + edges, max(widths.maximum.reduce(0, +) + edges, (style.width ?? 0) + edges),
-                widths.cluster.reduce(0, +) + edges)
+        let result = (minimum: widths.minimum.reduce(0, +) + edges, maximum: max(widths.maximum.reduce(0, +) + edges, (style.width ?? 0) + edges),
+                      cluster: widths.cluster.reduce(0, +) + edges)
+        article.nestedTables.widths[index] = result
+        return result
+    }
+
+    /// A layouter for table `index` of a cell's framesetter `article` (a nested table), fitted
+    /// to `measure`: a copy of the one that measured it, when its pictures' width is the same,
+    /// so that the tables nested in it are not measured again.
+    static func nested(_ index: Int, in article: Framesetter, measure: Double) throws(TypesetError) -> TableLayouter {
+        guard let measured = article.nestedTables.measured[index], measured.pictureWidth == pictureWidth(measured.table, measure: measure) else {
+            return try TableLayouter(index: index, in: article, measure: measure)
+        }
+        let layouter = measured.copy(for: article)
+        try layouter.resolveColumns(measure: measure)
+        layouter.resumePoints[layouter.start] = layouter.currentProgress
+        return layouter
     }
 
     /// The table with its vertical paddings, borders and spacing each at most `limit`, so
@@ -768,6 +787,18 @@ final class TableLayouter {
         add(Rect(x: box.maxX - border.right.width + inset(border.right.width), y: box.y, width: border.right.width, height: box.height), border.right)
         return rects
     }
+}
+
+/// What a table's framesetter knows of the tables nested in its cells, shared with its copies
+/// (column balancing fills trial columns with copies, each of which would otherwise measure
+/// and make the nested tables again, and their nested tables, at every level): their content
+/// widths, and each one's layouter as made for a measure, before it placed anything, which a
+/// framesetter copies to set it. It changes no result. Unowned by the layouters it holds.
+final class NestedTableCache {
+    var widths: [Int: (minimum: Double, maximum: Double, cluster: Double)] = [:]
+    /// The layouters that measured them (`TableLayouter.contentWidths(ofTable:in:)`).
+    var measured: [Int: TableLayouter] = [:]
+    var fresh: [Int: (measure: Double, layouter: TableLayouter)] = [:]
 }
 
 /// A piece of a table placed in a column: for the manifest and tests.

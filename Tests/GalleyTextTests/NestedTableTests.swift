@@ -84,8 +84,17 @@ import Testing
         let all = pieces(pages)
         let inner = try #require(all.first { $0.parent != nil })
         expectInsideParentCell(inner, among: all)
-        #expect(inner.scale < 1, "set smaller to fit its cell")
-        #expect(warnings.contains { $0.contains("font size") }, "\(warnings)")
+        // Its own adjustment is reported (the outer table has two columns).
+        #expect(warnings.contains { $0.contains("a table of 8 columns") }, "\(warnings)")
+        // Never overprinted: its cells side by side, each line of its text inside its cell.
+        let cells = inner.cells.sorted { $0.column < $1.column }
+        for (a, b) in zip(cells, cells.dropFirst()) { #expect(a.rect.maxX <= b.rect.x + 0.01) }
+        let lines = pages.flatMap { $0.columns.flatMap(\.lines) }
+        for cell in cells {
+            for line in lines where cell.range.contains(line.range.lowerBound) {
+                #expect(tables.contains(cell.rect, line.rect, slack: 0.5), "line \(line.rect) outside inner cell \(cell.rect)")
+            }
+        }
     }
 
     @Test func aNestedTableGoesOnInTheNextColumnWhenItsOuterRowIsCut() throws {
