@@ -97,6 +97,16 @@ import Testing
         }
     }
 
+    @Test func aNestedTableNoWidthCanHoldIsSetAsParagraphsWithEveryCharacterOnce() throws {
+        let many = String(repeating: "<td>wide cell</td>", count: 400)
+        let article = tables.parse("<table border='1'><tr><td>outer<table><tr>\(many)</tr></table></td><td>beside</td></tr></table><p>After.</p>")
+        #expect(article.text.tables.first?.nested.count == 1)
+        let (pages, warnings) = try tables.typeset(article, tables.layout(columns: 2))
+        #expect(warnings.contains { $0.contains("set as paragraphs") }, "\(warnings)")
+        tables.expectWellFormed(pages, text: article.text)
+        #expect(!pieces(pages).contains { $0.columnCount == 400 }, "no grid of 400 columns is drawn")
+    }
+
     @Test func aNestedTableGoesOnInTheNextColumnWhenItsOuterRowIsCut() throws {
         let rows = (1...70).map { "<tr><td>item \($0)</td><td>the value of item \($0)</td></tr>" }.joined()
         let article = tables.parse("""

@@ -121,6 +121,17 @@ import Testing
         #expect(text.paragraphs[table.paragraphs.lowerBound - 1].value.breakAfter == .avoid, "the caption is kept with its table")
     }
 
+    @Test func aFooterBeforeTheBodyStaysWhereTheMarkupPutsIt() throws {
+        // HTML 4 allowed <tfoot> before <tbody>; CSS sets footer rows last, but moving them
+        // would break text order, so they stay where they are (the README says so).
+        let article = parse("<table><tfoot><tr><td>foot</td></tr></tfoot><tbody><tr><td>body</td></tr></tbody></table>")
+        let table = try #require(article.text.tables.first)
+        let text = article.text
+        #expect(table.rows.map { $0.cells.map { text.string(text.paragraphs[$0.paragraphs.lowerBound].range).trimmingCharacters(in: .newlines) } }
+                    == [["foot"], ["body"]])
+        #expect(article.text.validate() == [])
+    }
+
     @Test func aTableInACaptionIsSetAsParagraphsWithAWarning() {
         let article = parse("<table><caption>caption<table><tr><td>inner one</td><td>inner two</td></tr></table></caption><tr><td>cell</td></tr></table>")
         #expect(article.text.tables.count == 1 && article.text.tables[0].nested.isEmpty)
