@@ -33,7 +33,10 @@
 /// cell with its lines (`draw`).
 ///
 /// Work is bounded by the table's text: every cell is measured once per font size tried (at
-/// most `maximumScaleTries`), and set once per column it is placed in.
+/// most `maximumScaleTries`), and set once per column it is placed in. A nested table is measured
+/// again for each font size a table around it tries, and set each time its cell is, so nesting
+/// multiplies the work by a factor growing with depth: the walker bounds depth
+/// (`TextTable.maximumNesting`).
 final class TableLayouter {
     /// The table's index in `AttributedText.tables`, and the table.
     let index: Int
