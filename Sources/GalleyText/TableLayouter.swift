@@ -796,7 +796,8 @@ final class TableLayouter {
 /// (column balancing fills trial columns with copies, each of which would otherwise measure
 /// and make the nested tables again, and their nested tables, at every level): their content
 /// widths, and each one's layouter as made for a measure, before it placed anything, which a
-/// framesetter copies to set it. It changes no result. Unowned by the layouters it holds.
+/// framesetter copies to set it. It changes no result. The layouters it holds are only copied,
+/// never set themselves, and hold their framesetter unowned, so it makes no reference cycle.
 final class NestedTableCache {
     var widths: [Int: (minimum: Double, maximum: Double, cluster: Double)] = [:]
     /// The layouters that measured them (`TableLayouter.contentWidths(ofTable:in:)`).
