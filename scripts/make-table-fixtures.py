@@ -57,7 +57,7 @@ def long_table():
             cells = ['<td colspan="3">A row whose first cell spans three columns: <em>%s</em></td>' % description(row),
                      "<td>%d</td>" % (row + 1)]
         if row == 100:
-            cells[2] = ("<td>Holds a nested table, set as paragraphs in this cell:"
+            cells[2] = ("<td>Holds a nested table, set as a grid in this cell:"
                         "<table><tr><td>inner one</td><td>inner two</td></tr></table></td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
     wide_header = "".join("<th>Column %d</th>" % (k + 1) for k in range(12))

@@ -192,8 +192,11 @@ public struct Manifest: Codable, Sendable, Equatable {
         public var page: Int?
         /// Index of the column on the page (0-based).
         public var column: Int
-        /// The table's index among the article's tables (0-based, document order).
+        /// The table's number among all of the article's tables (0-based, document order,
+        /// nested tables included: a table comes before the tables nested in its cells).
         public var table: Int
+        /// For a table nested in another's cell, that table's number; absent at top level.
+        public var parent: Int? = nil
         public var rect: Rect
         /// `[first, end)`: the rows whose text is set here (repeated header rows aside).
         public var rows: [Int]

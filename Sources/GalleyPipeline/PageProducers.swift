@@ -43,7 +43,7 @@ extension Manifest {
     static func tables(of page: TypesetPage) -> [TableFrame] {
         page.columns.enumerated().flatMap { index, column in
             column.tables.map { table in
-                TableFrame(column: index, table: table.table, rect: Rect(table.rect), rows: [table.rows.lowerBound, table.rows.upperBound],
+                TableFrame(column: index, table: table.table, parent: table.parent, rect: Rect(table.rect), rows: [table.rows.lowerBound, table.rows.upperBound],
                            rowCount: table.rowCount, columnCount: table.columnCount, scale: (table.scale * 1000).rounded() / 1000,
                            cells: table.cells.map { cell in
                                TableFrame.Cell(row: cell.row, column: cell.column, rowSpan: cell.rowSpan, columnSpan: cell.columnSpan,

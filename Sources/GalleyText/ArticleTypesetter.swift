@@ -48,7 +48,7 @@ public final class ArticleTypesetter {
 
     /// Tables set smaller, or wrapped inside words, to fit their column, or set as
     /// paragraphs because nothing could, in the pages made so far.
-    public var tableWarnings: [String] { framesetter.tableWarnings }
+    public var tableWarnings: [String] { framesetter.allTableWarnings }
 
     /// Languages of text to hyphenate that no dictionary covers ("" for text without a
     /// language), in the pages made so far.

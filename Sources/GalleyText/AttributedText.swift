@@ -16,7 +16,8 @@ public struct AttributedText: Sendable, Equatable {
     public let paragraphs: [AttributeRun<ParagraphStyle>]
     /// Inline images, by offset, each at a U+FFFC.
     public let attachments: [Attachment]
-    /// Tables, in document order, each over a run of paragraphs (none nested in another).
+    /// Tables, in document order, each over a run of paragraphs; only the top-level ones:
+    /// tables nested in a cell are in their table's `TextTable.nested`, so these never overlap.
     public let tables: [TextTable]
     /// Boxes of blocks (borders, backgrounds), in document order, so an enclosing box comes
     /// before the boxes inside it; none inside a table.
@@ -36,6 +37,29 @@ public struct AttributedText: Sendable, Equatable {
         self.tables = tables
         self.boxes = boxes
         self.floats = floats
+    }
+
+    /// What is wrong with the tables nested in `table`: each must lie inside one of its cells,
+    /// in document order, and its cells must cover its paragraphs.
+    private static func nestingProblems(_ table: TextTable, name: String) -> [String] {
+        var problems: [String] = []
+        var after = table.paragraphs.lowerBound
+        for (i, inner) in table.nested.enumerated() {
+            let label = "\(name).\(i)"
+            let holder = table.rows.lazy.flatMap(\.cells).first { $0.paragraphs.contains(inner.paragraphs.lowerBound) }
+            if inner.paragraphs.isEmpty || inner.paragraphs.lowerBound < after || holder.map({ inner.paragraphs.upperBound > $0.paragraphs.upperBound }) != false {
+                problems.append("\(label) is not inside one cell of its table, after the tables before it")
+            }
+            var next = inner.paragraphs.lowerBound
+            for cell in inner.rows.flatMap(\.cells) {
+                if cell.paragraphs.lowerBound != next { problems.append("\(label): a cell starts at paragraph \(cell.paragraphs.lowerBound), expected \(next)") }
+                next = cell.paragraphs.upperBound
+            }
+            if next != inner.paragraphs.upperBound { problems.append("\(label) does not cover paragraphs \(inner.paragraphs) with its cells") }
+            after = inner.paragraphs.upperBound
+            problems += nestingProblems(inner, name: label)
+        }
+        return problems
     }
 
     public static let paragraphSeparator: Unicode.Scalar = "\n"
@@ -108,6 +132,7 @@ public struct AttributedText: Sendable, Equatable {
                 problems.append("table \(i) does not cover paragraphs \(table.paragraphs) with its cells")
             }
             afterTable = table.paragraphs.upperBound
+            problems += Self.nestingProblems(table, name: "table \(i)")
         }
         for (i, box) in boxes.enumerated() where box.paragraphs.isEmpty || box.paragraphs.upperBound > paragraphs.count {
             problems.append("box \(i) covers paragraphs \(box.paragraphs)")

@@ -28,6 +28,21 @@ public final class Framesetter {
     private var activeTable: TableLayouter?
     /// Tables set as paragraphs, because no width could hold them as grids.
     private var flattenedTables: Set<Int> = []
+    /// In a table's own framesetter, the layouters of the tables nested in its cells, by index
+    /// in `text.tables`, with the measure they were made for. Cells are filled speculatively
+    /// (a row that does not fit is set again, cut), so each fill resumes a nested table from
+    /// where a fill stopped at that offset (`TableLayouter.resume(at:)`), not from where the
+    /// last fill left it.
+    private var cellTables: [Int: (measure: Double, layouter: TableLayouter)] = [:]
+    /// Nested tables' widths and fresh layouters, shared with this framesetter's copies.
+    let nestedTables: NestedTableCache
+    /// How the manifest numbers this text's tables (`TableFrame.table`): all of an article's
+    /// tables in document order, a table before those nested in it. `first` is the number of
+    /// `text.tables[0]` (a nested table's framesetter starts past its parent's), and `parent`
+    /// the number of the table whose cells this text is (nil for the article).
+    var tableNumbering = (first: 0, parent: Int?.none)
+    /// Tables before `text.tables[i]`, nested ones included.
+    let tablesBefore: [Int]
     /// What finished tables' and floated blocks' framesetters found (`uncoveredCharacters`,
     /// `unhyphenatedLanguages`).
     var tablesUncovered: [Unicode.Scalar: Int] = [:]
@@ -82,6 +97,12 @@ public final class Framesetter {
         self.maximumBox = maximumBox
         self.vertical = vertical
         self.tableStarts = Dictionary(text.tables.enumerated().map { ($1.paragraphs.lowerBound, $0) }, uniquingKeysWith: { first, _ in first })
+        nestedTables = NestedTableCache()
+        var before = 0
+        self.tablesBefore = text.tables.map { table in
+            defer { before += table.tableCount }
+            return before
+        }
         self.boxOpenings = Dictionary(grouping: text.boxes.indices, by: { text.boxes[$0].paragraphs.lowerBound })
         self.boxClosings = Dictionary(grouping: text.boxes.indices.reversed(), by: { text.boxes[$0].paragraphs.upperBound - 1 })
         self.floatStarts = Dictionary(text.floats.enumerated().map { ($1.paragraphs.lowerBound, $0) }, uniquingKeysWith: { first, _ in first })
@@ -108,6 +129,9 @@ public final class Framesetter {
         vertical = other.vertical
         tableStarts = other.tableStarts
         flattenedTables = other.flattenedTables
+        tableNumbering = other.tableNumbering
+        tablesBefore = other.tablesBefore
+        nestedTables = other.nestedTables
         tablesUncovered = other.tablesUncovered
         tablesUnhyphenated = other.tablesUnhyphenated
         tableWarnings = other.tableWarnings
@@ -121,12 +145,14 @@ public final class Framesetter {
         columnExtent = other.columnExtent
         activeTable = nil
         activeTable = other.activeTable?.copy(for: self)
+        for (index, table) in other.cellTables { cellTables[index] = (table.measure, table.layouter.copy(for: self)) }
     }
 
     /// Characters no installed font covers, with counts, among the paragraphs analysed so far.
     public var uncoveredCharacters: [Unicode.Scalar: Int] {
         var all = analyzer.uncoveredCharacters.merging(tablesUncovered, uniquingKeysWith: +)
         if let activeTable { all.merge(activeTable.uncoveredCharacters, uniquingKeysWith: +) }
+        for table in cellTables.values { all.merge(table.layouter.uncoveredCharacters, uniquingKeysWith: +) }
         return all
     }
 
@@ -134,6 +160,7 @@ public final class Framesetter {
     /// text without a language), among the paragraphs analysed so far.
     public var unhyphenatedLanguages: Set<String> {
         analyzer.unhyphenatedLanguages.union(tablesUnhyphenated).union(activeTable?.unhyphenatedLanguages ?? [])
+            .union(cellTables.values.flatMap(\.layouter.unhyphenatedLanguages))
     }
 
     /// A line placed in a rectangle.
@@ -297,13 +324,13 @@ public final class Framesetter {
                 frame.spanChange = true
                 break
             }
-            if end == nil, let table = try table(at: paragraphIndex, offset: offset, measure: rect.width) {
+            if let table = try table(at: paragraphIndex, offset: offset, measure: rect.width, inCell: end != nil) {
                 let first = offset == table.start
-                if first && !frame.isEmpty, let forced = forcedBreak(before: paragraphIndex) {
+                if end == nil && first && !frame.isEmpty, let forced = forcedBreak(before: paragraphIndex) {
                     frame.pageBreak = forced == .page
                     break
                 }
-                if first && frame.isEmpty && !pageStart && forcedBreak(before: paragraphIndex) == .page {
+                if end == nil && first && frame.isEmpty && !pageStart && forcedBreak(before: paragraphIndex) == .page {
                     frame.pageBreak = true
                     break
                 }
@@ -337,7 +364,7 @@ public final class Framesetter {
                     boxBottoms += closing.bottoms.map { ($0.box, rect.y + cursor + $0.y, offset) }
                     cursor += closing.extent
                 }
-                finish(table)
+                if end == nil { finish(table) }
                 continue
             }
             var analysis = try analysis(of: paragraphIndex, at: offset)
@@ -629,7 +656,9 @@ public final class Framesetter {
     /// The table that starts at, or is being set at, paragraph `index` and offset `offset`;
     /// nil for other text, and for a table that no width can hold as a grid (then set as
     /// paragraphs, with a warning).
-    private func table(at index: Int, offset: Int, measure: Double) throws(TypesetError) -> TableLayouter? {
+    /// In a cell (`inCell`: a fill with an `end`), a nested table is resumed from `offset`.
+    private func table(at index: Int, offset: Int, measure: Double, inCell: Bool) throws(TypesetError) -> TableLayouter? {
+        if inCell { return try cellTable(at: index, offset: offset, measure: measure) }
         // Rows without text after the last that has some start where the next text does.
         if let activeTable, activeTable.table.paragraphs.contains(index) || (offset == activeTable.position && !activeTable.isFinished) {
             return activeTable
@@ -647,7 +676,42 @@ public final class Framesetter {
         return layouter
     }
 
+    /// The nested table holding paragraph `index` of a cell, resumed from `offset`; nil for
+    /// other text and for a table set as paragraphs.
+    private func cellTable(at index: Int, offset: Int, measure: Double) throws(TypesetError) -> TableLayouter? {
+        let tableIndex = text.tables.partitioningIndex { $0.paragraphs.upperBound > index }
+        guard tableIndex < text.tables.count, text.tables[tableIndex].paragraphs.contains(index),
+              !flattenedTables.contains(tableIndex) else { return nil }
+        var layouter = cellTables[tableIndex].flatMap { $0.measure == measure ? $0.layouter : nil }
+        if layouter == nil {
+            guard offset == text.paragraphs[index].range.lowerBound, tableStarts[index] == tableIndex else { return nil }
+            let made: TableLayouter
+            if let fresh = nestedTables.fresh[tableIndex], fresh.measure == measure {
+                made = fresh.layouter.copy(for: self)
+            } else {
+                made = try TableLayouter.nested(tableIndex, in: self, measure: measure)
+                nestedTables.fresh[tableIndex] = (measure, made.copy(for: self))
+            }
+            if cellTables[tableIndex] == nil { tableWarnings += made.warnings }
+            guard made.isUsable else {
+                flattenedTables.insert(tableIndex)
+                return nil
+            }
+            cellTables[tableIndex] = (measure, made)
+            layouter = made
+        }
+        guard let layouter, layouter.resume(at: offset) else { return nil }
+        return layouter
+    }
+
+    /// `tableWarnings` with those of the tables nested in the tables set so far (a finished
+    /// table's are kept when it is finished).
+    var allTableWarnings: [String] {
+        tableWarnings + (activeTable?.nestedWarnings ?? []) + cellTables.keys.sorted().flatMap { cellTables[$0]?.layouter.nestedWarnings ?? [] }
+    }
+
     private func finish(_ table: TableLayouter) {
+        tableWarnings += table.nestedWarnings
         tablesUncovered.merge(table.uncoveredCharacters, uniquingKeysWith: +)
         tablesUnhyphenated.formUnion(table.unhyphenatedLanguages)
         activeTable = nil

@@ -39,12 +39,13 @@ struct HTMLWalker {
     }
     private var openFloat: OpenFloat?
 
-    /// What an element is in the table being built: only the outermost table of a nest is
-    /// built as a grid; a table inside one of its cells is set as that cell's paragraphs, one
-    /// under another, with a warning.
+    /// What an element is in the table being built. A table inside a cell is built as a grid
+    /// of its own (`TextTable.nested`), down to `TextTable.maximumNesting` levels; a deeper
+    /// one, or one outside the cells (in a caption), is set as paragraphs where it is, one
+    /// cell under another, with a warning (`nestedTable`).
     private enum TableRole { case table, nestedTable, rowGroup, row, cell, caption }
 
-    /// The outermost open table: its rows so far, the row and cell being read, and the grid's
+    /// The innermost open table: its rows so far, the row and cell being read, and the grid's
     /// columns still covered by rowspans from the rows above.
     private struct OpenTable {
         var table = TextTable(paragraphs: 0..<0, rows: [])
@@ -127,7 +128,9 @@ struct HTMLWalker {
     private static let rawTextElements: Set<String> = ["iframe", "noembed", "noframes", "xmp", "textarea", "title", "style"]
 
     private var openTable: OpenTable?
-    /// Tables open inside a cell of `openTable`, set as paragraphs.
+    /// The tables `openTable` is nested in, outermost first: each waits in one of its cells.
+    private var enclosingTables: [OpenTable] = []
+    /// Tables open inside `openTable` that are set as paragraphs (too deep, or in a caption).
     private var nestedTableDepth = 0
     private var nestedTables = 0
     /// Tables set as paragraphs because they cannot be a grid.
@@ -206,7 +209,7 @@ struct HTMLWalker {
             visit(child.assumingMemoryBound(to: GumboNode.self))
         }
         if nestedTables > 0 {
-            warnings.append("\(nestedTables) tables inside table cells were set as paragraphs in their cells, one cell under another")
+            warnings.append("\(nestedTables) tables nested more than \(TextTable.maximumNesting) levels deep in table cells (or in a caption) were set as paragraphs in their cells, one cell under another")
         }
         if flattenedTables > 0 {
             warnings.append("\(flattenedTables) tables could not be set as grids (more than \(TextTable.maximumColumns) columns, or "
@@ -669,10 +672,14 @@ struct HTMLWalker {
     // MARK: Tables
 
     /// The role of an element in the table being built; nil for elements outside it and for
-    /// the parts of tables nested in it.
+    /// the parts of tables set as paragraphs in it.
     private mutating func tableRole(_ name: String) -> TableRole? {
         if name == "table" {
-            if openTable == nil && nestedTableDepth == 0 { return .table }
+            if nestedTableDepth == 0 {
+                if openTable == nil { return .table }
+                // In a cell, not too deep: a grid of its own, nested in the open table.
+                if openTable?.cellStart != nil && enclosingTables.count + 1 < TextTable.maximumNesting { return .table }
+            }
             nestedTableDepth += 1
             nestedTables += 1
             return .nestedTable
@@ -723,6 +730,7 @@ struct HTMLWalker {
                 }
             }
             open.table.style = tableStyle
+            if let outer = openTable { enclosingTables.append(outer) }
             openTable = open
         case .rowGroup:
             let first = openTable?.table.rows.isEmpty == true
@@ -814,7 +822,8 @@ struct HTMLWalker {
             openTable = open
         case .table:
             guard var open = openTable else { return }
-            openTable = nil
+            // The table it is nested in, if any, is built on from here.
+            openTable = enclosingTables.popLast()
             var table = open.table
             let end = builder.paragraphCount
             if !open.firstCell { table.paragraphs = table.paragraphs.lowerBound..<end }
@@ -837,10 +846,17 @@ struct HTMLWalker {
             guard !table.paragraphs.isEmpty else { return }
             if open.broken {
                 flattenedTables += 1
+                // The grids nested in it stay grids, now in the cell (or the text) it is in.
+                adopt(table.nested)
                 return
             }
-            builder.tables.append(table)
+            adopt([table])
         }
+    }
+
+    /// Adds finished tables to the open table they are nested in, or to the article's tables.
+    private mutating func adopt(_ tables: [TextTable]) {
+        if openTable != nil { openTable?.table.nested += tables } else { builder.tables += tables }
     }
 
     /// The colour of borders that HTML's `border` attribute asks for (browsers draw them in

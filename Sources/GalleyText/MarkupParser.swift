@@ -44,8 +44,9 @@ public enum StyleSheetLoad: Sendable {
 ///
 /// Not supported: descendant and other combinators, attribute selectors, pseudo-classes,
 /// `@media` for screen only, floats, `dir` on inline elements, backgrounds and borders (but on
-/// tables and their cells, which are read into `AttributedText.tables`), tables nested in
-/// table cells as grids (their cells become paragraphs of the outer cell).
+/// tables and their cells, which are read into `AttributedText.tables`, tables nested in
+/// cells into `TextTable.nested`), tables nested more than `TextTable.maximumNesting` deep as
+/// grids (their cells become paragraphs of the outer cell).
 public struct MarkupParser: Sendable {
     /// The styles the article starts from.
     public var base: BaseStyle

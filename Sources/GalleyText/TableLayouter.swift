@@ -24,12 +24,26 @@
 ///    the columns' ranges still tile the text; repeated header rows are drawn but their text
 ///    is counted where it was first set.
 ///
+/// A table nested in a cell (`TextTable.nested`) is one of the tables of the cell framesetter's
+/// text, so that framesetter lays it out with a layouter of its own, recursively: the cell is
+/// measured with the nested table's minimum and maximum widths, the nested table is fitted to
+/// the cell's width (set smaller, wrapped or set as paragraphs as any table is), and when the
+/// outer row is cut inside its cells, the nested table's rows are placed and cut in the fill's
+/// height as in a column. Its pieces, rectangles and repeated header lines are moved into the
+/// cell with its lines (`draw`).
+///
 /// Work is bounded by the table's text: every cell is measured once per font size tried (at
-/// most `maximumScaleTries`), and set once per column it is placed in.
+/// most `maximumScaleTries`), and set once per column it is placed in. A nested table is measured
+/// again for each font size a table around it tries, and set each time its cell is, so nesting
+/// multiplies the work by a factor growing with depth: the walker bounds depth
+/// (`TextTable.maximumNesting`).
 final class TableLayouter {
     /// The table's index in `AttributedText.tables`, and the table.
     let index: Int
     let table: TextTable
+    /// The table's number in the manifest (`TableFrame.table`), and its parent's.
+    let number: Int
+    let parent: Int?
     /// Global offsets of the table's text.
     let start: Int
     let end: Int
@@ -74,9 +88,36 @@ final class TableLayouter {
     /// than a column: set one by one, each spanning cell confined to its first row.
     private var unjoinedUntil = 0
 
+    /// Where placing stood when a fragment ended, by the (global) offset it ended at, and at
+    /// the start: a nested table's cell is filled speculatively, so the next fill resumes from
+    /// the offset it starts at (`resume(at:)`).
+    private struct Progress {
+        var position: Int
+        var bottom: Double
+        var nextRow: Int
+        var progress: [Int]?
+        var unjoinedUntil: Int
+    }
+    private var resumePoints: [Int: Progress] = [:]
+
+    private var currentProgress: Progress {
+        get { Progress(position: position, bottom: bottom, nextRow: nextRow, progress: progress, unjoinedUntil: unjoinedUntil) }
+        set { (position, bottom, nextRow, progress, unjoinedUntil) = (newValue.position, newValue.bottom, newValue.nextRow, newValue.progress, newValue.unjoinedUntil) }
+    }
+
+    /// Goes back (or on) to where a fragment ended at `offset`, or to the start; false when no
+    /// fragment ended there.
+    func resume(at offset: Int) -> Bool {
+        guard let point = resumePoints[offset] else { return false }
+        currentProgress = point
+        return true
+    }
+
     var isFinished: Bool { nextRow >= table.rows.count }
 
     var uncoveredCharacters: [Unicode.Scalar: Int] { cells.uncoveredCharacters }
+    /// What the tables nested in the cells warned about (`warnings` are this table's own).
+    var nestedWarnings: [String] { cells.allTableWarnings }
     var unhyphenatedLanguages: Set<String> { cells.unhyphenatedLanguages }
 
     /// A copy that goes on independently of this one, for `article` (a copy of the framesetter
@@ -87,6 +128,9 @@ final class TableLayouter {
     private init(copying other: TableLayouter, for article: Framesetter) {
         index = other.index
         table = other.table
+        number = other.number
+        parent = other.parent
+        resumePoints = other.resumePoints
         start = other.start
         end = other.end
         position = other.position
@@ -108,9 +152,12 @@ final class TableLayouter {
         unjoinedUntil = other.unjoinedUntil
     }
 
-    init(index: Int, in article: Framesetter, measure: Double) throws(TypesetError) {
+    /// - Parameter resolving: false to only measure the table (`contentWidths(ofTable:in:)`).
+    init(index: Int, in article: Framesetter, measure: Double, resolving: Bool = true) throws(TypesetError) {
         let text = article.text
         self.index = index
+        number = article.tableNumbering.first + article.tablesBefore[index]
+        parent = article.tableNumbering.parent
         self.article = article
         let table = Self.bounded(text.tables[index], by: min(article.maximumBox.width, article.maximumBox.height) / 8)
         let start = text.paragraphs[table.paragraphs.lowerBound].range.lowerBound
@@ -123,7 +170,43 @@ final class TableLayouter {
         attachmentBase = text.attachments.partitioningIndex { $0.offset >= start }
         pictureWidth = Self.pictureWidth(table, measure: measure)
         cells = Self.framesetter(for: text, table: table, range: start..<end, scale: 1, article: article, pictureWidth: pictureWidth)
+        cells.tableNumbering = (number + 1, number)
+        guard resolving else {
+            resolveGaps()
+            return
+        }
         try resolveColumns(measure: measure)
+        resumePoints[start] = currentProgress
+    }
+
+    /// A table's minimum, maximum and widest-character widths, its gaps, borders and margins
+    /// included, at its markup's size: what a cell holding it needs (table `index` of the
+    /// cell framesetter `article`).
+    static func contentWidths(ofTable index: Int, in article: Framesetter) throws(TypesetError)
+        -> (minimum: Double, maximum: Double, cluster: Double) {
+        if let known = article.nestedTables.widths[index] { return known }
+        let layouter = try TableLayouter(index: index, in: article, measure: article.maximumBox.width, resolving: false)
+        article.nestedTables.measured[index] = layouter
+        let widths = try layouter.measureColumns()
+        let style = layouter.table.style
+        let edges = layouter.columnGaps.reduce(0, +) + max(0, style.startIndent) + max(0, style.endIndent)
+        let result = (minimum: widths.minimum.reduce(0, +) + edges, maximum: max(widths.maximum.reduce(0, +) + edges, (style.width ?? 0) + edges),
+                      cluster: widths.cluster.reduce(0, +) + edges)
+        article.nestedTables.widths[index] = result
+        return result
+    }
+
+    /// A layouter for table `index` of a cell's framesetter `article` (a nested table), fitted
+    /// to `measure`: a copy of the one that measured it, when its pictures' width is the same,
+    /// so that the tables nested in it are not measured again.
+    static func nested(_ index: Int, in article: Framesetter, measure: Double) throws(TypesetError) -> TableLayouter {
+        guard let measured = article.nestedTables.measured[index], measured.pictureWidth == pictureWidth(measured.table, measure: measure) else {
+            return try TableLayouter(index: index, in: article, measure: measure)
+        }
+        let layouter = measured.copy(for: article)
+        try layouter.resolveColumns(measure: measure)
+        layouter.resumePoints[layouter.start] = layouter.currentProgress
+        return layouter
     }
 
     /// The table with its vertical paddings, borders and spacing each at most `limit`, so
@@ -171,7 +254,10 @@ final class TableLayouter {
             attachment.offset -= range.lowerBound
             return attachment
         }
-        let own = AttributedText(scalars: Array(text.scalars[range]), styleRuns: runs, paragraphs: paragraphs, attachments: attachments)
+        // The tables nested in the cells, numbered as the table's own text numbers its paragraphs.
+        let nested = table.nested.map { $0.shifted(by: -table.paragraphs.lowerBound) }
+        let own = AttributedText(scalars: Array(text.scalars[range]), styleRuns: runs, paragraphs: paragraphs, attachments: attachments,
+                                 tables: nested)
         return Framesetter(text: own, fonts: article.fonts, maximumBox: (min(article.maximumBox.width, pictureWidth), article.maximumBox.height),
                            typography: article.typography, vertical: article.vertical)
     }
@@ -214,11 +300,7 @@ final class TableLayouter {
         var minimum = [Double](repeating: 0, count: count), maximum = minimum, cluster = minimum, extras = minimum
         var spanning: [(cell: TextTable.Cell, minimum: Double, maximum: Double, cluster: Double)] = []
         for cell in table.rows.lazy.flatMap(\.cells) {
-            var widths = (minimum: 0.0, maximum: 0.0, cluster: 0.0)
-            for paragraph in cell.paragraphs {
-                let own = try cells.contentWidths(ofParagraph: paragraph - firstParagraph)
-                widths = (max(widths.minimum, own.minimum), max(widths.maximum, own.maximum), max(widths.cluster, own.cluster))
-            }
+            let widths = try contentWidths(of: cell)
             let extra = horizontalExtra(cell)
             let measured = (minimum: widths.minimum + extra, maximum: max(widths.maximum, cell.style.width ?? 0) + extra,
                             cluster: widths.cluster + extra)
@@ -251,6 +333,28 @@ final class TableLayouter {
         }
         for column in 0..<count { maximum[column] = max(maximum[column], minimum[column]) }
         return (minimum, maximum, cluster, extras)
+    }
+
+    /// A cell's content widths: the widest of its paragraphs', a table nested in it counting
+    /// as one block as wide as that table needs.
+    private func contentWidths(of cell: TextTable.Cell) throws(TypesetError) -> (minimum: Double, maximum: Double, cluster: Double) {
+        var widths = (minimum: 0.0, maximum: 0.0, cluster: 0.0)
+        let nested = cells.text.tables
+        var paragraph = cell.paragraphs.lowerBound - firstParagraph
+        var next = nested.partitioningIndex { $0.paragraphs.upperBound > paragraph }
+        while paragraph < cell.paragraphs.upperBound - firstParagraph {
+            let own: (minimum: Double, maximum: Double, cluster: Double)
+            if next < nested.count, nested[next].paragraphs.lowerBound == paragraph {
+                own = try Self.contentWidths(ofTable: next, in: cells)
+                paragraph = nested[next].paragraphs.upperBound
+                next += 1
+            } else {
+                own = try cells.contentWidths(ofParagraph: paragraph)
+                paragraph += 1
+            }
+            widths = (max(widths.minimum, own.minimum), max(widths.maximum, own.maximum), max(widths.cluster, own.cluster))
+        }
+        return widths
     }
 
     /// The gaps between columns: spacing and the table's borders, or collapsed borders.
@@ -297,6 +401,7 @@ final class TableLayouter {
             scale = max(Self.minimumScale, next)
             cells = Self.framesetter(for: article.text, table: table, range: start..<end, scale: scale, article: article,
                                      pictureWidth: pictureWidth)
+            cells.tableNumbering = (number + 1, number)
             widths = try measureColumns()
             tries += 1
         }
@@ -363,6 +468,11 @@ final class TableLayouter {
         var from: Int
         var to: Int
         var lines: [Framesetter.PlacedLine]
+        /// Tables nested in the cell: their pieces, rectangles and repeated header lines, in
+        /// the cell's content box (as `lines`).
+        var tables: [TableFrame] = []
+        var tableRects: [FilledRect] = []
+        var repeatedLines: [Framesetter.PlacedLine] = []
         var contentHeight: Double
         var complete: Bool
     }
@@ -380,9 +490,10 @@ final class TableLayouter {
             return result  // Not one line fits in that height.
         }
         result.lines = frame.lines
+        (result.tables, result.tableRects, result.repeatedLines) = (frame.tables, frame.tableRects, frame.repeatedLines)
         result.to = frame.range.upperBound
         result.complete = result.to >= to
-        result.contentHeight = frame.lines.map { $0.top + $0.height }.max() ?? 0
+        result.contentHeight = (frame.lines.map { $0.top + $0.height } + frame.tables.map(\.rect.maxY)).max() ?? 0
         return result
     }
 
@@ -509,7 +620,8 @@ final class TableLayouter {
                 // the framesetter sets a line taller than its column.
                 let cell = table.rows[row].cells[index]
                 var forced = try set(cell, row: row, rowSpan: 1, from: split[index].from, height: Self.unlimited)
-                if let line = forced.lines.first {
+                // Its first line (a nested table is always placed in part, so this is text).
+                if let line = forced.lines.first, forced.tables.isEmpty {
                     forced.lines = [line]
                     forced.to = line.line.range.upperBound
                     forced.contentHeight = line.top + line.height
@@ -543,6 +655,7 @@ final class TableLayouter {
         } else {
             position = isFinished ? end : start + rowStart(nextRow)
         }
+        resumePoints[position] = currentProgress
         return true
     }
 
@@ -578,6 +691,9 @@ final class TableLayouter {
         borders += Self.borderRects(outer, style.border)
         var cellFrames: [CellFrame] = []
         var bodyRows: Range<Int>?
+        // Tables nested in the cells: after this one, in document order, drawn over it.
+        var nestedTables: [TableFrame] = []
+        var nestedRects: [FilledRect] = []
         for group in placed {
             var rowTops: [Double] = []
             var y = group.top
@@ -618,12 +734,31 @@ final class TableLayouter {
                 case .middle: shift = cell.complete && cell.from < cell.to ? max(0, content.height - cell.contentHeight) / 2 : 0
                 case .bottom: shift = cell.complete && cell.from < cell.to ? max(0, content.height - cell.contentHeight) : 0
                 }
-                for var placedLine in cell.lines {
+                func moveLine(_ placedLine: Framesetter.PlacedLine) -> Framesetter.PlacedLine {
+                    var placedLine = placedLine
                     placedLine.line.shift(by: start, attachments: attachmentBase)
                     placedLine.origin += content.x
                     placedLine.top += content.y + shift
                     placedLine.baseline += content.y + shift
-                    if group.repeated { frame.repeatedLines.append(placedLine) } else { frame.lines.append(placedLine) }
+                    return placedLine
+                }
+                func moveRect(_ rect: Rect) -> Rect { Rect(x: rect.x + content.x, y: rect.y + content.y + shift, width: rect.width, height: rect.height) }
+                for placedLine in cell.lines {
+                    if group.repeated { frame.repeatedLines.append(moveLine(placedLine)) } else { frame.lines.append(moveLine(placedLine)) }
+                }
+                frame.repeatedLines += cell.repeatedLines.map(moveLine)
+                nestedRects += cell.tableRects.map { FilledRect(rect: moveRect($0.rect), color: $0.color) }
+                for var nested in cell.tables {
+                    nested.rect = moveRect(nested.rect)
+                    nested.scale *= scale  // Its text was set at this table's scale first.
+                    for index in nested.cells.indices {
+                        nested.cells[index].rect = moveRect(nested.cells[index].rect)
+                        let range = nested.cells[index].range
+                        nested.cells[index].range = (range.lowerBound + start)..<(range.upperBound + start)
+                        // In a repeated header row, its text is counted where it was first set.
+                        if group.repeated { nested.cells[index].isRepeatedHeader = true }
+                    }
+                    nestedTables.append(nested)
                 }
                 let range = group.repeated
                     ? (start + offset(ofParagraph: cell.cell.paragraphs.lowerBound))..<(start + offset(ofParagraph: cell.cell.paragraphs.upperBound))
@@ -632,9 +767,10 @@ final class TableLayouter {
                                             rect: box, range: range, isRepeatedHeader: group.repeated))
             }
         }
-        frame.tableRects += backgrounds + borders
-        frame.tables.append(TableFrame(table: index, rect: outer, rows: bodyRows ?? nextRow..<nextRow, rowCount: table.rows.count,
-                                       columnCount: table.columnCount, scale: scale, cells: cellFrames))
+        frame.tableRects += backgrounds + borders + nestedRects
+        frame.tables.append(TableFrame(table: number, parent: parent, rect: outer, rows: bodyRows ?? nextRow..<nextRow,
+                                       rowCount: table.rows.count, columnCount: table.columnCount, scale: scale, cells: cellFrames))
+        frame.tables += nestedTables
     }
 
     /// Rectangles for the four sides of a border around `box`: inside it, or centred on its
@@ -656,10 +792,27 @@ final class TableLayouter {
     }
 }
 
+/// What a table's framesetter knows of the tables nested in its cells, shared with its copies
+/// (column balancing fills trial columns with copies, each of which would otherwise measure
+/// and make the nested tables again, and their nested tables, at every level): their content
+/// widths, and each one's layouter as made for a measure, before it placed anything, which a
+/// framesetter copies to set it. It changes no result. The layouters it holds are only copied,
+/// never set themselves, and hold their framesetter unowned, so it makes no reference cycle.
+final class NestedTableCache {
+    var widths: [Int: (minimum: Double, maximum: Double, cluster: Double)] = [:]
+    /// The layouters that measured them (`TableLayouter.contentWidths(ofTable:in:)`).
+    var measured: [Int: TableLayouter] = [:]
+    var fresh: [Int: (measure: Double, layouter: TableLayouter)] = [:]
+}
+
 /// A piece of a table placed in a column: for the manifest and tests.
 public struct TableFrame: Hashable, Sendable {
-    /// The table's index among the article's tables (`AttributedText.tables`).
+    /// The table's number among all of the article's tables, nested ones included, in
+    /// document order: a table comes before the tables nested in it. Without nesting, its
+    /// index in `AttributedText.tables`.
     public var table: Int
+    /// The number of the table in one of whose cells this one is nested; nil at top level.
+    public var parent: Int?
     /// The piece's border box.
     public var rect: Rect
     /// The table's rows whose text (or part of it) is set here; repeated header rows aside.

@@ -15,6 +15,12 @@ public struct TextTable: Sendable, Equatable {
     /// Columns of the grid, colspans and rowspans resolved (HTML's table-forming algorithm).
     public var columnCount = 0
     public var style = Style()
+    /// Tables nested in this table's cells, in document order, each inside one cell's
+    /// paragraphs (indices in the same `AttributedText.paragraphs`), each maybe nesting more.
+    /// Only the tables directly inside: a table nested in one of these is in that one's list.
+    /// The cell's framesetter lays them out as its own tables (`TableLayouter`), so a cell
+    /// holds a table as it holds any other block.
+    public var nested: [TextTable] = []
 
     public struct Row: Sendable, Equatable {
         public var cells: [Cell]
@@ -87,6 +93,28 @@ public struct TextTable: Sendable, Equatable {
         self.paragraphs = paragraphs
         self.rows = rows
     }
+
+    /// This table and the tables nested in it, at any depth.
+    var tableCount: Int { nested.reduce(1) { $0 + $1.tableCount } }
+
+    /// The table with every paragraph index (its own, its cells', its nested tables') moved by
+    /// `delta`: for a cell's framesetter, whose text starts at the table's first paragraph.
+    func shifted(by delta: Int) -> TextTable {
+        var table = self
+        table.paragraphs = (paragraphs.lowerBound + delta)..<(paragraphs.upperBound + delta)
+        for row in table.rows.indices {
+            for cell in table.rows[row].cells.indices {
+                let range = table.rows[row].cells[cell].paragraphs
+                table.rows[row].cells[cell].paragraphs = (range.lowerBound + delta)..<(range.upperBound + delta)
+            }
+        }
+        table.nested = nested.map { $0.shifted(by: delta) }
+        return table
+    }
+
+    /// The most levels of tables nested in each other that are set as grids; a table deeper
+    /// than that is set as paragraphs in its cell, with a warning.
+    public static let maximumNesting = 8
 
     /// The most columns and rows a table may have; past them the markup's table is set as
     /// paragraphs one under another, with a warning.
