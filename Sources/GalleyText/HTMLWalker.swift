@@ -43,7 +43,7 @@ struct HTMLWalker {
     /// of its own (`TextTable.nested`), down to `TextTable.maximumNesting` levels; a deeper
     /// one, or one outside the cells (in a caption), is set as paragraphs where it is, one
     /// cell under another, with a warning (`nestedTable`).
-    private enum TableRole { case table, nestedTable, rowGroup, row, cell, caption }
+    private enum TableRole { case table, nestedTable, rowGroup, row, cell, caption, column }
 
     /// The innermost open table: its rows so far, the row and cell being read, and the grid's
     /// columns still covered by rowspans from the rows above.
@@ -61,6 +61,12 @@ struct HTMLWalker {
         var cellBorders = false
         /// Markup that cannot be a grid (too many columns, content outside cells).
         var broken = false
+        /// Backgrounds of the row and row group being read, for their cells that have none
+        /// (CSS paints them under the cells).
+        var rowBackground: RGBColor?
+        var groupBackground: RGBColor?
+        /// The next grid column a `<col>` describes.
+        var nextColumnElement = 0
     }
 
     /// Numbering of an open `ul` or `ol`.
@@ -690,6 +696,7 @@ struct HTMLWalker {
         case "tr": return .row
         case "td", "th": return openTable?.row != nil && openTable?.cellStart == nil ? .cell : nil
         case "caption": return .caption
+        case "col": return openTable?.row == nil && openTable?.table.rows.isEmpty == true ? .column : nil
         default: return nil
         }
     }
@@ -735,8 +742,22 @@ struct HTMLWalker {
         case .rowGroup:
             let first = openTable?.table.rows.isEmpty == true
             openTable?.inHeader = element.tag == GUMBO_TAG_THEAD && first
+            openTable?.groupBackground = style.box.background
         case .row:
             openTable?.row = []
+            openTable?.rowBackground = style.box.background
+        case .column:
+            // `<col width>` or CSS `width` (points) for the columns it spans: their minimum and
+            // maximum widths, as CSS 2.1's automatic layout takes a column's width.
+            guard var open = openTable.take() else { return }
+            let span = attribute(element, "span").flatMap { Int($0.trimmingASCIIWhitespace()) }.map { min(max($0, 1), 1000) } ?? 1
+            let width = style.width ?? Self.htmlLength(attribute(element, "width"))
+            for column in open.nextColumnElement..<min(open.nextColumnElement + span, TextTable.maximumColumns) {
+                while open.table.columnWidths.count <= column { open.table.columnWidths.append(nil) }
+                open.table.columnWidths[column] = width
+            }
+            open.nextColumnElement += span
+            openTable = open
         case .cell:
             guard var open = openTable.take() else { return }
             builder.discardPendingMargins()
@@ -763,7 +784,7 @@ struct HTMLWalker {
             cell.style.border.right = cellBorder(box.border.right)
             cell.style.border.bottom = cellBorder(box.border.bottom)
             cell.style.border.left = cellBorder(box.border.left)
-            cell.style.background = box.background
+            cell.style.background = box.background ?? open.rowBackground ?? open.groupBackground
             cell.style.verticalAlignment = box.verticalAlignment ?? .middle
             cell.style.width = style.width ?? Self.htmlLength(attribute(element, "width"))
             open.cell = cell
@@ -775,6 +796,8 @@ struct HTMLWalker {
 
     private mutating func endTablePart(_ role: TableRole) {
         switch role {
+        case .column:
+            break
         case .nestedTable:
             nestedTableDepth -= 1
         case .caption:
@@ -783,6 +806,7 @@ struct HTMLWalker {
             builder.addBreakAfter(.avoid)
         case .rowGroup:
             openTable?.inHeader = false
+            openTable?.groupBackground = nil
         case .cell:
             guard var open = openTable.take() else { return }
             guard let start = open.cellStart else {

@@ -331,6 +331,13 @@ final class TableLayouter {
             spread(cellMaximum, into: &maximum)
             spread(cellCluster, into: &cluster)
         }
+        // A `<col>`'s width is at once the column's minimum and maximum, unless its cells need
+        // more (CSS 2.1 §17.5.2.2).
+        for (column, width) in table.columnWidths.enumerated() where column < count {
+            guard let width, width.isFinite, width > 0 else { continue }
+            minimum[column] = max(minimum[column], width)
+            maximum[column] = max(maximum[column], width)
+        }
         for column in 0..<count { maximum[column] = max(maximum[column], minimum[column]) }
         return (minimum, maximum, cluster, extras)
     }

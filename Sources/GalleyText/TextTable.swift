@@ -15,6 +15,8 @@ public struct TextTable: Sendable, Equatable {
     /// Columns of the grid, colspans and rowspans resolved (HTML's table-forming algorithm).
     public var columnCount = 0
     public var style = Style()
+    /// Widths in points that `<col>` elements give grid columns (nil: none), by column.
+    public var columnWidths: [Double?] = []
     /// Tables nested in this table's cells, in document order, each inside one cell's
     /// paragraphs (indices in the same `AttributedText.paragraphs`), each maybe nesting more.
     /// Only the tables directly inside: a table nested in one of these is in that one's list.

@@ -121,6 +121,39 @@ import Testing
         #expect(text.paragraphs[table.paragraphs.lowerBound - 1].value.breakAfter == .avoid, "the caption is kept with its table")
     }
 
+    /// Row and row-group backgrounds show under cells that have none of their own, as CSS
+    /// paints the table's layers.
+    @Test func rowAndRowGroupBackgroundsShadeTheirCells() throws {
+        let article = parse("""
+            <table><tbody style="background-color: #dddddd"><tr><td>group</td><td>group</td></tr>
+            <tr bgcolor="#ffeeaa"><td>row</td><td style="background: #ff0000">own</td></tr></tbody>
+            <tr><td>none</td><td>none</td></tr></table>
+            """)
+        let table = try #require(article.text.tables.first)
+        let backgrounds = table.rows.map { $0.cells.map(\.style.background) }
+        let grey = RGBColor(r: 221, g: 221, b: 221), yellow = RGBColor(r: 255, g: 238, b: 170), red = RGBColor(r: 255, g: 0, b: 0)
+        #expect(backgrounds == [[grey, grey], [yellow, red], [nil, nil]])
+        // And they are drawn: the first cell's middle is grey on the page.
+        let (pages, _) = try typeset(article, layout(columns: 1))
+        let cell = try #require(pages.first?.columns.first?.tables.first?.cells.first)
+        let drawn = try BlockBoxTests.Drawn(pages[0])
+        let pixel = drawn.pixel(cell.rect.x + 2, cell.rect.maxY - 2)
+        #expect(pixel.r == 221 && pixel.g == 221 && pixel.b == 221, "\(pixel)")
+    }
+
+    /// `<col width>` makes its column at least that wide, even when its cells want less.
+    @Test func columnElementsSetTheirColumnsWidths() throws {
+        let article = parse("<table><colgroup><col width=200><col span=2 style='width: 60pt'></colgroup><tr><td>a</td><td>b</td><td>c</td></tr></table>")
+        let table = try #require(article.text.tables.first)
+        #expect(table.columnWidths == [150, 60, 60])
+        let (pages, _) = try typeset(article, layout(columns: 1))
+        let cells = try #require(pages.first?.columns.first?.tables.first?.cells)
+        #expect(cells.count == 3)
+        #expect(cells[0].rect.width >= 150 - 0.01 && cells[1].rect.width >= 60 - 0.01 && cells[2].rect.width >= 60 - 0.01,
+                "\(cells.map(\.rect.width))")
+        #expect(cells[0].rect.width < 170, "not wider than the col asks: a, b and c want little")
+    }
+
     @Test func aFooterBeforeTheBodyStaysWhereTheMarkupPutsIt() throws {
         // HTML 4 allowed <tfoot> before <tbody>; CSS sets footer rows last, but moving them
         // would break text order, so they stay where they are (the README says so).
