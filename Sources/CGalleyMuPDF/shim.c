@@ -1,3 +1,5 @@
+/* For PTHREAD_MUTEX_ADAPTIVE_NP, glibc's spinning mutex. */
+#define _GNU_SOURCE
 #include "CGalleyMuPDF.h"
 
 #include <malloc.h>
@@ -107,8 +109,17 @@ gm_engine *gm_engine_new(size_t store_bytes, gm_error *error)
         gm_set_error(error, GM_ERROR_MEMORY, "out of memory creating the MuPDF engine");
         return NULL;
     }
+    /* Adaptive mutexes spin a little before sleeping: MuPDF takes FZ_LOCK_ALLOC around every
+       allocation, so drawing threads meet on it constantly, each time for a few instructions,
+       and plain mutexes put a thread to sleep in the kernel at each meeting. Thumbnails of 480
+       pages of Debian manuals on 2 idle cores: 2.01-2.50 s against 2.03-2.61 s, system time
+       0.23-0.35 s against 0.56-0.83 s. */
+    pthread_mutexattr_t attributes;
+    pthread_mutexattr_init(&attributes);
+    pthread_mutexattr_settype(&attributes, PTHREAD_MUTEX_ADAPTIVE_NP);
     for (int i = 0; i < FZ_LOCK_MAX; i++)
-        pthread_mutex_init(&engine->mutexes[i], NULL);
+        pthread_mutex_init(&engine->mutexes[i], &attributes);
+    pthread_mutexattr_destroy(&attributes);
     engine->locks.user = engine;
     engine->locks.lock = gm_lock;
     engine->locks.unlock = gm_unlock;
