@@ -418,3 +418,40 @@ public struct BaseStyle: Hashable, Sendable {
         self.hyphens = hyphens
     }
 }
+
+extension AttributedText {
+    /// The text of whole paragraphs `paragraphs`, as a text of its own would hold it: style
+    /// runs clipped to it, paragraphs and attachments moved to offsets from its start. What a
+    /// table's or a floated block's own framesetter sets; `start` and `attachmentBase` move
+    /// what it sets back to this text's offsets.
+    struct Excerpt {
+        var scalars: [Unicode.Scalar]
+        var styleRuns: [AttributeRun<TextStyle>]
+        var paragraphs: [AttributeRun<ParagraphStyle>]
+        var attachments: [Attachment]
+        var start: Int
+        var attachmentBase: Int
+    }
+
+    func excerpt(paragraphs indices: Range<Int>) -> Excerpt {
+        let start = paragraphs[indices.lowerBound].range.lowerBound
+        let end = paragraphs[indices.upperBound - 1].range.upperBound
+        var runs: [AttributeRun<TextStyle>] = []
+        var runIndex = styleRunIndex(at: start)
+        while runIndex < styleRuns.count, styleRuns[runIndex].range.lowerBound < end {
+            var run = styleRuns[runIndex]
+            run.range = (max(run.range.lowerBound, start) - start)..<(min(run.range.upperBound, end) - start)
+            runs.append(run)
+            runIndex += 1
+        }
+        let own = paragraphs[indices].map { AttributeRun(range: ($0.range.lowerBound - start)..<($0.range.upperBound - start), value: $0.value) }
+        let attachmentBase = attachments.partitioningIndex { $0.offset >= start }
+        let moved = attachments[attachmentBase...].prefix { $0.offset < end }.map { attachment in
+            var attachment = attachment
+            attachment.offset -= start
+            return attachment
+        }
+        return Excerpt(scalars: Array(scalars[start..<end]), styleRuns: runs, paragraphs: own, attachments: Array(moved),
+                       start: start, attachmentBase: attachmentBase)
+    }
+}

@@ -125,28 +125,13 @@ extension Framesetter {
     /// The text of a floated block alone, its indents and its boxes' counted from the block
     /// it sits in, with where it starts in the article's text, attachments and boxes.
     static func floatedText(_ text: AttributedText, block: FloatedBlock) -> (text: AttributedText, start: Int, attachmentBase: Int, boxBase: Int) {
-        let start = text.paragraphs[block.paragraphs.lowerBound].range.lowerBound
-        let end = text.paragraphs[block.paragraphs.upperBound - 1].range.upperBound
-        var runs: [AttributeRun<TextStyle>] = []
-        var runIndex = text.styleRunIndex(at: start)
-        while runIndex < text.styleRuns.count, text.styleRuns[runIndex].range.lowerBound < end {
-            var run = text.styleRuns[runIndex]
-            run.range = (max(run.range.lowerBound, start) - start)..<(min(run.range.upperBound, end) - start)
-            runs.append(run)
-            runIndex += 1
-        }
-        let paragraphs = text.paragraphs[block.paragraphs].map { paragraph in
-            var style = paragraph.value
-            style.startIndent = max(0, style.startIndent - block.containerStartIndent)
-            style.endIndent = max(0, style.endIndent - block.containerEndIndent)
-            style.spansColumns = false
-            return AttributeRun(range: (paragraph.range.lowerBound - start)..<(paragraph.range.upperBound - start), value: style)
-        }
-        let attachmentBase = text.attachments.partitioningIndex { $0.offset >= start }
-        let attachments = text.attachments[attachmentBase...].prefix { $0.offset < end }.map { attachment in
-            var attachment = attachment
-            attachment.offset -= start
-            return attachment
+        let part = text.excerpt(paragraphs: block.paragraphs)
+        let paragraphs = part.paragraphs.map { paragraph in
+            var paragraph = paragraph
+            paragraph.value.startIndent = max(0, paragraph.value.startIndent - block.containerStartIndent)
+            paragraph.value.endIndent = max(0, paragraph.value.endIndent - block.containerEndIndent)
+            paragraph.value.spansColumns = false
+            return paragraph
         }
         // Boxes nest and come enclosing ones first: those inside the block follow any that
         // open with it and hold more.
@@ -163,9 +148,9 @@ extension Framesetter {
                 box.endIndent = max(0, box.endIndent - block.containerEndIndent)
                 return box
             }
-        let own = AttributedText(scalars: Array(text.scalars[start..<end]), styleRuns: runs, paragraphs: paragraphs,
-                                 attachments: Array(attachments), boxes: Array(boxes))
-        return (own, start, attachmentBase, boxBase)
+        let own = AttributedText(scalars: part.scalars, styleRuns: part.styleRuns, paragraphs: paragraphs,
+                                 attachments: part.attachments, boxes: Array(boxes))
+        return (own, part.start, part.attachmentBase, boxBase)
     }
 }
 

@@ -234,30 +234,15 @@ final class TableLayouter {
     /// A framesetter over the table's text alone, its fonts scaled by `scale`.
     private static func framesetter(for text: AttributedText, table: TextTable, range: Range<Int>, scale: Double,
                                     article: Framesetter, pictureWidth: Double) -> Framesetter {
-        var runs: [AttributeRun<TextStyle>] = []
-        var runIndex = text.styleRunIndex(at: range.lowerBound)
-        while runIndex < text.styleRuns.count, text.styleRuns[runIndex].range.lowerBound < range.upperBound {
-            var run = text.styleRuns[runIndex]
-            run.range = (max(run.range.lowerBound, range.lowerBound) - range.lowerBound)..<(min(run.range.upperBound, range.upperBound) - range.lowerBound)
-            run.value.size *= scale
-            run.value.baselineShift *= scale
-            runs.append(run)
-            runIndex += 1
-        }
-        let paragraphs = text.paragraphs[table.paragraphs].map { paragraph in
-            AttributeRun(range: (paragraph.range.lowerBound - range.lowerBound)..<(paragraph.range.upperBound - range.lowerBound),
-                         value: paragraph.value)
-        }
-        let first = text.attachments.partitioningIndex { $0.offset >= range.lowerBound }
-        let attachments = text.attachments[first...].prefix { $0.offset < range.upperBound }.map { attachment in
-            var attachment = attachment
-            attachment.offset -= range.lowerBound
-            return attachment
+        var part = text.excerpt(paragraphs: table.paragraphs)
+        for index in part.styleRuns.indices {
+            part.styleRuns[index].value.size *= scale
+            part.styleRuns[index].value.baselineShift *= scale
         }
         // The tables nested in the cells, numbered as the table's own text numbers its paragraphs.
         let nested = table.nested.map { $0.shifted(by: -table.paragraphs.lowerBound) }
-        let own = AttributedText(scalars: Array(text.scalars[range]), styleRuns: runs, paragraphs: paragraphs, attachments: attachments,
-                                 tables: nested)
+        let own = AttributedText(scalars: part.scalars, styleRuns: part.styleRuns, paragraphs: part.paragraphs,
+                                 attachments: part.attachments, tables: nested)
         return Framesetter(text: own, fonts: article.fonts, maximumBox: (min(article.maximumBox.width, pictureWidth), article.maximumBox.height),
                            typography: article.typography, vertical: article.vertical)
     }
