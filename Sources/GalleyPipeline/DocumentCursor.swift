@@ -1,3 +1,5 @@
+import GalleyPDF
+
 /// An open document and the pages dispatched so far, handed from one open operation to the
 /// next.
 ///
@@ -8,9 +10,14 @@ final class DocumentCursor: @unchecked Sendable {
     let index: Int
     let producer: any PageProducer
     var dispatched = 0
+    /// For a lane of a PDF: the document's lanes, and the engine this one draws with.
+    let lanes: PageLanes?
+    let engine: MuPDFEngine?
 
-    init(index: Int, producer: any PageProducer) {
+    init(index: Int, producer: any PageProducer, lanes: PageLanes? = nil, engine: MuPDFEngine? = nil) {
         self.index = index
         self.producer = producer
+        self.lanes = lanes
+        self.engine = engine
     }
 }

@@ -92,39 +92,51 @@ struct TimeLimiter {
 }
 
 /// Pages of a PDF: each recorded as a MuPDF display list.
+///
+/// A run draws a PDF in page lanes (see `Stages`): lane `k` of `n` opens the document in an
+/// engine of its own and makes the `k`th, `k + n`th, ... selected pages. Only lane 0 reports
+/// the document's metadata, page count and warnings.
 final class PDFPages: PageProducer {
     private let pdf: PDFDocument
     private let index: Int
     private let folder: String
     private let recorder: RunRecorder
     private let limiter: TimeLimiter
-    /// The page indices to make (the selection), and how many are made.
+    /// The page indices this producer makes (its lane's share of the selection), and how many
+    /// are made.
     private let selected: [Int]
     private var nextIndex = 0
+    /// How many pages the whole selection has (every lane's).
+    let selectedCount: Int
 
     init(document: SourceDocument, index: Int, configuration: Configuration, engine: MuPDFEngine,
-         recorder: RunRecorder, limiter: TimeLimiter) throws {
+         recorder: RunRecorder, limiter: TimeLimiter, lane: Int = 0, of lanes: Int = 1) throws {
+        precondition(lanes >= 1 && (0..<lanes).contains(lane), "lane \(lane) of \(lanes)")
         pdf = try configuration.openPDF(document, engine: engine)
         self.index = index
         self.folder = document.name
         self.recorder = recorder
         self.limiter = limiter
         var warnings: [String] = []
-        if let selection = configuration.pageSelection {
-            selected = selection.indices(pageCount: pdf.pageCount, limit: configuration.maxPages)
-            if selected.isEmpty {
-                warnings.append("the page selection \(selection) selects none of its \(pdf.pageCount) page(s)")
+        let selection: [Int]
+        if let pages = configuration.pageSelection {
+            selection = pages.indices(pageCount: pdf.pageCount, limit: configuration.maxPages)
+            if selection.isEmpty {
+                warnings.append("the page selection \(pages) selects none of its \(pdf.pageCount) page(s)")
             }
         } else {
-            selected = Array(0..<min(pdf.pageCount, configuration.maxPages ?? .max))
+            selection = Array(0..<min(pdf.pageCount, configuration.maxPages ?? .max))
         }
+        selectedCount = selection.count
+        selected = lanes == 1 ? selection : stride(from: lane, to: selection.count, by: lanes).map { selection[$0] }
+        guard lane == 0 else { return }
         if pdf.isTruncated {
             warnings.append("truncated: the end-of-file marker is missing; MuPDF rebuilt \(pdf.pageCount) page(s) from what is there, later ones may be lost")
         } else if pdf.wasRepaired {
             warnings.append("MuPDF repaired a damaged cross-reference table")
         }
         recorder.described(index, title: pdf.metadata("info:Title"), author: pdf.metadata("info:Author"))
-        recorder.counted(index, pages: pdf.pageCount, selected: selected.count, warnings: warnings)
+        recorder.counted(index, pages: pdf.pageCount, selected: selection.count, warnings: warnings)
     }
 
     /// A page that cannot be recorded fails alone, with its number: the pages after it are

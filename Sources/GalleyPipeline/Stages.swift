@@ -31,6 +31,9 @@ final class Stages: Sendable {
     let documentFiles: DocumentFiles?
     let cancellation: Cancellation
     let logger: Logger
+    /// How many lanes a PDF is drawn in (the render stage's width), and their engines.
+    let laneCount: Int
+    let laneEngines: LaneEngines
     let openQueue = OperationQueue()
     let renderQueue = OperationQueue()
     let thumbnailQueue = OperationQueue()
@@ -57,6 +60,9 @@ final class Stages: Sendable {
             }
         self.cancellation = cancellation
         self.logger = logger
+        laneCount = max(1, configuration.workers.render)
+        // MuPDF's default store (256 MiB) shared by the lanes of a document.
+        laneEngines = LaneEngines(storeBytes: (256 << 20) / laneCount)
         let widths = [(openQueue, "open", configuration.workers.open), (renderQueue, "render", configuration.workers.render),
                       (thumbnailQueue, "thumbnails", configuration.workers.thumbnails),
                       (encodeQueue, "encode", configuration.workers.encode), (recordQueue, "record", 1)]
@@ -153,23 +159,54 @@ final class Stages: Sendable {
         // On disk before the document is opened, so a crash while it is open is counted.
         guard catalog.markInProgress(index) else { return }  // interrupted meanwhile
         CrashTestHook.abortIfOpening(document)
+        if document.kind == .pdf {
+            openLanes(index, document)
+            return
+        }
         let producer: any PageProducer
         do {
-            switch document.kind {
-            case .pdf:
-                producer = try PDFPages(document: document, index: index, configuration: configuration, engine: engine,
-                                        recorder: recorder, limiter: limiter)
-            case .markup:
-                let pages = try ArticlePages(document: document, index: index, configuration: configuration, fonts: try fonts.library(),
-                                             engine: engine, recorder: recorder, documentFiles: documentFiles)
-                if let summary = pages.ignoredPropertiesSummary { logger.debug("\(document.relativePath): \(summary)") }
-                producer = pages
-            }
+            let pages = try ArticlePages(document: document, index: index, configuration: configuration, fonts: try fonts.library(),
+                                         engine: engine, recorder: recorder, documentFiles: documentFiles)
+            if let summary = pages.ignoredPropertiesSummary { logger.debug("\(document.relativePath): \(summary)") }
+            producer = pages
         } catch {
             finishDispatch(index, pages: 0, failure: Failure(error))
             return
         }
         recordPages(DocumentCursor(index: index, producer: producer), holdingSlot: false)
+    }
+
+    /// Opens a PDF in page lanes: lane 0 here (it reports the page count and metadata), the
+    /// others in their own operations, and each lane then records and draws its pages on the
+    /// render queue, one page after another, in a MuPDF engine of its own (`PageLanes`).
+    private func openLanes(_ index: Int, _ document: SourceDocument) {
+        let first: PDFPages
+        let engine: MuPDFEngine
+        do {
+            engine = try laneEngines.take()
+            first = try PDFPages(document: document, index: index, configuration: configuration, engine: engine,
+                                 recorder: recorder, limiter: limiter, lane: 0, of: laneCount)
+        } catch {
+            finishDispatch(index, pages: 0, failure: Failure(error))
+            return
+        }
+        let lanes = PageLanes(count: max(1, min(laneCount, first.selectedCount)))
+        // Handed off: this operation touches the first lane's document no more.
+        let cursor = DocumentCursor(index: index, producer: first, lanes: lanes, engine: engine)
+        submit(renderQueue) { [self] in recordPages(cursor, holdingSlot: false) }
+        for lane in 1..<lanes.count {
+            submit(renderQueue) { [self] in
+                guard !cancellation.isCancelled else { return }
+                do {
+                    let engine = try laneEngines.take()
+                    let pages = try PDFPages(document: document, index: index, configuration: configuration, engine: engine,
+                                             recorder: recorder, limiter: limiter, lane: lane, of: laneCount)
+                    recordPages(DocumentCursor(index: index, producer: pages, lanes: lanes, engine: engine), holdingSlot: false)
+                } catch {
+                    finishCursor(index, lanes: lanes, engine: nil, pages: 0, failure: Failure(error))
+                }
+            }
+        }
     }
 
     /// Runs work on a page under `page_timeout`.
@@ -190,7 +227,7 @@ final class Stages: Sendable {
             if !holding {
                 outstanding.enter()  // the parked continuation counts as outstanding work
                 let acquired = slots.acquire { [self] in
-                    submit(openQueue) { [self] in recordPages(cursor, holdingSlot: true) }
+                    submit(cursor.lanes == nil ? openQueue : renderQueue) { [self] in recordPages(cursor, holdingSlot: true) }
                     outstanding.leave()
                 }
                 guard acquired else { return }  // the cursor now belongs to the continuation
@@ -203,7 +240,8 @@ final class Stages: Sendable {
             } catch {
                 slots.release()
                 cursor.producer.finish()
-                finishDispatch(cursor.index, pages: cursor.dispatched, failure: Failure(error, page: cursor.dispatched + 1))
+                finishCursor(cursor.index, lanes: cursor.lanes, engine: cursor.engine, pages: cursor.dispatched,
+                             failure: Failure(error, page: cursor.dispatched + 1))
                 return
             }
             guard let (page, facts) = made else {
@@ -213,11 +251,24 @@ final class Stages: Sendable {
             cursor.dispatched += 1
             let index = cursor.index
             for variant in OutputVariant.all(configuration) {
-                dispatch(index, page, facts, variant: variant)
+                dispatch(index, page, facts, variant: variant, here: cursor.lanes != nil)
             }
         }
         cursor.producer.finish()
-        finishDispatch(cursor.index, pages: cursor.dispatched, failure: nil)
+        finishCursor(cursor.index, lanes: cursor.lanes, engine: cursor.engine, pages: cursor.dispatched, failure: nil)
+    }
+
+    /// A cursor has made all the pages it will. A lane gives its engine back, and the last
+    /// lane of a document finishes it for all of them.
+    private func finishCursor(_ index: Int, lanes: PageLanes?, engine: MuPDFEngine?, pages: Int, failure: Failure?) {
+        if let engine { laneEngines.give(engine) }
+        guard let lanes else {
+            finishDispatch(index, pages: pages, failure: failure)
+            return
+        }
+        if let total = lanes.finish(pages: pages, failure: failure) {
+            finishDispatch(index, pages: total.pages, failure: total.failure)
+        }
     }
 
     /// A document has dispatched all the pages it will: tell the recorder, open the next one.
@@ -229,8 +280,10 @@ final class Stages: Sendable {
         openNextDocument()
     }
 
-    /// Hands one output of a page to its stage, unless a finished output can stand in for it.
-    private func dispatch(_ index: Int, _ page: any PageSource, _ facts: PageFacts, variant: OutputVariant) {
+    /// Hands one output of a page to its stage, unless a finished output can stand in for it;
+    /// `here`: draws it in this operation instead (a page lane), leaving only the encoding to
+    /// another.
+    private func dispatch(_ index: Int, _ page: any PageSource, _ facts: PageFacts, variant: OutputVariant, here: Bool) {
         let path = variant.path(folder: facts.folder, page: facts.number, fileExtension: encoder(variant).fileExtension)
         if let kept = catalog.reuse(index, page: facts, variant: variant, path: path)
             ?? catalog.cachedThumbnail(index, page: facts, variant: variant, path: path) {
@@ -239,7 +292,9 @@ final class Stages: Sendable {
         }
         switch variant {
         case .image where !drawImages: record { [recorder] in recorder.skipped(index, page: facts, variant: variant) }
+        case .image where here: renderImage(index, page, facts, path: path)
         case .image: submit(renderQueue) { [self] in renderImage(index, page, facts, path: path) }
+        case .thumbnail(let box) where here: renderThumbnail(index, page, facts, box: box, path: path)
         case .thumbnail(let box): submit(thumbnailQueue) { [self] in renderThumbnail(index, page, facts, box: box, path: path) }
         }
     }

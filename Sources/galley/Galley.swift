@@ -46,6 +46,7 @@ struct Galley: ParsableCommand {
         // document fails as write-failed and the others complete.
         signal(SIGXFSZ, SIG_IGN)
         FreedMemory.limitArenas(toCores: ProcessInfo.processInfo.activeProcessorCount)
+        FreedMemory.reuseLargeBlocks()
         do {
             var command = try parseAsRoot()
             try command.run()

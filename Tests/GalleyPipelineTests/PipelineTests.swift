@@ -161,6 +161,35 @@ import Testing
         }
     }
 
+    /// A PDF is drawn in page lanes, one per render worker, each with its own MuPDF engine and
+    /// its own copy of the document: three lanes share a selection of five pages of
+    /// shared-image.pdf between them, each page drawn once, listed in order, with the bytes one lane
+    /// gives; a document with fewer pages than lanes uses only as many lanes as it has pages.
+    @Test func pageLanesShareASelectionAndDrawWhatOneLaneDraws() throws {
+        let files = ["shared-image.pdf", "rotated.pdf"].map(Fixtures.pdf)
+        let folder = try ScratchFolder()
+        let selection = try PageSelection(parsing: "1,3-5,N")
+        let one = try run(files, in: folder, output: "one", workers: 1) { $0.pageSelection = selection }
+        let three = try run(files, in: folder, output: "three", workers: 3) { $0.pageSelection = selection }
+        let a = try #require(one.manifest), b = try #require(three.manifest)
+        #expect(b.run.workers.render == 3)
+        for (x, y) in zip(a.documents, b.documents) {
+            #expect(x.status == .ok && y.status == .ok)
+            let count = try #require(y.pageCount)
+            let expected = selection.indices(pageCount: count, limit: nil).map { $0 + 1 }
+            #expect(y.pages.map(\.number) == expected, "\(y.source)")
+            #expect(x.pages == y.pages, "\(y.source)")
+        }
+        #expect(b.documents.first { $0.source == "shared-image.pdf" }?.pages.count == 5, "enough pages for every lane")
+        for page in b.documents.flatMap(\.pages) {
+            for path in [page.image?.path].compactMap({ $0 }) + page.thumbnails.map(\.path) {
+                let x = try Data(contentsOf: one.outputFolder.appendingPathComponent(path))
+                let y = try Data(contentsOf: three.outputFolder.appendingPathComponent(path))
+                #expect(x == y, "\(path)")
+            }
+        }
+    }
+
     /// The manifest text with the `run` object removed.
     static func withoutRunBlock(_ data: Data) -> String {
         let text = String(decoding: data, as: UTF8.self)

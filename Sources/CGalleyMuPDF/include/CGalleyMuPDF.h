@@ -127,6 +127,11 @@ int gm_return_freed_memory(void);
 /// Returns whether glibc took it.
 int gm_limit_malloc_arenas(int count);
 
+/// Serves allocations up to `mmap_threshold` bytes from the malloc arenas and keeps up to
+/// `trim_threshold` bytes free at the top of a heap (glibc's M_MMAP_THRESHOLD and
+/// M_TRIM_THRESHOLD); call before threads start. Returns whether glibc took both.
+int gm_reuse_large_blocks(int mmap_threshold, int trim_threshold);
+
 #ifdef __cplusplus
 }
 #endif
