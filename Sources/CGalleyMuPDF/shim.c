@@ -1,75 +1,31 @@
-/* For syscall(2) and SYS_futex. */
+/* For PTHREAD_MUTEX_ADAPTIVE_NP, glibc's spinning mutex. */
 #define _GNU_SOURCE
 #include "CGalleyMuPDF.h"
 
-#include <linux/futex.h>
 #include <malloc.h>
 #include <math.h>
 #include <mupdf/fitz.h>
 #include <mupdf/pdf.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
-/* MuPDF's locks, one per cache line.
+/* MuPDF's locks: glibc's adaptive mutexes (they spin a little before sleeping), one per cache
+   line.
 
    MuPDF takes FZ_LOCK_ALLOC around every allocation and free and around every reference
    count change of a shared object (a glyph, a font, an image): thumbnails of 480 pages of
-   Debian manuals took it 10.3 million times, 21,000 times a page, each time for a few
-   instructions. glibc's pthread_mutex_lock and unlock (an adaptive mutex, which spins before
-   it sleeps) cost about 58 ns a pair there, 21% of the run's CPU in `perf`. This is the
-   futex mutex of Drepper's "Futexes Are Tricky" (mutex 3) with a short spin: one
-   compare-and-swap to take a free lock and one exchange to give it back, the kernel only
-   when a thread must wait. Each lock has a cache line of its own, so two threads taking
-   different locks do not pass one line back and forth (three pthread mutexes shared two
-   lines). A hand-written lock because neither glibc nor any library on the machine offers
-   a cheaper one behind MuPDF's plain lock/unlock callbacks. */
+   Debian manuals took it 10.3 million times, 21,000 times a page. When every drawing thread
+   shared one engine, the lock and unlock were 21% of that run's CPU in `perf`, and a
+   hand-written futex lock still 16%: the cost was the two cores passing the lock's line back
+   and forth, not the lock's code. Since the run draws a PDF in page lanes, each engine is
+   used by one thread at a time and the lock stays in its core's cache; with lanes the futex
+   lock and these mutexes measured the same (thumbnails of those pages, three alternating
+   runs: 1.36-1.52 s against 1.31-1.69 s), so the library's lock is kept. Each lock has a
+   cache line of its own (three pthread mutexes would share two). */
 typedef struct gm_lock_word {
-    _Alignas(64) atomic_int state; /* 0 free, 1 taken, 2 taken and someone may be waiting */
-    char padding[64 - sizeof(atomic_int)];
+    _Alignas(64) pthread_mutex_t mutex;
 } gm_lock_word;
-
-#if defined(__x86_64__) || defined(__i386__)
-#define gm_cpu_relax() __builtin_ia32_pause()
-#elif defined(__aarch64__)
-#define gm_cpu_relax() __asm__ __volatile__("yield")
-#else
-#define gm_cpu_relax() ((void)0)
-#endif
-
-static void gm_futex(atomic_int *word, int op, int value)
-{
-    syscall(SYS_futex, (int *)word, op | FUTEX_PRIVATE_FLAG, value, NULL, NULL, 0);
-}
-
-static void gm_lock_take(gm_lock_word *lock)
-{
-    int expected = 0;
-    if (atomic_compare_exchange_strong_explicit(&lock->state, &expected, 1, memory_order_acquire,
-                                                memory_order_relaxed))
-        return;
-    /* Held for a few instructions as a rule: spin a little before sleeping. */
-    for (int spin = 0; spin < 100; spin++) {
-        gm_cpu_relax();
-        if (atomic_load_explicit(&lock->state, memory_order_relaxed) == 0) {
-            expected = 0;
-            if (atomic_compare_exchange_strong_explicit(&lock->state, &expected, 1, memory_order_acquire,
-                                                        memory_order_relaxed))
-                return;
-        }
-    }
-    while (atomic_exchange_explicit(&lock->state, 2, memory_order_acquire) != 0)
-        gm_futex(&lock->state, FUTEX_WAIT, 2);
-}
-
-static void gm_lock_give(gm_lock_word *lock)
-{
-    if (atomic_exchange_explicit(&lock->state, 0, memory_order_release) == 2)
-        gm_futex(&lock->state, FUTEX_WAKE, 1);
-}
 
 struct gm_engine {
     gm_lock_word locks_words[FZ_LOCK_MAX];
@@ -103,13 +59,13 @@ static void gm_set_error(gm_error *error, int code, const char *message)
 static void gm_lock(void *user, int lock)
 {
     struct gm_engine *engine = user;
-    gm_lock_take(&engine->locks_words[lock]);
+    pthread_mutex_lock(&engine->locks_words[lock].mutex);
 }
 
 static void gm_unlock(void *user, int lock)
 {
     struct gm_engine *engine = user;
-    gm_lock_give(&engine->locks_words[lock]);
+    pthread_mutex_unlock(&engine->locks_words[lock].mutex);
 }
 
 /* Warnings go nowhere: damaged files produce many, and the caller reports what matters. */
@@ -173,11 +129,19 @@ gm_engine *gm_engine_new(size_t store_bytes, gm_error *error)
         gm_set_error(error, GM_ERROR_MEMORY, "out of memory creating the MuPDF engine");
         return NULL;
     }
+    pthread_mutexattr_t attributes;
+    pthread_mutexattr_init(&attributes);
+    pthread_mutexattr_settype(&attributes, PTHREAD_MUTEX_ADAPTIVE_NP);
+    for (int i = 0; i < FZ_LOCK_MAX; i++)
+        pthread_mutex_init(&engine->locks_words[i].mutex, &attributes);
+    pthread_mutexattr_destroy(&attributes);
     engine->locks.user = engine;
     engine->locks.lock = gm_lock;
     engine->locks.unlock = gm_unlock;
     engine->base = fz_new_context(&gm_allocator, &engine->locks, store_bytes);
     if (!engine->base) {
+        for (int i = 0; i < FZ_LOCK_MAX; i++)
+            pthread_mutex_destroy(&engine->locks_words[i].mutex);
         free(engine);
         gm_set_error(error, GM_ERROR_MEMORY, "cannot create MuPDF context");
         return NULL;
@@ -200,6 +164,8 @@ void gm_engine_free(gm_engine *engine)
     if (!engine)
         return;
     fz_drop_context(engine->base);
+    for (int i = 0; i < FZ_LOCK_MAX; i++)
+        pthread_mutex_destroy(&engine->locks_words[i].mutex);
     free(engine);
 }
 
