@@ -28,6 +28,23 @@ public enum ContactSheet {
     /// document's name to its source file's path relative to the output folder
     /// (`SourceFiles.links(from:)`); a document without one gets no source link.
     public static func html(for manifest: Manifest, diff: DiffReport? = nil, sources: [String: String] = [:]) -> String {
+        var parts: [String] = []
+        write(manifest, diff: diff, sources: sources) { parts.append($0) }
+        return parts.joined()
+    }
+
+    /// The sheet of `html(for:diff:sources:)`, handed to `emit` a piece at a time, so that a run
+    /// of thousands of pages writes it to its file without holding it whole (three times over:
+    /// the pieces, their join and its UTF-8 copy).
+    public static func write(_ manifest: Manifest, diff: DiffReport? = nil, sources: [String: String] = [:],
+                             to emit: (String) -> Void) {
+        var first = true
+        // Pieces are separated by a newline, as they were when joined.
+        func put(_ piece: String) {
+            if !first { emit("\n") }
+            first = false
+            emit(piece)
+        }
         let totals = manifest.totals
         // Per document, the pages that changed since the baseline and how.
         var marks: [String: [PageKey: String]] = [:]
@@ -39,8 +56,7 @@ public enum ContactSheet {
         let diffStatus = Dictionary((diff?.documents ?? []).map { ($0.name, $0.status) }, uniquingKeysWith: { a, _ in a })
         let failed = manifest.documents.filter { $0.status == .failed }
         let warned = manifest.documents.count { !$0.warnings.isEmpty }
-        var out: [String] = []
-        out.append("""
+                put("""
             <!DOCTYPE html>
             <html lang="en">
             <head>
@@ -58,17 +74,17 @@ public enum ContactSheet {
             \(diff.map(baselineLine) ?? "")</header>
             """)
         if !failed.isEmpty {
-            out.append("<section class=\"failures\">\n<h2>Failed (\(failed.count))</h2>\n<ul>")
+            put("<section class=\"failures\">\n<h2>Failed (\(failed.count))</h2>\n<ul>")
             for document in failed {
                 let reason = document.error.map { "<code>\(escape($0.code.rawValue))</code> \(escape($0.message))\($0.page.map { " (page \($0))" } ?? "")" } ?? ""
-                out.append("<li><a href=\"#\(anchor(document))\"><strong>\(escape(document.source))</strong></a>: \(reason)</li>")
+                put("<li><a href=\"#\(anchor(document))\"><strong>\(escape(document.source))</strong></a>: \(reason)</li>")
             }
-            out.append("</ul>\n</section>")
+            put("</ul>\n</section>")
         }
         // The filter: radio buttons before the list, so `:checked ~` reaches the documents.
         // `filter-address` (checked at first, no label) means "as the address says", so that
         // index.html#filter-failed opens filtered and a click on a label still wins.
-        out.append("""
+        put("""
             <input type="radio" name="filter" id="filter-address" class="filter" checked aria-hidden="true" tabindex="-1">
             <input type="radio" name="filter" id="filter-all" class="filter">
             <input type="radio" name="filter" id="filter-failed" class="filter">
@@ -76,15 +92,14 @@ public enum ContactSheet {
             <nav class="filters" aria-label="Filter">Show: <label for="filter-all">all (\(totals.documents))</label> <label for="filter-failed">failed (\(failed.count))</label> <label for="filter-warned">with warnings (\(warned))</label></nav>
             <main>
             """)
-        if failed.isEmpty { out.append("<p class=\"none none-failed\">No document failed.</p>") }
-        if warned == 0 { out.append("<p class=\"none none-warned\">No document has warnings.</p>") }
+        if failed.isEmpty { put("<p class=\"none none-failed\">No document failed.</p>") }
+        if warned == 0 { put("<p class=\"none none-warned\">No document has warnings.</p>") }
         let box = thumbnailBox(manifest.settings.thumbnails)
-        var viewers: [String] = []
         for document in manifest.documents {
             let classes = ["document", document.status.rawValue] + (document.warnings.isEmpty ? [] : ["warned"])
-            out.append("<section class=\"\(classes.joined(separator: " "))\" id=\"\(anchor(document))\">")
-            out.append("<h2>\(escape(document.source))</h2>")
-            if let line = titleLine(document) { out.append(line) }
+            put("<section class=\"\(classes.joined(separator: " "))\" id=\"\(anchor(document))\">")
+            put("<h2>\(escape(document.source))</h2>")
+            if let line = titleLine(document) { put(line) }
             var meta = [escape(document.kind == .pdf ? "PDF" : "article")]
             if let count = pageCount(document) { meta.append(escape(count)) }
             if let sizes = sizes(of: document.pages) { meta.append(escape(sizes)) }
@@ -97,11 +112,11 @@ public enum ContactSheet {
             default: break
             }
             if let source = sources[document.name] { meta.append("<a class=\"source\" href=\"\(url(source))\">source file</a>") }
-            out.append("<p class=\"meta\">\(meta.joined(separator: " · "))</p>")
+            put("<p class=\"meta\">\(meta.joined(separator: " · "))</p>")
             if let error = document.error {
-                out.append("<p class=\"error\"><code>\(escape(error.code.rawValue))</code> \(escape(error.message))</p>")
+                put("<p class=\"error\"><code>\(escape(error.code.rawValue))</code> \(escape(error.message))</p>")
             }
-            if !document.warnings.isEmpty { out.append(warningList(document.warnings)) }
+            if !document.warnings.isEmpty { put(warningList(document.warnings)) }
             // Articles: one grid per layout, in configuration order; PDFs: one grid.
             let groups: [(title: String?, pages: [Manifest.Page])]
             if let layouts = document.layouts {
@@ -111,14 +126,9 @@ public enum ContactSheet {
             } else {
                 groups = [(nil, document.pages)]
             }
-            let viewed = document.pages.filter { viewerPicture($0) != nil }
-            for (position, page) in viewed.enumerated() {
-                viewers.append(viewer(page, of: document, previous: position > 0 ? viewed[position - 1] : nil,
-                                      next: position + 1 < viewed.count ? viewed[position + 1] : nil, position: position, count: viewed.count))
-            }
             for group in groups where !group.pages.isEmpty {
                 if let title = group.title {
-                    out.append("<h3>\(escape(title))\(sizes(of: group.pages).map { " <span class=\"size\">\(escape($0))</span>" } ?? "")</h3>")
+                    put("<h3>\(escape(title))\(sizes(of: group.pages).map { " <span class=\"size\">\(escape($0))</span>" } ?? "")</h3>")
                 }
                 let cells = group.pages.map { page in
                     let mark = diffStatus[document.name] == .added ? "added" : marks[document.name]?[PageKey(layout: page.layout, number: page.number)]
@@ -126,30 +136,37 @@ public enum ContactSheet {
                 }
                 let folded = cells.count > foldAbove
                 let shown = folded ? foldedShows : cells.count
-                out.append("<div class=\"grid\">")
-                out.append(contentsOf: cells.prefix(shown).map(\.0))
-                out.append("</div>")
+                put("<div class=\"grid\">")
+                for cell in cells.prefix(shown) { put(cell.0) }
+                put("</div>")
                 if folded {
                     let rest = cells.dropFirst(shown)
                     let changed = rest.count { $0.1 }
                     let summary = "Show all \(cells.count) pages (\(rest.count) more\(changed > 0 ? ", \(changed) changed" : ""))"
-                    out.append("<details class=\"more\">\n<summary>\(escape(summary))</summary>\n<div class=\"grid\">")
-                    out.append(contentsOf: rest.map(\.0))
-                    out.append("</div>\n</details>")
+                    put("<details class=\"more\">\n<summary>\(escape(summary))</summary>\n<div class=\"grid\">")
+                    for cell in rest { put(cell.0) }
+                    put("</div>\n</details>")
                 }
             }
-            out.append("</section>")
+            put("</section>")
         }
-        out.append("</main>")
+        put("</main>")
         // The viewers come after the list, outside any folded grid, so that the next page of
         // a folded document opens although its thumbnail is folded away.
-        if !viewers.isEmpty {
-            out.append("<div class=\"viewers\">")
-            out.append(contentsOf: viewers)
-            out.append("</div>")
+        var opened = false
+        for document in manifest.documents {
+            let viewed = document.pages.filter { viewerPicture($0) != nil }
+            if !viewed.isEmpty && !opened {
+                put("<div class=\"viewers\">")
+                opened = true
+            }
+            for (position, page) in viewed.enumerated() {
+                put(viewer(page, of: document, previous: position > 0 ? viewed[position - 1] : nil,
+                           next: position + 1 < viewed.count ? viewed[position + 1] : nil, position: position, count: viewed.count))
+            }
         }
-        out.append("</body>\n</html>\n")
-        return out.joined(separator: "\n")
+        if opened { put("</div>") }
+        put("</body>\n</html>\n")
     }
 
     /// One page: its thumbnail (or the page image scaled down) linking to the page in the

@@ -201,8 +201,10 @@ public final class Pipeline: Sendable {
             }
             let sources = SourceFiles(documents)
             try sources.write(to: store)
-            try store.write(Array(ContactSheet.html(for: manifest, diff: diff, sources: sources.links(from: store.root)).utf8),
-                            to: "index.html")
+            let links = sources.links(from: store.root)
+            try store.write(to: "index.html") { sink in
+                ContactSheet.write(manifest, diff: diff, sources: links) { sink.write(Array($0.utf8)) }
+            }
         } catch let error as OutputError {
             manifestError = error.description
         } catch {

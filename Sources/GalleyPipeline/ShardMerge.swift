@@ -106,7 +106,10 @@ public enum ShardMerge {
             sources.paths.merge(SourceFiles.read(outputFolder: part.folder).paths, uniquingKeysWith: { first, _ in first })
         }
         try sources.write(to: store)
-        try store.write(Array(ContactSheet.html(for: manifest, sources: sources.links(from: output)).utf8), to: "index.html")
+        let links = sources.links(from: output)
+        try store.write(to: "index.html") { sink in
+            ContactSheet.write(manifest, sources: links) { sink.write(Array($0.utf8)) }
+        }
         return manifest
     }
 }
