@@ -138,7 +138,8 @@ def main():
     tool = os.path.join(WORK, "png-sweep")
     run(["cc", "-O2", "-I", os.path.join(ROOT, "Sources", "CGalleyPNG", "include"),
          os.path.join(ROOT, "scripts", "png-sweep.c"), os.path.join(ROOT, "Sources", "CGalleyPNG", "whole_image.c"),
-         os.path.join(ROOT, "Sources", "CGalleyPNG", "shim.c"), "-o", tool, "-ldeflate", "-lpng16", "-lz"])
+         os.path.join(ROOT, "Sources", "CGalleyPNG", "shim.c"),
+         os.path.join(ROOT, "Sources", "CGalleyPNG", "decode.c"), "-o", tool, "-ldeflate", "-lpng16", "-lz"])
     for name, (ppms, mutool_bytes) in page_sets(args.sets.split(","), args.dpi).items():
         pixels = 0
         for ppm in ppms:
