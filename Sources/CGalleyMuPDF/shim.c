@@ -382,7 +382,7 @@ static int gm_cookie_aborted(gm_cookie *cookie)
     return cookie && __atomic_load_n(&cookie->cookie.abort, __ATOMIC_RELAXED);
 }
 
-int gm_page_record(fz_context *ctx, fz_document *doc, int number, fz_display_list **out,
+int gm_page_record(fz_context *ctx, fz_document *doc, int number, int drop_cached, fz_display_list **out,
                    gm_page_info *info, gm_cookie *cookie, gm_error *error)
 {
     fz_page *page = NULL;
@@ -413,11 +413,14 @@ int gm_page_record(fz_context *ctx, fz_document *doc, int number, fz_display_lis
         /* The display list holds what drawing needs; the page's parsed objects (its dictionary,
            content stream and resource dictionaries) would otherwise stay cached in the xref
            until the document closes, about 1.5 KB a page: a 3,000-page file kept 4.5 MB of
-           them. Objects something else still holds (fonts, images in the store) stay. Every
-           32nd page only: the shared objects dropped with them (the page tree's nodes, whose
-           /Kids may list thousands of pages) are parsed again by the next page. */
+           them. Objects something else still holds (fonts, images in the store) stay. Only when
+           the caller says (every 32nd page it records from this document): the shared objects
+           dropped with them (the page tree's nodes, whose /Kids may list thousands of pages)
+           are parsed again by the next page. A count of the caller's, not the page number:
+           a page lane records every nth page, and `number % 32` would never come round for
+           some lanes. */
         pdf_document *pdf = pdf_specifics(ctx, doc);
-        if (pdf && number % 32 == 31)
+        if (pdf && drop_cached)
             pdf_clear_xref(ctx, pdf);
     }
     fz_catch(ctx)

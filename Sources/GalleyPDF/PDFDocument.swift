@@ -28,6 +28,8 @@ public final class PDFDocument {
     /// The open document and its context, released together whenever this object or a
     /// failing initializer lets go of them.
     private let handle: DocumentHandle
+    /// Pages recorded so far: every 32nd drops the parsed objects nothing holds any more.
+    private var recorded = 0
     private var context: OpaquePointer { handle.context }
     private var document: OpaquePointer { handle.document }
 
@@ -136,9 +138,11 @@ public final class PDFDocument {
         var list: OpaquePointer?
         var info = gm_page_info()
         let cookie = try CookieHandle()
+        recorded += 1
+        let dropCached: Int32 = recorded % 32 == 0 ? 1 : 0
         _ = try cancellation.whileRegistered(onCancel: { cookie.abort() }) { () throws(PDFError) in
             try mupdfCall("fz_load_page", code: .corrupt) {
-                gm_page_record(context, document, Int32(index), &list, &info, cookie.cookie, $0)
+                gm_page_record(context, document, Int32(index), dropCached, &list, &info, cookie.cookie, $0)
             }
         }
         guard let list else {

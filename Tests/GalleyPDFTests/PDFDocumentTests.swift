@@ -35,6 +35,26 @@ import Testing
         #expect(released == nil, "freed with its last document and page")
     }
 
+    /// A page lane records every nth page of a long document, and every 32nd page it records
+    /// drops the document's parsed objects that nothing holds (memory of long documents). Two
+    /// lanes (even and odd pages) each pass that point twice and still draw every page as a
+    /// document recording all pages in order does, text in the shared font included.
+    @Test func pagesRecordedAfterCachedObjectsAreDroppedDrawTheSame() throws {
+        let folder = try ScratchFolder("dropped-objects")
+        let url = folder.path("long.pdf")
+        let pages = (0..<140).map { "BT /F1 \(10 + $0 % 9) Tf 10 \(180 - 3 * ($0 % 50)) Td (Page \($0 + 1) of a long run.) Tj ET\n0 0 1 rg \($0 % 16 * 10) 20 40 40 re f" }
+        try TestPDF.write(pages: pages, width: 200, height: 200, font: true, to: url)
+        let inOrder = try PDFDocument(path: url.path, password: nil, engine: engine)
+        let lanes = try (0..<2).map { _ in try PDFDocument(path: url.path, password: nil, engine: engine) }
+        for index in 0..<pages.count {
+            let one = try inOrder.recordPage(index).render(scale: 1, cancellation: Cancellation())
+            let lane = try lanes[index % 2].recordPage(index).render(scale: 1, cancellation: Cancellation())
+            #expect(one.width == lane.width && one.height == lane.height)
+            #expect(Array(one.pixels) == Array(lane.pixels), "page \(index + 1)")
+            #expect(one.pixels.count { $0 < 64 } > 3000, "page \(index + 1) has its text and square")
+        }
+    }
+
     @Test func opensEveryGoodFixtureWithPages() throws {
         for name in Fixtures.goodPDFs {
             let document = try PDFDocument(path: Fixtures.pdf(name).path, password: nil, engine: engine)

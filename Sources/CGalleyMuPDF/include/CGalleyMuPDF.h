@@ -83,8 +83,10 @@ int gm_page_text(fz_context *ctx, fz_document *doc, int number, char **text, siz
 void gm_text_free(char *text);
 
 /// Loads page `number` (0-based), records it as a display list and reports its bounds.
-/// Setting `cookie`'s abort stops the recording; `cookie` may be NULL.
-int gm_page_record(fz_context *ctx, fz_document *doc, int number, fz_display_list **out,
+/// Setting `cookie`'s abort stops the recording; `cookie` may be NULL. With `drop_cached`,
+/// the document's parsed objects that nothing else holds are dropped afterwards (memory of
+/// long documents; the caller sets it every few dozen pages).
+int gm_page_record(fz_context *ctx, fz_document *doc, int number, int drop_cached, fz_display_list **out,
                    gm_page_info *info, gm_cookie *cookie, gm_error *error);
 void gm_display_list_free(fz_context *ctx, fz_display_list *list);
 
