@@ -34,7 +34,13 @@
 /// | libdeflate 2, adaptive / None | 0.55 | 0.69 | 0.17 | 0.59 | 0.80 | 0.94 |
 /// | libdeflate 2, Up / adaptive | 0.38 | 0.68 | 0.33 | 0.59 | 2.82 | 1.02 |
 ///
-/// libdeflate's level 1 is both slower and larger than level 2 on these pages; levels 8 and 9
+/// Re-measured on the manuals later (`--sets real --settings d1:2:0,d2:2:0,d5:2:0,d7:2:0,d10:2:0,d12:2:0`,
+/// with a build running beside it, so every time is about twice the table's): levels 1, 2, 5,
+/// 7, 10 and 12 took 1.53, 1.73, 1.81, 2.35, 20.65 and 73.92 s for 1.04, 0.94, 0.91, 0.90,
+/// 0.81 and 0.79 of mutool's bytes. Only level 12 is under 0.8 of them, at about 1.2 s of CPU a
+/// page where `mutool draw` spends about 0.09 s drawing and encoding one.
+///
+/// libdeflate's level 1 is larger than level 2 on these pages (and was slower in the table's run); levels 8 and 9
 /// cost two to four times level 7 for nothing; level 10 (near-optimal parsing) is the first to
 /// gain again, at ten times the time; level 12, in an earlier sweep (before the few-colours
 /// rule), took 3.6 times level 10's time on the manuals for 2% fewer bytes. Pages drawn in bands (over
