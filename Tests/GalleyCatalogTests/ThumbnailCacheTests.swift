@@ -24,6 +24,29 @@ import Testing
         #expect(second.statistics == .init(memoryHits: 1, diskHits: 1, misses: 1))
     }
 
+    /// A page drawn again (`--force`) stores the same bytes: the cached file is kept, not
+    /// replaced by a new one; other bytes under the key do replace it. Either way the entry
+    /// stays indexed with its size.
+    @Test func storingTheSameBytesAgainKeepsTheFileAndOtherBytesReplaceIt() throws {
+        let folder = try ScratchFolder("galley-catalog")
+        let cache = try cache(folder, diskBudget: 1 << 20)
+        let path = cache.file(forKey: "doc@page-1@box-128").path
+        func inode() throws -> UInt64 {
+            try #require(FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? UInt64)
+        }
+        try cache.store([1, 2, 3], forKey: "doc@page-1@box-128", sourcePath: "/in/doc.pdf")
+        let first = try inode()
+        try cache.store([1, 2, 3], forKey: "doc@page-1@box-128", sourcePath: "/in/doc.pdf")
+        #expect(try inode() == first, "the same bytes leave the file in place")
+        #expect(try cache.diskBytes() == 3)
+        try cache.store([4, 5, 6, 7], forKey: "doc@page-1@box-128", sourcePath: "/in/doc.pdf")
+        #expect(try inode() != first, "new bytes are written through a new file")
+        #expect(FileManager.default.contents(atPath: path) == Data([4, 5, 6, 7]))
+        #expect(try cache.diskBytes() == 4)
+        let later = try self.cache(folder, diskBudget: 1 << 20)
+        #expect(later.bytes(forKey: "doc@page-1@box-128") == [4, 5, 6, 7])
+    }
+
     @Test func evictionRemovesTheLeastRecentlyUsedUntilTheBudgetHolds() throws {
         let folder = try ScratchFolder("galley-catalog")
         let cache = try cache(folder, diskBudget: 250)
