@@ -71,6 +71,13 @@ public enum AtomicFile {
             if buffer.count >= Self.capacity { flush() }
         }
 
+        /// Writes `text` as UTF-8, without an array of its own.
+        public func write(_ text: String) {
+            guard failure == nil else { return }
+            buffer.append(contentsOf: text.utf8)
+            if buffer.count >= Self.capacity { flush() }
+        }
+
         fileprivate func flush() {
             guard failure == nil, !buffer.isEmpty else { return }
             failure = AtomicFile.writeAll(buffer, to: fd)

@@ -97,7 +97,12 @@ public final class ThumbnailCache: Sendable {
     /// Whether the file at `path` holds exactly `bytes`.
     private static func holds(_ path: String, _ bytes: [UInt8]) -> Bool {
         guard let data = FileManager.default.contents(atPath: path), data.count == bytes.count else { return false }
-        return data.elementsEqual(bytes)
+        return data.withUnsafeBytes { stored in
+            bytes.withUnsafeBytes { given in
+                guard let a = stored.baseAddress, let b = given.baseAddress else { return true } // both empty
+                return memcmp(a, b, bytes.count) == 0
+            }
+        }
     }
 
     /// Writes the use times of entries read from disk.

@@ -56,7 +56,7 @@ public enum ContactSheet {
         let diffStatus = Dictionary((diff?.documents ?? []).map { ($0.name, $0.status) }, uniquingKeysWith: { a, _ in a })
         let failed = manifest.documents.filter { $0.status == .failed }
         let warned = manifest.documents.count { !$0.warnings.isEmpty }
-                put("""
+        put("""
             <!DOCTYPE html>
             <html lang="en">
             <head>

@@ -203,7 +203,7 @@ public final class Pipeline: Sendable {
             try sources.write(to: store)
             let links = sources.links(from: store.root)
             try store.write(to: "index.html") { sink in
-                ContactSheet.write(manifest, diff: diff, sources: links) { sink.write(Array($0.utf8)) }
+                ContactSheet.write(manifest, diff: diff, sources: links) { sink.write($0) }
             }
         } catch let error as OutputError {
             manifestError = error.description

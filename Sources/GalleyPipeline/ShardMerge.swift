@@ -108,7 +108,7 @@ public enum ShardMerge {
         try sources.write(to: store)
         let links = sources.links(from: output)
         try store.write(to: "index.html") { sink in
-            ContactSheet.write(manifest, sources: links) { sink.write(Array($0.utf8)) }
+            ContactSheet.write(manifest, sources: links) { sink.write($0) }
         }
         return manifest
     }

@@ -42,7 +42,7 @@ import Testing
     @Test func pagesRecordedAfterCachedObjectsAreDroppedDrawTheSame() throws {
         let folder = try ScratchFolder("dropped-objects")
         let url = folder.path("long.pdf")
-        let pages = (0..<140).map { "BT /F1 \(10 + $0 % 9) Tf 10 \(180 - 3 * ($0 % 50)) Td (Page \($0 + 1) of a long run.) Tj ET\n0 0 1 rg \($0 % 16 * 10) 20 40 40 re f" }
+        let pages = (0..<140).map { "BT /F1 \(10 + $0 % 9) Tf 10 \(190 - 2 * ($0 % 50)) Td (Page \($0 + 1) of a long run.) Tj ET\n0 0 1 rg \($0 % 16 * 10) 20 40 40 re f" }
         try TestPDF.write(pages: pages, width: 200, height: 200, font: true, to: url)
         let inOrder = try PDFDocument(path: url.path, password: nil, engine: engine)
         let lanes = try (0..<2).map { _ in try PDFDocument(path: url.path, password: nil, engine: engine) }
@@ -51,7 +51,12 @@ import Testing
             let lane = try lanes[index % 2].recordPage(index).render(scale: 1, cancellation: Cancellation())
             #expect(one.width == lane.width && one.height == lane.height)
             #expect(Array(one.pixels) == Array(lane.pixels), "page \(index + 1)")
-            #expect(one.pixels.count { $0 < 64 } > 3000, "page \(index + 1) has its text and square")
+            // The text sits above row 130 (baselines 190 to 92 pt up a 200 pt page), the blue
+            // square below row 140: each must be there, dark in the red channel.
+            let dark = { (rows: Range<Int>) in rows.reduce(0) { sum, y in
+                sum + (0..<one.width).count { one.pixels[(y * one.width + $0) * 3] < 64 } } }
+            #expect(dark(0..<130) > 50, "page \(index + 1) has its text")
+            #expect(dark(140..<one.height) > 1000, "page \(index + 1) has its square")
         }
     }
 
