@@ -345,14 +345,25 @@ public final class Framesetter {
                     opening.tops = opening.tops.map { ($0.box, 0) }
                 }
                 let tableStart = offset
-                guard try table.place(in: rect, top: cursor + gap, columnIsEmpty: frame.isEmpty, into: &frame) else {
-                    // Nothing of it fits here: it starts in the next column, with what is kept with it.
-                    if first {
-                        offset = keepingTogether(&frame, next: offset, measure: rect.width)
+                var fits = try table.place(in: rect, top: cursor + gap, columnIsEmpty: frame.isEmpty, into: &frame)
+                if !fits && first {
+                    // Nothing of it fits here: it starts in the next column, with what is kept
+                    // with it (a heading). When that would empty this column, the table starts
+                    // here instead, cut at the column's foot, so the heading is not left alone.
+                    let (savedHyphens, exceptions) = (hyphenatedLines, frame.breakExceptions)
+                    var moved = frame
+                    let next = keepingTogether(&moved, next: offset, measure: rect.width)
+                    if moved.breakExceptions > exceptions && moved.lines.count == frame.lines.count {
+                        hyphenatedLines = savedHyphens
+                        fits = try table.place(in: rect, top: cursor + gap, columnIsEmpty: false, cutHere: true, into: &frame)
+                    }
+                    if !fits {
+                        frame = moved
+                        offset = next
                         rewindFloats(&frame, to: offset)
                     }
-                    break
                 }
+                guard fits else { break }
                 boxTops += opening.tops.map { ($0.box, rect.y + cursor + ($0.y ?? gap), tableStart) }
                 cursor = table.bottom
                 offset = table.position

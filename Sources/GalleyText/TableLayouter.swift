@@ -546,8 +546,12 @@ final class TableLayouter {
 
     /// Places what fits of the table in `rect` from `top`, adding its lines, rectangles and a
     /// `TableFrame` to `frame`; false when nothing fits (the table goes on in the next column).
-    /// In an empty column something is always placed.
-    func place(in rect: Rect, top: Double, columnIsEmpty: Bool, into frame: inout Framesetter.Frame) throws(TypesetError) -> Bool {
+    /// In an empty column something is always placed. `cutHere`: rows that would fit a fresh
+    /// column are cut at this one's foot instead of waiting for it (the framesetter asks when
+    /// what is kept with the table, a heading, could not go with it without emptying the
+    /// column).
+    func place(in rect: Rect, top: Double, columnIsEmpty: Bool, cutHere: Bool = false,
+               into frame: inout Framesetter.Frame) throws(TypesetError) -> Bool {
         let saved = (nextRow, progress, unjoinedUntil)
         let collapse = table.style.collapse
         let rowCount = table.rows.count
@@ -589,7 +593,7 @@ final class TableLayouter {
                 continue
             }
             // A group that fits a fresh column goes there.
-            guard !complete || height > fullRoom + LineFiller.tolerance || (columnIsEmpty && !rowsPlaced) else { break }
+            guard !complete || height > fullRoom + LineFiller.tolerance || cutHere || (columnIsEmpty && !rowsPlaced) else { break }
             if rows.count > 1 {
                 unjoinedUntil = rows.upperBound  // Set row by row from here, each spanning cell in its first row.
                 continue

@@ -105,4 +105,36 @@ import Testing
         #expect(pages.reduce(0) { $0 + $1.breakExceptionCount } > 0)
         #expect(pages.last.map { text.string($0.range).contains("Finally") } == true)
     }
+
+    /// A heading at a column's top followed by a table that does not fit below it but would
+    /// fit a fresh column: the heading cannot go with the table without emptying its column,
+    /// so the table starts below it, cut at the column's foot, rather than leaving the heading
+    /// alone in the column (Debian's DocBook pages put a note's table after a heading).
+    @Test func aTableAfterAHeadingThatCannotMoveStartsBelowIt() throws {
+        var layout = ArticleLayout(name: "two")
+        (layout.pageWidth, layout.pageHeight, layout.columns) = (420, 300, 2)
+        layout.inset = .init(all: 20)
+        layout.base.fontSize = 10
+        var cut = 0
+        // One row (a note's icon and text, as one group) from lower than the room below the
+        // heading to taller than a column: some fit a fresh column but not below the heading.
+        for lines in 8...24 {
+            let cell = (1...lines).map { "Line \($0) of the note" }.joined(separator: "<br>")
+            let html = "<p>Intro.</p><h3 style='break-before: column'>A heading</h3><table><tr><td>!</td><td>\(cell)</td></tr></table><p>After.</p>"
+            let text = MarkupParser(base: layout.base).parse(html: Array(html.utf8), baseURL: nil).text
+            let pages = try typesetAll(text, layout, fonts: sharedFonts)
+            let columns = pages.flatMap(\.columns).filter { !$0.lines.isEmpty || !$0.tables.isEmpty }
+            let headed = try #require(columns.first { text.string($0.range).contains("A heading") })
+            #expect(!headed.tables.isEmpty, "\(lines) lines: the heading is alone in its column")
+            if let table = headed.tables.first, !text.string(headed.range).contains("Line \(lines) of") { cut += 1 }
+            var next = 0
+            for column in pages.flatMap(\.columns) {
+                #expect(column.range.lowerBound == next)
+                next = column.range.upperBound
+            }
+            #expect(next == text.count)
+            #expect(text.string(pages.last!.range).contains("After."))
+        }
+        #expect(cut > 0, "some table is cut below the heading")
+    }
 }
