@@ -23,6 +23,9 @@ packages=(
   libfontconfig-dev libunibreak-dev libfribidi-dev fonts-dejavu-core fonts-dejavu-extra fonts-noto-cjk
   # automatic hyphenation: libhyphen and its pattern dictionaries (English, German, French, Spanish, Italian, Russian, Greek)
   libhyphen-dev hyphen-en-us hyphen-de hyphen-fr hyphen-es hyphen-it hyphen-ru hyphen-el
+  # the language of text whose markup and layout give none, guessed from its letters (for
+  # hyphenation): libexttextcat, LibreOffice's n-gram language guesser, and its fingerprints
+  libexttextcat-dev
   # the release package: strip and readelf (binutils), man to check the man page renders;
   # PyYAML for scripts/run-action.py, which runs action.yml's steps in a test
   binutils man-db python3-yaml

@@ -46,6 +46,9 @@ public struct Inspection: Codable, Sendable, Equatable {
     /// Articles: Unicode scalars of the text, its language, pictures and layouts.
     public var textLength: Int?
     public var language: String?
+    /// The language read from the letters of an article whose markup and layouts give none
+    /// (`LanguageGuesser`); nil otherwise.
+    public var guessedLanguage: String?
     public var imageCount: Int?
     public var layouts: [Layout]?
     /// What a run would warn about (articles: markup and pictures).
@@ -101,6 +104,7 @@ public struct Inspection: Codable, Sendable, Equatable {
         try container.encode(pages, forKey: .pages)
         try container.encode(textLength, forKey: .textLength)
         try container.encode(language, forKey: .language)
+        try container.encode(guessedLanguage, forKey: .guessedLanguage)
         try container.encode(imageCount, forKey: .imageCount)
         try container.encode(layouts, forKey: .layouts)
         try container.encode(warnings, forKey: .warnings)
@@ -171,6 +175,7 @@ public struct Inspector {
         inspection.title = first.title
         inspection.author = first.author
         inspection.language = first.language
+        inspection.guessedLanguage = first.guessedLanguage
         inspection.textLength = first.text.count
         inspection.imageCount = first.text.attachments.count
         var links = 0

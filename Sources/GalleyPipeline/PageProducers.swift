@@ -414,6 +414,9 @@ final class ArticlePages: PageProducer {
                 all.append(count > 1 ? "\(warning) (\(count) times)" : warning)
             }
         }
+        if let guessed = article.first.guessedLanguage {
+            all.append("the markup and the layout give no language; the text reads as \(guessed) (guessed from its letters by libexttextcat), so it is set as \(guessed): give the markup a lang attribute or the layout a language to choose another")
+        }
         if unhyphenated.contains("") {
             all.append("hyphenation is on but some text has no language, so it was not hyphenated; give the markup a lang attribute or the layout a language")
         }

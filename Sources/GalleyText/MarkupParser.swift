@@ -104,7 +104,7 @@ public struct MarkupParser: Sendable {
         }
         guard var article = parsed else { return empty }
         article.warnings = warnings + article.warnings
-        article.text = withLanguageFromScript(article.text)
+        (article.text, article.guessedLanguage) = withLanguageFromText(article.text)
         return article
     }
 
@@ -213,7 +213,9 @@ public struct MarkupParser: Sendable {
         }
         endLine()
         builder.addMargin(margin)
-        var article = ParsedArticle(text: withLanguageFromScript(builder.build()), title: nil, language: nil, warnings: decoded.warnings)
+        let (text, guessed) = withLanguageFromText(builder.build())
+        var article = ParsedArticle(text: text, title: nil, language: nil, warnings: decoded.warnings)
+        article.guessedLanguage = guessed
         article.sourceCharacters = decoded.utf8.withUnsafeBufferPointer { HTMLWalker.visibleCharacters($0) }
         return article
     }
@@ -231,18 +233,52 @@ public struct MarkupParser: Sendable {
         return hangul ? "ko" : han ? "zh" : nil
     }
 
-    /// `text` with `languageFromScript` given to the runs that have no language, when the
-    /// layout gives none.
-    private func withLanguageFromScript(_ text: AttributedText) -> AttributedText {
-        guard base.language == nil, text.styleRuns.contains(where: { $0.value.language == nil }),
-              let language = Self.languageFromScript(text.scalars) else { return text }
+    /// `text` with a language given to the runs that have none, when the layout gives none:
+    /// `languageFromScript` for Chinese, Japanese and Korean, else what `LanguageGuesser`
+    /// reads from their prose (code left out), when it is clear; with the language guessed
+    /// that way (nil when none was, or when the script told it).
+    private func withLanguageFromText(_ text: AttributedText) -> (text: AttributedText, guessed: String?) {
+        guard base.language == nil, text.styleRuns.contains(where: { $0.value.language == nil }) else { return (text, nil) }
+        var guessed: String?
+        let language: String
+        if let script = Self.languageFromScript(text.scalars) {
+            language = script
+        } else if let letters = LanguageGuesser.shared.guess(Self.prose(of: text, upTo: LanguageGuesser.maximumSample)) {
+            (language, guessed) = (letters, letters)
+        } else {
+            return (text, nil)
+        }
         let runs = text.styleRuns.map { run -> AttributeRun<TextStyle> in
             guard run.value.language == nil else { return run }
             var run = run
             run.value.language = language
             return run
         }
-        return AttributedText(scalars: text.scalars, styleRuns: runs, paragraphs: text.paragraphs, attachments: text.attachments,
-                              tables: text.tables, boxes: text.boxes, floats: text.floats)
+        return (AttributedText(scalars: text.scalars, styleRuns: runs, paragraphs: text.paragraphs, attachments: text.attachments,
+                               tables: text.tables, boxes: text.boxes, floats: text.floats), guessed)
+    }
+
+    /// Up to `limit` bytes of UTF-8: the text of the runs without a language that are not
+    /// code, white space collapsed and pictures left out.
+    static func prose(of text: AttributedText, upTo limit: Int) -> [UInt8] {
+        var sample: [UInt8] = []
+        sample.reserveCapacity(limit)
+        var space = true
+        for run in text.styleRuns where run.value.language == nil && !run.value.verbatim {
+            for index in run.range {
+                let scalar = text.scalars[index]
+                if scalar.isHTMLWhitespace || scalar == AttributedText.lineSeparator || scalar == AttributedText.objectReplacement
+                    || scalar.properties.generalCategory == .control {
+                    if !space { sample.append(0x20) }
+                    space = true
+                    continue
+                }
+                space = false
+                UTF8.encode(scalar) { sample.append($0) }
+                if sample.count >= limit { return sample }
+            }
+            if !space { sample.append(0x20); space = true }
+        }
+        return sample
     }
 }

@@ -6,6 +6,10 @@ public struct ParsedArticle: Sendable {
     public var title: String?
     /// The `lang` of `<html>` (or `<body>`); nil when the markup gives none.
     public var language: String?
+    /// The language guessed from the letters of the text that had none (`LanguageGuesser`),
+    /// when neither the markup nor the layout gave one and its script did not tell (Chinese,
+    /// Japanese and Korean are told by their scripts); nil otherwise.
+    public var guessedLanguage: String?
     /// The content of `<meta name="author">`; nil when missing or blank.
     public var author: String?
     /// The writing mode the markup declares for the whole article (CSS `writing-mode` on

@@ -61,7 +61,7 @@ struct Inspect: ParsableCommand {
         if inspection.repaired == true { add("repaired", "yes (damaged cross-reference table rebuilt)") }
         add("title", inspection.title)
         add("author", inspection.author)
-        add("language", inspection.language)
+        add("language", inspection.language ?? inspection.guessedLanguage.map { "\($0) (guessed from its letters)" })
         add("text", inspection.textLength.map { "\($0) characters" })
         add("images", inspection.imageCount.map(String.init))
         add("links", inspection.linkCount.map(String.init))

@@ -48,12 +48,16 @@ import Testing
         return try Pipeline(configuration: configuration, logger: Logger(label: "test")).run()
     }
 
-    @Test func textWithoutADictionaryOrALanguageIsSetUnhyphenatedWithAWarning() throws {
+    @Test func textWithoutADictionaryOrALanguageIsSetUnhyphenatedWithAWarningAndAGuessedLanguageIsSaid() throws {
         let folder = try ScratchFolder("hyphenation")
         try FileManager.default.createDirectory(at: folder.path("in"), withIntermediateDirectories: true)
         let words = String(repeating: "onafhankelijkheidsverklaring ", count: 40)
-        let articles = ["dutch.html": "<p lang=\"nl\">\(words)</p>", "unknown.html": "<p>\(words)</p>",
-                        "japanese.html": "<p lang=\"ja\">日本語の文章です。\(words)</p>"]
+        // Too short for its language to be guessed from its letters (LanguageGuesser.minimumSample).
+        let few = String(repeating: "onafhankelijkheidsverklaring ", count: 12)
+        let german = String(repeating: "Die Silbentrennung ist ein wesentlicher Bestandteil des Schriftsatzes, besonders bei "
+            + "schmalen Spalten und im Blocksatz, wo lange Wörter sonst große Lücken zwischen den Wörtern hinterlassen. ", count: 3)
+        let articles = ["dutch.html": "<p lang=\"nl\">\(words)</p>", "unknown.html": "<p>\(few)</p>",
+                        "japanese.html": "<p lang=\"ja\">日本語の文章です。\(words)</p>", "german.html": "<p>\(german)</p>"]
         for (name, markup) in articles {
             try markup.write(to: folder.path("in/\(name)"), atomically: true, encoding: .utf8)
         }
@@ -69,6 +73,9 @@ import Testing
         for source in ["dutch.html", "unknown.html"] {
             #expect(try document(source).pages.reduce(0) { $0 + ($1.hyphenatedLineCount ?? 0) } == 0)
         }
+        // Enough German prose without a lang: read as German, said so, and hyphenated.
+        #expect(try document("german.html").warnings.contains { $0.contains("the text reads as de") })
+        #expect(try document("german.html").pages.reduce(0) { $0 + ($1.hyphenatedLineCount ?? 0) } > 0)
     }
 
     @Test func everyArticleIsTypesetInEveryLayoutAndItsColumnsTileTheText() throws {

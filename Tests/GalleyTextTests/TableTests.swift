@@ -357,3 +357,33 @@ import Testing
         #expect(ink.inked > 0 && ink.outside == 0)
     }
 }
+
+/// Hyphenation may break a cell's words when it is set, but does not narrow the cell's column
+/// when the table's columns are sized: a column of hyphenatable prose beside columns of names
+/// keeps the width it has without hyphenation (counting hyphenation points gave the names'
+/// columns its width, and a German manual's tables grew 39% deeper).
+@Test func automaticHyphenationDoesNotNarrowAColumnOfProse() throws {
+    let prose = "Paketverwaltungswerkzeuge ermöglichen Systemadministratoren die Installation zusätzlicher "
+        + "Softwarepakete sowie deren Konfiguration, Aktualisierung und Entfernung."
+    let rows = (1...4).map { "<tr><td><code>package-name-\($0)</code></td><td><code>/usr/share/doc/package-name-\($0)</code></td><td>\(prose)</td></tr>" }
+    let html = "<html lang=de><body><table>\(rows.joined())</table></body></html>"
+    func proseWidth(hyphens: Hyphens) throws -> (width: Double, hyphenated: Int) {
+        var base = BaseStyle()
+        base.hyphens = hyphens
+        let article = MarkupParser(base: base).parse(html: Array(html.utf8), baseURL: nil)
+        var layout = ArticleLayout(name: "narrow")
+        (layout.pageWidth, layout.pageHeight, layout.columns) = (595, 842, 2)
+        layout.base.fontSize = 10
+        let typesetter = try ArticleTypesetter(text: article.text, layout: layout, fonts: sharedFonts)
+        var pages: [TypesetPage] = []
+        while let page = try typesetter.nextPage() { pages.append(page) }
+        let table = try #require(pages.flatMap(\.columns).flatMap(\.tables).first)
+        let cell = try #require(table.cells.first { $0.column == 2 })
+        let hyphenated = pages.flatMap(\.columns).flatMap(\.lines).count(where: \.isHyphenated)
+        return (cell.rect.width, hyphenated)
+    }
+    let plain = try proseWidth(hyphens: .manual)
+    let hyphenated = try proseWidth(hyphens: .auto)
+    #expect(hyphenated.hyphenated > 0, "the prose is hyphenated when set")
+    #expect(abs(hyphenated.width - plain.width) < 0.01, "prose column \(hyphenated.width) pt with hyphenation, \(plain.width) pt without")
+}
