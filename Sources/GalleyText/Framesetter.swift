@@ -888,7 +888,8 @@ public final class Framesetter {
     /// rules ask, with `next` (global) the first line that did not fit:
     ///
     /// - `orphans`: a paragraph broken across the columns leaves at least that many lines here,
-    ///   else it goes to the next column whole; `break-inside: avoid` sends it whole.
+    ///   else it goes to the next column whole; `break-inside: avoid` sends it whole (one
+    ///   longer than the column breaks after all, with its widows and orphans).
     /// - `widows`: it carries at least that many to the next column (as many as a line filler
     ///   counts at this measure), taken from here when enough stay.
     /// - `break-after: avoid` (headings) and `break-before: avoid`: a paragraph whose next one
@@ -897,6 +898,7 @@ public final class Framesetter {
     /// A rule that would empty the column yields, and is counted in `breakExceptions`.
     private func keepingTogether(_ frame: inout Frame, next: Int, measure: Double) -> Int {
         var next = next
+        var brokenInsideAfterAll = false
         while true {
             let paragraphIndex = text.paragraphIndex(at: next)
             let paragraph = text.paragraphs[paragraphIndex]
@@ -905,7 +907,13 @@ public final class Framesetter {
             if next > paragraph.range.lowerBound {
                 // Broken inside a paragraph: lines of it here, and at least how many follow.
                 let here = frame.lines.reversed().prefix { $0.line.range.lowerBound >= paragraph.range.lowerBound }.count
-                if style.avoidBreakInside || here < style.orphans {
+                if style.avoidBreakInside && here >= frame.lines.count && here >= style.orphans {
+                    // `break-inside: avoid` on a block longer than the column (a long `<pre>`):
+                    // it breaks after all, counted once, and still carries its widows.
+                    if !brokenInsideAfterAll { frame.breakExceptions += 1 }
+                    brokenInsideAfterAll = true
+                }
+                if (style.avoidBreakInside && !brokenInsideAfterAll) || here < style.orphans {
                     move = here
                 } else if style.widows > 1 {
                     let following = linesLeft(of: paragraphIndex, from: next, measure: measure, upTo: style.widows)
@@ -923,7 +931,7 @@ public final class Framesetter {
             }
             guard move > 0 else { return next }
             guard move < frame.lines.count else {
-                frame.breakExceptions += 1
+                if !brokenInsideAfterAll { frame.breakExceptions += 1 }
                 return next
             }
             let kept = frame.lines.count - move

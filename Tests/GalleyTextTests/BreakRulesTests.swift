@@ -137,4 +137,29 @@ import Testing
         }
         #expect(cut > 0, "some table is cut below the heading")
     }
+
+    /// `break-inside: avoid` on a block longer than a column (Debian's DocBook style sheet
+    /// puts it on every `pre.screen`): the block breaks after all, counted as an exception,
+    /// and still leaves two lines on each side of the break.
+    @Test func aBlockTooLongToKeepWholeStillKeepsItsWidowsAndOrphans() throws {
+        var layout = ArticleLayout(name: "two")
+        (layout.pageWidth, layout.pageHeight, layout.columns) = (420, 300, 2)
+        layout.inset = .init(all: 20)
+        layout.base.fontSize = 10
+        layout.columnFill = .auto  // Columns filled in turn: the last page is not rebalanced.
+        var breaks = 0
+        for count in 20...60 {
+            let body = (1...count).map { "  symbol_\($0)@Base 1.\($0)" }.joined(separator: "\n")
+            let html = "<p>Intro.</p><pre style='break-inside: avoid; background: #eee; padding: 0.5em 1em; white-space: pre-wrap'>\(body)\n...</pre><p>After.</p>"
+            let text = MarkupParser(base: layout.base).parse(html: Array(html.utf8), baseURL: nil).text
+            let pages = try typesetAll(text, layout, fonts: sharedFonts)
+            let pre = try #require(text.paragraphs.first { text.string($0.range).hasPrefix("  symbol_1@") })
+            let counts = pages.flatMap(\.columns).map { $0.lines.count { pre.range.contains($0.range.lowerBound) } }.filter { $0 > 0 }
+            #expect(counts.count > 1, "\(count) lines: the block is longer than a column")
+            #expect(counts.allSatisfy { $0 >= 2 }, "\(count) lines: \(counts) lines of the block in its columns")
+            #expect(pages.reduce(0) { $0 + $1.breakExceptionCount } >= counts.count - 1, "breaking it is counted")
+            breaks += counts.count - 1
+        }
+        #expect(breaks > 0)
+    }
 }
