@@ -106,15 +106,21 @@ import Testing
         #expect(pages.last.map { text.string($0.range).contains("Finally") } == true)
     }
 
+    /// Two columns 260 pt deep, 10 pt type: about 18 lines a column.
+    static func shortTwoColumns() -> ArticleLayout {
+        var layout = ArticleLayout(name: "two")
+        (layout.pageWidth, layout.pageHeight, layout.columns) = (420, 300, 2)
+        layout.inset = .init(all: 20)
+        layout.base.fontSize = 10
+        return layout
+    }
+
     /// A heading at a column's top followed by a table that does not fit below it but would
     /// fit a fresh column: the heading cannot go with the table without emptying its column,
     /// so the table starts below it, cut at the column's foot, rather than leaving the heading
     /// alone in the column (Debian's DocBook pages put a note's table after a heading).
     @Test func aTableAfterAHeadingThatCannotMoveStartsBelowIt() throws {
-        var layout = ArticleLayout(name: "two")
-        (layout.pageWidth, layout.pageHeight, layout.columns) = (420, 300, 2)
-        layout.inset = .init(all: 20)
-        layout.base.fontSize = 10
+        let layout = Self.shortTwoColumns()
         var cut = 0
         // One row (a note's icon and text, as one group) from lower than the room below the
         // heading to taller than a column: some fit a fresh column but not below the heading.
@@ -142,10 +148,7 @@ import Testing
     /// puts it on every `pre.screen`): the block breaks after all, counted as an exception,
     /// and still leaves two lines on each side of the break.
     @Test func aBlockTooLongToKeepWholeStillKeepsItsWidowsAndOrphans() throws {
-        var layout = ArticleLayout(name: "two")
-        (layout.pageWidth, layout.pageHeight, layout.columns) = (420, 300, 2)
-        layout.inset = .init(all: 20)
-        layout.base.fontSize = 10
+        var layout = Self.shortTwoColumns()
         layout.columnFill = .auto  // Columns filled in turn: the last page is not rebalanced.
         var breaks = 0
         for count in 20...60 {
