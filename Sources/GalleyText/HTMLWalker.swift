@@ -89,6 +89,9 @@ struct HTMLWalker {
     private var knownTags: [Tag?] = Array(repeating: nil, count: Int(GUMBO_TAG_LAST.rawValue) + 1)
     private var title: String?
     private var author: String?
+    /// The language `<meta http-equiv="content-language" content="…">` sets for a document
+    /// whose root has no `lang`.
+    private var pragmaLanguage: String?
     /// The article's writing mode, and the element that declared it.
     private var writingMode: (mode: WritingMode, element: String)?
     /// Writing-mode declarations not followed, as warnings.
@@ -192,6 +195,7 @@ struct HTMLWalker {
                 language = languageAttribute(body.pointee.v.element)
             }
         }
+        if language == nil { language = pragmaLanguage }
         let rootStyle = ComputedStyle(base: base)
         let rootParagraph = rootStyle.paragraphStyle(base: base)
         builder.paragraphStyle = rootParagraph
@@ -297,6 +301,13 @@ struct HTMLWalker {
                     if element.tag == GUMBO_TAG_META, author == nil, attribute(element, "name")?.lowercased() == "author",
                        let content = attribute(element, "content")?.trimmingASCIIWhitespace(), !content.isEmpty {
                         author = content
+                    }
+                    if element.tag == GUMBO_TAG_META, attribute(element, "http-equiv")?.trimmingASCIIWhitespace().lowercased() == "content-language",
+                       let content = attribute(element, "content"), !content.contains(",") {
+                        // HTML's pragma-set default language: the first word of the content,
+                        // a list of several languages sets none; the last such element wins.
+                        let first = content.split(whereSeparator: Self.isHTMLWhitespace).first.map(String.init)
+                        if let first { pragmaLanguage = first }
                     }
                 }
                 children = element.children
@@ -545,6 +556,9 @@ struct HTMLWalker {
         if let language = attribute(element, "lang") ?? attribute(element, "xml:lang") {
             let trimmed = language.trimmingASCIIWhitespace()
             style.text.language = trimmed.isEmpty ? nil : trimmed
+        } else if name == "html", let pragmaLanguage {
+            // No lang on the root: `<meta http-equiv="content-language">` gives the default.
+            style.text.language = pragmaLanguage
         }
         if name == "a", let href = attribute(element, "href") {
             style.text.link = resolvedLink(href)

@@ -92,6 +92,14 @@ import Testing
         let mixed = Self.parse("<html><body><p>\(Self.french)</p><p lang=en>\(Self.english)</p></body></html>")
         #expect(mixed.guessedLanguage == "fr")
         #expect(Self.languages(mixed) == ["fr", "en"])
+        // HTML's pragma `<meta http-equiv="content-language">` gives the root's default.
+        let pragma = Self.parse("<html><head><meta http-equiv=\"Content-Language\" content=\"fr\"></head><body><p>\(Self.german)</p></body></html>")
+        #expect(pragma.guessedLanguage == nil)
+        #expect(pragma.language == "fr")
+        #expect(Self.languages(pragma) == ["fr"])
+        // A list of languages in it sets none, so the letters are read.
+        let list = Self.parse("<html><head><meta http-equiv=\"content-language\" content=\"fr, en\"></head><body><p>\(Self.german)</p></body></html>")
+        #expect(list.guessedLanguage == "de")
         // Too little text: nothing guessed, nothing given.
         let short = Self.parse("<html><body><p>Guten Tag.</p></body></html>")
         #expect(short.guessedLanguage == nil)
