@@ -299,6 +299,10 @@ public struct ParagraphStyle: Hashable, Sendable {
     public var spansColumns = false
     /// CSS `clear`: the paragraph starts below the pictures floated to these sides.
     public var clear: Set<FloatSide> = []
+    /// Characters of the list marker the paragraph starts with (`•` and its no-break space):
+    /// a marker stands outside the text in a browser, so its space never stretches or shrinks
+    /// when the line is justified.
+    public var markerLength = 0
     /// The block element the paragraph's text is in, as `tag.class.class` (`h2`, `p.note`,
     /// `pre.literal-block`); empty when unknown (plain text). For reports (`galley typeset
     /// --lines`), not for layout.

@@ -311,6 +311,7 @@ public struct AttributedTextBuilder: Sendable {
         if let marker = pendingMarker {
             pendingMarker = nil
             style.firstLineIndent = -min(marker.width, max(0, style.startIndent))
+            style.markerLength = marker.text.count
             commit(marker.text, style: marker.style)
         }
         openStyle = style

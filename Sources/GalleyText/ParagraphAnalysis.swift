@@ -187,6 +187,10 @@ struct ParagraphAnalysis {
     /// The character at global offset `offset`.
     func scalar(at offset: Int) -> Unicode.Scalar { scalars[offset] }
 
+    /// Whether global `offset` is in the list marker the paragraph starts with, whose space
+    /// never takes a justified line's slack (`ParagraphStyle.markerLength`).
+    func isInMarker(_ offset: Int) -> Bool { offset < paragraph.lowerBound + style.markerLength }
+
     /// Natural width of a line of local characters `a..<b`, with the hyphen it shows when it
     /// ends at a hyphen opportunity.
     func lineWidth(_ a: Int, _ b: Int) -> Double {
@@ -506,8 +510,11 @@ struct ParagraphAnalyzer {
         var clusterGaps = [Int](repeating: start.clusterGaps, count: count + 1)
         var letterGap = [Bool](repeating: false, count: count)
         var previous: Unicode.Scalar = range.lowerBound > 0 ? text.scalars[range.lowerBound - 1] : " "
+        // A list marker keeps its spacing: no gap inside it or after it (`isInMarker`).
+        let markerEnd = range.lowerBound > paragraph.range.lowerBound ? 0 : paragraph.value.markerLength
         for (i, scalar) in text.scalars[range].enumerated() {
-            clusterGaps[i + 1] = clusterGaps[i] + (clusterStart[i] && ParagraphAnalysis.takesClusterGap(after: previous, before: scalar) ? 1 : 0)
+            let inMarker = i > 0 && i <= markerEnd
+            clusterGaps[i + 1] = clusterGaps[i] + (clusterStart[i] && !inMarker && ParagraphAnalysis.takesClusterGap(after: previous, before: scalar) ? 1 : 0)
             // Code keeps its letters where they are, on both sides of the gap.
             letterGap[i] = i > 0 && clusterStart[i] && !verbatim[i] && !verbatim[i - 1]
                 && ParagraphAnalysis.takesLetterGap(after: previous, before: scalar)
@@ -518,8 +525,9 @@ struct ParagraphAnalyzer {
             separatorWidth.withUnsafeMutableBufferPointer { separatorWidth in
                 clusters.withUnsafeMutableBufferPointer { clusters in
                     ideographs.withUnsafeMutableBufferPointer { ideographs in
+                        // A list marker's space stays as it is (`isInMarker`).
                         for (i, scalar) in text.scalars[range].enumerated() {
-                            let separator = scalar.isWordSeparator && !verbatim[i]
+                            let separator = scalar.isWordSeparator && !verbatim[i] && !(i < markerEnd)
                             separators[i + 1] = separators[i] + (separator ? 1 : 0)
                             separatorWidth[i + 1] = separatorWidth[i] + (separator ? advances[i] : 0)
                             clusters[i + 1] = clusters[i] + (clusterStart[i] ? 1 : 0)

@@ -95,7 +95,7 @@ struct TypesetLine {
                 pen += letterExtra
             }
             if let previousCluster, previousCluster != cluster, cluster > analysis.range.lowerBound {
-                if clusterExtra != 0,
+                if clusterExtra != 0, !analysis.isInMarker(cluster - 1),
                    ParagraphAnalysis.takesClusterGap(after: analysis.scalar(at: cluster - 1), before: analysis.scalar(at: cluster)) {
                     pen += clusterExtra
                 }
@@ -149,7 +149,8 @@ struct TypesetLine {
                     run.glyphs.append(glyph.id)
                     run.positions.append((pen + glyph.xOffset, -glyph.yOffset - shift))
                     pen += glyph.advance
-                    if spaceExtra != 0, !shaped.item.style.verbatim, analysis.scalar(at: glyph.cluster).isWordSeparator {
+                    if spaceExtra != 0, !shaped.item.style.verbatim, analysis.scalar(at: glyph.cluster).isWordSeparator,
+                       !analysis.isInMarker(glyph.cluster) {
                         pen += spaceExtra
                     }
                 }

@@ -325,3 +325,25 @@ func consecutiveHyphenatedLinesAreLimited(breaking: ArticleLayout.Typography.Lin
     }
     #expect(shrunkLines > 0)
 }
+
+/// A list marker stands outside the text, as in a browser: when an item's line is justified,
+/// the space after its bullet keeps its width and the words' spaces take the slack.
+@Test(arguments: [("en", "Justified lines of a list item spread their word spaces to the measure and leave the gap after the bullet alone."),
+                   ("ja", "日本語の箇条書きの行は両端揃えで文字の間に余白を配分しますが、記号の後の空きはそのままにします。")])
+func aJustifiedListItemsMarkerKeepsItsSpace(language: String, item: String) throws {
+    let html = "<ul lang=\(language) style='text-align: justify'><li>\(item)</li><li>\(item) \(item)</li><li>Short.</li></ul>"
+    let text = MarkupParser(base: BaseStyle()).parse(html: Array(html.utf8), baseURL: nil).text
+    let pages = try typesetAll(text, column(200), fonts: sharedFonts)
+    let lines = pages.flatMap(\.columns).flatMap(\.lines)
+    let glyphs = pages.flatMap(\.placedGlyphs)
+    // Each item's first line: bullet, no-break space, first letter.
+    let firstLines = lines.filter { text.scalars[$0.range.lowerBound] == "•" }
+    #expect(firstLines.count == 3)
+    var gaps: [Double] = []
+    for line in firstLines {
+        let row = glyphs.filter { abs($0.y - line.baseline) < 0.01 }.map(\.x).sorted()
+        gaps.append(row[2] - row[0])
+    }
+    #expect(firstLines.filter(\.isJustified).count == 2, "the two long items' first lines are justified")
+    #expect(gaps.allSatisfy { abs($0 - gaps[2]) < 0.01 }, "bullet to first letter: \(gaps) (the last item is not justified)")
+}
