@@ -467,6 +467,9 @@ final class TableLayouter {
         var repeatedLines: [Framesetter.PlacedLine] = []
         var contentHeight: Double
         var complete: Bool
+        /// Whether the cell's framesetter had to break one of its rules (a paragraph's first
+        /// line alone at the piece's foot: moving it would have emptied the piece).
+        var brokeARule = false
     }
 
     /// Sets a cell's text from `from` in its column width, at most `height` high (content).
@@ -485,6 +488,7 @@ final class TableLayouter {
         (result.tables, result.tableRects, result.repeatedLines) = (frame.tables, frame.tableRects, frame.repeatedLines)
         result.to = frame.range.upperBound
         result.complete = result.to >= to
+        result.brokeARule = frame.breakExceptions > 0
         result.contentHeight = (frame.lines.map { $0.top + $0.height } + frame.tables.map(\.rect.maxY)).max() ?? 0
         return result
     }
@@ -610,6 +614,9 @@ final class TableLayouter {
                 if !piece.complete { cut = true }
                 split.append(piece)
             }
+            // A cut that leaves a cell's paragraph an orphan (its cell could only break its rule)
+            // is not taken where the column holds something else: the row starts the next one.
+            if !columnIsEmpty && !cutHere && split.contains(where: { !$0.complete && $0.brokeARule }) { break }
             if !split.contains(where: { $0.to > $0.from }) && !split.allSatisfy(\.complete) {
                 guard columnIsEmpty && !rowsPlaced, let index = split.firstIndex(where: { !$0.complete }) else { break }
                 // Not one line fits even in an empty column: the next line is set anyway, as

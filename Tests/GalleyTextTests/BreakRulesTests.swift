@@ -165,4 +165,31 @@ import Testing
         }
         #expect(breaks > 0)
     }
+
+    /// A table row cut at a column's foot does not leave a cell's paragraph with one line
+    /// there (DocBook's notes are tables: `Note`, then the note's text, cut after its first
+    /// line); the row starts the next column instead.
+    @Test func aCutTableRowLeavesNoOrphanInItsCells() throws {
+        var layout = Self.shortTwoColumns()
+        layout.columnFill = .auto
+        let note = (1...30).map { "Sentence \($0) of the note goes on for a while." }.joined(separator: " ")
+        var cut = 0
+        for intro in 1...18 {
+            let paragraphs = (1...intro).map { "<p>Intro line \($0).</p>" }.joined()
+            let html = paragraphs + "<table><tr><td rowspan=2>!</td><th>Note</th></tr><tr><td><p>\(note)</p></td></tr></table><p>After.</p>"
+            let text = MarkupParser(base: layout.base).parse(html: Array(html.utf8), baseURL: nil).text
+            let pages = try typesetAll(text, layout, fonts: sharedFonts)
+            let paragraph = try #require(text.paragraphs.first { text.string($0.range).hasPrefix("Sentence 1 ") })
+            // Lines of the note's paragraph in each column that holds some (cells' lines are
+            // the column's lines).
+            let counts = pages.flatMap(\.columns).map { column in
+                column.lines.count { paragraph.range.contains($0.range.lowerBound) }
+            }.filter { $0 > 0 }
+            #expect(counts.reduce(0, +) > 0)
+            if counts.count > 1 { cut += 1 }
+            #expect(counts.dropLast().allSatisfy { $0 >= 2 }, "\(intro) intro lines: the note's lines by column \(counts)")
+            #expect(text.string(pages.last!.range).contains("After."))
+        }
+        #expect(cut > 0, "the note is cut across columns in some of these")
+    }
 }
