@@ -28,7 +28,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
-        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
@@ -47,6 +46,8 @@ let package = Package(
         // libhyphen has no pkg-config file; the module map links it.
         .systemLibrary(name: "CHyphen", providers: [.apt(["libhyphen-dev"])]),
         .systemLibrary(name: "CExtTextCat", pkgConfig: "libexttextcat", providers: [.apt(["libexttextcat-dev"])]),
+        // SHA-256 and MD5 (GalleyCatalog's ContentHash) from OpenSSL's libcrypto.
+        .systemLibrary(name: "CLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CFriBidi", pkgConfig: "fribidi", providers: [.apt(["libfribidi-dev"])]),
         // Page images and thumbnails as WebP and AVIF (libavif encodes with Debian's libaom).
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpmux", providers: [.apt(["libwebp-dev"])]),
@@ -81,13 +82,13 @@ let package = Package(
             dependencies: ["GalleyBase", "GalleyRaster", "CHarfBuzz", "CFreeType", "CFontconfig", "CGumbo", "CUnibreak", "CFriBidi", "CHyphen", "CExtTextCat"],
             // Compiled into the binary: a statically linked galley copied anywhere has no resource bundle.
             resources: [.embedInCode("UserAgent.css")]),
-        // The catalog: SQLite through GRDB (which links the system libsqlite3).
+        // The catalog: SQLite through GRDB (which links the system libsqlite3); content hashes.
         .target(
             name: "GalleyCatalog",
             dependencies: [
                 "GalleyBase",
                 .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                "CLibCrypto",
             ]),
         .target(
             name: "GalleyPipeline",

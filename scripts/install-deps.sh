@@ -15,8 +15,8 @@ packages=(
   libpng-dev libdeflate-dev
   # WebP, JPEG and AVIF output (format: in pipeline.yml); libavif encodes with libaom
   libwebp-dev libjpeg62-turbo-dev libavif-dev
-  # the catalog: GRDB links the system's SQLite
-  libsqlite3-dev
+  # the catalog: GRDB links the system's SQLite; content hashes (SHA-256, MD5) from OpenSSL's libcrypto
+  libsqlite3-dev libssl-dev
   # article typesetting: font matching, line breaking (UAX #14), and the fonts the layout
   # goldens and pixel tests are made with (DejaVu for Latin, Greek, Cyrillic; Noto CJK)
   # and bidirectional text (UAX #9)

@@ -145,5 +145,34 @@ import Testing
         try Data("abc".utf8).write(to: folder.path("f"))
         let file = try ContentHash.sha256(file: folder.path("f"))
         #expect(file.hash == ContentHash.sha256(Array("abc".utf8)) && file.bytes == 3)
+        // Nothing at all, and the two-block message of FIPS 180-2.
+        #expect(ContentHash.sha256([]) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(ContentHash.md5("") == "d41d8cd98f00b204e9800998ecf8427e")
+        #expect(ContentHash.sha256(Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8))
+                == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+    }
+
+    @Test func contentHashesOfFilesAreWhatSha256sumAndMd5sumSay() throws {
+        // Every PDF fixture, and a file of 2.5 MiB that crosses the 1 MiB pieces a file is read in.
+        let folder = try ScratchFolder("galley-catalog")
+        let large = folder.path("large.bin")
+        try Data((0..<(5 << 19)).map { UInt8(truncatingIfNeeded: $0 &* 2654435761 >> 13) }).write(to: large)
+        let pdfs = try FileManager.default.contentsOfDirectory(at: Fixtures.pdfFolder, includingPropertiesForKeys: nil)
+            .filter { $0.pathExtension == "pdf" }.sorted { $0.path < $1.path }
+        #expect(pdfs.count >= 8)
+        for url in pdfs + [large] {
+            let peer = try PeerTools.run("sha256sum", [url.path])
+            let expected = String(peer.stdout.prefix(64))
+            let streamed = try ContentHash.sha256(file: url)
+            #expect(streamed.hash == expected, "\(url.lastPathComponent)")
+            #expect(ContentHash.sha256(Array(try Data(contentsOf: url))) == expected, "\(url.lastPathComponent)")
+            #expect(streamed.bytes == (try Data(contentsOf: url)).count)
+        }
+        // MD5 names a freedesktop thumbnail after its file URI.
+        for text in ["file:///home/jens/photos/me.png", "file:///tmp/%C3%A9t%C3%A9%20x.pdf", "ünïcödé"] {
+            let path = folder.path("uri")
+            try Data(text.utf8).write(to: path)
+            #expect(ContentHash.md5(text) == String(try PeerTools.run("md5sum", [path.path]).stdout.prefix(32)), "\(text)")
+        }
     }
 }
