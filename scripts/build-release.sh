@@ -9,7 +9,7 @@
 #
 # --package also stages .build/package/galley-VERSION-linux-ARCH/ (bin/galley, the man page,
 # bash, zsh and fish completions, the JSON schemas, the thumbnailer entry, README.md and
-# install.sh) and packs it into dist/galley-VERSION-linux-ARCH.tar.gz. The tarball is
+# install.sh; under the --scratch-path folder when one is given) and packs it into dist/galley-VERSION-linux-ARCH.tar.gz. The tarball is
 # reproducible: names sorted, owner root, every date the commit's (SOURCE_DATE_EPOCH when set).
 # Unpacked anywhere, `./install.sh [PREFIX]` installs it; it needs only the runtime packages
 # README.md names.
@@ -24,15 +24,18 @@ done
 if commit=$(git rev-parse HEAD 2>/dev/null); then export GALLEY_COMMIT=$commit; fi
 swift build -c release --static-swift-stdlib --product galley ${options[@]+"${options[@]}"}
 $package || exit 0
+# The build folder (.build/release, or under --scratch-path when one is given).
+bin=$(swift build -c release --static-swift-stdlib ${options[@]+"${options[@]}"} --show-bin-path)
+staging=$(cd "$bin/../.." && pwd)/package  # .build/package (SwiftPM's bin path is .build/<triple>/release)
 
 # swift-argument-parser's man page generator, run on the built galley (the same tool its
 # generate-manual plugin runs, without the plugin's second release build).
 swift build -c release --static-swift-stdlib --product generate-manual ${options[@]+"${options[@]}"} >/dev/null
-galley=.build/release/galley
+galley=$bin/galley
 version=$("$galley" --version | head -1 | cut -d' ' -f2)
 epoch=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || echo 0)}
 name=galley-$version-linux-$(uname -m)
-stage=.build/package/$name
+stage=$staging/$name
 rm -rf "$stage"
 install -d "$stage/bin" "$stage/share/man/man1" "$stage/share/bash-completion/completions" \
   "$stage/share/zsh/site-functions" "$stage/share/fish/vendor_completions.d" "$stage/share/galley/schemas" \
@@ -41,7 +44,7 @@ install -d "$stage/bin" "$stage/share/man/man1" "$stage/share/bash-completion/co
 # 0.1.0 (ls -l of both); symbol names stay, so crash backtraces still name functions.
 install -m 755 "$galley" "$stage/bin/galley"
 strip --strip-debug "$stage/bin/galley"
-.build/release/generate-manual "$stage/bin/galley" --date "$(date -u -d "@$epoch" +%F)" \
+"$bin/generate-manual" "$stage/bin/galley" --date "$(date -u -d "@$epoch" +%F)" \
   --authors "Galley" -o "$stage/share/man/man1" >/dev/null
 "$galley" --generate-completion-script bash > "$stage/share/bash-completion/completions/galley"
 "$galley" --generate-completion-script zsh > "$stage/share/zsh/site-functions/_galley"
@@ -52,7 +55,7 @@ install -m 644 README.md "$stage/share/doc/galley/"
 install -m 755 scripts/install.sh "$stage/install.sh"
 mkdir -p dist
 find "$stage" -exec touch -h -d "@$epoch" {} +
-tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$epoch" -C .build/package -cf - "$name" \
+tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$epoch" -C "$staging" -cf - "$name" \
   | gzip -9 -n > "dist/$name.tar.gz.tmp"
 mv "dist/$name.tar.gz.tmp" "dist/$name.tar.gz"
 echo "build-release: dist/$name.tar.gz"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds Galley's fuzz targets (the FuzzTesting package: libFuzzer + AddressSanitizer) and runs
-# each for SECONDS (default 60). Fails on a crash, a sanitizer or leak report, an input slower
+# each for SECONDS (default 60; CI runs 30 s each as a regression net, longer runs are for a
+# change to a parser or a C boundary), one target a core at a time. Fails on a crash, a sanitizer or leak report, an input slower
 # than the per-input timeout, or memory past the RSS limit; the input is then kept in
 # FuzzTesting/.build/fuzz/artifacts/<target>/ and printed with the report.
 #
@@ -45,8 +46,9 @@ mkdir -p "$TMPDIR"
 export ASAN_OPTIONS="detect_leaks=1"
 export LSAN_OPTIONS="suppressions=$PWD/FuzzTesting/lsan.supp:print_suppressions=0"
 
-failed=()
-for target in "${targets[@]}"; do
+# One target's fail cases and its run; prints one line, or the report, and fails with the target.
+fuzz_one() {
+  local target=$1 max_len timeout
   case "$target" in
     # libhyphen loads the German dictionary, once per process, in 10 s (about 40 s under
     # AddressSanitizer on a busy machine): a markup input may take that long without hanging.
@@ -54,17 +56,15 @@ for target in "${targets[@]}"; do
     FuzzConfiguration) max_len=8192 timeout=30 ;;
     FuzzPDF) max_len=65536 timeout=30 ;;
     FuzzImage) max_len=65536 timeout=30 ;;
-    *) echo "fuzz: no target $target (FuzzMarkup, FuzzConfiguration, FuzzPDF, FuzzImage)" >&2; exit 2 ;;
   esac
   mkdir -p "$work/corpus/$target" "$work/artifacts/$target"
-  log="$work/$target.log"
-  fail_cases=(FuzzTesting/FailCases/"$target"/*)
+  local log="$work/$target.log"
+  local fail_cases=(FuzzTesting/FailCases/"$target"/*)
   if [ -e "${fail_cases[0]}" ]; then
     if ! "$bin/$target" "${fail_cases[@]}" > "$work/$target-failcases.log" 2>&1; then
       echo "fuzz: $target: an input in FuzzTesting/FailCases/$target fails again:" >&2
       tail -n 40 "$work/$target-failcases.log" >&2
-      failed+=("$target")
-      continue
+      return 1
     fi
     echo "fuzz: $target: ${#fail_cases[@]} fail cases replayed, none fails"
   fi
@@ -74,6 +74,7 @@ for target in "${targets[@]}"; do
       -max_total_time="$seconds" -timeout="$timeout" -rss_limit_mb=2048 -max_len="$max_len" \
       -dict="FuzzTesting/$target.dict" -artifact_prefix="$work/artifacts/$target/" -print_final_stats=1 \
       "$work/corpus/$target" "$work/seeds/$target" > "$log" 2>&1; then
+    local runs rate added slowest rss coverage
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
     rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
     added=$(sed -n 's/^stat::new_units_added: *//p' "$log")
@@ -82,14 +83,41 @@ for target in "${targets[@]}"; do
     coverage=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1)
     echo "fuzz: $target: ${seconds} s, $runs inputs ($rate/s), $coverage, $added new in the corpus, slowest ${slowest} s, peak RSS ${rss} MB: no failure"
   else
-    status=$?
+    local status=$?
     echo "fuzz: $target FAILED (exit status $status); the report:" >&2
     grep -v -e '^#' -e '^INFO:' "$log" | tail -n 60 >&2
     echo "fuzz: $target: inputs kept in $work/artifacts/$target/:" >&2
     ls -l "$work/artifacts/$target/" >&2
-    failed+=("$target")
+    return 1
   fi
+}
+
+for target in "${targets[@]}"; do
+  case "$target" in
+    FuzzMarkup|FuzzConfiguration|FuzzPDF|FuzzImage) ;;
+    *) echo "fuzz: no target $target (FuzzMarkup, FuzzConfiguration, FuzzPDF, FuzzImage)" >&2; exit 2 ;;
+  esac
 done
+
+# A libFuzzer process uses one core, so the targets run FUZZ_JOBS at a time (default: one a
+# core): each still gets its SECONDS, in half the time on two cores. Each target's lines are
+# printed whole, in the order the targets are named, once it ends.
+jobs=${FUZZ_JOBS:-$(nproc)}
+failed=()
+running=()
+finish() {  # waits for the oldest running target and prints what it said
+  local target=${running[0]}
+  running=("${running[@]:1}")
+  if wait "${pids[$target]}"; then cat "$work/$target.out"; else cat "$work/$target.out" >&2; failed+=("$target"); fi
+}
+declare -A pids
+for target in "${targets[@]}"; do
+  [ ${#running[@]} -lt "$jobs" ] || finish
+  fuzz_one "$target" > "$work/$target.out" 2>&1 &
+  pids[$target]=$!
+  running+=("$target")
+done
+while [ ${#running[@]} -gt 0 ]; do finish; done
 
 if [ ${#failed[@]} -gt 0 ]; then
   echo "fuzz: failed: ${failed[*]} (logs in $work/)" >&2

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Builds and runs the test suite under a sanitizer, in a build folder of its own (.build-thread
-# or .build-address) so the normal build is left alone.
+# Builds and runs tests under a sanitizer, in a build folder of its own (.build-thread or
+# .build-address) so the normal build is left alone.
 #
-#   bash scripts/sanitize.sh thread  [swift test options, e.g. --filter PipelineTests]
-#   bash scripts/sanitize.sh address [...]
+#   bash scripts/sanitize.sh thread            the suites that start threads (below), as CI runs it
+#   bash scripts/sanitize.sh thread --all      the whole suite
+#   bash scripts/sanitize.sh address           the whole suite (a sanitizer of memory, not threads)
+#   bash scripts/sanitize.sh thread|address [swift test options, e.g. --filter PipelineTests]
 #
 # The tests run the galley binary built beside them, so the command-line tests run a sanitized
 # galley too. Any report fails the run (halt_on_error), and the report names the two accesses
@@ -14,8 +16,68 @@ cd "$(dirname "$0")/.."
 sanitizer="${1:-}"
 case "$sanitizer" in
   thread|address) shift ;;
-  *) echo "usage: bash scripts/sanitize.sh thread|address [swift test options]" >&2; exit 2 ;;
+  *) echo "usage: bash scripts/sanitize.sh thread|address [--all] [swift test options]" >&2; exit 2 ;;
 esac
+
+# The suites that start threads, by Swift Testing's test identifier (module.Suite): whatever
+# runs a pipeline (stages on OperationQueues, page lanes, the watchdog, the output lock, shards,
+# diff), the galley binary (every command-line test runs the sanitized galley: run, watch, diff,
+# thumbnails, concurrent runs into one folder), the catalog and the thumbnail cache (SQLite from
+# several workers), concurrent draws of one PDF page, and the cancellation every stage shares.
+# The suites left out (layout, parsing, configuration, encoding, PDF pages drawn one at a time)
+# call the library from the test's own thread only; the caches they share with a run (glyphs,
+# fonts, shaping) are reached from several workers by the pipeline suites below, which typeset
+# articles in parallel. A new suite that starts threads or runs a pipeline goes here, and only
+# here; the check after the list stops the script when one is forgotten.
+threaded_suites=(
+  'GalleyPipelineTests\.ArticleImageTests'
+  'GalleyPipelineTests\.ArticlePipelineTests'
+  'GalleyPipelineTests\.ContactSheetTests'
+  'GalleyPipelineTests\.DocumentFileTests'
+  'GalleyPipelineTests\.ImageFormatPipelineTests'
+  'GalleyPipelineTests\.IncrementalRunTests'
+  'GalleyPipelineTests\.ThumbnailsOnlyTests'
+  'GalleyPipelineTests\.InspectorTests'
+  'GalleyPipelineTests\.ManifestPiecesTests'
+  'GalleyPipelineTests\.OutputLockTests'
+  'GalleyPipelineTests\.PageSelectionTests'
+  'GalleyPipelineTests\.PageWatchdogTests'
+  'GalleyPipelineTests\.PipelineTests'
+  'GalleyPipelineTests\.RunDiffTests'
+  'GalleyPipelineTests\.ShardMergeTests'
+  'GalleyCLITests\.'
+  'GalleyCatalogTests\.'
+  'GalleyPDFTests\.ConcurrentPageDrawTests'
+  'GalleyRasterTests\.CancellationTests'
+)
+
+# A test file that starts threads or processes, runs a pipeline or the galley binary, or opens
+# the catalog must hold a suite named above (or be in a module named whole): a new one that
+# does not is named here, so it cannot run unsanitized by being forgotten.
+unlisted=()
+while IFS= read -r file; do
+  module=$(basename "$(dirname "$file")")
+  listed=false
+  for suite in "${threaded_suites[@]}"; do
+    prefix=${suite%%\\.*}
+    rest=${suite#*\\.}
+    if [ "$prefix" = "$module" ] && { [ -z "$rest" ] || grep -q "struct $rest\b" "$file"; }; then listed=true; fi
+  done
+  $listed || unlisted+=("$file")
+done < <(grep -lE 'DispatchQueue|OperationQueue|concurrentPerform|Thread\(|Thread\.detach|TaskGroup|Task \{|Task\.detached|Process\(|Pipeline\(|GalleyCommandTests\.binary|RunDiff|Catalog\(|ThumbnailCache\(' Tests/*Tests/*.swift)
+if [ ${#unlisted[@]} -gt 0 ]; then
+  echo "sanitize: these test files start threads or processes, run a pipeline or the galley binary, or open the catalog, but hold no suite of threaded_suites (scripts/sanitize.sh): ${unlisted[*]}" >&2
+  exit 2
+fi
+
+selection=()
+if [ "$sanitizer" = thread ]; then
+  if [ "${1:-}" = --all ]; then
+    shift
+  elif [ $# -eq 0 ]; then
+    for suite in "${threaded_suites[@]}"; do selection+=(--filter "$suite"); done
+  fi
+fi
 
 bash scripts/install-deps.sh
 scratch=".build-$sanitizer"
@@ -35,5 +97,5 @@ start=$(date +%s)
 swift build --build-tests "${common[@]}"
 built=$(date +%s)
 echo "sanitize: built for the $sanitizer sanitizer in $(( built - start )) s"
-swift test --skip-build --disable-xctest "${common[@]}" "$@"
+swift test --skip-build --disable-xctest "${common[@]}" ${selection[@]+"${selection[@]}"} "$@"
 echo "sanitize: tests under the $sanitizer sanitizer took $(( $(date +%s) - built )) s"

@@ -22,6 +22,9 @@ import Testing
         return folder
     }
 
+    /// `twoRuns()` once for every bad usage: each is refused before anything is read or written.
+    static let runsForBadUsage = MadeOnce { try DiffCommandTests().twoRuns().keepUntilExit() }
+
     @Test func aChangeExitsOneAndWritesTheReview() throws {
         let folder = try twoRuns()
         let outcome = try galley(["diff", "before", "after"], in: folder)
@@ -51,9 +54,10 @@ import Testing
         (["diff", "before"], "Missing expected argument"),
     ])
     func badUsageExitsTwo(arguments: [String], message: String) throws {
-        let folder = try twoRuns()
+        let folder = try Self.runsForBadUsage.get()
         let outcome = try galley(arguments, in: folder)
         #expect(outcome.status == 2, "\(outcome.stdout)")
         #expect(outcome.stderr.contains(message), "\(outcome.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder.path("after/diff").path), "a refused diff wrote its review")
     }
 }

@@ -61,18 +61,6 @@ import Testing
         #expect(ImageProperties.meanAbsoluteDifference(whole, banded) < 0.001)
     }
 
-    @Test func concurrentDrawsOfOnePageAreIdentical() throws {
-        let page = try PDFDocument(path: Fixtures.pdf("photo.pdf").path, password: nil, engine: engine).recordPage(0)
-        let reference = try page.render(scale: 1, cancellation: Cancellation()).pngData(compression: .fast)
-        let results = ResultBox()
-        DispatchQueue.concurrentPerform(iterations: 8) { _ in
-            let png = try? page.render(scale: 1, cancellation: Cancellation()).pngData(compression: .fast)
-            results.append(png)
-        }
-        #expect(results.values.count == 8)
-        #expect(results.values.allSatisfy { $0 == reference })
-    }
-
     /// MuPDF caches decoded images and reuses finer decodes for smaller drawings; if that leaked
     /// into output, a thumbnail would depend on which page image a worker happened to draw
     /// first, and runs with different worker counts would differ.
@@ -161,4 +149,22 @@ final class ResultBox: Sendable {
     #expect(reducedBytes < rgbBytes * 9 / 10, "reduced \(reducedBytes) bytes, RGB \(rgbBytes)")
     // Not vacuous: the fixtures hold pages of every kind.
     #expect(forms["rgb", default: 0] > 0 && forms.keys.contains { $0.hasPrefix("palette") }, "\(forms)")
+}
+
+/// One recorded page drawn from several threads at once: a suite of its own, because it is the
+/// one in this module that starts threads, so the thread sanitizer runs it
+/// (`threaded_suites` in scripts/sanitize.sh) and not the single-threaded comparisons above.
+@Suite struct ConcurrentPageDrawTests {
+    @Test func concurrentDrawsOfOnePageAreIdentical() throws {
+        let engine = try MuPDFEngine()
+        let page = try PDFDocument(path: Fixtures.pdf("photo.pdf").path, password: nil, engine: engine).recordPage(0)
+        let reference = try page.render(scale: 1, cancellation: Cancellation()).pngData(compression: .fast)
+        let results = ResultBox()
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            let png = try? page.render(scale: 1, cancellation: Cancellation()).pngData(compression: .fast)
+            results.append(png)
+        }
+        #expect(results.values.count == 8)
+        #expect(results.values.allSatisfy { $0 == reference })
+    }
 }

@@ -28,6 +28,13 @@ import Testing
         return [one, two, three]
     }()
 
+    /// The whole article corpus (and the broken articles) in every layout, on three workers:
+    /// made once, read by every test that only looks at what a full run makes.
+    static let corpusRun = MadeOnce {
+        let folder = try ScratchFolder("corpus").keepUntilExit()
+        return (folder, try ArticlePipelineTests().run(in: folder, workers: 3))
+    }
+
     func run(in folder: ScratchFolder, output: String = "out", workers: Int = 2, layouts: [ArticleLayout] = Self.layouts,
              thumbnails: [Int] = [96]) throws -> RunSummary {
         if !FileManager.default.fileExists(atPath: folder.path("in").path) {
@@ -79,8 +86,7 @@ import Testing
     }
 
     @Test func everyArticleIsTypesetInEveryLayoutAndItsColumnsTileTheText() throws {
-        let folder = try ScratchFolder()
-        let summary = try run(in: folder)
+        let (_, summary) = try Self.corpusRun.get()
         let manifest = try #require(summary.manifest)
         #expect(try ManifestSchema.violations(of: summary.outputFolder.appendingPathComponent("manifest.json")) == [])
         let articles = manifest.documents.filter { !$0.source.hasPrefix("broken-") }
@@ -168,9 +174,9 @@ import Testing
     }
 
     @Test func outputIsIdenticalWhateverTheWorkerCount() throws {
-        let folder = try ScratchFolder()
-        let serial = try run(in: folder, output: "serial", workers: 1, layouts: Array(Self.layouts.prefix(2)))
-        let parallel = try run(in: folder, output: "parallel", workers: 3, layouts: Array(Self.layouts.prefix(2)))
+        // One worker against the shared run's three, over the same inputs.
+        let (folder, parallel) = try Self.corpusRun.get()
+        let serial = try run(in: folder, output: "serial", workers: 1)
         var a = try #require(serial.manifest), b = try #require(parallel.manifest)
         a.run = b.run
         #expect(a == b)
@@ -184,7 +190,10 @@ import Testing
     }
 
     @Test func aLayoutRemovedFromTheConfigurationLeavesNoPagesBehind() throws {
+        // One article is enough to see a layout's pages go.
         let folder = try ScratchFolder()
+        _ = try folder.copy([Fixtures.articlesFolder.appendingPathComponent("magazine.html")], into: "in")
+        try FileManager.default.copyItem(at: Fixtures.articlesFolder.appendingPathComponent("images"), to: folder.path("in/images"))
         _ = try run(in: folder, layouts: Array(Self.layouts.prefix(2)))
         let out = folder.path("out")
         #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("magazine/two/page-0001.png").path))
@@ -211,13 +220,12 @@ import Testing
     }
 
     @Test func pagesShowTextAndNoMissingGlyphBoxes() throws {
-        let folder = try ScratchFolder()
-        let summary = try run(in: folder, layouts: [Self.layouts[0]])
+        let (_, summary) = try Self.corpusRun.get()
         let manifest = try #require(summary.manifest)
         #expect(manifest.documents.filter { $0.status == .ok }.count == Fixtures.articles.count)
         for document in manifest.documents where document.status == .ok {
             #expect(!document.warnings.contains { $0.contains("no installed font") }, "\(document.source): \(document.warnings)")
-            let first = try #require(document.pages.first?.image)
+            let first = try #require(document.pages.first { $0.layout == Self.layouts[0].name }?.image)
             let bitmap = try Bitmap(pngData: Array(try Data(contentsOf: summary.outputFolder.appendingPathComponent(first.path))))
             #expect(ImageProperties.inkCoverage(bitmap) > 0.01, "\(document.source): page 1 looks blank")
             #expect(ImageProperties.blackRows(bitmap) == 0)

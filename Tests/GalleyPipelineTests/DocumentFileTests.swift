@@ -12,7 +12,7 @@ struct DocumentFileTests {
     func configuration(_ folder: ScratchFolder, documents: [DocumentFormatName]) throws -> Configuration {
         if !FileManager.default.fileExists(atPath: folder.path("in").path) {
             try FileManager.default.createDirectory(at: folder.path("in"), withIntermediateDirectories: true)
-            for name in ["long-essay.html", "plain-book.txt"] {
+            for name in ["feature.html", "plain-book.txt"] {
                 try FileManager.default.copyItem(at: Fixtures.articlesFolder.appendingPathComponent(name), to: folder.path("in/\(name)"))
             }
             try FileManager.default.copyItem(at: Fixtures.pdfFolder.appendingPathComponent("article.pdf"), to: folder.path("in/article.pdf"))
@@ -57,23 +57,23 @@ struct DocumentFileTests {
         let folder = try ScratchFolder("documents-rerun")
         let on = try configuration(folder, documents: [.text])
         let first = try run(on)
-        let text = folder.path("out/long-essay/narrow/document.txt")
+        let text = folder.path("out/feature/narrow/document.txt")
         let bytes = try Data(contentsOf: text)
         // Nothing changed: the article is not typeset again, and its entry still lists the file.
         let again = try run(on)
-        let essay = try #require(again.documents.first { $0.source == "long-essay.html" })
-        #expect(essay.status == .unchanged)
-        #expect(essay.layouts == first.documents.first { $0.source == "long-essay.html" }?.layouts)
+        let feature = try #require(again.documents.first { $0.source == "feature.html" })
+        #expect(feature.status == .unchanged)
+        #expect(feature.layouts == first.documents.first { $0.source == "feature.html" }?.layouts)
         #expect(try Data(contentsOf: text) == bytes)
         // Turned off: the articles are set again without it, and the file goes.
         let off = try run(try configuration(folder, documents: []))
         #expect(off.documents.filter { $0.kind == .markup }.allSatisfy { $0.status == .ok && $0.layouts?.allSatisfy { $0.files == nil } == true })
         #expect(!FileManager.default.fileExists(atPath: text.path))
-        #expect(FileManager.default.fileExists(atPath: folder.path("out/long-essay/narrow/page-0001.png").path))
+        #expect(FileManager.default.fileExists(atPath: folder.path("out/feature/narrow/page-0001.png").path))
         // On again, then the source goes: its file goes with its pages.
         _ = try run(on)
         #expect(FileManager.default.fileExists(atPath: text.path))
-        try FileManager.default.removeItem(at: folder.path("in/long-essay.html"))
+        try FileManager.default.removeItem(at: folder.path("in/feature.html"))
         _ = try run(on)
         #expect(!FileManager.default.fileExists(atPath: text.path))
         #expect(FileManager.default.fileExists(atPath: folder.path("out/plain-book/narrow/document.txt").path))

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Paths to the repository's fixtures and helpers for scratch folders.
 public enum Fixtures {
@@ -79,7 +80,7 @@ public func pngIdentities(in folder: URL) -> [String: UInt64] {
 }
 
 /// A scratch folder removed when the value is released.
-public final class ScratchFolder {
+public final class ScratchFolder: Sendable {
     public let url: URL
 
     public init(_ label: String = "galley-test") throws {
@@ -102,4 +103,37 @@ public final class ScratchFolder {
         }
         return folder
     }
+}
+
+/// Something several tests only read, made once per test process: the first test to ask makes
+/// it, the others wait for it and share it (a run of the whole article corpus takes seconds,
+/// and half a minute under the thread sanitizer). An error is handed to every test that asks.
+/// Scratch folders it holds are removed when the process exits (`ScratchFolder.keepUntilExit`).
+public final class MadeOnce<Value: Sendable>: Sendable {
+    private let value: Result<Value, any Error>
+
+    public init(_ make: () throws -> Value) {
+        value = Result(catching: make)
+    }
+
+    public func get() throws -> Value { try value.get() }
+}
+
+extension ScratchFolder {
+    /// Removes this folder when the test process exits rather than when the value is released:
+    /// for a folder a `MadeOnce` shares, which static storage never releases.
+    public func keepUntilExit() -> ScratchFolder {
+        ScratchFolder.atExit.withLock { state in
+            if !state.registered {
+                state.registered = true
+                atexit {
+                    for url in ScratchFolder.atExit.withLock({ $0.folders }) { try? FileManager.default.removeItem(at: url) }
+                }
+            }
+            state.folders.append(url)
+        }
+        return self
+    }
+
+    private static let atExit = Mutex<(registered: Bool, folders: [URL])>((false, []))
 }
