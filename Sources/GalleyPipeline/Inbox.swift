@@ -61,7 +61,7 @@ struct Inbox {
     /// Moves one file; returns where it went, or nil when the library already had it.
     private func place(_ file: URL, relative: String) throws -> String? {
         let stem = (relative as NSString).deletingPathExtension, ext = (relative as NSString).pathExtension
-        try AtomicFile.makeFolders(library.appendingPathComponent((relative as NSString).deletingLastPathComponent).path)
+        try AtomicFile.makeFolders(library.appendingPathComponent(PathText.parent(of: relative)).path)
         // The dropped file's hash, taken once, when a name is first found taken.
         var ownHash: String?
         func sameContent(as destination: URL) throws -> Bool {

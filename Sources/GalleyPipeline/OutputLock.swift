@@ -89,7 +89,7 @@ public final class OutputLock: Sendable {
         var descriptor = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         if descriptor < 0 && errno == ENOENT {
             do {
-                try AtomicFile.makeFolders((path as NSString).deletingLastPathComponent)
+                try AtomicFile.makeFolders(PathText.parent(of: path))
             } catch {
                 throw UsageError(subject: "output", message: "\(output.path): \(error.message); choose a folder you can write to (output: in pipeline.yml, or --output)")
             }

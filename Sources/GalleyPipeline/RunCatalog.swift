@@ -208,7 +208,7 @@ final class RunCatalog: Sendable {
     }
 
     private static func folder(of path: String) -> String {
-        (path as NSString).deletingLastPathComponent
+        PathText.parent(of: path)
     }
 
     /// Work on a document starts: its row (new content forgets old outputs) and what can be
@@ -378,17 +378,10 @@ final class RunCatalog: Sendable {
                 if (try? fileManager.removeItem(at: store.root.appendingPathComponent(output.path))) != nil {
                     removed[output.documentId, default: 0] += 1
                 }
-                folders.insert((output.path as NSString).deletingLastPathComponent)
+                folders.formUnion(PathText.folders(above: output.path))
             }
             // Empty folders left behind go too, deepest first, never the output folder itself.
-            var parents = Set<String>()
-            for folder in folders {
-                var current = folder
-                while !current.isEmpty {
-                    parents.insert(current)
-                    current = (current as NSString).deletingLastPathComponent
-                }
-            }
+            let parents = folders
             for folder in parents.sorted(by: { $0.count > $1.count }) {
                 let url = store.root.appendingPathComponent(folder)
                 if (try? fileManager.contentsOfDirectory(atPath: url.path))?.isEmpty == true { try? fileManager.removeItem(at: url) }

@@ -70,7 +70,7 @@ struct CIReportOptions: ParsableArguments {
             let path = junit.hasPrefix("/") ? junit : FileManager.default.currentDirectoryPath + "/" + junit
             do {
                 try AtomicFile.write(Array(report.junitXML().utf8), to: path,
-                                     through: (path as NSString).deletingLastPathComponent + "/.\((path as NSString).lastPathComponent).\(getpid()).tmp")
+                                     through: PathText.parent(of: path) + "/.\((path as NSString).lastPathComponent).\(getpid()).tmp")
             } catch {
                 warn("the JUnit report \(path) could not be written: \(error)")
             }

@@ -76,6 +76,33 @@ import Testing
         #expect(statuses.count == 4 && statuses.allSatisfy { $0 == "ok" || $0 == "unchanged" }, "\(statuses)")
     }
 
+    /// Documents named with one character (`x.pdf`, or in a folder `d/`) that go away: their
+    /// outputs are removed by the next run, which must not die (Foundation's
+    /// deletingLastPathComponent trapped on the folder `x`, every later run exiting 132).
+    @Test func oneCharacterNamesThatVanishAreRemovedAndTheRunGoesOn() throws {
+        let folder = try ScratchFolder("one-character")
+        let input = folder.path("in")
+        try FileManager.default.createDirectory(at: input.appendingPathComponent("d"), withIntermediateDirectories: true)
+        for name in ["x.pdf", "d/y.pdf", "kept.pdf"] {
+            try FileManager.default.copyItem(at: Fixtures.pdf("cropped.pdf"), to: input.appendingPathComponent(name))
+            try Fixtures.appendComment(name, to: input.appendingPathComponent(name))
+        }
+        let first = try galley(["run", "--input", "in", "--output", "out", "--dpi", "20", "--progress", "none"], in: folder)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(pngs(under: folder.path("out")).contains("x/page-0001.png"))
+        try FileManager.default.removeItem(at: input.appendingPathComponent("x.pdf"))
+        try FileManager.default.moveItem(at: input.appendingPathComponent("d/y.pdf"), to: input.appendingPathComponent("z.pdf"))
+        for _ in 0..<2 {
+            let again = try galley(["run", "--input", "in", "--output", "out", "--dpi", "20", "--progress", "none"], in: folder)
+            #expect(!again.signalled && again.status == 0, "status \(again.status) (signal: \(again.signalled)): \(again.stderr)")
+            #expect(FileManager.default.fileExists(atPath: folder.path("out/manifest.json").path))
+            let left = pngs(under: folder.path("out"))
+            #expect(!left.contains { $0.hasPrefix("x/") || $0.hasPrefix("d/") }, "\(left)")
+            #expect(left.contains("kept/page-0001.png") && left.contains("z/page-0001.png"), "\(left)")
+            #expect(!FileManager.default.fileExists(atPath: folder.path("out/x").path) && !FileManager.default.fileExists(atPath: folder.path("out/d").path))
+        }
+    }
+
     @Test func aManifestThatCannotBeWrittenIsTheSummarysLastLine() throws {
         let folder = try ScratchFolder("galley-manifest")
         _ = try folder.copy([Fixtures.pdf("article.pdf")], into: "docs")
