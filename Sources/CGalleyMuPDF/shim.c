@@ -247,6 +247,21 @@ int gm_document_count_pages(fz_context *ctx, fz_document *doc, int *count, gm_er
     return 0;
 }
 
+int gm_document_page_exists(fz_context *ctx, fz_document *doc, int number)
+{
+    int exists = 0;
+    fz_try(ctx)
+    {
+        pdf_document *pdf = pdf_specifics(ctx, doc);
+        /* Walks the page tree by its kids' counts to the page object (a cycle or a missing
+         * kid throws); other kinds of document have no tree to lie about their count. */
+        exists = pdf ? pdf_lookup_page_obj(ctx, pdf, number) != NULL : 1;
+    }
+    fz_catch(ctx)
+        exists = 0;
+    return exists;
+}
+
 int gm_document_was_repaired(fz_context *ctx, fz_document *doc)
 {
     int repaired = 0;

@@ -30,6 +30,8 @@ public struct Failure: Error, Codable, Sendable, Hashable, CustomStringConvertib
         public static let truncated = Code(rawValue: "truncated")
         /// The document opens but has no pages.
         public static let noPages = Code(rawValue: "no-pages")
+        /// The page tree claims more pages than it holds (a /Count that is a lie).
+        public static let impossiblePageTree = Code(rawValue: "impossible-page-tree")
         /// Encrypted, and no password is configured for it.
         public static let passwordRequired = Code(rawValue: "password-required")
         /// The configured password does not open it.
@@ -83,7 +85,7 @@ public struct Failure: Error, Codable, Sendable, Hashable, CustomStringConvertib
 
         /// Every code a manifest may carry, in the order the README's table lists them.
         public static let documented: [Code] = [
-            .notPDF, .corrupt, .truncated, .noPages, .passwordRequired, .wrongPassword, .unreadable,
+            .notPDF, .corrupt, .truncated, .noPages, .impossiblePageTree, .passwordRequired, .wrongPassword, .unreadable,
             .renderFailed, .encodeFailed, .writeFailed, .timedOut, .outOfMemory, .tooLarge, .tooLargeForFormat, .outsideInput, .crashed,
             .noText, .notText, .columnTooSmall, .fontMissing,
         ]

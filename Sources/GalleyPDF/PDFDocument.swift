@@ -93,8 +93,31 @@ public final class PDFDocument {
         }
         // A file cut short is drawn as far as MuPDF could rebuild it, as `mutool draw` does;
         // the caller says so (`isTruncated`), since pages after the cut may be missing.
-        self.pageCount = Int(count)
+        //
+        // The count is the page tree's /Count, a claim: a 338-byte file claiming 1,000,000,000
+        // pages had a run allocate every page number and abort. When the tree holds no page at
+        // the claimed last index, the pages it does hold are found by bisection (each probe
+        // walks the tree to one page, about 31 probes at most), and those are the document's.
+        self.claimedPageCount = Int(count)
+        var found = Int(count)
+        if gm_document_page_exists(context, document, count - 1) == 0 {
+            var low = 0, high = Int(count) - 1  // page `low` - 1 exists (or low is 0); page `high` does not
+            while low < high {
+                let middle = low + (high - low) / 2
+                if gm_document_page_exists(context, document, Int32(middle)) != 0 { low = middle + 1 } else { high = middle }
+            }
+            found = low
+        }
+        guard found > 0 else {
+            throw PDFError(.impossiblePageTree, "the page tree claims \(count) page(s) but holds none", function: "pdf_lookup_page_obj")
+        }
+        self.pageCount = found
     }
+
+    /// The page count the document's page tree claims; more than `pageCount` when the tree
+    /// does not hold that many pages (the document then fails as `impossible-page-tree`, its
+    /// pages that exist still drawn).
+    public let claimedPageCount: Int
 
     /// A metadata value such as `info:Title`, or nil when absent or empty.
     public func metadata(_ key: String) -> String? {

@@ -137,6 +137,11 @@ final class PDFPages: PageProducer {
         }
         recorder.described(index, title: pdf.metadata("info:Title"), author: pdf.metadata("info:Author"))
         recorder.counted(index, pages: pdf.pageCount, selected: selection.count, warnings: warnings)
+        if pdf.claimedPageCount > pdf.pageCount {
+            recorder.failed(index, Failure(code: .impossiblePageTree,
+                                           message: "the page tree claims \(pdf.claimedPageCount) pages but holds \(pdf.pageCount); those are drawn",
+                                           detail: "pdf_lookup_page_obj"))
+        }
     }
 
     /// A page that cannot be recorded fails alone, with its number: the pages after it are

@@ -103,6 +103,31 @@ import Testing
         }
     }
 
+    /// A PDF whose page tree claims a billion pages among good ones: the run allocated every
+    /// claimed page number and aborted, writing no manifest. Now that document fails as
+    /// impossible-page-tree with the pages it holds drawn, and the others are drawn.
+    @Test func aPageTreeClaimingABillionPagesFailsAloneWithItsPagesDrawn() throws {
+        let folder = try ScratchFolder("page-count")
+        let input = folder.path("in")
+        try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
+        try TestPDF.write(pages: ["0 0 1 rg 10 10 50 50 re f", "1 0 0 rg 10 10 50 50 re f"], claimedCount: 1_000_000_000,
+                          to: input.appendingPathComponent("liar.pdf"))
+        try FileManager.default.copyItem(at: Fixtures.pdf("cropped.pdf"), to: input.appendingPathComponent("good.pdf"))
+        let outcome = try galley(["run", "--input", "in", "--output", "out", "--dpi", "20", "--progress", "none"], in: folder)
+        #expect(!outcome.signalled && outcome.status == 1, "status \(outcome.status) (signal: \(outcome.signalled)): \(outcome.stderr)")
+        let manifest = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: folder.path("out/manifest.json"))) as? [String: Any])
+        let documents = try #require(manifest["documents"] as? [[String: Any]])
+        let liar = try #require(documents.first { $0["source"] as? String == "liar.pdf" })
+        let good = try #require(documents.first { $0["source"] as? String == "good.pdf" })
+        #expect(good["status"] as? String == "ok")
+        #expect(liar["status"] as? String == "failed")
+        let error = try #require(liar["error"] as? [String: Any])
+        #expect(error["code"] as? String == "impossible-page-tree")
+        #expect((error["message"] as? String)?.contains("claims 1000000000 pages but holds 2") == true, "\(error)")
+        #expect(pngs(under: folder.path("out")).filter { $0.hasPrefix("liar/page-") } == ["liar/page-0001.png", "liar/page-0002.png"])
+        #expect(try ManifestSchema.violations(of: folder.path("out/manifest.json")) == [])
+    }
+
     @Test func aManifestThatCannotBeWrittenIsTheSummarysLastLine() throws {
         let folder = try ScratchFolder("galley-manifest")
         _ = try folder.copy([Fixtures.pdf("article.pdf")], into: "docs")

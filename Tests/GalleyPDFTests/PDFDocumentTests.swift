@@ -12,6 +12,26 @@ import Testing
         engine = try MuPDFEngine()
     }
 
+    /// A page tree's /Count is a claim: a document has the pages its tree holds. A count of a
+    /// billion made a run allocate every page number and abort.
+    @Test func aPageCountIsWhatThePageTreeHolds() throws {
+        let folder = try ScratchFolder("page-count")
+        let pages = ["0 0 1 rg 10 10 50 50 re f", "1 0 0 rg 10 10 50 50 re f", "0 1 0 rg 10 10 50 50 re f"]
+        for (claim, holds) in [(3, 3), (4, 3), (1_000_000_000, 3), (2_147_483_647, 3)] {
+            let url = folder.path("claims-\(claim).pdf")
+            try TestPDF.write(pages: pages, claimedCount: claim, to: url)
+            let document = try PDFDocument(path: url.path, password: nil, engine: engine)
+            #expect(document.pageCount == holds && document.claimedPageCount == claim, "claims \(claim)")
+            // The last page it holds is there to draw.
+            #expect(try document.recordPage(holds - 1).render(scale: 0.1, cancellation: Cancellation()).width > 0)
+        }
+        // A tree that claims pages and holds none.
+        let empty = folder.path("empty-tree.pdf")
+        try TestPDF.write(pages: [], claimedCount: 1_000_000_000, to: empty)
+        let error = #expect(throws: PDFError.self) { try PDFDocument(path: empty.path, password: nil, engine: self.engine) }
+        #expect(error?.code == .impossiblePageTree, "\(String(describing: error))")
+    }
+
     /// A document and its pages may be the last owners of their engine: the engine then lives
     /// until they are freed (freeing a document takes the engine's locks). A release build of
     /// `galley thumbnail` once freed the engine first and aborted in glibc; the address

@@ -5,9 +5,11 @@ public enum TestPDF {
     /// A PDF with one page per content stream, each `width`×`height` points; `links[i]` URI
     /// link annotations and `/Rotate rotations[i]` on page i, and an info dictionary with
     /// `title` and `author` when given. With `font`, every page has Helvetica as `/F1` for its
-    /// text operators.
+    /// text operators. With `claimedCount`, the page tree's /Count claims that many pages
+    /// whatever it holds.
     public static func write(pages contents: [String], width: Int = 612, height: Int = 792, links: [Int] = [], rotations: [Int] = [],
-                             title: String? = nil, author: String? = nil, font: Bool = false, to url: URL) throws {
+                             title: String? = nil, author: String? = nil, font: Bool = false, claimedCount: Int? = nil,
+                             to url: URL) throws {
         let resources = font ? "<< /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> >> >>" : "<< >>"
         var objects: [String] = ["<< /Type /Catalog /Pages 2 0 R >>", ""]
         var kids: [String] = []
@@ -28,7 +30,7 @@ public enum TestPDF {
             objects.append("<< " + (title.map { "/Title (\($0)) " } ?? "") + (author.map { "/Author (\($0)) " } ?? "") + ">>")
             info = " /Info \(objects.count) 0 R"
         }
-        objects[1] = "<< /Type /Pages /Kids [\(kids.joined(separator: " "))] /Count \(contents.count) >>"
+        objects[1] = "<< /Type /Pages /Kids [\(kids.joined(separator: " "))] /Count \(claimedCount ?? contents.count) >>"
         var pdf = "%PDF-1.7\n"
         var offsets: [Int] = []
         for (index, body) in objects.enumerated() {

@@ -66,6 +66,9 @@ void gm_document_free(fz_context *ctx, fz_document *doc);
 int gm_document_needs_password(fz_context *ctx, fz_document *doc, int *needs, gm_error *error);
 int gm_document_authenticate(fz_context *ctx, fz_document *doc, const char *password, int *ok, gm_error *error);
 int gm_document_count_pages(fz_context *ctx, fz_document *doc, int *count, gm_error *error);
+/// Whether the page tree holds page `number` (0-based): the tree is walked to it, the page itself
+/// is not loaded. A count MuPDF reads from the tree's /Count is a claim; this checks it.
+int gm_document_page_exists(fz_context *ctx, fz_document *doc, int number);
 /// Whether MuPDF had to rebuild the cross-reference table (damaged or truncated file).
 int gm_document_was_repaired(fz_context *ctx, fz_document *doc);
 /// Writes the metadata value (UTF-8, NUL-terminated) into buf; returns -1 when absent.
