@@ -122,7 +122,7 @@ let package = Package(
         .testTarget(name: "GalleyRasterTests", dependencies: ["GalleyRaster", "GalleyTestSupport"]),
         .testTarget(name: "GalleyPDFTests", dependencies: ["GalleyBase", "GalleyPDF", "GalleyRaster", "GalleyTestSupport"]),
         .testTarget(name: "GalleyTextTests", dependencies: ["GalleyText", "GalleyRaster", "GalleyTestSupport"],
-                    exclude: ["Goldens"]),  // read from the repository by path, not bundled
+                    exclude: ["Goldens", "LanguageSamples"]),  // read from the repository by path, not bundled
         .testTarget(
             name: "GalleyPipelineTests",
             dependencies: [

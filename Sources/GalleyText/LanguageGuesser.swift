@@ -75,10 +75,15 @@ public final class LanguageGuesser: Sendable {
                 state = Self.load(folder: folder).map { .loaded($0) } ?? .unavailable
             }
             guard case .loaded(let handle) = state else { return nil }
-            let count = sample.withUnsafeBufferPointer { bytes in
-                bytes.baseAddress!.withMemoryRebound(to: CChar.self, capacity: end) { pointer in
-                    textcat_ClassifyFull(handle.classifier, pointer, end, handle.candidates)
-                }
+            // textcat reads past the length it is given, up to a NUL: a sample handed over in
+            // place was classified with whatever followed it (the rest of a longer sample, or an
+            // array's spare capacity), so the same text read as English one time and as "English
+            // or Scots" the next, and an article parsed whole and in pieces differed (FuzzMarkup).
+            // It gets exactly the sample, NUL-terminated.
+            var terminated = [CChar](repeating: 0, count: end + 1)
+            for index in 0..<end { terminated[index] = CChar(bitPattern: sample[index]) }
+            let count = terminated.withUnsafeBufferPointer { pointer in
+                textcat_ClassifyFull(handle.classifier, pointer.baseAddress!, end, handle.candidates)
             }
             guard count == 1, let name = handle.candidates[0].name else { return nil }
             return Self.tag(fromProfileName: String(cString: name))

@@ -7,6 +7,24 @@ import Testing
 /// French have no `lang` anywhere) is given the language its letters clearly read as, so it
 /// is hyphenated as that language; unclear, short or declared text is left as it was.
 @Suite struct LanguageGuessTests {
+    /// A guess reads its sample and nothing after it. textcat read past the length it was given,
+    /// up to a NUL, so this text (from a table the markup fuzzer made, English that scores
+    /// close to Scots) was read as English or as nothing depending on the bytes that followed
+    /// it, and an article parsed whole and in pieces got different languages.
+    @Test func aGuessReadsOnlyItsSample() throws {
+        let url = Fixtures.repositoryRoot.appendingPathComponent("Tests/GalleyTextTests/LanguageSamples/english-close-to-scots.txt")
+        var sample = [UInt8](try Data(contentsOf: url))
+        // Exactly as long as the longest sample read, so what follows is never part of it.
+        sample += sample.prefix(LanguageGuesser.maximumSample - sample.count)
+        #expect(sample.count == LanguageGuesser.maximumSample)
+        let alone = LanguageGuesser.shared.guess(sample)
+        for tail in ["aaaa bbbb cccc dddd eeee", "der die das und ist nicht", "zzzzqqqq xxxx", "the and of to"] {
+            let followed = sample + Array(String(repeating: tail + " ", count: 40).utf8)
+            #expect(LanguageGuesser.shared.guess(followed) == alone, "followed by \"\(tail)\"")
+        }
+        #expect(LanguageGuesser.shared.guess(sample) == alone)
+    }
+
     static let german = """
         Bevor Sie anfangen, sollten Sie sich überlegen, ob das Programm, das Sie paketieren möchten, \
         nicht schon in der Distribution enthalten ist. Lesen Sie dazu die Liste der Pakete, die gerade \
