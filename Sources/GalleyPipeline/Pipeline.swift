@@ -62,6 +62,7 @@ public final class Pipeline: Sendable {
            baseline.folder.standardizedFileURL.path == configuration.outputURL.standardizedFileURL.path {
             throw UsageError(subject: "--baseline", message: "\(baseline.folder.path) is this run's own output folder; give the folder of an earlier run (a copy, or a downloaded artifact)")
         }
+        try configuration.checkFoldersApart()
         if options.baseline != nil, configuration.shard != nil {
             throw UsageError(subject: "--baseline", message: "a shard holds only some of the documents; merge the shards (galley merge), then compare the merged folder with galley diff")
         }

@@ -128,13 +128,15 @@ struct PipelineOptions: ParsableArguments {
 
 extension OutputLock {
     /// The lock of `configuration`'s output folder: at once, or with `wait` once the galley
-    /// holding it is done (saying so on standard error).
+    /// holding it is done (saying so on standard error). Before anything is made, the inbox,
+    /// output and input folders are checked apart (`checkFoldersApart`).
     ///
-    /// - Throws: status 2 when the folder is in use and `wait` is off, or the lock cannot be
-    ///   made; status 130 when `cancellation` fires while waiting.
+    /// - Throws: status 2 when the folders overlap, the folder is in use and `wait` is off, or
+    ///   the lock cannot be made; status 130 when `cancellation` fires while waiting.
     static func acquire(for configuration: Configuration, wait: Bool, cancellation: Cancellation) throws(CommandFailure) -> OutputLock {
         let output = configuration.outputURL
         do {
+            try configuration.checkFoldersApart()
             guard wait else { return try acquire(output: output, hint: "pass --wait to wait for it") }
             let lock = try acquire(output: output, waiting: cancellation) { holder in
                 FileHandle.standardError.write(Data("galley: \(output.path): output folder in use by \(holder); waiting for it\n".utf8))

@@ -33,6 +33,10 @@ struct Watch: ParsableCommand {
         let signals = Run.cancelOnSignals(cancellation, stamp: { Self.stamp() })
         defer { signals.forEach { $0.cancel() } }
 
+        // Held until the watch ends, so no other galley writes into the folder between runs
+        // (and first, so overlapping folders are refused before the inbox is made).
+        let lock = try OutputLock.acquire(for: configuration, wait: options.wait, cancellation: cancellation)
+        defer { withExtendedLifetime(lock) {} }
         var folders = configuration.inputs.map { input -> URL in
             let url = configuration.resolveInput(input)
             var isFolder: ObjCBool = false
@@ -45,9 +49,6 @@ struct Watch: ParsableCommand {
             try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
             folders.append(url)
         }
-        // Held until the watch ends, so no other galley writes into the folder between runs.
-        let lock = try OutputLock.acquire(for: configuration, wait: options.wait, cancellation: cancellation)
-        defer { withExtendedLifetime(lock) {} }
         let watcher = try CommandFailure.catching { try FolderWatcher(folders: folders, skipping: configuration.outputURL) }
         print(Self.stamp() + "galley: watching \(folders.map(\.path).joined(separator: ", ")) (debounce \(configuration.watchDebounce) s; Ctrl-C stops)")
         fflush(nil)
