@@ -17,11 +17,42 @@ public enum AtomicFile {
     /// - Throws: `OutputError` naming the file and the system's reason.
     public static func write(_ bytes: [UInt8], to destination: String, through temporary: String,
                              mode: mode_t = 0o644) throws(OutputError) {
+        try write(bytes, to: .path(destination), through: temporary, mode: mode)
+    }
+
+    /// `write(_:to:through:mode:)` to `relative` inside `folder`, through real folders only
+    /// (`ConfinedFolder.place`): a link on the way fails the write.
+    public static func write(_ bytes: [UInt8], to relative: String, in folder: ConfinedFolder, through temporary: String,
+                             mode: mode_t = 0o644) throws(OutputError) {
+        try write(bytes, to: .confined(folder, relative), through: temporary, mode: mode)
+    }
+
+    /// `write(to:through:mode:contents:)` to `relative` inside `folder`, through real folders only.
+    public static func write(to relative: String, in folder: ConfinedFolder, through temporary: String, mode: mode_t = 0o644,
+                             contents: (Sink) throws -> Void) throws {
+        try write(to: .confined(folder, relative), through: temporary, mode: mode, contents: contents)
+    }
+
+    /// Where a written file goes.
+    enum Destination {
+        case path(String)
+        case confined(ConfinedFolder, String)
+
+        var path: String {
+            switch self {
+            case let .path(path): path
+            case let .confined(folder, relative): folder.path(relative)
+            }
+        }
+    }
+
+    private static func write(_ bytes: [UInt8], to destination: Destination, through temporary: String,
+                              mode: mode_t) throws(OutputError) {
         let fd = try create(temporary, mode: mode)
         if let failure = writeAll(bytes, to: fd) {
             close(fd)
             unlink(temporary)
-            throw OutputError(path: destination, errno: failure, action: "write")
+            throw OutputError(path: destination.path, errno: failure, action: "write")
         }
         try finish(fd, temporary: temporary, destination: destination)
     }
@@ -32,6 +63,11 @@ public enum AtomicFile {
     /// `OutputError`.
     public static func write(to destination: String, through temporary: String, mode: mode_t = 0o644,
                              contents: (Sink) throws -> Void) throws {
+        try write(to: .path(destination), through: temporary, mode: mode, contents: contents)
+    }
+
+    private static func write(to destination: Destination, through temporary: String, mode: mode_t,
+                              contents: (Sink) throws -> Void) throws {
         let fd = try create(temporary, mode: mode)
         let sink = Sink(fd)
         do {
@@ -45,7 +81,7 @@ public enum AtomicFile {
         if let failure = sink.failure {
             close(fd)
             unlink(temporary)
-            throw OutputError(path: destination, errno: failure, action: "write")
+            throw OutputError(path: destination.path, errno: failure, action: "write")
         }
         try finish(fd, temporary: temporary, destination: destination)
     }
@@ -97,12 +133,25 @@ public enum AtomicFile {
     }
 
     /// Closes the written temporary file and renames it to `destination`; removes it on failure.
-    private static func finish(_ fd: Int32, temporary: String, destination: String) throws(OutputError) {
+    private static func finish(_ fd: Int32, temporary: String, destination destination_: Destination) throws(OutputError) {
         // A failed close can be the first report of a failed write (NFS, a full disk).
         guard close(fd) == 0 else {
             let code = errno
             unlink(temporary)
-            throw OutputError(path: destination, errno: code, action: "close")
+            throw OutputError(path: destination_.path, errno: code, action: "close")
+        }
+        let destination: String
+        switch destination_ {
+        case let .path(path):
+            destination = path
+        case let .confined(folder, relative):
+            do {
+                try folder.place(temporary, at: relative)
+                return
+            } catch {
+                unlink(temporary)
+                throw error
+            }
         }
         var renamed = rename(temporary, destination) == 0
         if !renamed && errno == ENOENT {

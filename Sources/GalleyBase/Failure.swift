@@ -59,6 +59,9 @@ public struct Failure: Error, Codable, Sendable, Hashable, CustomStringConvertib
         /// Reached through a symbolic link that leads outside every input folder (and
         /// `follow_symlinks` is off): not read.
         public static let outsideInput = Code(rawValue: "outside-input")
+        /// Its file name is not valid UTF-8, so it cannot be named in the manifest: not read,
+        /// reported by its name as `ls -b` shows it.
+        public static let invalidName = Code(rawValue: "invalid-name")
         /// Galley stopped (the process died) while working on this content in two earlier runs;
         /// it is skipped until its content changes, so it cannot stop every later run too.
         public static let crashed = Code(rawValue: "crashed")
@@ -86,7 +89,7 @@ public struct Failure: Error, Codable, Sendable, Hashable, CustomStringConvertib
         /// Every code a manifest may carry, in the order the README's table lists them.
         public static let documented: [Code] = [
             .notPDF, .corrupt, .truncated, .noPages, .impossiblePageTree, .passwordRequired, .wrongPassword, .unreadable,
-            .renderFailed, .encodeFailed, .writeFailed, .timedOut, .outOfMemory, .tooLarge, .tooLargeForFormat, .outsideInput, .crashed,
+            .renderFailed, .encodeFailed, .writeFailed, .timedOut, .outOfMemory, .tooLarge, .tooLargeForFormat, .outsideInput, .invalidName, .crashed,
             .noText, .notText, .columnTooSmall, .fontMissing,
         ]
     }

@@ -95,6 +95,9 @@ public final class Catalog: Sendable {
                 t.column("count", .integer).notNull()
             }
         }
+        migrator.registerMigration("v4: when documents finished") { db in
+            try db.alter(table: DocumentRecord.databaseTableName) { t in t.add(column: "finishedAt", .double) }
+        }
         return migrator
     }
 
@@ -152,9 +155,10 @@ public final class Catalog: Sendable {
                        settings: String?, summary: Data?, keeping paths: Set<String>) throws(CatalogError) {
         try write { db in
             try db.execute(sql: """
-                UPDATE document SET status = ?, pageCount = ?, errorCode = ?, errorMessage = ?, settings = ?, summary = ?
-                WHERE id = ?
-                """, arguments: [status.rawValue, pageCount, errorCode, errorMessage, settings, summary, documentID])
+                UPDATE document SET status = ?, pageCount = ?, errorCode = ?, errorMessage = ?, settings = ?, summary = ?,
+                finishedAt = ? WHERE id = ?
+                """, arguments: [status.rawValue, pageCount, errorCode, errorMessage, settings, summary, Date().timeIntervalSince1970,
+                              documentID])
             guard status == .ok else { return }
             // Read as a cursor of ids and paths, not as records: a document of thousands of
             // pages has thousands of outputs, and this runs at its end, when memory peaks.
@@ -323,6 +327,8 @@ public struct DocumentRecord: Codable, Sendable, Equatable, FetchableRecord, Mut
     public var settings: String?
     /// The caller's description of the finished document (opaque to the catalog).
     public var summary: Data?
+    /// When it finished, in seconds since 1970 (nil in catalogs from before it was kept).
+    public var finishedAt: Double?
 
     /// A new row (status `pending`).
     public init(sourcePath: String, contentHash: String, size: Int64, mtime: Int64, kind: String) {

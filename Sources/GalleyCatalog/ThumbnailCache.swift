@@ -23,6 +23,9 @@ public final class ThumbnailCache: Sendable {
     /// Where files are written before they are renamed into the store (cleared by the caller
     /// after a killed run).
     public let temporaryFolder: URL
+    /// The folder holding `folder`: entries are reached from it through real folders only, so a
+    /// link planted as the store's folder or an entry is never read, written or deleted through.
+    private let parent: ConfinedFolder
     private let catalog: Catalog
     private let memory: Mutex<MemoryStore>
     /// Keys read from disk since the last `flush()`, whose use time is written in one go.
@@ -44,6 +47,7 @@ public final class ThumbnailCache: Sendable {
     ///     the store's own folder when nil.
     public init(folder: URL, catalog: Catalog, diskBudget: Int, memoryBudget: Int = 32 << 20, temporaryFolder: URL? = nil) {
         self.folder = folder
+        parent = ConfinedFolder(root: folder.deletingLastPathComponent().path)
         self.temporaryFolder = temporaryFolder ?? folder
         self.catalog = catalog
         self.diskBudget = diskBudget
@@ -60,11 +64,10 @@ public final class ThumbnailCache: Sendable {
             counters.withLock { $0.memoryHits += 1 }
             return bytes
         }
-        guard let data = FileManager.default.contents(atPath: file(forKey: key).path) else {
+        guard let bytes = parent.read(entry(forKey: key)) else {
             counters.withLock { $0.misses += 1 }
             return nil
         }
-        let bytes = [UInt8](data)
         memory.withLock { $0.put(key, bytes, budget: memoryBudget) }
         used.withLock { $0[key] = Date().timeIntervalSince1970 }
         counters.withLock { $0.diskHits += 1 }
@@ -79,30 +82,19 @@ public final class ThumbnailCache: Sendable {
     /// thumbnail-only rerun of 480 pages take 1.3 s longer.
     public func store(_ bytes: [UInt8], forKey key: String, sourcePath: String) throws(CatalogError) {
         memory.withLock { $0.put(key, bytes, budget: memoryBudget) }
-        let url = file(forKey: key)
-        if !Self.holds(url.path, bytes) {
+        let name = entry(forKey: key)
+        if parent.read(name) != bytes {
             let temporary = temporaryFolder.appendingPathComponent("cache-\(UUID().uuidString).tmp")
             // Written and renamed into place like an output; the folders are made when the
             // first write finds them missing.
             do {
-                try AtomicFile.write(bytes, to: url.path, through: temporary.path)
+                try AtomicFile.write(bytes, to: name, in: parent, through: temporary.path)
             } catch {
-                throw CatalogError(path: url.path, message: "cannot write a cached thumbnail: \(error.message)")
+                throw CatalogError(path: parent.path(name), message: "cannot write a cached thumbnail: \(error.message)")
             }
         }
         let entry = CacheEntry(key: key, sourcePath: sourcePath, bytes: bytes.count, lastUsed: Date().timeIntervalSince1970)
         try catalog.write { db in try entry.insert(db, onConflict: .replace) }
-    }
-
-    /// Whether the file at `path` holds exactly `bytes`.
-    private static func holds(_ path: String, _ bytes: [UInt8]) -> Bool {
-        guard let data = FileManager.default.contents(atPath: path), data.count == bytes.count else { return false }
-        return data.withUnsafeBytes { stored in
-            bytes.withUnsafeBytes { given in
-                guard let a = stored.baseAddress, let b = given.baseAddress else { return true } // both empty
-                return memcmp(a, b, bytes.count) == 0
-            }
-        }
     }
 
     /// Writes the use times of entries read from disk.
@@ -161,12 +153,17 @@ public final class ThumbnailCache: Sendable {
         let keys = entries.map(\.key)
         memory.withLock { store in keys.forEach { store.remove($0) } }
         try catalog.write { db in _ = try CacheEntry.filter(keys: keys).deleteAll(db) }
-        for key in keys { try? FileManager.default.removeItem(at: file(forKey: key)) }
+        for key in keys { parent.removeFile(entry(forKey: key)) }
     }
 
     /// The disk file of a key: the key's SHA-256, so any key is a safe file name.
     func file(forKey key: String) -> URL {
         folder.appendingPathComponent(ContentHash.sha256(Array(key.utf8)) + ".png")
+    }
+
+    /// `file(forKey:)` relative to `parent`.
+    private func entry(forKey key: String) -> String {
+        folder.lastPathComponent + "/" + ContentHash.sha256(Array(key.utf8)) + ".png"
     }
 }
 

@@ -53,14 +53,9 @@ public struct CIReport: Sendable {
         return lines
     }
 
-    static func escapeData(_ text: String) -> String {
-        text.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "\r", with: "%0D")
-            .replacingOccurrences(of: "\n", with: "%0A")
-    }
+    static func escapeData(_ text: String) -> String { Escape.workflowData(text) }
 
-    static func escapeProperty(_ text: String) -> String {
-        escapeData(text).replacingOccurrences(of: ":", with: "%3A").replacingOccurrences(of: ",", with: "%2C")
-    }
+    static func escapeProperty(_ text: String) -> String { Escape.workflowProperty(text) }
 
     // MARK: Markdown
 
@@ -83,7 +78,7 @@ public struct CIReport: Sendable {
             for document in failed {
                 let error = document.error
                 let page = error?.page.map { " (page \($0))" } ?? ""
-                text += "| `\(Self.cell(path(of: document, relativeTo: workspace)))` | `\(error?.code.rawValue ?? "?")` | "
+                text += "| \(Self.code(path(of: document, relativeTo: workspace))) | `\(error?.code.rawValue ?? "?")` | "
                     + "\(Self.cell((error?.message ?? "") + page)) |\n"
             }
         }
@@ -93,7 +88,7 @@ public struct CIReport: Sendable {
             text += "| document | warning |\n| --- | --- |\n"
             for document in warned {
                 for warning in document.warnings {
-                    text += "| `\(Self.cell(path(of: document, relativeTo: workspace)))` | \(Self.cell(warning)) |\n"
+                    text += "| \(Self.code(path(of: document, relativeTo: workspace))) | \(Self.cell(warning)) |\n"
                 }
             }
             text += "\n</details>\n"
@@ -103,21 +98,21 @@ public struct CIReport: Sendable {
         if !timed.isEmpty {
             text += "\n#### Slowest documents\n\n| document | pages | seconds |\n| --- | ---: | ---: |\n"
             for (document, seconds) in timed {
-                text += "| `\(Self.cell(path(of: document, relativeTo: workspace)))` | \(document.pages.count) | "
+                text += "| \(Self.code(path(of: document, relativeTo: workspace))) | \(document.pages.count) | "
                     + String(format: "%.2f", seconds) + " |\n"
             }
         }
         let output = summary.outputFolder.path
-        text += "\nPreviews in `\(output)`: the contact sheet `\(output)/index.html`, the manifest `\(output)/manifest.json`.\n"
+        text += "\nPreviews in \(Self.code(output)): the contact sheet \(Self.code(output + "/index.html")), the manifest \(Self.code(output + "/manifest.json")).\n"
         if let error = summary.manifestError { text += "\n**The manifest could not be written:** \(Self.cell(error))\n" }
         return text
     }
 
-    /// Text safe inside a Markdown table cell.
-    static func cell(_ text: String) -> String {
-        text.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\r", with: " ")
-            .replacingOccurrences(of: "\n", with: " ")
-    }
+    /// Text safe inside a Markdown table cell (`Escape.markdown`).
+    static func cell(_ text: String) -> String { Escape.markdown(text) }
+
+    /// A name in a Markdown table cell, shown as it is (`Escape.markdownCode`).
+    static func code(_ text: String) -> String { Escape.markdownCode(text) }
 
     static func seconds(_ value: Double) -> String { String(format: "%.2f s", value) }
 

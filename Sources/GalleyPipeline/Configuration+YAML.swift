@@ -50,7 +50,7 @@ public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
 /// | `chroma` | `4:4:4` or `4:2:0`, JPEG and AVIF | `4:2:0` (JPEG), `4:4:4` (AVIF) |
 /// | `speed` | 0...10, AVIF only (0 slowest, smallest) | 6 |
 /// | `documents` | list of whole-document files per article layout: `text` | none |
-/// | `follow_symlinks` | boolean: read documents whose links lead outside every input folder | `false` |
+/// | `follow_symlinks` | boolean: enter links to folders, and read documents whose links lead outside every input folder | `false` |
 /// | `passwords` | map of file name, relative path or glob → password, or `env:NAME` to read it from the environment | none |
 /// | `fonts` | list of font folders searched before the system's fonts | none |
 /// | `layouts` | list of article layouts (keys below) | one layout, `a4` |

@@ -56,8 +56,9 @@ public struct Configuration: Sendable, Equatable {
     public var speed: Int?
     /// Whole-document files written for each layout of an article (`text`). Default: none.
     public var documents: [DocumentFormatName] = []
-    /// Read documents reached through symbolic links that lead outside every input folder.
-    /// Default: false (they fail as `outside-input`, so a job previewing a pull request cannot
+    /// Enter symbolic links to folders, and read documents reached through links that lead
+    /// outside every input folder. Default: false (links to folders are counted, not entered;
+    /// documents linked from outside fail as `outside-input`, so a job previewing a pull request cannot
     /// publish the runner's files).
     public var followSymlinks = false
     /// Passwords for encrypted documents, by file name, relative path or glob pattern.

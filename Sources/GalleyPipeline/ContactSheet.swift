@@ -1,4 +1,5 @@
 import Foundation
+import GalleyBase
 
 /// `<output>/index.html`: every document's thumbnails in a grid, failed documents and their
 /// reasons first, the run's totals, a filter for failed and warned documents, and a page
@@ -384,20 +385,8 @@ public enum ContactSheet {
         }.joined(separator: "/")
     }
 
-    static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.count)
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            default: out.append(character)
-            }
-        }
-        return out
-    }
+    /// Text for the page's HTML (`Escape.html`).
+    static func escape(_ text: String) -> String { Escape.html(text) }
 
     private static func plural(_ count: Int, _ noun: String) -> String {
         "\(count) \(noun)\(count == 1 ? "" : "s")"

@@ -1,4 +1,5 @@
 import Foundation
+import GalleyBase
 
 /// The summaries of a diff: Markdown for `$GITHUB_STEP_SUMMARY` (or a merge request comment)
 /// and plain text for logs. Both list changed documents first, at most `pageLineLimit` page
@@ -81,11 +82,11 @@ public enum DiffSummary {
         let added = report.documents.filter { $0.status == .added }, removed = report.documents.filter { $0.status == .removed }
         if !added.isEmpty {
             out.append("")
-            out.append("Added: " + added.map { "`\(markdownEscape($0.source))` (\(plural($0.pages.added, "page")))" }.joined(separator: ", "))
+            out.append("Added: " + added.map { "\(Escape.markdownCode($0.source)) (\(plural($0.pages.added, "page")))" }.joined(separator: ", "))
         }
         if !removed.isEmpty {
             out.append("")
-            out.append("Removed: " + removed.map { "`\(markdownEscape($0.source))` (\(plural($0.pages.removed, "page")))" }.joined(separator: ", "))
+            out.append("Removed: " + removed.map { "\(Escape.markdownCode($0.source)) (\(plural($0.pages.removed, "page")))" }.joined(separator: ", "))
         }
         return out.joined(separator: "\n") + "\n"
     }
@@ -131,13 +132,6 @@ public enum DiffSummary {
         words.isEmpty ? "(nothing)" : "\"\(words)\""
     }
 
-    /// Text with Markdown's special characters backslash-escaped.
-    static func markdownEscape(_ text: String) -> String {
-        var out = ""
-        for character in text {
-            if "\\`*_{}[]<>()#+-!|~".contains(character) { out.append("\\") }
-            out.append(character)
-        }
-        return out
-    }
+    /// Markdown text (`Escape.markdown`).
+    static func markdownEscape(_ text: String) -> String { Escape.markdown(text) }
 }

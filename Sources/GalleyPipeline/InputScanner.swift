@@ -33,13 +33,26 @@ public struct InputScanner: Sendable {
         public var hidden: [String] = []
         /// The output folder, when it lies inside an input.
         public var outputFolder: [String] = []
+        /// Symbolic links to folders, not entered because `follow_symlinks` is off.
+        public var linkedFolders: [String] = []
+        /// Folders that could not be listed (permissions), with the reason.
+        public var unlisted: [String] = []
 
-        public var isEmpty: Bool { unsupported.isEmpty && hidden.isEmpty && outputFolder.isEmpty }
+        public var isEmpty: Bool { unsupported.isEmpty && hidden.isEmpty && outputFolder.isEmpty && linkedFolders.isEmpty && unlisted.isEmpty }
 
-        /// `2 of an unsupported type, 1 hidden`.
+        /// `2 of an unsupported type, 1 hidden`, then the folders not entered.
         public var counts: String {
-            [(unsupported.count, "of an unsupported type"), (hidden.count, "hidden"), (outputFolder.count, "the output folder")]
+            let files = [(unsupported.count, "of an unsupported type"), (hidden.count, "hidden"), (outputFolder.count, "the output folder")]
                 .filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }.joined(separator: ", ")
+            return [files, foldersNotEntered].filter { !$0.isEmpty }.joined(separator: "; ")
+        }
+
+        /// `2 links to folders (follow_symlinks: true enters them), 1 folder that cannot be
+        /// listed`, or "".
+        public var foldersNotEntered: String {
+            [(linkedFolders.count, "link to a folder", "links to folders", " (follow_symlinks: true enters them)"),
+             (unlisted.count, "folder that cannot be listed", "folders that cannot be listed", "")]
+                .filter { $0.0 > 0 }.map { "\($0.0) \($0.0 == 1 ? $0.1 : $0.2) not entered\($0.3)" }.joined(separator: ", ")
         }
     }
 
@@ -51,7 +64,7 @@ public struct InputScanner: Sendable {
 
     /// `scan()`, and the files it passed over, with their paths.
     public func scanCountingSkipped() throws(UsageError) -> (documents: [SourceDocument], warnings: [String], skipped: Skipped) {
-        var found: [(input: Int, relativePath: String, file: URL, root: URL)] = []
+        var found: [(input: Int, relativePath: String, file: URL, root: URL, unnamable: Bool)] = []
         var warnings: [String] = []
         var skipped = Skipped()
         var seen = Set<String>()
@@ -75,9 +88,9 @@ public struct InputScanner: Sendable {
                 // An input folder that is a link is walked where it leads (the walk does not
                 // enter links), and its documents named relative to that.
                 let root = isFolder.boolValue ? match.resolvingSymlinksInPath() : match.deletingLastPathComponent()
-                let files = isFolder.boolValue ? walk(root, skipping: output, skipped: &skipped) : [match]
-                for file in files where seen.insert(file.path).inserted {
-                    found.append((inputIndex, relative(file, to: root), file, root))
+                let files = isFolder.boolValue ? walk(root, skipping: output, skipped: &skipped) : [Found(url: match)]
+                for file in files where seen.insert(file.url.path).inserted {
+                    found.append((inputIndex, relative(file.url, to: root), file.url, root, file.unnamable))
                 }
             }
         }
@@ -102,7 +115,8 @@ public struct InputScanner: Sendable {
                                             relativePath: entry.relativePath, kind: kind,
                                             name: namer.name(forRelativePath: entry.relativePath,
                                                              subfolders: kind == .markup ? layoutFolders : []),
-                                            refusal: configuration.followSymlinks ? nil : Self.refusal(entry.file, roots: roots)))
+                                            refusal: entry.unnamable ? Self.unnamable(entry.relativePath)
+                                                : configuration.followSymlinks ? nil : Self.refusal(entry.file, roots: roots)))
         }
         return (documents, warnings, skipped)
     }
@@ -116,6 +130,13 @@ public struct InputScanner: Sendable {
                        message: "a symbolic link to \(real), outside every input folder; documents are read only from inside the inputs (follow_symlinks: true in pipeline.yml allows it)")
     }
 
+    /// Why a document whose name is not UTF-8 is not read: the manifest, the contact sheet and
+    /// every report name documents in UTF-8, so it is reported by its name as `ls -b` shows it.
+    static func unnamable(_ shown: String) -> Failure {
+        Failure(code: .invalidName,
+                message: "its name is not valid UTF-8 (shown here as ls -b shows it), so it cannot be named in the manifest; rename it (convmv converts names from another encoding)")
+    }
+
     /// Documents are ordered by input entry, then by relative path in byte order; nil when
     /// both are equal (two glob matches with the same relative path).
     static func scanOrder(_ a: (input: Int, path: [UInt8]), _ b: (input: Int, path: [UInt8])) -> Bool? {
@@ -124,42 +145,107 @@ public struct InputScanner: Sendable {
         return nil
     }
 
+    /// A file the walk found: its path, or, for a name that is not UTF-8, the path as `ls -b`
+    /// shows it (`unnamable`), which cannot be opened but can be reported.
+    struct Found {
+        var url: URL
+        var unnamable = false
+    }
+
     /// Every regular file below `folder` with a document's extension, skipping hidden entries
     /// and the output folder; what it passes over goes to `skipped`.
-    /// A symbolic link to a file counts as that file (under the link's name); links to folders
-    /// are not followed, so a link loop cannot trap the scan.
-    private func walk(_ folder: URL, skipping output: String, skipped: inout Skipped) -> [URL] {
-        guard let enumerator = FileManager.default.enumerator(
-            at: folder, includingPropertiesForKeys: [.isRegularFileKey, .isSymbolicLinkKey],
-            options: [.skipsPackageDescendants]) else { return [] }
-        var files: [URL] = []
-        for case let url as URL in enumerator {
-            let path = url.standardizedFileURL.path
-            if path == output || path.hasPrefix(output + "/") {
-                skipped.outputFolder.append(path)
-                enumerator.skipDescendants()
+    ///
+    /// A symbolic link to a file counts as that file (under the link's name). Links to folders
+    /// are entered when `follow_symlinks` is on (each real folder once, so a link loop cannot
+    /// trap the walk) and counted as passed over when it is off. Names that are not UTF-8 are
+    /// found too, and returned as `unnamable` documents (or counted as unsupported files), never
+    /// dropped in silence.
+    ///
+    /// Hand-written on `opendir`/`readdir` because Foundation's enumerator drops names that are
+    /// not UTF-8 without a word and never enters links.
+    private func walk(_ folder: URL, skipping output: String, skipped: inout Skipped) -> [Found] {
+        var files: [Found] = []
+        var entered = Set<[UInt64]>()
+        var pending = [(path: folder.standardizedFileURL.path, shown: folder.standardizedFileURL.path)]
+        while let (path, shown) = pending.popLast() {
+            guard let stream = opendir(path) else {
+                skipped.unlisted.append("\(shown): \(String(cString: strerror(errno)))")
                 continue
             }
-            if url.lastPathComponent.hasPrefix(".") {
-                skipped.hidden.append(path)
-                enumerator.skipDescendants()
-                continue
+            defer { closedir(stream) }
+            var info = stat()
+            guard fstat(dirfd(stream), &info) == 0, entered.insert([UInt64(info.st_dev), UInt64(info.st_ino)]).inserted else { continue }
+            var names: [[UInt8]] = []
+            while let entry = readdir(stream) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+                if name != [0x2E] && name != [0x2E, 0x2E] { names.append(name) }
             }
-            let values = try? url.resourceValues(forKeys: [.isRegularFileKey, .isSymbolicLinkKey])
-            var isFile = values?.isRegularFile == true
-            if values?.isSymbolicLink == true {
-                var target = stat()
-                isFile = stat(url.path, &target) == 0 && (target.st_mode & S_IFMT) == S_IFREG
+            // Folders are taken from the end of `pending`: pushed in reverse to enter them in order.
+            var folders: [(String, String)] = []
+            for bytes in names.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+                let valid = String(validating: bytes, as: UTF8.self)
+                let name = valid ?? Self.octal(bytes)
+                let child = path + "/" + name, childShown = shown + "/" + name
+                guard valid != nil else {
+                    let fileExtension = (name as NSString).pathExtension.lowercased()
+                    if Self.extensions[fileExtension] != nil {
+                        files.append(Found(url: URL(fileURLWithPath: childShown), unnamable: true))
+                    } else if !Self.articleResources.contains(fileExtension) {
+                        skipped.unsupported.append(childShown)
+                    }
+                    continue
+                }
+                if child == output || child.hasPrefix(output + "/") {
+                    skipped.outputFolder.append(childShown)
+                    continue
+                }
+                if name.hasPrefix(".") {
+                    skipped.hidden.append(childShown)
+                    continue
+                }
+                var kind = stat()
+                guard lstat(child, &kind) == 0 else { continue }
+                var mode = kind.st_mode & S_IFMT
+                if mode == S_IFLNK {
+                    guard stat(child, &kind) == 0 else { continue }  // a dangling link
+                    mode = kind.st_mode & S_IFMT
+                    if mode == S_IFDIR && !configuration.followSymlinks {
+                        skipped.linkedFolders.append(childShown)
+                        continue
+                    }
+                }
+                if mode == S_IFDIR {
+                    folders.append((child, childShown))
+                    continue
+                }
+                guard mode == S_IFREG else { continue }
+                let fileExtension = (name as NSString).pathExtension.lowercased()
+                guard Self.extensions[fileExtension] != nil else {
+                    if !Self.articleResources.contains(fileExtension) { skipped.unsupported.append(childShown) }
+                    continue
+                }
+                files.append(Found(url: URL(fileURLWithPath: child)))
             }
-            guard isFile else { continue }
-            let fileExtension = url.pathExtension.lowercased()
-            guard Self.extensions[fileExtension] != nil else {
-                if !Self.articleResources.contains(fileExtension) { skipped.unsupported.append(path) }
-                continue
-            }
-            files.append(url.standardizedFileURL)
+            pending += folders.reversed()
         }
         return files
+    }
+
+    /// A name that is not UTF-8 as `ls -b` shows it: valid UTF-8 kept, other bytes in octal.
+    static func octal(_ bytes: [UInt8]) -> String {
+        var out = ""
+        var index = 0
+        while index < bytes.count {
+            // The longest valid UTF-8 sequence starting here (1 to 4 bytes), else one byte.
+            if let length = (1...min(4, bytes.count - index)).reversed().first(where: { String(validating: bytes[index..<(index + $0)], as: UTF8.self) != nil }) {
+                out += Escape.terminal(String(decoding: bytes[index..<(index + length)], as: UTF8.self))
+                index += length
+            } else {
+                out += "\\" + String(repeating: "0", count: 3 - String(bytes[index], radix: 8).count) + String(bytes[index], radix: 8)
+                index += 1
+            }
+        }
+        return out
     }
 
     private func relative(_ file: URL, to root: URL) -> String {

@@ -86,18 +86,19 @@ public final class OutputLock: Sendable {
 
     private static func open(_ output: URL) throws(UsageError) -> Int32 {
         let path = lockPath(output)
-        var descriptor = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        if descriptor < 0 && errno == ENOENT {
-            do {
-                try AtomicFile.makeFolders(PathText.parent(of: path))
-            } catch {
-                throw UsageError(subject: "output", message: "\(output.path): \(error.message); choose a folder you can write to (output: in pipeline.yml, or --output)")
-            }
-            descriptor = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        // Through real folders only, and never through a link named `lock`: a planted link
+        // would have its target truncated or created.
+        let output = ConfinedFolder(root: output.path)
+        do {
+            _ = try output.openFolder(".galley", create: true).map(close)
+        } catch {
+            throw UsageError(subject: "output", message: "\(error.description); choose a folder you can write to (output: in pipeline.yml, or --output)")
         }
+        let descriptor = output.openFile(".galley/lock", flags: O_RDWR | O_CREAT)
         guard descriptor >= 0 else {
+            let reason = errno == ELOOP ? "it is a symbolic link; remove it (Galley makes the lock itself)" : String(cString: strerror(errno))
             throw UsageError(subject: "output",
-                             message: "\(path): cannot open the output folder's lock: \(String(cString: strerror(errno))); choose a folder you can write to (output: in pipeline.yml, or --output)")
+                             message: "\(path): cannot open the output folder's lock: \(reason); choose a folder you can write to (output: in pipeline.yml, or --output)")
         }
         return descriptor
     }

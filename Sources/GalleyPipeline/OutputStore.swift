@@ -11,15 +11,25 @@ public struct OutputStore: Sendable {
     public var stateFolder: URL { root.appendingPathComponent(".galley", isDirectory: true) }
     public var temporaryFolder: URL { stateFolder.appendingPathComponent("tmp", isDirectory: true) }
 
+    /// The root, through which every output is written and removed: only real files and
+    /// folders inside it are touched, never what a link there leads to.
+    public let confined: ConfinedFolder
+
     public init(root: URL) {
         self.root = root
+        confined = ConfinedFolder(root: root.path)
     }
 
     /// Creates the folders and removes temporary files a killed run left behind. Only while
     /// holding the folder's `OutputLock`: another process's temporary files would go too.
+    ///
+    /// - Throws: `OutputError` when `.galley` is a link or cannot be made.
     public func prepare() throws(OutputError) {
+        // `.galley` itself first: removing `.galley/tmp` through a linked `.galley` would empty
+        // a folder elsewhere (a linked `tmp` is removed as a link).
+        _ = try confined.openFolder(".galley", create: true).map(close)
         try? FileManager.default.removeItem(at: temporaryFolder)
-        try AtomicFile.makeFolders(temporaryFolder.path)
+        _ = try confined.openFolder(".galley/tmp", create: true).map(close)
     }
 
     /// Removes the temporary folder (at the end of a run, finished or interrupted).
@@ -29,14 +39,14 @@ public struct OutputStore: Sendable {
 
     /// Writes `bytes` to `relativePath` under the root, atomically.
     public func write(_ bytes: [UInt8], to relativePath: String) throws(OutputError) {
-        try AtomicFile.write(bytes, to: root.appendingPathComponent(relativePath).path,
+        try AtomicFile.write(bytes, to: relativePath, in: confined,
                              through: temporaryFolder.appendingPathComponent("\(UUID().uuidString).tmp").path)
     }
 
     /// Writes what `contents` gives its sink to `relativePath` under the root, atomically, a
     /// piece at a time.
     public func write(to relativePath: String, contents: (AtomicFile.Sink) throws -> Void) throws {
-        try AtomicFile.write(to: root.appendingPathComponent(relativePath).path,
+        try AtomicFile.write(to: relativePath, in: confined,
                              through: temporaryFolder.appendingPathComponent("\(UUID().uuidString).tmp").path, contents: contents)
     }
 
@@ -53,7 +63,6 @@ public struct OutputStore: Sendable {
     /// `keepingPageImages`: a thumbnails-only run removes no page image.
     func removeStaleOutputs(of documents: [Manifest.Document], configuration: Configuration,
                             keepingPageImages: Bool) -> [Removal] {
-        let fileManager = FileManager.default
         // Every format's: a change of format leaves none of the old files behind.
         let imageExtensions = ImageFormat.allCases.map { ".\($0.fileExtension)" }
         // Every folder that holds a document's own folder.
@@ -73,7 +82,7 @@ public struct OutputStore: Sendable {
                 // Every layout folder, configured or not, so a layout removed from pipeline.yml
                 // leaves nothing behind; but never a folder of another document (`a.html` and
                 // `a/b.pdf` share `a/`).
-                let entries = (try? fileManager.contentsOfDirectory(atPath: root.appendingPathComponent(document.name).path)) ?? []
+                let entries = confined.entries(of: document.name)
                 pageFolders = entries.filter { entry in entry != "thumbs" && !imageExtensions.contains { entry.hasSuffix($0) } }.sorted()
                     .map { ("\(document.name)/\($0)", $0) }.filter { !ownFolders.contains($0.path) }
             }
@@ -85,17 +94,17 @@ public struct OutputStore: Sendable {
             for (pageFolder, layout) in pageFolders {
                 let gone = layout.map { layouts.contains($0) ? nil : "layout \($0) no longer configured" } ?? nil
                 let thumbs = "\(pageFolder)/thumbs"
-                let boxes = (try? fileManager.contentsOfDirectory(atPath: root.appendingPathComponent(thumbs).path)) ?? []
+                let boxes = confined.entries(of: thumbs)
                 var folders: [(path: String, box: Int?)] = [(pageFolder, nil)]
                 folders += boxes.compactMap { name in Int(name).map { ("\(thumbs)/\(name)", $0) } }.sorted { $0.path < $1.path }
                 for (folder, box) in folders {
-                    let entries = (try? fileManager.contentsOfDirectory(atPath: root.appendingPathComponent(folder).path)) ?? []
+                    let entries = confined.entries(of: folder)
                     for entry in entries.sorted() {
                         let isPage = entry.hasPrefix("page-") && imageExtensions.contains { entry.hasSuffix($0) }
                         guard isPage || (box == nil && documentFiles.contains(entry)) else { continue }
                         if isPage && box == nil && keepingPageImages { continue }
                         let path = "\(folder)/\(entry)"
-                        guard !keep.contains(path), (try? fileManager.removeItem(at: root.appendingPathComponent(path))) != nil else { continue }
+                        guard !keep.contains(path), confined.removeFile(path) else { continue }
                         // With a page selection, a page missing from the manifest may simply not be selected.
                         let missingPage = configuration.pageSelection != nil || configuration.maxPages != nil
                             ? "pages it no longer has or that are not selected" : "pages it no longer has"
@@ -113,10 +122,7 @@ public struct OutputStore: Sendable {
             }
             // A thumbnail box no longer configured, or thumbnails turned off, leave no empty
             // folder behind: box folders first, then `thumbs`.
-            for folder in emptied {
-                let url = root.appendingPathComponent(folder)
-                if (try? fileManager.contentsOfDirectory(atPath: url.path))?.isEmpty == true { try? fileManager.removeItem(at: url) }
-            }
+            for folder in emptied { confined.removeEmptyFolder(folder) }
             removals += counts.values.sorted { ($0.what, $0.reason) < ($1.what, $1.reason) }
                 .map { Removal(source: document.source, what: $0.what, count: $0.count, reason: $0.reason) }
         }

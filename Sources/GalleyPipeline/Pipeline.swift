@@ -70,7 +70,8 @@ public final class Pipeline: Sendable {
         precondition(held.output.standardizedFileURL.path == configuration.outputURL.standardizedFileURL.path,
                      "the lock held is another output folder's")
         defer { withExtendedLifetime(held) {} }
-        let started = Date()
+        // A run restarted after a crash counts from its first attempt.
+        let started = options.continuesRunStartedAt.map(Date.init(timeIntervalSince1970:)) ?? Date()
         var inboxWarnings: [String] = []
         var inboxMoves: [(String, String)] = []
         if configuration.inbox != nil {
@@ -83,6 +84,8 @@ public final class Pipeline: Sendable {
             for path in skipped.unsupported { logger.debug("skipped, unsupported type: \(path)") }
             for path in skipped.hidden { logger.debug("skipped, hidden: \(path)") }
             for path in skipped.outputFolder { logger.debug("skipped, the output folder: \(path)") }
+            for path in skipped.linkedFolders { logger.debug("skipped, a link to a folder (follow_symlinks is off): \(path)") }
+            for path in skipped.unlisted { logger.warning("skipped, a folder that cannot be listed: \(path)") }
         }
         if scanned.isEmpty, options.requireDocuments {
             let inputs = configuration.inputs.map { "\($0) (\(configuration.resolveInput($0).path))" }.joined(separator: ", ")
@@ -102,10 +105,16 @@ public final class Pipeline: Sendable {
         }
         defer { store.cleanUp() }
         let catalogURL = Self.catalogURL(output: store.root)
+        do {
+            // SQLite opens by path: the catalog and its journal files must be files, not links.
+            for suffix in ["", "-wal", "-shm", "-journal"] { try store.confined.checkFile(".galley/catalog.sqlite" + suffix) }
+        } catch {
+            throw UsageError(subject: "output", message: "\(error.description)")
+        }
         let runCatalog: RunCatalog
         do {
             runCatalog = try RunCatalog(catalog: try Catalog(path: catalogURL.path), configuration: configuration, store: store,
-                                        force: options.force, logger: logger)
+                                        force: options.force, continuesRunStartedAt: options.continuesRunStartedAt, logger: logger)
         } catch {
             throw UsageError(subject: catalogURL.path,
                              message: "the catalog cannot be used (\(error.message)); if the disk is full, free some space; if the file is damaged, delete it to start afresh (the next run then redoes every page)")
@@ -151,7 +160,12 @@ public final class Pipeline: Sendable {
         let suspects = documents.indices.filter { runCatalog.isSuspect(documents[$0]) }
         cancellation.whileRegistered(onCancel: { runCatalog.interrupt() }) {
             stages.process(documents.indices.filter { !suspects.contains($0) })
-            for suspect in suspects where !cancellation.isCancelled { stages.process([suspect]) }
+            for suspect in suspects where !cancellation.isCancelled {
+                if !runCatalog.isQuarantined(documents[suspect]) {
+                    recorder.warn(suspect, "Galley stopped (its process died) while this document was open in an earlier run, perhaps because of another document open with it; it was processed again on its own")
+                }
+                stages.process([suspect])
+            }
         }
         let duration = Date().timeIntervalSince(started)
         if cancellation.isCancelled {

@@ -47,6 +47,8 @@ final class RunCatalog: Sendable {
     private let outputFingerprints: [String: [OutputVariant: String]]
     private let documentFingerprints: [SourceDocument.Kind: String]
     private let force: Bool
+    /// When the run this one continues after a crash started (`RunOptions`).
+    private let continuesRunStartedAt: Double?
     private let store: OutputStore
     /// Reads back the pixel size of cached thumbnails.
     private let encoder: any ImageEncoder
@@ -84,8 +86,10 @@ final class RunCatalog: Sendable {
 
     /// Reads the catalog for a run. Marks left in progress are counted as crashes, so the
     /// caller must hold the output folder's lock (then no other process can be working).
-    init(catalog: Catalog, configuration: Configuration, store: OutputStore, force: Bool, logger: Logger) throws(CatalogError) {
+    init(catalog: Catalog, configuration: Configuration, store: OutputStore, force: Bool, continuesRunStartedAt: Double? = nil,
+         logger: Logger) throws(CatalogError) {
         self.catalog = catalog
+        self.continuesRunStartedAt = continuesRunStartedAt
         let (found, crashes) = try catalog.countCrashes()
         self.crashes = crashes
         for mark in found {
@@ -149,7 +153,9 @@ final class RunCatalog: Sendable {
             guard hash == row.contentHash, let id = row.id else { return .open(hash: hash) }
             note { try catalog.touch(documentID: id, size: stamp.size, mtime: stamp.mtime) }
         }
-        entry.status = .unchanged
+        // Finished by the attempt of this run that died: done in this run, not unchanged.
+        let finishedInThisRun = continuesRunStartedAt.map { started in (row.finishedAt ?? 0) >= started } ?? false
+        entry.status = finishedInThisRun ? .ok : .unchanged
         return .unchanged(entry)
     }
 
@@ -161,10 +167,15 @@ final class RunCatalog: Sendable {
         return crashes[hash, default: 0] > 0
     }
 
+    /// Whether `document`'s content is skipped as crashed (`quarantine`).
+    func isQuarantined(_ document: SourceDocument) -> Bool {
+        contentHash(of: document).flatMap(quarantine(contentHash:)) != nil
+    }
+
     /// The failure of content that was open when a process died in two earlier runs: it is
     /// not opened again until it changes (or with `--force`).
     func quarantine(contentHash: String) -> Failure? {
-        guard !force, let count = crashes[contentHash], count >= 2 else { return nil }
+        guard !force || continuesRunStartedAt != nil, let count = crashes[contentHash], count >= 2 else { return nil }
         return Failure(code: .crashed, message: "Galley stopped while processing this document in \(count) earlier runs; "
                        + "it is skipped until its content changes (--force tries it again)")
     }
@@ -197,7 +208,7 @@ final class RunCatalog: Sendable {
 
     private func outputsExist(_ page: Manifest.Page) -> Bool {
         let paths = page.outputPaths
-        return paths.allSatisfy { access(store.root.appendingPathComponent($0).path, F_OK) == 0 }
+        return paths.allSatisfy { store.confined.fileSize($0) != nil }
     }
 
     /// What a document's outputs depend on besides the settings. For a PDF, its content. For
@@ -247,14 +258,11 @@ final class RunCatalog: Sendable {
               candidate.fingerprint == outputFingerprints[layout]?[variant] else { return nil }
         let written = WrittenOutput(path: path, width: candidate.width, height: candidate.height,
                                     sha256: candidate.sha256, bytes: candidate.bytes)
-        let source = store.root.appendingPathComponent(candidate.path).path
-        if candidate.path == path {
-            var info = stat()
-            return stat(source, &info) == 0 && Int(info.st_size) == candidate.bytes ? written : nil
-        }
-        guard let data = FileManager.default.contents(atPath: source), ContentHash.sha256([UInt8](data)) == candidate.sha256 else { return nil }
+        // Read through real folders only: a link in the output folder is no output of Galley's.
+        if candidate.path == path { return store.confined.fileSize(path) == candidate.bytes ? written : nil }
+        guard let data = store.confined.read(candidate.path), ContentHash.sha256(data) == candidate.sha256 else { return nil }
         do {
-            try store.write([UInt8](data), to: path)
+            try store.write(data, to: path)
         } catch {
             return nil
         }
@@ -372,20 +380,14 @@ final class RunCatalog: Sendable {
         guard !gone.isEmpty else { return (0, []) }
         var removed: [Int64: Int] = [:]
         note {
-            let fileManager = FileManager.default
             var folders = Set<String>()
             for output in try catalog.outputs(documentIDs: gone) where !keeping.contains(output.path) {
-                if (try? fileManager.removeItem(at: store.root.appendingPathComponent(output.path))) != nil {
-                    removed[output.documentId, default: 0] += 1
-                }
+                if store.confined.removeFile(output.path) { removed[output.documentId, default: 0] += 1 }
                 folders.formUnion(PathText.folders(above: output.path))
             }
             // Empty folders left behind go too, deepest first, never the output folder itself.
             let parents = folders
-            for folder in parents.sorted(by: { $0.count > $1.count }) {
-                let url = store.root.appendingPathComponent(folder)
-                if (try? fileManager.contentsOfDirectory(atPath: url.path))?.isEmpty == true { try? fileManager.removeItem(at: url) }
-            }
+            for folder in parents.sorted(by: { $0.count > $1.count }) { store.confined.removeEmptyFolder(folder) }
             try catalog.remove(documentIDs: gone)
         }
         let removals = vanished.sorted { $0.sourcePath < $1.sourcePath }.compactMap { record -> Removal? in

@@ -15,6 +15,11 @@ public struct RunOptions: Sendable {
     /// The diff goes to `<output>/diff/`, and the contact sheet marks the changed pages.
     public var baseline: RunOutputs?
     public var diffOptions = DiffOptions()
+    /// When the run this one continues started, if its process died (`galley` restarts itself
+    /// after a crash): documents it finished are reported as done in this run (`ok`), not as
+    /// unchanged, and `force` no longer opens content quarantined as crashed, or the content
+    /// that killed the first attempt would kill every restart.
+    public var continuesRunStartedAt: Double?
 
     public init(force: Bool = false, thumbnailsOnly: Bool = false, pruneCache: Bool = false, requireDocuments: Bool = false) {
         self.force = force

@@ -273,7 +273,8 @@ final class RunRecorder: Sendable {
             state.finishedCount += 1
             state.pagesDone += entry.pages.count
             state.updateKnownPages(document)
-            return .documentFinished(name: entry.name, source: entry.source, status: .unchanged, pages: entry.pages.count,
+            // `ok` for a document finished by the attempt of this run that died (CrashRestart).
+            return .documentFinished(name: entry.name, source: entry.source, status: entry.status, pages: entry.pages.count,
                                      failure: nil, done: state.finishedCount, total: state.documents.count)
         }
         onEvent(event)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GalleyBase
 import GalleyPipeline
 
 /// `galley diff`: what changed between two runs, page by page.
@@ -50,7 +51,8 @@ struct Diff: ParsableCommand {
             // the user to fix; status 1 is kept for "something changed".
             throw CommandFailure("\(error)")
         }
-        print(DiffSummary.text(report), terminator: "")
+        print(DiffSummary.text(report).split(separator: "\n", omittingEmptySubsequences: false).map { Escape.terminal(String($0)) }
+                  .joined(separator: "\n"), terminator: "")
         print("galley: review page: \(folder.appendingPathComponent(RunDiff.reviewPageName).path)")
         if report.outcome == .changed { throw ExitCode(Galley.Status.changed) }
     }

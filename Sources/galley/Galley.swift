@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GalleyBase
 import GalleyPipeline
 import GalleyRaster
 
@@ -47,8 +48,17 @@ struct Galley: ParsableCommand {
         signal(SIGXFSZ, SIG_IGN)
         FreedMemory.limitArenas(toCores: ProcessInfo.processInfo.activeProcessorCount)
         FreedMemory.reuseLargeBlocks()
+        if CrashRestart.restarts > 0 {
+            // The crashed image's signal mask carries over through execve, and a worker thread's
+            // blocks SIGINT and SIGTERM: unblocked, so the restarted run can be interrupted.
+            var none = sigset_t()
+            sigemptyset(&none)
+            sigprocmask(SIG_SETMASK, &none, nil)
+        }
         do {
             var command = try parseAsRoot()
+            // The commands that run the pipeline restart after a crash (CrashRestart).
+            if command is Run || command is Thumbs || command is Watch { CrashRestart.install() }
             try command.run()
         } catch {
             exit(withError: reported(error))
@@ -60,7 +70,7 @@ struct Galley: ParsableCommand {
     /// promises (ArgumentParser's own default for them is 64).
     static func reported(_ error: any Error) -> any Error {
         if let failure = error as? CommandFailure {
-            FileHandle.standardError.write(Data("galley: \(failure.message)\n".utf8))
+            FileHandle.standardError.write(Data((Escape.terminal("galley: \(failure.message)") + "\n").utf8))
             return ExitCode(failure.status)
         }
         guard exitCode(for: error) == .validationFailure else { return error }

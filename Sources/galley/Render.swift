@@ -76,12 +76,12 @@ struct Render: ParsableCommand {
         for (path, url) in zip(files, urls) {
             do {
                 let rendered = try renderer.render(url, into: folder, cancellation: cancellation)
-                for warning in rendered.warnings { FileHandle.standardError.write(Data("galley: \(path): warning: \(warning)\n".utf8)) }
-                print("\(path): \(Run.plural(rendered.paths.count, "page")) → \(folder.path)")
+                for warning in rendered.warnings { FileHandle.standardError.write(Data((Escape.terminal("galley: \(path): warning: \(warning)") + "\n").utf8)) }
+                print(Escape.terminal("\(path): \(Run.plural(rendered.paths.count, "page")) → \(folder.path)"))
             } catch {
                 if cancellation.isCancelled { throw ExitCode(Galley.Status.interrupted) }
                 failed += 1
-                FileHandle.standardError.write(Data("galley: \(path): FAILED \(error)\n".utf8))
+                FileHandle.standardError.write(Data((Escape.terminal("galley: \(path): FAILED \(error)") + "\n").utf8))
             }
         }
         if failed > 0 { throw ExitCode(Galley.Status.someFailed) }
@@ -136,14 +136,14 @@ struct Thumbnail: ParsableCommand {
             bytes = try SingleFile(configuration: configuration, root: rootURL).thumbnail(of: url, size: size,
                                                                            format: format.flatMap(ImageFormat.init(rawValue:)) ?? .png)
         } catch {
-            FileHandle.standardError.write(Data("galley: \(input): FAILED \(error)\n".utf8))
+            FileHandle.standardError.write(Data((Escape.terminal("galley: \(input): FAILED \(error)") + "\n").utf8))
             throw ExitCode(Galley.Status.someFailed)
         }
         do {
             let temporary = destination.deletingLastPathComponent().appendingPathComponent(".\(destination.lastPathComponent).\(getpid()).tmp")
             try AtomicFile.write(bytes, to: destination.path, through: temporary.path)
         } catch {
-            FileHandle.standardError.write(Data("galley: \(output): FAILED \(error)\n".utf8))
+            FileHandle.standardError.write(Data((Escape.terminal("galley: \(output): FAILED \(error)") + "\n").utf8))
             throw ExitCode(Galley.Status.someFailed)
         }
     }

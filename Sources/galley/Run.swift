@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GalleyBase
 import GalleyPipeline
 import GalleyRaster
 import Logging
@@ -90,7 +91,7 @@ struct PipelineOptions: ParsableArguments {
     /// Logging to standard error; debug details with --verbose.
     func logger() -> Logger {
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
+            var handler = TerminalLogHandler(StreamLogHandler.standardError(label: label))
             handler.logLevel = .info
             return handler
         }
@@ -205,6 +206,7 @@ struct Run: ParsableCommand {
             try shard.map { try Shard(parsing: $0) } ?? Shard.fromEnvironment(ProcessInfo.processInfo.environment, count: shardCount)
         }
         var runOptions = RunOptions(force: force, requireDocuments: !allowEmpty)
+        runOptions.continuesRunStartedAt = CrashRestart.runStartedAt
         if let baseline {
             let url = URL(fileURLWithPath: baseline, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
             runOptions.baseline = try CommandFailure.catching { try RunOutputs(at: url.standardizedFileURL) }
@@ -276,8 +278,14 @@ struct Run: ParsableCommand {
     }
 
     /// `[3/10] reports/q1.pdf → reports/q1/: 4 pages` (or FAILED with the reason).
+    /// Names and reasons come from files, so the line is escaped for the terminal
+    /// (`Escape.terminal`): a name holding a line break or an ESC sequence stays one line of text.
     static func line(for event: PipelineEvent) -> String {
         guard case let .documentFinished(name, source, status, pages, failure, done, total) = event else { return "" }
+        return Escape.terminal(unescapedLine(done: done, total: total, source: source, name: name, status: status, pages: pages, failure: failure))
+    }
+
+    private static func unescapedLine(done: Int, total: Int, source: String, name: String, status: Manifest.Status, pages: Int, failure: Failure?) -> String {
         var line = "[\(done)/\(total)] \(source) → \(name)/: "
         if status == .failed, let failure {
             line += "FAILED \(failure)"
@@ -293,7 +301,9 @@ struct Run: ParsableCommand {
     /// carries JSON progress.
     /// `stamp` starts every line (`galley watch` puts the time there).
     static func printSummary(_ summary: RunSummary, toStandardError: Bool = false, stamp: String = "") {
+        // Every line escaped for the terminal: names and reasons come from files.
         let print = { (line: String) in
+            let line = Escape.terminal(line)
             if toStandardError { FileHandle.standardError.write(Data((stamp + line + "\n").utf8)) } else { Swift.print(stamp + line) }
         }
         let seconds = String(format: "%.2f", summary.duration)
@@ -309,7 +319,11 @@ struct Run: ParsableCommand {
         if summary.removedDocuments > 0 { work += "; outputs of \(plural(summary.removedDocuments, "vanished document")) removed" }
         print(work)
         if !summary.skipped.isEmpty {
-            print("galley: passed over \(summary.skipped.counts) file(s) under the inputs (--verbose lists them)")
+            var skipped = summary.skipped
+            let folders = skipped.foldersNotEntered
+            (skipped.linkedFolders, skipped.unlisted) = ([], [])
+            if !skipped.isEmpty { print("galley: passed over \(skipped.counts) file(s) under the inputs (--verbose lists them)") }
+            if !folders.isEmpty { print("galley: under the inputs, \(folders) (--verbose lists them)") }
         }
         for document in manifest.documents where document.status == .failed {
             if let error = document.error { print("  failed: \(document.source): \(error)") }
@@ -328,5 +342,36 @@ struct Run: ParsableCommand {
 
     static func plural(_ count: Int, _ noun: String) -> String {
         "\(count) \(noun)\(count == 1 ? "" : "s")"
+    }
+}
+
+/// Standard error's log lines with their messages escaped for the terminal (`Escape.terminal`):
+/// warnings quote names, titles and `src` values from documents.
+struct TerminalLogHandler: LogHandler {
+    var inner: StreamLogHandler
+
+    init(_ inner: StreamLogHandler) {
+        self.inner = inner
+    }
+
+    var logLevel: Logger.Level {
+        get { inner.logLevel }
+        set { inner.logLevel = newValue }
+    }
+
+    var metadata: Logger.Metadata {
+        get { inner.metadata }
+        set { inner.metadata = newValue }
+    }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { inner[metadataKey: key] }
+        set { inner[metadataKey: key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        var event = event
+        event.message = "\(Escape.terminal(event.message.description))"
+        inner.log(event: event)
     }
 }

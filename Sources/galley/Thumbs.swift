@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GalleyBase
 import GalleyPipeline
 import GalleyRaster
 
@@ -60,7 +61,7 @@ struct Thumbs: ParsableCommand {
         defer { signals.forEach { $0.cancel() } }
         var summary = try CommandFailure.catching {
             try thumbnailer.run(cancellation: cancellation) { source, what in
-                FileHandle.standardError.write(Data("\(source): \(what)\n".utf8))
+                FileHandle.standardError.write(Data((Escape.terminal("\(source): \(what)") + "\n").utf8))
             }
         }
         if prune { summary.pruned = thumbnailer.prune() }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GalleyBase
 import GalleyPipeline
 import GalleyRaster
 
@@ -65,12 +66,12 @@ struct Watch: ParsableCommand {
                 // An input folder removed while watching, say, is a setting to fix, as `galley run` says.
                 throw CommandFailure(stopping: error)
             }
-            for (from, to) in summary.inboxMoves { print(Self.stamp() + "galley: inbox: \(from) → \(to)") }
+            for (from, to) in summary.inboxMoves { print(Self.stamp() + Escape.terminal("galley: inbox: \(from) → \(to)")) }
             Run.printSummary(summary, stamp: Self.stamp())
             fflush(nil)  // a watcher's output is read as it comes, often through a pipe
             if summary.outcome == .interrupted { break }
             guard let changed = watcher.waitForChanges(debounce: configuration.watchDebounce, cancellation: cancellation) else { break }
-            print(Self.stamp() + "galley: changed: " + Self.describe(changed))
+            print(Self.stamp() + Escape.terminal("galley: changed: " + Self.describe(changed)))
             fflush(nil)
         }
         print(Self.stamp() + "galley: stopped watching")

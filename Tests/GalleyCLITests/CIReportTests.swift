@@ -66,6 +66,34 @@ import Testing
             """, "\(report.stdout)")
     }
 
+    /// Names and warnings planted to inject workflow commands, terminal sequences and Markdown:
+    /// the job log gets no line Galley did not mean as a command, no control character reaches
+    /// the terminal, the summary or the contact sheet, and the summary shows no image or link.
+    @Test func plantedNamesAndPicturesInjectNothing() throws {
+        let injected = "fail\n::error title=INJECTED::x.pdf", terminal = "\u{1B}]0;pwned\u{07}\u{1B}[2Jclear.pdf"
+        let folder = try command.folderWithConfig("inputs: [docs]\ndpi: 18\nthumbnails: []\nlayouts:\n  - name: one\n",
+                                                  files: [Fixtures.pdf("article.pdf")])
+        try FileManager.default.copyItem(at: folder.path("docs/article.pdf"), to: folder.path("docs/\(injected)"))
+        try FileManager.default.copyItem(at: Fixtures.brokenFolder.appendingPathComponent("garbage.pdf"), to: folder.path("docs/\(terminal)"))
+        try "<p>Text <img src=\"x.png)![pwned](http://evil.example/p.png)[link](http://evil.example\"> and more.</p>"
+            .write(to: folder.path("docs/story.html"), atomically: true, encoding: .utf8)
+        let outcome = try github(folder, ["--progress", "plain"])
+        #expect(outcome.status == 1, "\(outcome.stderr)")
+        for (stream, text) in [("stdout", outcome.stdout), ("stderr", outcome.stderr)] {
+            for line in text.split(separator: "\n", omittingEmptySubsequences: false) where line.hasPrefix("::") {
+                #expect(line.hasPrefix("::error file=") || line.hasPrefix("::warning file="), "\(stream): \(line)")
+            }
+            #expect(!text.contains("\u{1B}") && !text.contains("\u{07}"), "\(stream) carries a terminal sequence")
+        }
+        #expect(outcome.stderr.contains("] fail\\n::error title=INJECTED::x.pdf → "), "the progress line shows the name escaped: \(outcome.stderr)")
+        let summary = try String(contentsOf: folder.path("summary.md"), encoding: .utf8)
+        #expect(!summary.contains("\u{1B}") && !summary.contains("![pwned]") && !summary.contains("[link](http"), "\(summary)")
+        #expect(summary.contains("| `docs/fail\\n::error title=INJECTED::x.pdf` | 4 |"), "the name as it is in a code span: \(summary)")
+        #expect(summary.contains("x\\.png\\)\\!\\[pwned\\]"), "the picture's warning is in the summary, escaped: \(summary)")
+        let sheet = try String(contentsOf: folder.path("out/index.html"), encoding: .utf8)
+        #expect(!sheet.contains("\u{1B}") && sheet.contains("\\033]0;pwned"), "the contact sheet shows the escape as text")
+    }
+
     /// With JSON progress on standard output, annotations go to standard error so every line
     /// of standard output stays JSON; outside GitHub (and with --annotations none) there are none.
     @Test func annotationsKeepJSONProgressIntactAndAppearOnlyOnGitHub() throws {

@@ -59,3 +59,76 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: folder.path("docs/out/article/page-0001.png").path))
     }
 }
+
+/// Links planted in the output folder are never written, replaced or deleted through.
+@Suite struct OutputLinkTests {
+    /// A folder with two PDFs in `docs/`, a configuration, and `outside/` holding `keep.png`
+    /// and `page-0001.png`: what a planted link would lead to.
+    func folder() throws -> ScratchFolder {
+        let folder = try ScratchFolder("galley-links")
+        _ = try folder.copy([Fixtures.pdf("landscape.pdf"), Fixtures.pdf("article.pdf")], into: "docs")
+        try "inputs: [docs]\ndpi: 18\nthumbnails: [32]\n".write(to: folder.path("pipeline.yml"), atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(at: folder.path("outside"), withIntermediateDirectories: true)
+        for name in ["keep.png", "page-0001.png"] { try Data("not Galley's".utf8).write(to: folder.path("outside/\(name)")) }
+        return folder
+    }
+
+    func run(_ folder: ScratchFolder) throws -> PeerTools.Outcome {
+        try PeerTools.run(GalleyCommandTests.binary.path, ["run", "--progress", "none"], in: folder.url)
+    }
+
+    func outsideIsUntouched(_ folder: ScratchFolder) throws {
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path("outside").path).sorted()
+        #expect(names == ["keep.png", "page-0001.png"], "written into or deleted from outside/")
+        for name in names { #expect(try String(contentsOf: folder.path("outside/\(name)"), encoding: .utf8) == "not Galley's") }
+    }
+
+    func link(_ path: String, to target: String, in folder: ScratchFolder) throws {
+        try? FileManager.default.removeItem(at: folder.path(path))
+        try FileManager.default.createDirectory(at: folder.path(path).deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: folder.path(path).path, withDestinationPath: folder.path(target).path)
+    }
+
+    @Test func aLinkedLockOrStateFolderStopsTheRunAndItsTargetIsKept() throws {
+        for (path, target) in [("out/.galley/lock", "outside/keep.png"), ("out/.galley", "outside")] {
+            let folder = try folder()
+            try link(path, to: target, in: folder)
+            let outcome = try run(folder)
+            #expect(outcome.status == 2, "\(path): \(outcome.stderr)")
+            #expect(outcome.stderr.contains("symbolic link"), "\(outcome.stderr)")
+            try outsideIsUntouched(folder)
+        }
+    }
+
+    @Test func aDocumentsLinkedFolderFailsThatDocumentAloneAndNothingIsWrittenThrough() throws {
+        let folder = try folder()
+        try link("out/landscape", to: "outside", in: folder)
+        let outcome = try run(folder)
+        #expect(outcome.status == 1, "\(outcome.stderr)")
+        let manifest = try String(contentsOf: folder.path("out/manifest.json"), encoding: .utf8)
+        #expect(manifest.contains("is a symbolic link"), "the failure names the link")
+        #expect(FileManager.default.fileExists(atPath: folder.path("out/article/page-0001.png").path), "the other document is drawn")
+        try outsideIsUntouched(folder)
+    }
+
+    @Test func aPageReplacedByALinkIsNotTakenForThePageNorWrittenThrough() throws {
+        let folder = try folder()
+        #expect(try run(folder).status == 0)
+        try link("out/landscape/page-0001.png", to: "outside/page-0001.png", in: folder)
+        let outcome = try run(folder)
+        #expect(outcome.status == 1, "\(outcome.stderr)")
+        #expect(try String(contentsOf: folder.path("out/manifest.json"), encoding: .utf8).contains("is a symbolic link"))
+        try outsideIsUntouched(folder)
+    }
+
+    @Test func aVanishedDocumentsLinkedFolderIsNotEmptiedThroughTheLink() throws {
+        let folder = try folder()
+        #expect(try run(folder).status == 0)
+        try FileManager.default.removeItem(at: folder.path("docs/landscape.pdf"))
+        try FileManager.default.removeItem(at: folder.path("out/landscape"))
+        try link("out/landscape", to: "outside", in: folder)
+        let outcome = try run(folder)
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        try outsideIsUntouched(folder)
+    }
+}

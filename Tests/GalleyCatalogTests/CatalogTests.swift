@@ -13,7 +13,7 @@ import Testing
         let folder = try ScratchFolder("galley-catalog")
         let catalog = try Catalog(path: folder.path("catalog.sqlite").path)
         #expect(try catalog.appliedMigrations()
-                == ["v1: documents and outputs", "v2: thumbnail cache", "v3: documents in progress and crashes"])
+                == ["v1: documents and outputs", "v2: thumbnail cache", "v3: documents in progress and crashes", "v4: when documents finished"])
         // Opening again applies nothing twice and keeps the rows.
         try catalog.begin(DocumentRecord(sourcePath: "/in/a.pdf", contentHash: "h", size: 1, mtime: 2, kind: "pdf"))
         let again = try Catalog(path: folder.path("catalog.sqlite").path)

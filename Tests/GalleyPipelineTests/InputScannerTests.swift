@@ -90,6 +90,48 @@ import Testing
         #expect(try scan(folder, inputs: ["linked-docs", "more"], followSymlinks: true).allSatisfy { $0.refusal == nil })
     }
 
+    func scanCountingSkipped(_ folder: ScratchFolder, inputs: [String], followSymlinks: Bool) throws -> ([SourceDocument], InputScanner.Skipped) {
+        var configuration = Configuration()
+        configuration.baseDirectory = folder.url
+        configuration.inputs = inputs
+        configuration.followSymlinks = followSymlinks
+        let result = try InputScanner(configuration: configuration).scanCountingSkipped()
+        return (result.documents, result.skipped)
+    }
+
+    /// Folders reached through links are entered with follow_symlinks (each real folder once,
+    /// so a loop ends), and counted as passed over without it, never dropped in silence.
+    @Test func linkedFoldersAreEnteredOnlyWithFollowSymlinksAndCountedOtherwise() throws {
+        let folder = try ScratchFolder()
+        try touch(folder, ["docs/a.pdf", "elsewhere/x.pdf", "elsewhere/deeper/y.pdf"])
+        try FileManager.default.createSymbolicLink(atPath: folder.path("docs/linked").path, withDestinationPath: folder.path("elsewhere").path)
+        try FileManager.default.createSymbolicLink(atPath: folder.path("docs/loop").path, withDestinationPath: "..")
+        let (unfollowed, skipped) = try scanCountingSkipped(folder, inputs: ["docs"], followSymlinks: false)
+        #expect(unfollowed.map(\.relativePath) == ["a.pdf"])
+        #expect(skipped.linkedFolders.map { URL(fileURLWithPath: $0).lastPathComponent } == ["linked", "loop"])
+        #expect(skipped.counts == "2 links to folders not entered (follow_symlinks: true enters them)", "\(skipped.counts)")
+        let (followed, _) = try scanCountingSkipped(folder, inputs: ["docs"], followSymlinks: true)
+        #expect(followed.map(\.relativePath) == ["a.pdf", "linked/deeper/y.pdf", "linked/x.pdf"])
+        #expect(followed.allSatisfy { $0.refusal == nil })
+    }
+
+    /// A name that is not UTF-8 is found, listed as `ls -b` shows it and refused as
+    /// `invalid-name`; one that is not a document's is counted as unsupported.
+    @Test func namesThatAreNotUTF8AreReportedNotDropped() throws {
+        let folder = try ScratchFolder()
+        try touch(folder, ["docs/ok.pdf"])
+        for name in [Array("caf".utf8) + [0xE9] + Array(".pdf".utf8), Array("notes".utf8) + [0xFF] + Array(".doc".utf8)] {
+            let path = Array(folder.path("docs").path.utf8) + [0x2F] + name + [0]
+            let fd = path.withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_CREAT | O_WRONLY, 0o644) } }
+            #expect(fd >= 0)
+            close(fd)
+        }
+        let (documents, skipped) = try scanCountingSkipped(folder, inputs: ["docs"], followSymlinks: false)
+        #expect(documents.map(\.relativePath) == ["caf\\351.pdf", "ok.pdf"])
+        #expect(documents.map { $0.refusal?.code.rawValue } == ["invalid-name", nil])
+        #expect(skipped.unsupported.map { URL(fileURLWithPath: $0).lastPathComponent } == ["notes\\377.doc"])
+    }
+
     @Test func missingInputIsAnError() throws {
         let folder = try ScratchFolder()
         #expect(throws: UsageError.self) { try scan(folder, inputs: ["nowhere"]) }
