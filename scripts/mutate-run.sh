@@ -67,7 +67,8 @@ YAML
   command=("$galley" run --config pipeline.yml --input input/pdf --input input/articles --input input/broken
            --input input/broken-articles --output out --progress none)
   set +e
-  (cd "$folder" && timeout --kill-after=10 "$run_limit" "${command[@]}" > galley.log 2>&1)
+  # Restarting after a crash (CrashRestart) would hide the crash behind a finished run.
+  (cd "$folder" && GALLEY_CRASH_RESTART=off timeout --kill-after=10 "$run_limit" "${command[@]}" > galley.log 2>&1)
   status=$?
   set -e
   tally[$status]=$(( ${tally[$status]:-0} + 1 ))

@@ -277,6 +277,11 @@ public struct ParagraphStyle: Hashable, Sendable {
     /// Line height as a multiple of the fonts' natural line height (ascender + descender +
     /// line gap).
     public var lineHeight: Double = 1
+    /// Lines are never closer than their text is high (ascent + descent): set for a line
+    /// height inherited as a length from an element with a smaller font, which CSS applies as
+    /// it is and which would print a large heading's lines over one another. A line height
+    /// declared on the element itself is kept as given, however tight.
+    public var lineHeightAtLeastText = false
     /// Draw a horizontal rule above the paragraph (`<hr>`).
     public var ruleAbove = false
     /// Whether its lines may be justified: false for headings and preformatted text, which

@@ -44,6 +44,10 @@ struct ComputedStyle: Sendable {
 
     var text: TextStyle
     var lineHeight = LineHeight.normal
+    /// Whether `line-height` was declared on this element (not inherited): a length inherited
+    /// from an element with a smaller font (`body { line-height: 1.2em }` under an `h2`) is a
+    /// floor for readability only, never a reason to print the lines over one another.
+    var lineHeightDeclared = false
     var alignment = TextAlignment.start
     var direction = WritingDirection.auto
     var textIndent = 0.0
@@ -153,6 +157,7 @@ struct ComputedStyle: Sendable {
     /// The style a child starts from: inherited properties kept, the others reset.
     func child() -> ComputedStyle {
         var style = self
+        style.lineHeightDeclared = false
         style.display = .inline
         style.marginTop = 0
         style.marginBottom = 0
@@ -186,6 +191,7 @@ struct ComputedStyle: Sendable {
         case .points(let points): multiple = points / (Self.naturalLineHeight * text.size)
         }
         paragraph.lineHeight = multiple.isFinite && multiple > 0 ? min(multiple, 100) : base.lineHeight
+        if case .points = lineHeight, !lineHeightDeclared { paragraph.lineHeightAtLeastText = true }
         paragraph.justifiable = justifiable && whiteSpace != .preserve && (!inTableCell || alignment == .justify)
         paragraph.orphans = orphans
         paragraph.widows = widows
@@ -350,6 +356,7 @@ struct ComputedStyle: Sendable {
         case "color":
             if let color = RGBColor(css: value) { text.color = color }
         case "line-height":
+            lineHeightDeclared = true
             if value == "normal" {
                 lineHeight = .normal
             } else if let length = CSSLength(value) {

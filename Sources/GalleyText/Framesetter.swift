@@ -479,7 +479,7 @@ public final class Framesetter {
                 // the room its own height leaves (only beside floats: elsewhere every line is
                 // built once).
                 let trial = TypesetLine(analysis: made.analysis, local: made.local, expansion: nil)
-                let height = trial.naturalHeight * (trial.holdsOnlyBoxes ? 1 : style.lineHeight)
+                let height = Self.advance(of: trial, style: style)
                 let room = Self.room(beside: frame.floats, in: rect, top: cursor, gap: gap, height: height)
                 if room.rect != lineRect || room.top != cursor {
                     (lineRect, cursor) = room
@@ -504,7 +504,7 @@ public final class Framesetter {
             // Boxes closing after the line put their paddings and borders below it.
             var closing = BoxClosing()
             if end == nil && filler.isFinished, let boxes = boxClosings[paragraphIndex] { closing = closeBoxes(boxes) }
-            let height = line.naturalHeight * (line.holdsOnlyBoxes ? 1 : style.lineHeight)
+            let height = Self.advance(of: line, style: style)
             if frame.isEmpty && cursor + gap + height + closing.extent > rect.height + LineFiller.tolerance
                 && cursor + height <= rect.height + LineFiller.tolerance {
                 // Box edges taller than the column: the line is set at its top, the boxes drawn
@@ -1043,6 +1043,15 @@ public final class Framesetter {
     }
 
     /// The x where a line's visible content starts.
+    /// How far a line advances the column: its natural height times the paragraph's line
+    /// height (a line of only pictures keeps its own height), and never less than its text's
+    /// height when the line height is an inherited length (`lineHeightAtLeastText`).
+    static func advance(of line: TypesetLine, style: ParagraphStyle) -> Double {
+        guard !line.holdsOnlyBoxes else { return line.naturalHeight }
+        let height = line.naturalHeight * style.lineHeight
+        return style.lineHeightAtLeastText ? max(height, line.ascent + line.descent) : height
+    }
+
     private static func origin(of line: TypesetLine, in rect: Rect, measure: Double, startIndent: Double,
                                alignment: TextAlignment, rightToLeft: Bool) -> Double {
         let slack = max(0, measure - line.width)
