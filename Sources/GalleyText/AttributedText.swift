@@ -304,6 +304,8 @@ public struct ParagraphStyle: Hashable, Sendable {
     public var spansColumns = false
     /// CSS `clear`: the paragraph starts below the pictures floated to these sides.
     public var clear: Set<FloatSide> = []
+    /// CSS `line-break`: how strictly Japanese and Chinese line-start and line-end rules apply.
+    public var lineBreak = LineBreakStrictness.auto
     /// Characters of the list marker the paragraph starts with (`•` and its no-break space):
     /// a marker stands outside the text in a browser, so its space never stretches or shrinks
     /// when the line is justified.
@@ -317,6 +319,20 @@ public struct ParagraphStyle: Hashable, Sendable {
 }
 
 /// Where a column may end before or after a block (CSS `break-before`, `break-after`).
+/// CSS `line-break` (CSS Text 3, §5.2).
+public enum LineBreakStrictness: String, Sendable, Hashable {
+    /// `strict` (the rule for books, JIS X 4051), as WeasyPrint and browsers set Japanese.
+    case auto
+    /// No line starts with a small kana or the prolonged sound mark (class CJ).
+    case strict
+    /// Lines may start with them.
+    case normal
+    /// Also before iteration marks, centred punctuation and ellipses in Chinese and Japanese.
+    case loose
+    /// Anywhere between two characters (not inside a cluster).
+    case anywhere
+}
+
 public enum BlockBreak: String, Sendable, Hashable {
     case auto
     /// Keep the block with what is next to it (`avoid`, `avoid-column`, `avoid-page`).

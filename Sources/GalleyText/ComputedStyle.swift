@@ -76,6 +76,8 @@ struct ComputedStyle: Sendable {
     /// `float` and `clear` (not inherited): read for pictures, and `clear` for blocks.
     var float: FloatSide?
     var clear: Set<FloatSide> = []
+    /// Inherited.
+    var lineBreak = LineBreakStrictness.auto
     /// `orphans` and `widows` (inherited).
     var orphans = 2
     var widows = 2
@@ -198,6 +200,7 @@ struct ComputedStyle: Sendable {
         paragraph.avoidBreakInside = avoidBreakInside
         paragraph.spansColumns = spansColumns
         paragraph.clear = clear
+        paragraph.lineBreak = lineBreak
         if whiteSpace == .preserve { paragraph.continuationIndent = Self.clamped(2 * text.size, 0) }
         return paragraph
     }
@@ -383,6 +386,8 @@ struct ComputedStyle: Sendable {
             }
         case "hyphens", "-webkit-hyphens", "-moz-hyphens", "-ms-hyphens":
             if let hyphens = Hyphens(rawValue: value) { text.hyphens = hyphens }
+        case "line-break":
+            if let strictness = LineBreakStrictness(rawValue: value) { lineBreak = strictness }
         case "text-indent":
             if let points = length(value, rootSize: rootSize) { textIndent = points }
         case "margin-top":

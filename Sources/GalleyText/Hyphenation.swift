@@ -27,12 +27,24 @@ public final class Hyphenator: Sendable {
         self.folder = folder
     }
 
+    /// Whether words already joined by a hyphen are hyphenated further in `language`: customary
+    /// in German, whose long compounds (`Paketverwaltungs-System`) would otherwise leave loose
+    /// lines; in English, French and the rest a hyphenated word (`up-date-index`,
+    /// `SQL-stan-dard`) reads as a misprint, so it breaks at its own hyphen only.
+    public static func hyphenatesJoinedWords(_ language: String) -> Bool {
+        ["de", "gsw"].contains(primarySubtag(language))
+    }
+
     /// Languages written without hyphens (Chinese, Japanese, Korean, Thai, Lao, Khmer,
     /// Burmese, and Arabic, Persian, Urdu, Hebrew and Yiddish, whose words are not broken):
     /// a missing dictionary for them is no loss worth a warning.
     public static func writesWithoutHyphens(_ language: String) -> Bool {
-        let primary = language.lowercased().split(whereSeparator: { $0 == "-" || $0 == "_" }).first.map(String.init) ?? ""
-        return ["zh", "ja", "ko", "th", "lo", "km", "my", "ar", "fa", "ur", "he", "yi"].contains(primary)
+        ["zh", "ja", "ko", "th", "lo", "km", "my", "ar", "fa", "ur", "he", "yi"].contains(primarySubtag(language))
+    }
+
+    /// `de` of `de-CH` or `de_CH`, lower-cased.
+    private static func primarySubtag(_ language: String) -> String {
+        language.lowercased().split(whereSeparator: { $0 == "-" || $0 == "_" }).first.map(String.init) ?? ""
     }
 
     /// Local offsets `i` (1 ≤ i < word.count) before which `word` may break with a hyphen,

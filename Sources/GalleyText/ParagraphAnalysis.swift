@@ -491,6 +491,7 @@ struct ParagraphAnalyzer {
         // what it gives inside the whole paragraph.
         let windowCodes = context == range ? codes : Array(codes[(range.lowerBound - context.lowerBound)..<(range.upperBound - context.lowerBound)])
         var breaks = LineBreaks.opportunities(windowCodes, language: language)
+        LineBreaks.tailor(&breaks, codes: windowCodes[...], level: paragraph.value.lineBreak, language: language, clusterStart: clusterStart)
         let hyphens = hyphenation(of: range, paragraph: whole, items: shaped, breaks: &breaks, clusterStart: clusterStart)
         // Spaces of code (`TextStyle.verbatim`) are not word separators that take slack.
         var verbatim = [Bool](repeating: false, count: count)
@@ -612,6 +613,12 @@ struct ParagraphAnalyzer {
             let tokenStart = local
             while local < scalars.count && !scalars[start + local].isWhitespaceOrObjectReplacement { local += 1 }
             guard !looksLikeAddressOrNumber(token: (start + tokenStart)..<(start + local), in: paragraph) else { continue }
+            // A word already joined by a hyphen (`SQL-standard`, `update-index`) breaks at that
+            // hyphen only, except in languages that hyphenate compounds (`Paketverwaltungs-System`).
+            let joinedByHyphen = (tokenStart + 1..<max(tokenStart + 1, local - 1)).contains { index in
+                Self.isHyphen(scalars[start + index]) && scalars[start + index - 1].isHyphenatableLetter
+                    && scalars[start + index + 1].isHyphenatableLetter
+            }
             var i = tokenStart
             while i < local {
                 guard scalars[start + i].isHyphenatableLetter else { i += 1; continue }
@@ -623,6 +630,7 @@ struct ParagraphAnalyzer {
                     unhyphenatedLanguages.insert("")
                     continue
                 }
+                guard !joinedByHyphen || Hyphenator.hyphenatesJoinedWords(language) else { continue }
                 let word = scalars[(start + wordStart)..<(start + i)]
                 let key = WordKey(language: language, word: word)
                 let points: [Int]
@@ -680,6 +688,9 @@ struct ParagraphAnalyzer {
 
     /// `looksLikeAddressOrNumber` for the token of which `piece` is a part: all of it when a
     /// window's edge cuts it, as the whole paragraph's analysis sees it.
+    /// A hyphen written in the text: hyphen-minus, U+2010 or the non-breaking U+2011.
+    static func isHyphen(_ scalar: Unicode.Scalar) -> Bool { scalar == "-" || scalar == "\u{2010}" || scalar == "\u{2011}" }
+
     private mutating func looksLikeAddressOrNumber(token piece: Range<Int>, in paragraph: Range<Int>) -> Bool {
         if let cutToken, cutToken.range.contains(piece.lowerBound) { return cutToken.looksLikeAddressOrNumber }
         let scalars = text.scalars
