@@ -152,6 +152,9 @@ struct HTMLWalker {
     private var ignoredProperties: [String: Int] = [:]
     /// Elements left out by `display: none` or `visibility: hidden`, and their characters.
     private var hiddenElements = 0
+    /// `<object>` and `<embed>` elements that hold something other than a picture (a plugin, a
+    /// frame), with no fallback content to set in their place, by type.
+    private var unsetObjects: [String: Int] = [:]
     private var hiddenCharacters = 0
 
     init(base: BaseStyle, baseURL: URL?, styleSheetLoader: (@Sendable (String) -> StyleSheetLoad)? = nil) {
@@ -224,6 +227,9 @@ struct HTMLWalker {
         if flattenedTables > 0 {
             warnings.append("\(flattenedTables) tables could not be set as grids (more than \(TextTable.maximumColumns) columns, or "
                             + "content outside their cells) and were set as paragraphs, one cell under another")
+        }
+        for (type, count) in unsetObjects.sorted(by: { $0.key < $1.key }) {
+            warnings.append("\(count) <object> or <embed> element\(count == 1 ? "" : "s") of type \(type) not set: only pictures are drawn, and \(count == 1 ? "it has" : "they have") no fallback content")
         }
         if hiddenElements > 0 {
             warnings.append("\(hiddenElements) elements hidden by display: none or visibility: hidden were left out "
@@ -454,6 +460,21 @@ struct HTMLWalker {
         case "img", "image":
             appendImage(element, style: style, parent: parent)
             return
+        case "object", "embed":
+            // A picture given as an object (`<object data="figure.svg" type="image/svg+xml">`,
+            // as DocBook's HTML gives every figure) is drawn like an `img`, its fallback content
+            // left out; anything else sets its fallback content (walked below, as a browser
+            // without the plugin shows it), or is counted in a warning when it has none.
+            let source = attribute(element, name == "object" ? "data" : "src") ?? ""
+            if Self.isPicture(source: source, type: attribute(element, "type")) {
+                appendImage(element, style: style, parent: parent, source: source,
+                            alternative: attribute(element, "alt") ?? textContent(element).trimmingASCIIWhitespace())
+                return
+            }
+            if visibleCharacters(inside: element) == 0 {
+                unsetObjects[attribute(element, "type") ?? (source.isEmpty ? "(none)" : "of \(source)"), default: 0] += 1
+                return
+            }
         case "hr":
             builder.breakParagraph()
             builder.addMargin(style.marginTop)
@@ -901,8 +922,18 @@ struct HTMLWalker {
     /// greys, `outset` and `inset`).
     private static let attributeBorderColor = RGBColor(r: 128, g: 128, b: 128)
 
-    private mutating func appendImage(_ element: GumboElement, style: ComputedStyle, parent: Frame) {
-        var source = attribute(element, "src") ?? ""
+    /// Whether an `<object>` or `<embed>` holds a picture: by its `type`, else by the extension
+    /// of its address.
+    static func isPicture(source: String, type: String?) -> Bool {
+        if let type = type?.lowercased().trimmingASCIIWhitespace(), !type.isEmpty { return type.hasPrefix("image/") }
+        let path = source.split(whereSeparator: { $0 == "?" || $0 == "#" }).first.map(String.init) ?? source
+        let fileExtension = path.split(separator: ".").last.map { $0.lowercased() } ?? ""
+        return path.contains(".") && ["svg", "png", "jpg", "jpeg", "gif", "webp", "avif", "bmp", "tif", "tiff"].contains(fileExtension)
+    }
+
+    private mutating func appendImage(_ element: GumboElement, style: ComputedStyle, parent: Frame, source given: String? = nil,
+                                      alternative: String? = nil) {
+        var source = given ?? attribute(element, "src") ?? ""
         // Lazy-loading pages put a placeholder in `src` and the picture in `data-src`.
         if source.isEmpty || source.hasPrefix("data:"), let lazy = attribute(element, "data-src"), !lazy.isEmpty {
             source = lazy
@@ -917,7 +948,7 @@ struct HTMLWalker {
             builder.paragraphStyle = style.paragraphStyle(base: base)
         }
         builder.appendAttachment(source: source, width: width, height: height,
-                                 alternative: attribute(element, "alt") ?? "", style: style.text, float: style.float)
+                                 alternative: alternative ?? attribute(element, "alt") ?? "", style: style.text, float: style.float)
         if isBlock {
             builder.breakParagraph()
             builder.addMargin(style.marginBottom)
