@@ -93,6 +93,9 @@ struct Itemizer {
         var fallback = try fallbackFor(text.styleRuns[runIndex].value)
         var primary = try fallback.primary()
         var previousFace = context?.face
+        // The style run `previousFace` was chosen in: punctuation and spaces follow the face
+        // before them only within one style run, so `<b>bold</b>, x` gets a regular comma.
+        var previousRun = context == nil ? nil : Optional(runIndex)
         // The open item: extended while run, face, script and level stay the same. Only a
         // text item is ever extended (`itemFace` is its face), so a separator or an
         // attachment is an item of its own.
@@ -142,8 +145,9 @@ struct Itemizer {
             }
             let shared = ownScripts[local] == HB_SCRIPT_COMMON || ownScripts[local] == HB_SCRIPT_INHERITED
             let face = try chooseFace(for: scalar, shared: shared, fallback: fallback, primary: primary, previous: previousFace,
-                                      counting: offset >= countingFrom)
+                                      previousInRun: previousRun == runIndex, counting: offset >= countingFrom)
             if face !== previousFace { previousFace = face }
+            previousRun = runIndex
             if itemFace === face, continuesItem(local) { continue }
             close(at: offset)
             (itemStart, itemRun, itemKind, itemFace) = (offset, runIndex, .text(face), face)
@@ -191,14 +195,16 @@ struct Itemizer {
     /// The face for one character: marks and joiners stay with the face before them; other
     /// characters take the first face in fallback order that covers them, preferring the face
     /// before them for spaces and punctuation shared by all scripts, so a run of Chinese with
-    /// a comma is not split three ways.
+    /// a comma is not split three ways; but only a face chosen in the same style run: after
+    /// `<b>bold</b>` or `<code>code</code>` a comma, a space or a bracket is the surrounding
+    /// text's, as browsers set it.
     /// `shared`: the character's own script is Common or Inherited.
     private mutating func chooseFace(for scalar: Unicode.Scalar, shared: Bool, fallback: FontFallback, primary: FontFace,
-                                     previous: FontFace?, counting: Bool) throws(TypesetError) -> FontFace {
+                                     previous: FontFace?, previousInRun: Bool, counting: Bool) throws(TypesetError) -> FontFace {
         if let previous, scalar.isMark || (scalar.value >= 0x300 && scalar.properties.generalCategory == .format) {
             return previous
         }
-        if let previous, shared, previous !== primary, coverage.covers(previous, scalar) { return previous }
+        if let previous, shared, previousInRun, previous !== primary, coverage.covers(previous, scalar) { return previous }
         if coverage.covers(primary, scalar) { return primary }
         if let face = try fallback.face(covering: scalar) { return face }
         let properties = scalar.properties
