@@ -80,6 +80,18 @@ def html_pre(path):
                 "<!doctype html><html lang=en><body><pre>", "</pre></body></html>\n")
 
 
+def no_space_text(path):
+    """4 MB of `a` with no space: one word, broken only where the column ends."""
+    with open(path, "w") as f:
+        f.write("a" * 4_000_000 + "\n")
+
+
+def combining_accents(path):
+    """`a` and 100,000 combining acute accents: one cluster of marks."""
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("a" + "\u0301" * 100_000 + " and words after it.\n")
+
+
 def pdf_pages(path, count, width=612, height=792, body=None, image=None):
     """A PDF of `count` copies of one page (mutool create takes a page description per page)."""
     page = body or ("BT /F1 24 Tf 72 700 Td (Galley memory page) Tj ET\n"
@@ -100,6 +112,8 @@ CASES = [
     ("html-million-spans", lambda d: million_spans(os.path.join(d, "spans.html")), 96, "[128]", 300),
     ("html-10mb-paragraph", lambda d: html_paragraph(os.path.join(d, "paragraph.html")), 96, "[128]", 300),
     ("html-20mb-pre", lambda d: html_pre(os.path.join(d, "pre.html")), 96, "[128]", 300),
+    ("text-4mb-no-space", lambda d: no_space_text(os.path.join(d, "no-space.txt")), 96, "[128]", 300),
+    ("text-100k-accents", lambda d: combining_accents(os.path.join(d, "accents.txt")), 96, "[128]", 300),
     ("pdf-17500px-page", lambda d: pdf_pages(os.path.join(d, "huge.pdf"), 1, 8400, 8400,
                                              "0 0 1 rg 100 100 8200 8200 re f q 8000 0 0 6000 200 1200 cm /Im1 Do Q "
                                              "BT /F1 400 Tf 400 4000 Td (Huge) Tj ET",

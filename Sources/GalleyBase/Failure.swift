@@ -47,7 +47,7 @@ public struct Failure: Error, Codable, Sendable, Hashable, CustomStringConvertib
         public static let encodeFailed = Code(rawValue: "encode-failed")
         /// An output file could not be written.
         public static let writeFailed = Code(rawValue: "write-failed")
-        /// A page took longer than `page_timeout` to record or draw.
+        /// A page took longer than `page_timeout` to record, draw or typeset.
         public static let timedOut = Code(rawValue: "timed-out")
         /// MuPDF ran out of memory.
         public static let outOfMemory = Code(rawValue: "out-of-memory")

@@ -252,6 +252,8 @@ final class ArticlePages: PageProducer {
     private let fonts: FontLibrary
     private let recorder: RunRecorder
     private let documentFiles: DocumentFiles?
+    /// `page_timeout` on each page's typesetting; nil for none.
+    private let limiter: TimeLimiter?
     private var layoutIndex = 0
     private var typesetter: ArticleTypesetter?
     /// The document writers of the current layout, fed each page as it is made.
@@ -273,8 +275,9 @@ final class ArticlePages: PageProducer {
     /// `documentFiles`: where the layouts' document files go; nil to write none (a page
     /// wanted for a preview only).
     init(document: SourceDocument, index: Int, configuration: Configuration, fonts: FontLibrary, engine: MuPDFEngine,
-         recorder: RunRecorder, documentFiles: DocumentFiles? = nil) throws {
+         recorder: RunRecorder, documentFiles: DocumentFiles? = nil, limiter: TimeLimiter? = nil) throws {
         article = try OpenedArticle(document: document, configuration: configuration, engine: engine)
+        self.limiter = limiter
         recorder.described(index, title: article.first.title, author: article.first.author)
         self.index = index
         self.layouts = configuration.layouts
@@ -311,7 +314,7 @@ final class ArticlePages: PageProducer {
             guard let typesetter else { continue }
             let layout = typesetter.layout
             let limitReached = maxPages.map { madeInLayout >= $0 } ?? false
-            if let page = try wrap(layout, { () throws(TypesetError) in try typesetter.nextPage() }) {
+            if let page = try typesetNextPage(typesetter) {
                 for (_, writer) in writers { try wrap(layout) { () throws(TypesetError) in try writer.add(page) } }
                 made[made.count - 1].pageCount += 1
                 pending = nil  // a page followed: the one held back was not the last
@@ -332,6 +335,18 @@ final class ArticlePages: PageProducer {
             closeLayout()
         }
         return nil
+    }
+
+    /// The layout's next page, set under `page_timeout` when there is a limiter: past it the
+    /// typesetter stops between lines and the article fails as `timed-out`, naming the page.
+    private func typesetNextPage(_ typesetter: ArticleTypesetter) throws -> TypesetPage? {
+        let layout = typesetter.layout
+        guard let limiter else { return try wrap(layout) { () throws(TypesetError) in try typesetter.nextPage() } }
+        return try limiter.run(page: (made.last?.pageCount ?? 0) + 1, doing: "typeset (layout \(layout.name))") { limit in
+            typesetter.cancellation = limit
+            defer { typesetter.cancellation = nil }
+            return try wrap(layout) { () throws(TypesetError) in try typesetter.nextPage() }
+        }
     }
 
     private func handOn(_ page: TypesetPage, layout: ArticleLayout) -> (page: any PageSource, facts: PageFacts) {

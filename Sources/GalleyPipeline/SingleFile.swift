@@ -162,7 +162,8 @@ public struct SingleFile: Sendable {
                                 limiter: TimeLimiter(timeout: configuration.pageTimeout, cancellation: cancellation))
         case .markup:
             return try ArticlePages(document: document, index: 0, configuration: configuration, fonts: fonts ?? configuration.documentFonts(),
-                                    engine: engine, recorder: recorder)
+                                    engine: engine, recorder: recorder,
+                                    limiter: TimeLimiter(timeout: configuration.pageTimeout, cancellation: cancellation))
         }
     }
 }

@@ -166,7 +166,7 @@ final class Stages: Sendable {
         let producer: any PageProducer
         do {
             let pages = try ArticlePages(document: document, index: index, configuration: configuration, fonts: try fonts.library(),
-                                         engine: engine, recorder: recorder, documentFiles: documentFiles)
+                                         engine: engine, recorder: recorder, documentFiles: documentFiles, limiter: limiter)
             if let summary = pages.ignoredPropertiesSummary { logger.debug("\(document.relativePath): \(summary)") }
             producer = pages
         } catch {

@@ -40,6 +40,13 @@ public final class ArticleTypesetter {
         framesetter.columnExtent = FlowMapping(column: layout.columnRects[0], mode: layout.writingMode).flowRect.height
     }
 
+    /// Cancelled, it stops typesetting between lines with a `cancelled` error: how
+    /// `page_timeout` and Ctrl-C reach an article being set.
+    public var cancellation: Cancellation? {
+        get { framesetter.cancellation }
+        set { framesetter.cancellation = newValue }
+    }
+
     /// Whether every character has been placed.
     public var isFinished: Bool { offset >= text.count }
 

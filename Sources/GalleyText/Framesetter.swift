@@ -1,3 +1,5 @@
+import GalleyRaster
+
 /// Fills rectangles with text, one at a time, from a text position (Core Text's
 /// `CTFramesetterCreateFrame` with `CTFrameGetVisibleStringRange`).
 ///
@@ -70,6 +72,12 @@ public final class Framesetter {
     /// (balanced trials, columns below a block across them): a floated block is set in the
     /// flow only when it is deeper than a whole column. Nil: as deep as the rectangle.
     var columnExtent: Double?
+    /// Stops the work between lines when cancelled (`page_timeout`, Ctrl-C): no single line
+    /// takes long, since shaping is bounded (`Shaper.markRunLimit`) and so is the scan for
+    /// a line's end.
+    var cancellation: Cancellation? {
+        didSet { analyzer.cancellation = cancellation }
+    }
 
     /// A space may grow by at most this many times its natural width when a Latin line is
     /// justified; a line that would need more is left ragged and counted as loose.
@@ -143,6 +151,7 @@ public final class Framesetter {
         inFlowFloats = other.inFlowFloats
         floatsCounted = other.floatsCounted
         columnExtent = other.columnExtent
+        cancellation = other.cancellation
         activeTable = nil
         activeTable = other.activeTable?.copy(for: self)
         for (index, table) in other.cellTables { cellTables[index] = (table.measure, table.layouter.copy(for: self)) }
@@ -1068,6 +1077,7 @@ public final class Framesetter {
     /// past what that window knows, in longer ones, which then become the current analysis.
     private func nextLine(from offset: Int, in analysis: ParagraphAnalysis, measure: Double,
                           hyphenAllowed: Bool) throws(TypesetError) -> (ParagraphAnalysis, LineFiller, Range<Int>) {
+        if cancellation?.isCancelled == true { throw TypesetError(.cancelled, "typesetting was stopped") }
         var analysis = analysis
         while true {
             var filler = LineFiller(analysis: analysis, position: offset - analysis.range.lowerBound)

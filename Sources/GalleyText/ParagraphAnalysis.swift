@@ -1,3 +1,4 @@
+import GalleyRaster
 /// One paragraph itemized, shaped and broken into opportunities: everything the line filler
 /// needs, computed once per paragraph and layout, or, for a paragraph longer than
 /// `ParagraphAnalyzer.window`, for one window of it at a time.
@@ -392,6 +393,12 @@ struct ParagraphAnalyzer {
         self.hyphenator = hyphenator
     }
 
+    /// Checked between items (and by the shaper between pieces of one): a cancelled analysis
+    /// throws `cancelled`.
+    var cancellation: Cancellation? {
+        didSet { shaper.cancellation = cancellation }
+    }
+
     /// Characters no installed font covers, with their counts.
     var uncoveredCharacters: [Unicode.Scalar: Int] { itemizer.uncovered }
 
@@ -433,9 +440,11 @@ struct ParagraphAnalyzer {
         var advances = [Double](repeating: 0, count: count)
         var clusterStart = [Bool](repeating: false, count: count)
         for item in items {
+            if cancellation?.isCancelled == true { throw TypesetError(.cancelled, "typesetting was stopped") }
             switch item.kind {
             case .text(let face):
                 let glyphs = shaper.shape(item, face: face, paragraph: codes, paragraphStart: context.lowerBound)
+                if cancellation?.isCancelled == true { throw TypesetError(.cancelled, "typesetting was stopped") }
                 advances.withUnsafeMutableBufferPointer { advances in
                     clusterStart.withUnsafeMutableBufferPointer { clusterStart in
                         for glyph in glyphs {

@@ -1,3 +1,4 @@
+import GalleyRaster
 import CHarfBuzz
 
 /// A glyph as HarfBuzz placed it, in points, along the line: `advance` and `xOffset` in the
@@ -27,6 +28,9 @@ struct ShapedGlyph {
 /// a time.
 final class Shaper {
     private let buffer: OpaquePointer
+    /// Cancelled, an item cut in pieces (`markRunLimit`) is left unfinished: the caller checks
+    /// it after shaping and throws.
+    var cancellation: Cancellation?
 
     init() {
         guard let buffer = hb_buffer_create() else { preconditionFailure("HarfBuzz cannot allocate a buffer") }
@@ -59,10 +63,53 @@ final class Shaper {
     /// font's scale is its units per em), so glyphs shaped once in units serve every size,
     /// times `Shaper.scale(item, face)`, with the same result to the bit.
     func shape(_ item: TextItem, face: FontFace, paragraph: [UInt32], paragraphStart: Int, scale: Double? = nil) -> [ShapedGlyph] {
+        let pieces = Self.pieces(of: item.range, in: paragraph, paragraphStart: paragraphStart)
+        guard pieces.count > 1 else { return shape(item.range, of: item, face: face, paragraph: paragraph, paragraphStart: paragraphStart, scale: scale) }
+        // Output is visual: right-to-left pieces come last first.
+        let ordered = !item.upright && item.level & 1 == 1 ? pieces.reversed() : pieces
+        var glyphs: [ShapedGlyph] = []
+        for piece in ordered where cancellation?.isCancelled != true {
+            glyphs += shape(piece, of: item, face: face, paragraph: paragraph, paragraphStart: paragraphStart, scale: scale)
+        }
+        return glyphs
+    }
+
+    /// Most combining marks in a row given to HarfBuzz in one call: Unicode's limit for
+    /// stream-safe text (UAX #15: 30 non-starters). HarfBuzz's time grows with the square of a
+    /// cluster's marks (it sorts them), so `a` and 100,000 accents took 33 s in one call; cut
+    /// every 30 marks, with the text around as context (and no dotted circle, since the buffer
+    /// is not the text's beginning), they take milliseconds. Real text never has that many.
+    static let markRunLimit = 30
+
+    /// `range` (global) cut before every `markRunLimit + 1`th combining mark in a row; one
+    /// piece for any real text.
+    static func pieces(of range: Range<Int>, in paragraph: [UInt32], paragraphStart: Int) -> [Range<Int>] {
+        var pieces: [Range<Int>] = []
+        var start = range.lowerBound, marks = 0
+        for offset in range {
+            let code = paragraph[offset - paragraphStart]
+            guard code >= 0x300, let scalar = Unicode.Scalar(code), scalar.properties.canonicalCombiningClass.rawValue > 0
+                    || [.nonspacingMark, .enclosingMark, .spacingMark].contains(scalar.properties.generalCategory) else {
+                marks = 0
+                continue
+            }
+            marks += 1
+            if marks > markRunLimit {
+                pieces.append(start..<offset)
+                (start, marks) = (offset, 1)
+            }
+        }
+        pieces.append(start..<range.upperBound)
+        return pieces
+    }
+
+    /// Glyphs of the characters `range` (global) of `item`.
+    private func shape(_ range: Range<Int>, of item: TextItem, face: FontFace, paragraph: [UInt32], paragraphStart: Int,
+                       scale: Double?) -> [ShapedGlyph] {
         hb_buffer_clear_contents(buffer)
-        let start = item.range.lowerBound - paragraphStart
+        let start = range.lowerBound - paragraphStart
         paragraph.withUnsafeBufferPointer { text in
-            hb_buffer_add_utf32(buffer, text.baseAddress, Int32(text.count), UInt32(start), Int32(item.range.count))
+            hb_buffer_add_utf32(buffer, text.baseAddress, Int32(text.count), UInt32(start), Int32(range.count))
         }
         // Top to bottom turns on the font's vertical metrics (vmtx, VORG) and its `vert` forms.
         hb_buffer_set_direction(buffer, item.upright ? HB_DIRECTION_TTB : item.level & 1 == 1 ? HB_DIRECTION_RTL : HB_DIRECTION_LTR)

@@ -1,3 +1,4 @@
+import GalleyRaster
 import CHarfBuzz
 import GalleyBase
 
@@ -16,6 +17,11 @@ import GalleyBase
 /// Owned by one paragraph analyzer, on one thread at a time, like the `Shaper` inside it.
 package final class ShapingCache {
     private let shaper = Shaper()
+    /// The shaper's (`Shaper.cancellation`).
+    var cancellation: Cancellation? {
+        get { shaper.cancellation }
+        set { shaper.cancellation = newValue }
+    }
     /// Words already shaped, in font units (`Shaper.shape(scale: 1)`), so that every size of a
     /// face shares them: one table per face, script and language.
     private var tables: [Context: WordTable] = [:]

@@ -238,6 +238,30 @@ import Testing
         }
     }
 
+    /// SIGTERM reaches an article being typeset: the typesetter stops between lines and
+    /// between pieces of shaping. `a` and 4,000,000 combining accents take tens of seconds to
+    /// set in a debug build (before shaping was cut in pieces, one HarfBuzz call of hours); the
+    /// run must exit with 130 well before that.
+    @Test func sigtermStopsAnArticleInTheMiddleOfTypesetting() throws {
+        let folder = try ScratchFolder("galley-sigterm")
+        try FileManager.default.createDirectory(at: folder.path("docs"), withIntermediateDirectories: true)
+        try ("a" + String(repeating: "\u{301}", count: 4_000_000) + "\n")
+            .write(to: folder.path("docs/accents.txt"), atomically: true, encoding: .utf8)
+        try "inputs: [docs]\ndpi: 36\nthumbnails: []\n".write(to: folder.path("pipeline.yml"), atomically: true, encoding: .utf8)
+        let (process, output) = try GalleyChild.start(["run", "--progress", "json"], in: folder.url)
+        #expect(output.wait(for: "document_started"))
+        Thread.sleep(forTimeInterval: 0.5)  // well inside the typesetting
+        let signalled = Date()
+        kill(process.processIdentifier, SIGTERM)
+        while process.isRunning && Date().timeIntervalSince(signalled) < 30 { Thread.sleep(forTimeInterval: 0.05) }
+        let seconds = Date().timeIntervalSince(signalled)
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 130, "\(output.current.suffix(500))")
+        #expect(seconds < 10, "exited \(seconds) s after SIGTERM")
+        #expect(!FileManager.default.fileExists(atPath: folder.path("out/manifest.json").path))
+    }
+
     @Test func inspectDescribesDocumentsForPeopleAndMachinesAndExitsOneForAnUnreadableOne() throws {
         let folder = try folderWithConfig("inputs: [docs]\n", files: [Fixtures.pdf("mixed.pdf"), Fixtures.brokenFolder.appendingPathComponent("garbage.pdf")])
         _ = try folder.copy([Fixtures.articlesFolder.appendingPathComponent("ja-vertical.html")], into: "docs")

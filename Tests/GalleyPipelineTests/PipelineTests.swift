@@ -343,6 +343,29 @@ import Testing
         #expect(documents.first { $0.source == "quick.pdf" }?.status == .ok)
     }
 
+    /// page_timeout covers typesetting too: an article whose page takes longer to set fails as
+    /// timed-out naming the page, stopped between lines or between pieces of shaping. `a` and
+    /// 100,000 combining accents (33 s inside one HarfBuzz call before shaping was cut in
+    /// pieces of 30 marks) is set in well under a second with the default limit.
+    @Test func anArticleOverThePageTimeLimitFailsAsTimedOut() throws {
+        let folder = try ScratchFolder()
+        let input = folder.path("in")
+        try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
+        try ("a" + String(repeating: "\u{301}", count: 100_000) + " and some words after it.\n")
+            .write(to: input.appendingPathComponent("accents.txt"), atomically: true, encoding: .utf8)
+        let limited = try run([], in: folder, output: "limited", thumbnails: []) { $0.pageTimeout = 0.001 }
+        let failed = try #require(limited.manifest?.documents.first)
+        #expect(failed.status == .failed)
+        #expect(failed.error?.code.rawValue == "timed-out", "\(String(describing: failed.error))")
+        #expect(failed.error?.message.contains("to typeset (layout a4)") == true, "\(String(describing: failed.error))")
+        #expect(failed.error?.page == 1)
+
+        let whole = try run([], in: folder, output: "whole", thumbnails: [])
+        let set = try #require(whole.manifest?.documents.first)
+        #expect(set.status == .ok, "\(String(describing: set.error))")
+        #expect(set.pages.count == 1)
+    }
+
     @Test func hugePagesAreDrawnInBandsWithTheirFullSize() throws {
         let folder = try ScratchFolder()
         // 720 dpi: 5950×8420 px, above the band limit.
