@@ -120,6 +120,11 @@ extension Configuration {
     /// Parses configuration text. `file` names it in error messages.
     public static func load(yaml text: String, file: String, baseDirectory: URL,
                             environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigurationError) -> Configuration {
+        // A byte order mark is no part of the text: libyaml would take it as the start of the
+        // first key (and then fail on the next line), unless a comment swallowed it. Dropping
+        // the one scalar keeps every line and column where it was.
+        var text = text
+        if text.unicodeScalars.first == "\u{FEFF}" { text = String(text.unicodeScalars.dropFirst()) }
         var configuration = Configuration()
         configuration.baseDirectory = baseDirectory
         configuration.file = file
