@@ -105,8 +105,8 @@ extension Configuration {
     /// and its line (a binary file, or text saved in UTF-16 or a legacy charset).
     private static func utf8Text(_ bytes: [UInt8], file: String) throws(ConfigurationError) -> String {
         if let text = String(validating: bytes, as: UTF8.self) { return text }
-        if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) {
-            throw ConfigurationError(file: file, message: "not a text file Galley reads (it starts with a UTF-16 byte order mark); save it as UTF-8")
+        if let mark = TextDecoding.byteOrderMark(bytes) {
+            throw ConfigurationError(file: file, message: "not a text file Galley reads (it starts with a \(mark.encoding) byte order mark); save it as UTF-8")
         }
         var parser = Unicode.UTF8.ForwardParser()
         var iterator = bytes.makeIterator()

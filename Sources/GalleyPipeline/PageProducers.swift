@@ -223,12 +223,12 @@ struct OpenedArticle {
     }
 
     /// Why these bytes are not text, when they are not: NUL bytes in the first 8 KiB (no text
-    /// encoding an article uses has them, except UTF-16, which starts with a byte-order mark),
-    /// or mostly control bytes.
+    /// encoding an article uses has them, except UTF-16 and UTF-32, which start with a
+    /// byte-order mark), or mostly control bytes.
     static func binaryContent(_ bytes: [UInt8]) -> String? {
         let head = bytes.prefix(8192)
         guard !head.isEmpty else { return nil }
-        if head.starts(with: [0xFF, 0xFE]) || head.starts(with: [0xFE, 0xFF]) { return nil }
+        if TextDecoding.byteOrderMark(head) != nil { return nil }
         if head.contains(0) { return "the file holds binary data (NUL bytes), not text" }
         let controls = head.filter { $0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D && $0 != 0x0C }.count
         if controls * 10 > head.count { return "the file holds binary data (\(controls) control bytes in its first \(head.count)), not text" }

@@ -55,6 +55,29 @@ import Testing
         return try Pipeline(configuration: configuration, logger: Logger(label: "test")).run()
     }
 
+    /// Text files in UTF-32 (either byte order) and UTF-16, each with its byte order mark, are
+    /// read and set whole. Before, UTF-32BE failed as not-text (its NUL bytes) and UTF-32LE
+    /// was read as UTF-16LE and set as garbage with status ok.
+    @Test func unicodeTextFilesWithAByteOrderMarkAreSetWhole() throws {
+        let folder = try ScratchFolder("encodings")
+        try FileManager.default.createDirectory(at: folder.path("in"), withIntermediateDirectories: true)
+        let text = "Text with a byte order mark: café, naïve, 日本語.\n\nA second paragraph.\n"
+        let files: [String: [UInt8]] = [
+            "utf32le.txt": [0xFF, 0xFE, 0x00, 0x00] + text.unicodeScalars.flatMap { s in (0..<4).map { UInt8(truncatingIfNeeded: s.value >> (8 * $0)) } },
+            "utf32be.txt": [0x00, 0x00, 0xFE, 0xFF] + text.unicodeScalars.flatMap { s in (0..<4).reversed().map { UInt8(truncatingIfNeeded: s.value >> (8 * $0)) } },
+            "utf16le.txt": [0xFF, 0xFE] + text.utf16.flatMap { [UInt8(truncatingIfNeeded: $0), UInt8($0 >> 8)] },
+        ]
+        for (name, bytes) in files { try Data(bytes).write(to: folder.path("in/\(name)")) }
+        let documents = try #require(try run(in: folder, layouts: [ArticleLayout(name: "one")], thumbnails: []).manifest?.documents)
+        #expect(documents.count == 3)
+        let visible = text.unicodeScalars.filter { !$0.properties.isWhitespace }.count
+        for document in documents {
+            #expect(document.status == .ok, "\(document.source): \(String(describing: document.error))")
+            #expect(document.sourceCharacters == visible && document.setCharacters == visible, "\(document.source)")
+            #expect(!document.warnings.contains { $0.contains("U+FFFD") || $0.contains("no installed font") }, "\(document.source): \(document.warnings)")
+        }
+    }
+
     @Test func textWithoutADictionaryOrALanguageIsSetUnhyphenatedWithAWarningAndAGuessedLanguageIsSaid() throws {
         let folder = try ScratchFolder("hyphenation")
         try FileManager.default.createDirectory(at: folder.path("in"), withIntermediateDirectories: true)
