@@ -260,6 +260,8 @@ final class ArticlePages: PageProducer {
     private var uncovered: [Unicode.Scalar: Int] = [:]
     private var unhyphenated: Set<String> = []
     private var tableWarnings: [String] = []
+    /// Layouts whose `font_family` is set in another font, with that font's family.
+    private var substitutedFonts: [(layout: String, family: String, used: String)] = []
     private var sequence = 0
     /// The page selection and limit, applied to each layout's pages.
     private let selection: PageSelection?
@@ -301,6 +303,10 @@ final class ArticlePages: PageProducer {
             if typesetter == nil {
                 let (parsed, layout) = article.prepared(for: layouts[layoutIndex])
                 made.append(Manifest.LayoutPages(name: layout.name, pageCount: 0))
+                // No usable font at all fails the typesetter just below, with its reason.
+                if let used = (try? fonts.substitute(for: layout.base.fontFamily)) ?? nil {
+                    substitutedFonts.append((layout.name, layout.base.fontFamily, used))
+                }
                 typesetter = try wrap(layout) { () throws(TypesetError) in
                     try ArticleTypesetter(text: parsed.text, layout: layout, fonts: fonts, images: article.images)
                 }
@@ -404,6 +410,9 @@ final class ArticlePages: PageProducer {
     func finish() {
         if typesetter != nil { closeLayout() }
         var all = article.warnings
+        for font in substitutedFonts {
+            all.append("layout \(font.layout): font_family \"\(font.family)\" is not an installed font Galley can use, so the text is set in \(font.used); install it, add its folder under fonts: in pipeline.yml, or name another")
+        }
         if !uncovered.isEmpty {
             let total = uncovered.values.reduce(0, +)
             let listed = uncovered.keys.sorted { $0.value < $1.value }.prefix(12)

@@ -141,7 +141,7 @@ struct Itemizer {
                 continue
             }
             let shared = ownScripts[local] == HB_SCRIPT_COMMON || ownScripts[local] == HB_SCRIPT_INHERITED
-            let face = try chooseFace(for: scalar, shared: shared, fallback: fallback, primary: primary, previous: previousFace,
+            let face = chooseFace(for: scalar, shared: shared, fallback: fallback, primary: primary, previous: previousFace,
                                       counting: offset >= countingFrom)
             if face !== previousFace { previousFace = face }
             if itemFace === face, continuesItem(local) { continue }
@@ -194,13 +194,13 @@ struct Itemizer {
     /// a comma is not split three ways.
     /// `shared`: the character's own script is Common or Inherited.
     private mutating func chooseFace(for scalar: Unicode.Scalar, shared: Bool, fallback: FontFallback, primary: FontFace,
-                                     previous: FontFace?, counting: Bool) throws(TypesetError) -> FontFace {
+                                     previous: FontFace?, counting: Bool) -> FontFace {
         if let previous, scalar.isMark || (scalar.value >= 0x300 && scalar.properties.generalCategory == .format) {
             return previous
         }
         if let previous, shared, previous !== primary, coverage.covers(previous, scalar) { return previous }
         if coverage.covers(primary, scalar) { return primary }
-        if let face = try fallback.face(covering: scalar) { return face }
+        if let face = fallback.face(covering: scalar) { return face }
         let properties = scalar.properties
         if counting && !properties.isWhitespace && !properties.isDefaultIgnorableCodePoint {
             uncovered[scalar, default: 0] += 1

@@ -36,7 +36,7 @@ import Testing
     }
 
     func run(in folder: ScratchFolder, output: String = "out", workers: Int = 2, layouts: [ArticleLayout] = Self.layouts,
-             thumbnails: [Int] = [96]) throws -> RunSummary {
+             thumbnails: [Int] = [96], fontFolders: [String] = []) throws -> RunSummary {
         if !FileManager.default.fileExists(atPath: folder.path("in").path) {
             try FileManager.default.copyItem(at: Fixtures.articlesFolder, to: folder.path("in"))
             for name in try FileManager.default.contentsOfDirectory(atPath: Fixtures.brokenArticlesFolder.path) {
@@ -52,6 +52,7 @@ import Testing
         configuration.thumbnailBoxes = thumbnails
         configuration.workers = Configuration.Workers(all: workers)
         configuration.layouts = layouts
+        configuration.fontFolders = fontFolders
         return try Pipeline(configuration: configuration, logger: Logger(label: "test")).run()
     }
 
@@ -76,6 +77,34 @@ import Testing
             #expect(document.sourceCharacters == visible && document.setCharacters == visible, "\(document.source)")
             #expect(!document.warnings.contains { $0.contains("U+FFFD") || $0.contains("no installed font") }, "\(document.source): \(document.warnings)")
         }
+    }
+
+    /// A character no usable font has (private use, U+F8FF and U+10FFFD), met where fontconfig
+    /// offers a font HarfBuzz cannot open (a Type 1 font claiming both), is a missing-glyph box
+    /// and a warning, never a failed article; a `font_family` that is not installed, or whose
+    /// font has no usable glyphs, is a warning naming the font used. Before, the article
+    /// failed as font-missing ("the font ... has no glyphs") and an unknown family said nothing.
+    @Test func characterAndFontProblemsAreWarningsNotFailures() throws {
+        let folder = try ScratchFolder("characters")
+        try FileManager.default.createDirectory(at: folder.path("in"), withIntermediateDirectories: true)
+        try "<p>Apple \u{F8FF} logo and \u{10FFFD} in a sentence.</p>".write(to: folder.path("in/private-use.html"), atomically: true, encoding: .utf8)
+        var unknown = ArticleLayout(name: "unknown")
+        unknown.base.fontFamily = "NoSuchFont"
+        var unusable = ArticleLayout(name: "unusable")
+        unusable.base.fontFamily = Fixtures.noGlyphsFontFamily
+        let known = ArticleLayout(name: "known")
+        let summary = try run(in: folder, layouts: [unknown, unusable, known], thumbnails: [], fontFolders: [Fixtures.noGlyphsFontFolder.path])
+        let document = try #require(summary.manifest?.documents.first)
+        #expect(document.status == .ok, "\(String(describing: document.error))")
+        #expect(Set(document.pages.compactMap(\.layout)) == ["unknown", "unusable", "known"])
+        let warnings = document.warnings
+        #expect(warnings.contains { $0.contains("U+10FFFD") && $0.contains("show as boxes") }, "\(warnings)")
+        for (layout, family) in [("unknown", "NoSuchFont"), ("unusable", Fixtures.noGlyphsFontFamily)] {
+            let said = warnings.first { $0.hasPrefix("layout \(layout): font_family \"\(family)\"") }
+            let used = said?.firstMatch(of: /is set in (.+?);/)?.1
+            #expect(used != nil && used.map(String.init) != family, "\(warnings)")
+        }
+        #expect(!warnings.contains { $0.hasPrefix("layout known:") }, "an installed family is not warned about")
     }
 
     @Test func textWithoutADictionaryOrALanguageIsSetUnhyphenatedWithAWarningAndAGuessedLanguageIsSaid() throws {
