@@ -364,6 +364,8 @@ struct ParagraphAnalyzer {
 
     /// The bidi levels of the paragraph analysed in windows.
     private var bidi: ParagraphBidi?
+    /// Whether the last paragraph asked about holds text besides pictures (`textBeside`).
+    private var paragraphHoldsText: (paragraph: Int, value: Bool)?
     /// Whether the last paragraph asked about is hyphenated automatically somewhere.
     private var automaticHyphenation: (paragraph: Int, value: Bool)?
     /// Characters no font covers are counted up to here in this paragraph, so that windows
@@ -394,6 +396,34 @@ struct ParagraphAnalyzer {
 
     /// Characters no installed font covers, with their counts.
     var uncoveredCharacters: [Unicode.Scalar: Int] { itemizer.uncovered }
+
+    /// What a picture in a line of text must leave room for (`attachmentBox`): the paragraph's
+    /// line height (a factor) and the text's extent below the baseline, descent and line gap.
+    struct TextBeside {
+        var lineHeight: Double
+        var below: Double
+    }
+
+    /// The text a picture in paragraph `index`, in a run of `style`, may share a line with;
+    /// nil when the paragraph holds nothing but pictures and white space (a line of pictures
+    /// alone is as tall as they are), or in vertical text. Judged from the whole paragraph and
+    /// the picture's own run, so windows of a paragraph size its pictures alike.
+    private mutating func textBeside(paragraph index: Int, style: TextStyle) throws(TypesetError) -> TextBeside? {
+        guard !vertical else { return nil }
+        let holdsText: Bool
+        if let known = paragraphHoldsText, known.paragraph == index {
+            holdsText = known.value
+        } else {
+            holdsText = text.scalars[text.paragraphs[index].range].contains {
+                $0 != AttributedText.objectReplacement && !$0.properties.isWhitespace
+            }
+            paragraphHoldsText = (index, holdsText)
+        }
+        guard holdsText else { return nil }
+        let face = try itemizer.fonts.fallback(for: style.font, language: style.language).primary()
+        let below = max(0, face.descender * style.size - style.baselineShift) + face.lineGap * style.size
+        return TextBeside(lineHeight: max(1, text.paragraphs[index].value.lineHeight), below: below + LineFiller.tolerance)
+    }
 
     /// A box for an attachment with no size: 4:3, a third of the measure wide.
     static let defaultBox = (width: 120.0, height: 90.0)
@@ -453,7 +483,10 @@ struct ParagraphAnalyzer {
                 // along the line and its width across.
                 // A floated picture takes no room in its line: the framesetter sets it at the
                 // column's edge.
-                let box = text.attachments[attachmentIndex].float == nil ? attachmentBox(text.attachments[attachmentIndex]) : (width: 0, height: 0)
+                let attachment = text.attachments[attachmentIndex]
+                let box = attachment.float == nil
+                    ? attachmentBox(attachment, besideText: try textBeside(paragraph: index, style: item.style))
+                    : (width: 0, height: 0)
                 let (along, across) = vertical ? (box.height, box.width) : (box.width, box.height)
                 advances[item.range.lowerBound - range.lowerBound] = along
                 clusterStart[item.range.lowerBound - range.lowerBound] = true
@@ -757,12 +790,15 @@ struct ParagraphAnalyzer {
     }
 
     /// An attachment's box in points (page width and height), its size or the default,
-    /// scaled down to fit the column.
-    func attachmentBox(_ attachment: Attachment) -> (width: Double, height: Double) {
+    /// scaled down to fit the column; with `besideText`, to fit it in a line of that text.
+    func attachmentBox(_ attachment: Attachment, besideText: TextBeside? = nil) -> (width: Double, height: Double) {
         let size = attachment.filled(intrinsic: Self.defaultBox)
         var w = max(1, size.width), h = max(1, size.height)
+        // A line that holds text is `lineHeight` times as tall as its content (the picture,
+        // standing on the baseline, and the text's descent and gap below it).
+        let height = besideText.map { min(maximumBox.height, max(1, maximumBox.height / $0.lineHeight - $0.below)) } ?? maximumBox.height
         // Scaled down, aspect ratio kept, to fit the column.
-        let factor = min(1, maximumBox.width / w, maximumBox.height / h)
+        let factor = min(1, maximumBox.width / w, height / h)
         w *= factor
         h *= factor
         return (w, h)
