@@ -134,6 +134,34 @@ import Testing
         #expect(heights.count == 2 && heights[0] < heights[1] && heights[0] > column.height / 2, "\(heights)")
     }
 
+    /// Warnings name files as the article does, relative to its input folder: the published
+    /// manifest and contact sheet hold no absolute path of the machine that ran. Before, a
+    /// picture or style sheet outside the inputs was refused "outside the input folder
+    /// /home/runner/...".
+    @Test func warningsCarryNoAbsolutePathOfTheMachine() throws {
+        let folder = try ScratchFolder()
+        try FileManager.default.createDirectory(at: folder.path("in/sub"), withIntermediateDirectories: true)
+        let figure = Fixtures.articlesFolder.appendingPathComponent("images/figure.png")
+        try FileManager.default.copyItem(at: figure, to: folder.path("secret.png"))
+        try "p { color: red }".write(to: folder.path("outside.css"), atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: folder.path("in/sub/link.png").path, withDestinationPath: "../../secret.png")
+        let html = "<html><head><link rel=stylesheet href='../../outside.css'></head><body>"
+            + "<p>Pictures: <img src='../../secret.png'> <img src='link.png'> "
+            + "<img src='missing.png'> <img src='../'> in a line.</p></body></html>"
+        try html.write(to: folder.path("in/sub/page.html"), atomically: true, encoding: .utf8)
+        let (summary, manifest) = try run(folder)
+        let document = try #require(manifest.documents.first)
+        #expect(document.status == .ok)
+        #expect(document.warnings.filter { $0.contains("outside the input folder") }.count == 3, "\(document.warnings)")
+        let real = folder.url.resolvingSymlinksInPath().path
+        for file in ["manifest.json", "index.html"] {
+            let text = try String(contentsOf: summary.outputFolder.appendingPathComponent(file), encoding: .utf8)
+            for path in Set([folder.url.path, real]) {
+                #expect(!text.contains(path), "\(file) names \(path)")
+            }
+        }
+    }
+
     /// An SVG picture is drawn by MuPDF as a drawing, finer than its intrinsic size (which it
     /// keeps: one SVG unit is a CSS px), not as a placeholder or a bitmap scaled up.
     @Test func svgPicturesAreDrawnAtTheirSizeAndSharp() throws {
