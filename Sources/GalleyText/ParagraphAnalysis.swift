@@ -398,7 +398,8 @@ struct ParagraphAnalyzer {
     var uncoveredCharacters: [Unicode.Scalar: Int] { itemizer.uncovered }
 
     /// What a picture in a line of text must leave room for (`attachmentBox`): the paragraph's
-    /// line height (a factor) and the text's extent below the baseline, descent and line gap.
+    /// line height (a factor) and, in horizontal text, the text's extent below the baseline,
+    /// descent and line gap (vertical text is centred on the line, as the picture is).
     struct TextBeside {
         var lineHeight: Double
         var below: Double
@@ -406,10 +407,9 @@ struct ParagraphAnalyzer {
 
     /// The text a picture in paragraph `index`, in a run of `style`, may share a line with;
     /// nil when the paragraph holds nothing but pictures and white space (a line of pictures
-    /// alone is as tall as they are), or in vertical text. Judged from the whole paragraph and
-    /// the picture's own run, so windows of a paragraph size its pictures alike.
+    /// alone is as thick as they are). Judged from the whole paragraph and the picture's own
+    /// run, so windows of a paragraph size its pictures alike.
     private mutating func textBeside(paragraph index: Int, style: TextStyle) throws(TypesetError) -> TextBeside? {
-        guard !vertical else { return nil }
         let holdsText: Bool
         if let known = paragraphHoldsText, known.paragraph == index {
             holdsText = known.value
@@ -420,9 +420,11 @@ struct ParagraphAnalyzer {
             paragraphHoldsText = (index, holdsText)
         }
         guard holdsText else { return nil }
+        let lineHeight = max(1, text.paragraphs[index].value.lineHeight)
+        guard !vertical else { return TextBeside(lineHeight: lineHeight, below: LineFiller.tolerance) }
         let face = try itemizer.fonts.fallback(for: style.font, language: style.language).primary()
         let below = max(0, face.descender * style.size - style.baselineShift) + face.lineGap * style.size
-        return TextBeside(lineHeight: max(1, text.paragraphs[index].value.lineHeight), below: below + LineFiller.tolerance)
+        return TextBeside(lineHeight: lineHeight, below: below + LineFiller.tolerance)
     }
 
     /// A box for an attachment with no size: 4:3, a third of the measure wide.
@@ -794,11 +796,16 @@ struct ParagraphAnalyzer {
     func attachmentBox(_ attachment: Attachment, besideText: TextBeside? = nil) -> (width: Double, height: Double) {
         let size = attachment.filled(intrinsic: Self.defaultBox)
         var w = max(1, size.width), h = max(1, size.height)
-        // A line that holds text is `lineHeight` times as tall as its content (the picture,
-        // standing on the baseline, and the text's descent and gap below it).
-        let height = besideText.map { min(maximumBox.height, max(1, maximumBox.height / $0.lineHeight - $0.below)) } ?? maximumBox.height
+        // A line that holds text is `lineHeight` times as thick as its content: in horizontal
+        // text the picture, standing on the baseline, and the text's descent and gap below it;
+        // in vertical text the picture's width, centred on the line as the text is.
+        var limit = maximumBox
+        if let besideText {
+            func room(_ side: Double) -> Double { min(side, max(1, side / besideText.lineHeight - besideText.below)) }
+            if vertical { limit.width = room(limit.width) } else { limit.height = room(limit.height) }
+        }
         // Scaled down, aspect ratio kept, to fit the column.
-        let factor = min(1, maximumBox.width / w, height / h)
+        let factor = min(1, limit.width / w, limit.height / h)
         w *= factor
         h *= factor
         return (w, h)

@@ -10,14 +10,15 @@ import Testing
 /// sized, drawn into the page images and reported in the manifest; refusals and failures as
 /// warnings on a document that still succeeds.
 @Suite struct ArticleImageTests {
-    func run(_ folder: ScratchFolder, dpi: Double = 72, output: String = "out") throws -> (RunSummary, Manifest) {
+    func run(_ folder: ScratchFolder, dpi: Double = 72, output: String = "out",
+             layouts: [ArticleLayout] = [ArticleLayout(name: "a4")]) throws -> (RunSummary, Manifest) {
         var configuration = Configuration()
         configuration.baseDirectory = folder.url
         configuration.inputs = ["in"]
         configuration.output = output
         configuration.dpi = dpi
         configuration.thumbnailBoxes = [96]
-        configuration.layouts = [ArticleLayout(name: "a4")]
+        configuration.layouts = layouts
         let summary = try Pipeline(configuration: configuration, logger: Logger(label: "test")).run()
         return (summary, try #require(summary.manifest))
     }
@@ -132,6 +133,26 @@ import Testing
         let heights = placed.map(\.frame.rect.height)
         let column = try #require(placed.first?.page.columns?.first).rect
         #expect(heights.count == 2 && heights[0] < heights[1] && heights[0] > column.height / 2, "\(heights)")
+    }
+
+    /// In vertical text a picture's width lies across the line: one wider than the band is
+    /// scaled down so that its line, with the text beside it, fits the band. Before, the
+    /// article failed as column-too-small.
+    @Test func aPictureWiderThanAVerticalBandInALineOfTextIsScaledToFit() throws {
+        let folder = try ScratchFolder()
+        try FileManager.default.createDirectory(at: folder.path("in"), withIntermediateDirectories: true)
+        try Data(try JPEGImageEncoder().encode(try Bitmap(width: 70, height: 8238), dpi: nil)).write(to: folder.path("in/tall.jpg"))
+        try "<p lang=\"ja\">縦書きの文章 <img src=\"tall.jpg\" width=\"8000\" height=\"60\"> の続き。</p>"
+            .write(to: folder.path("in/vertical.html"), atomically: true, encoding: .utf8)
+        var layout = ArticleLayout(name: "tate")
+        layout.writingMode = .verticalRL
+        let (_, manifest) = try run(folder, layouts: [layout])
+        let document = try #require(manifest.documents.first)
+        #expect(document.status == .ok, "\(String(describing: document.error))")
+        let (page, frame) = try #require(frames(document, "tall.jpg").first)
+        let column = try #require(page.columns?[frame.column]).rect
+        #expect(frame.rect.x >= column.x - 0.001 && frame.rect.x + frame.rect.width <= column.x + column.width + 0.001, "\(frame.rect) in \(column)")
+        #expect(abs(frame.rect.width / frame.rect.height / (8000.0 / 60) - 1) < 0.01, "the aspect ratio is kept (points are rounded): \(frame.rect)")
     }
 
     /// Warnings name files as the article does, relative to its input folder: the published
