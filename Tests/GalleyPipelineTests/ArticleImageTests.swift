@@ -109,13 +109,19 @@ import Testing
         #expect(page.attachments?.count == sources.count)
     }
 
+    /// A scratch folder whose `in/tall.jpg` is a valid 70 × 8,238 JPEG (white).
+    static func folderWithATallPicture() throws -> ScratchFolder {
+        let folder = try ScratchFolder()
+        try FileManager.default.createDirectory(at: folder.path("in"), withIntermediateDirectories: true)
+        try Data(try JPEGImageEncoder().encode(try Bitmap(width: 70, height: 8238), dpi: nil)).write(to: folder.path("in/tall.jpg"))
+        return folder
+    }
+
     /// A picture taller than the column in a line of text (a 70 × 8,238 JPEG, 6,178 pt tall at
     /// 0.75 pt a pixel) is scaled down so that its line fits the column, as it is alone in its
     /// paragraph. Before, the article failed as column-too-small.
     @Test func aPictureTallerThanTheColumnInALineOfTextIsScaledToFit() throws {
-        let folder = try ScratchFolder()
-        try FileManager.default.createDirectory(at: folder.path("in"), withIntermediateDirectories: true)
-        try Data(try JPEGImageEncoder().encode(try Bitmap(width: 70, height: 8238), dpi: nil)).write(to: folder.path("in/tall.jpg"))
+        let folder = try Self.folderWithATallPicture()
         try "<p>Before <img src=\"tall.jpg\"> after it, in one line.</p><p><img src=\"tall.jpg\"></p>"
             .write(to: folder.path("in/tall.html"), atomically: true, encoding: .utf8)
         let (_, manifest) = try run(folder)
@@ -139,9 +145,7 @@ import Testing
     /// scaled down so that its line, with the text beside it, fits the band. Before, the
     /// article failed as column-too-small.
     @Test func aPictureWiderThanAVerticalBandInALineOfTextIsScaledToFit() throws {
-        let folder = try ScratchFolder()
-        try FileManager.default.createDirectory(at: folder.path("in"), withIntermediateDirectories: true)
-        try Data(try JPEGImageEncoder().encode(try Bitmap(width: 70, height: 8238), dpi: nil)).write(to: folder.path("in/tall.jpg"))
+        let folder = try Self.folderWithATallPicture()
         try "<p lang=\"ja\">縦書きの文章 <img src=\"tall.jpg\" width=\"8000\" height=\"60\"> の続き。</p>"
             .write(to: folder.path("in/vertical.html"), atomically: true, encoding: .utf8)
         var layout = ArticleLayout(name: "tate")
