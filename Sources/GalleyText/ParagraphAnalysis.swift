@@ -364,8 +364,8 @@ struct ParagraphAnalyzer {
 
     /// The bidi levels of the paragraph analysed in windows.
     private var bidi: ParagraphBidi?
-    /// Whether the last paragraph asked about holds text besides pictures (`textBeside`).
-    private var paragraphHoldsText: (paragraph: Int, value: Bool)?
+    /// What a picture in the last paragraph asked about shares its line with (`textBeside`).
+    private var paragraphTextBeside: (paragraph: Int, value: TextBeside?)?
     /// Whether the last paragraph asked about is hyphenated automatically somewhere.
     private var automaticHyphenation: (paragraph: Int, value: Bool)?
     /// Characters no font covers are counted up to here in this paragraph, so that windows
@@ -398,33 +398,37 @@ struct ParagraphAnalyzer {
     var uncoveredCharacters: [Unicode.Scalar: Int] { itemizer.uncovered }
 
     /// What a picture in a line of text must leave room for (`attachmentBox`): the paragraph's
-    /// line height (a factor) and, in horizontal text, the text's extent below the baseline,
-    /// descent and line gap (vertical text is centred on the line, as the picture is).
+    /// line height (a factor) and, in horizontal text, the most the text reaches below the
+    /// baseline, descent and line gap (vertical text is centred on the line, as the picture is).
     struct TextBeside {
         var lineHeight: Double
         var below: Double
     }
 
-    /// The text a picture in paragraph `index`, in a run of `style`, may share a line with;
-    /// nil when the paragraph holds nothing but pictures and white space (a line of pictures
-    /// alone is as thick as they are). Judged from the whole paragraph and the picture's own
-    /// run, so windows of a paragraph size its pictures alike.
-    private mutating func textBeside(paragraph index: Int, style: TextStyle) throws(TypesetError) -> TextBeside? {
-        let holdsText: Bool
-        if let known = paragraphHoldsText, known.paragraph == index {
-            holdsText = known.value
-        } else {
-            holdsText = text.scalars[text.paragraphs[index].range].contains {
-                $0 != AttributedText.objectReplacement && !$0.properties.isWhitespace
+    /// The text a picture in paragraph `index` may share a line with; nil when the paragraph
+    /// holds nothing but pictures and white space (a line of pictures alone is as thick as
+    /// they are). Judged from the whole paragraph, every style run of it (a larger run may
+    /// share the picture's line), so windows of a paragraph size its pictures alike; found once
+    /// per paragraph.
+    private mutating func textBeside(paragraph index: Int) throws(TypesetError) -> TextBeside? {
+        if let known = paragraphTextBeside, known.paragraph == index { return known.value }
+        let range = text.paragraphs[index].range
+        var beside: TextBeside?
+        if text.scalars[range].contains(where: { $0 != AttributedText.objectReplacement && !$0.properties.isWhitespace }) {
+            var below = 0.0
+            if !vertical {
+                var run = text.styleRunIndex(at: range.lowerBound)
+                while run < text.styleRuns.count && text.styleRuns[run].range.lowerBound < range.upperBound {
+                    let style = text.styleRuns[run].value
+                    let face = try itemizer.fonts.fallback(for: style.font, language: style.language).primary()
+                    below = max(below, max(0, face.descender * style.size - style.baselineShift) + face.lineGap * style.size)
+                    run += 1
+                }
             }
-            paragraphHoldsText = (index, holdsText)
+            beside = TextBeside(lineHeight: max(1, text.paragraphs[index].value.lineHeight), below: below + LineFiller.tolerance)
         }
-        guard holdsText else { return nil }
-        let lineHeight = max(1, text.paragraphs[index].value.lineHeight)
-        guard !vertical else { return TextBeside(lineHeight: lineHeight, below: LineFiller.tolerance) }
-        let face = try itemizer.fonts.fallback(for: style.font, language: style.language).primary()
-        let below = max(0, face.descender * style.size - style.baselineShift) + face.lineGap * style.size
-        return TextBeside(lineHeight: lineHeight, below: below + LineFiller.tolerance)
+        paragraphTextBeside = (index, beside)
+        return beside
     }
 
     /// A box for an attachment with no size: 4:3, a third of the measure wide.
@@ -487,7 +491,7 @@ struct ParagraphAnalyzer {
                 // column's edge.
                 let attachment = text.attachments[attachmentIndex]
                 let box = attachment.float == nil
-                    ? attachmentBox(attachment, besideText: try textBeside(paragraph: index, style: item.style))
+                    ? attachmentBox(attachment, besideText: try textBeside(paragraph: index))
                     : (width: 0, height: 0)
                 let (along, across) = vertical ? (box.height, box.width) : (box.width, box.height)
                 advances[item.range.lowerBound - range.lowerBound] = along

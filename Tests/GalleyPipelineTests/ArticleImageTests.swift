@@ -119,26 +119,29 @@ import Testing
 
     /// A picture taller than the column in a line of text (a 70 × 8,238 JPEG, 6,178 pt tall at
     /// 0.75 pt a pixel) is scaled down so that its line fits the column, as it is alone in its
-    /// paragraph. Before, the article failed as column-too-small.
+    /// paragraph, with a larger run of text in its line too. Before, the article failed as
+    /// column-too-small.
     @Test func aPictureTallerThanTheColumnInALineOfTextIsScaledToFit() throws {
         let folder = try Self.folderWithATallPicture()
-        try "<p>Before <img src=\"tall.jpg\"> after it, in one line.</p><p><img src=\"tall.jpg\"></p>"
+        try ("<p>Before <img src=\"tall.jpg\"> after it, in one line.</p><p><img src=\"tall.jpg\"></p>"
+             + "<p><span style=\"font-size: 40pt\">Large</span> then <img src=\"tall.jpg\"> small text.</p>")
             .write(to: folder.path("in/tall.html"), atomically: true, encoding: .utf8)
         let (_, manifest) = try run(folder)
         let document = try #require(manifest.documents.first)
         #expect(document.status == .ok, "\(String(describing: document.error))")
         let placed = frames(document, "tall.jpg")
-        #expect(placed.count == 2)
+        #expect(placed.count == 3)
         for (page, frame) in placed {
             let column = try #require(page.columns?[frame.column]).rect
             #expect(frame.rect.y >= column.y && frame.rect.y + frame.rect.height <= column.y + column.height + 0.001, "\(frame.rect) in \(column)")
             #expect(abs(frame.rect.width / frame.rect.height - 70.0 / 8238) < 0.001, "the aspect ratio is kept")
         }
-        // Alone in its paragraph the picture is as tall as the column; beside text, shorter by
-        // the text's line: both more than half the column.
+        // Alone in its paragraph the picture is as tall as the column; beside text (in its own
+        // size or a larger run's), shorter by the text's line: all more than half the column.
         let heights = placed.map(\.frame.rect.height)
         let column = try #require(placed.first?.page.columns?.first).rect
-        #expect(heights.count == 2 && heights[0] < heights[1] && heights[0] > column.height / 2, "\(heights)")
+        #expect(heights.count == 3 && heights[0] < heights[1] && heights[2] < heights[1], "\(heights)")
+        #expect(heights.allSatisfy { $0 > column.height / 2 }, "\(heights)")
     }
 
     /// In vertical text a picture's width lies across the line: one wider than the band is
