@@ -411,7 +411,7 @@ final class ArticlePages: PageProducer {
         if typesetter != nil { closeLayout() }
         var all = article.warnings
         for font in substitutedFonts {
-            all.append("layout \(font.layout): font_family \"\(font.family)\" is not an installed font Galley can use, so the text is set in \(font.used); install it, add its folder under fonts: in pipeline.yml, or name another")
+            all.append(LazyFonts.substitutionWarning(layout: font.layout, family: font.family, used: font.used))
         }
         if !uncovered.isEmpty {
             let total = uncovered.values.reduce(0, +)

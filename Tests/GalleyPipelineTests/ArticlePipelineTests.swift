@@ -84,6 +84,7 @@ import Testing
     /// and a warning, never a failed article; a `font_family` that is not installed, or whose
     /// font has no usable glyphs, is a warning naming the font used. Before, the article
     /// failed as font-missing ("the font ... has no glyphs") and an unknown family said nothing.
+    /// The run's warnings say each substituted family once.
     @Test func characterAndFontProblemsAreWarningsNotFailures() throws {
         let folder = try ScratchFolder("characters")
         try FileManager.default.createDirectory(at: folder.path("in"), withIntermediateDirectories: true)
@@ -105,6 +106,9 @@ import Testing
             #expect(used != nil && used.map(String.init) != family, "\(warnings)")
         }
         #expect(!warnings.contains { $0.hasPrefix("layout known:") }, "an installed family is not warned about")
+        // The run says it once per layout too, for a log read without the manifest.
+        #expect(summary.warnings.filter { $0.contains("font_family") }.map { $0.prefix { $0 != ":" } } == ["layout unknown", "layout unusable"],
+                "\(summary.warnings)")
     }
 
     @Test func textWithoutADictionaryOrALanguageIsSetUnhyphenatedWithAWarningAndAGuessedLanguageIsSaid() throws {
