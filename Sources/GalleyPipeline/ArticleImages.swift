@@ -107,7 +107,10 @@ struct ArticleFiles: Sendable {
         guard !filePart.isEmpty else { return .failure(Refusal(reason: "no file named")) }
         let path = String(filePart).removingPercentEncoding ?? String(filePart)
         let candidate = (path.hasPrefix("/") ? URL(fileURLWithPath: path) : folder.appendingPathComponent(path)).standardizedFileURL
-        let outside = Refusal(reason: "outside the input folder \(root.path); only files under it are read")
+        // Not named by its path: warnings are published (manifest, contact sheet, CI summary)
+        // and name files as the manifest does, relative to the inputs, never by where the
+        // machine that ran keeps them.
+        let outside = Refusal(reason: "outside the input folder the article is in; only files under it are read")
         guard FilePaths.path(candidate.path, isInside: root.standardizedFileURL.path) else { return .failure(outside) }
         guard let real = FilePaths.realPath(candidate.path) else {
             let reason = errno == ENOENT || errno == ENOTDIR ? "no such file" : "cannot read it: \(String(cString: strerror(errno)))"

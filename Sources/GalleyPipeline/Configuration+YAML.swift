@@ -105,8 +105,8 @@ extension Configuration {
     /// and its line (a binary file, or text saved in UTF-16 or a legacy charset).
     private static func utf8Text(_ bytes: [UInt8], file: String) throws(ConfigurationError) -> String {
         if let text = String(validating: bytes, as: UTF8.self) { return text }
-        if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) {
-            throw ConfigurationError(file: file, message: "not a text file Galley reads (it starts with a UTF-16 byte order mark); save it as UTF-8")
+        if let mark = TextDecoding.byteOrderMark(bytes) {
+            throw ConfigurationError(file: file, message: "not a text file Galley reads (it starts with a \(mark.encoding) byte order mark); save it as UTF-8")
         }
         var parser = Unicode.UTF8.ForwardParser()
         var iterator = bytes.makeIterator()
@@ -120,6 +120,11 @@ extension Configuration {
     /// Parses configuration text. `file` names it in error messages.
     public static func load(yaml text: String, file: String, baseDirectory: URL,
                             environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigurationError) -> Configuration {
+        // A byte order mark is no part of the text: libyaml would take it as the start of the
+        // first key (and then fail on the next line), unless a comment swallowed it. Dropping
+        // the one scalar keeps every line and column where it was.
+        var text = text
+        if text.unicodeScalars.first == "\u{FEFF}" { text = String(text.unicodeScalars.dropFirst()) }
         var configuration = Configuration()
         configuration.baseDirectory = baseDirectory
         configuration.file = file

@@ -223,12 +223,12 @@ struct OpenedArticle {
     }
 
     /// Why these bytes are not text, when they are not: NUL bytes in the first 8 KiB (no text
-    /// encoding an article uses has them, except UTF-16, which starts with a byte-order mark),
-    /// or mostly control bytes.
+    /// encoding an article uses has them, except UTF-16 and UTF-32, which start with a
+    /// byte-order mark), or mostly control bytes.
     static func binaryContent(_ bytes: [UInt8]) -> String? {
         let head = bytes.prefix(8192)
         guard !head.isEmpty else { return nil }
-        if head.starts(with: [0xFF, 0xFE]) || head.starts(with: [0xFE, 0xFF]) { return nil }
+        if TextDecoding.byteOrderMark(head) != nil { return nil }
         if head.contains(0) { return "the file holds binary data (NUL bytes), not text" }
         let controls = head.filter { $0 < 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D && $0 != 0x0C }.count
         if controls * 10 > head.count { return "the file holds binary data (\(controls) control bytes in its first \(head.count)), not text" }
@@ -262,6 +262,8 @@ final class ArticlePages: PageProducer {
     private var uncovered: [Unicode.Scalar: Int] = [:]
     private var unhyphenated: Set<String> = []
     private var tableWarnings: [String] = []
+    /// Layouts whose `font_family` is set in another font, with that font's family.
+    private var substitutedFonts: [(layout: String, family: String, used: String)] = []
     private var sequence = 0
     /// The page selection and limit, applied to each layout's pages.
     private let selection: PageSelection?
@@ -304,6 +306,10 @@ final class ArticlePages: PageProducer {
             if typesetter == nil {
                 let (parsed, layout) = article.prepared(for: layouts[layoutIndex])
                 made.append(Manifest.LayoutPages(name: layout.name, pageCount: 0))
+                // No usable font at all fails the typesetter just below, with its reason.
+                if let used = (try? fonts.substitute(for: layout.base.fontFamily)) ?? nil {
+                    substitutedFonts.append((layout.name, layout.base.fontFamily, used))
+                }
                 typesetter = try wrap(layout) { () throws(TypesetError) in
                     try ArticleTypesetter(text: parsed.text, layout: layout, fonts: fonts, images: article.images)
                 }
@@ -419,6 +425,9 @@ final class ArticlePages: PageProducer {
     func finish() {
         if typesetter != nil { closeLayout() }
         var all = article.warnings
+        for font in substitutedFonts {
+            all.append(LazyFonts.substitutionWarning(layout: font.layout, family: font.family, used: font.used))
+        }
         if !uncovered.isEmpty {
             let total = uncovered.values.reduce(0, +)
             let listed = uncovered.keys.sorted { $0.value < $1.value }.prefix(12)

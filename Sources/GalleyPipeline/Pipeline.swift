@@ -93,7 +93,7 @@ public final class Pipeline: Sendable {
             throw UsageError(subject: "inputs",
                              message: "no documents (.pdf, .html, .htm, .xhtml, .txt) found in \(inputs)\(passedOver); fix inputs in pipeline.yml or --input, or pass --allow-empty to accept an empty run")
         }
-        let warnings = inboxWarnings + scanWarnings
+        var warnings = inboxWarnings + scanWarnings
         for warning in warnings { logger.warning("\(warning)") }
         let store = OutputStore(root: configuration.outputURL)
         do {
@@ -150,7 +150,8 @@ public final class Pipeline: Sendable {
         let outputsPerPage = OutputVariant.all(configuration).count
         let recorder = RunRecorder(documents: documents, outputsPerPage: outputsPerPage, slots: slots, onEvent: onEvent,
                                    onFinished: { index, entry in runCatalog.finish(index, kind: documents[index].kind, entry: entry) })
-        let stages = Stages(configuration: configuration, documents: documents, engine: engine, fonts: LazyFonts(configuration: configuration),
+        let fonts = LazyFonts(configuration: configuration)
+        let stages = Stages(configuration: configuration, documents: documents, engine: engine, fonts: fonts,
                             store: store, slots: slots, recorder: recorder, catalog: runCatalog, drawImages: !options.thumbnailsOnly,
                             cancellation: cancellation, logger: logger)
         logger.info("scanned \(documents.count) document(s) from \(configuration.inputs.joined(separator: ", "))")
@@ -168,6 +169,11 @@ public final class Pipeline: Sendable {
             }
         }
         let duration = Date().timeIntervalSince(started)
+        // Said once for the run as well as on each article, so a log shows it without a
+        // manifest.
+        let fontWarnings = fonts.substitutionWarnings(configuration.layouts)
+        for warning in fontWarnings { logger.warning("\(warning)") }
+        warnings += fontWarnings
         if cancellation.isCancelled {
             return RunSummary(outcome: .interrupted, manifest: nil, outputFolder: store.root, duration: duration, warnings: warnings,
                               inboxMoves: inboxMoves)

@@ -11,7 +11,13 @@ public struct PNGImageEncoder: ImageEncoder {
     }
 
     public var format: ImageFormat { .png }
-    public var maximumSide: Int { Int(Int32.max) }
+    /// The format allows 2^31 - 1 pixels on a side, but libpng, which writes pages drawn in
+    /// bands, refuses more than 1,000,000 unless told otherwise (`PNG_USER_WIDTH_MAX`,
+    /// "Invalid IHDR data"), and so do the readers built on it, which is most of them: a wider
+    /// page is refused as `too-large-for-format` before it is drawn, whatever its size in
+    /// pixels, so that whole and banded images have the same limit.
+    public var maximumSide: Int { Self.libpngSideLimit }
+    public static let libpngSideLimit = 1_000_000
     public var maximumPixels: Int? { nil }
 
     /// The preset and every setting behind it, so retuning a preset redraws what it made.

@@ -614,7 +614,7 @@ struct ComputedStyle: Sendable {
     /// The family list of `font-family`, quotes stripped and generic names lower-cased, with
     /// the base family appended as the last resort when the list names no generic family. `-galley-monospace` is the user-agent
     /// style sheet's code font.
-    private static let genericFamilies: Set<String> = ["serif", "sans-serif", "monospace", "cursive", "fantasy", "system-ui",
+    static let genericFamilies: Set<String> = ["serif", "sans-serif", "monospace", "cursive", "fantasy", "system-ui",
                                                        "ui-serif", "ui-sans-serif", "ui-monospace", "math", "emoji"]
 
     static func fontFamilies(_ value: String, base: BaseStyle) -> [String]? {

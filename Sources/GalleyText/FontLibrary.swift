@@ -106,14 +106,33 @@ public final class FontLibrary: @unchecked Sendable {
             var charset: OpaquePointer?
             guard FcPatternGetCharSet(font, FC_CHARSET, 0, &charset) == FcResultMatch, let charset,
                   let copy = FcCharSetCopy(charset) else { continue }
+            // Every name of the family (a font may carry several, and translations).
+            var families: [String] = []
             var familyName: UnsafeMutablePointer<FcChar8>?
-            let family = FcPatternGetString(font, FC_FAMILY, 0, &familyName) == FcResultMatch ? familyName.map { String(cString: $0) } ?? "" : ""
-            entries.append(FontFallback.Entry(path: faceKey.path, index: faceKey.index, family: family, charset: CharacterSet(copy)))
+            while FcPatternGetString(font, FC_FAMILY, Int32(families.count), &familyName) == FcResultMatch, let familyName {
+                families.append(String(cString: familyName))
+            }
+            entries.append(FontFallback.Entry(path: faceKey.path, index: faceKey.index, family: families.first ?? "",
+                                              familyNames: families, charset: CharacterSet(copy)))
         }
         guard !entries.isEmpty else {
             throw TypesetError(.fontMissing, "fontconfig found no usable font for \(key.request.families.joined(separator: ", "))")
         }
         return FontFallback(library: self, entries: entries)
+    }
+
+    /// The family text asked to be set in `family` is set in instead, when that is another:
+    /// fontconfig has no font of that name (it answers with its best match, whatever the
+    /// name), or none of its fonts can be used. Nil when the family is installed and usable, or
+    /// is a generic name (`serif`, `sans-serif`, `monospace` ...), which stands for whatever
+    /// fontconfig chooses.
+    ///
+    /// - Throws: `TypesetError` (`fontMissing`) when no font at all can be used.
+    public func substitute(for family: String) throws(TypesetError) -> String? {
+        guard !ComputedStyle.genericFamilies.contains(family.lowercased()) else { return nil }
+        let used = try fallback(for: FontRequest(families: [family]), language: nil).primaryEntry()
+        let wanted = family.lowercased()
+        return used.familyNames.contains { $0.lowercased() == wanted } ? nil : used.family
     }
 
     /// The face for a font file and index, opened once.
@@ -158,14 +177,16 @@ public final class FontFallback: Sendable {
         var path: String
         var index: Int
         var family: String
+        /// Every name fontconfig gives the family, `family` first.
+        var familyNames: [String]
         var charset: FontLibrary.CharacterSet
     }
 
     /// Unowned: the library keeps its fallbacks, and would never be freed if they kept it.
     private unowned let library: FontLibrary
     private let entries: [Entry]
-    /// Faces opened so far, by entry index.
-    private let opened = Mutex<[Int: FontFace]>([:])
+    /// Faces opened so far, or why they could not be, by entry index.
+    private let opened = Mutex<[Int: Result<FontFace, TypesetError>]>([:])
     /// The entry `face(covering:)` found for each character asked about (nil: none covers it),
     /// so a page of Chinese under a Latin primary face walks the fallback order once per
     /// distinct character, not once per character.
@@ -176,27 +197,50 @@ public final class FontFallback: Sendable {
         self.entries = entries
     }
 
-    /// The best-matching face.
-    public func primary() throws(TypesetError) -> FontFace { try face(at: 0) }
+    /// The best-matching face that can be used: a font fontconfig lists but HarfBuzz cannot
+    /// read (a Type 1 or bitmap font: no glyphs) is passed over for the next in fallback order.
+    ///
+    /// - Throws: `TypesetError` (`fontMissing`) when no face of the fallback can be used.
+    public func primary() throws(TypesetError) -> FontFace { try usablePrimary().face }
 
-    /// The first face, in fallback order, that has a glyph for `scalar`; nil when none has.
-    public func face(covering scalar: Unicode.Scalar) throws(TypesetError) -> FontFace? {
-        if let known = covering.withLock({ $0[scalar] }) { return try known.map { i throws(TypesetError) in try face(at: i) } }
-        var found: Int?
+    /// The entry of the primary face (`primary()`).
+    func primaryEntry() throws(TypesetError) -> Entry { entries[try usablePrimary().index] }
+
+    private func usablePrimary() throws(TypesetError) -> (index: Int, face: FontFace) {
+        var firstError: TypesetError?
+        for i in entries.indices {
+            switch face(at: i) {
+            case .success(let face): return (i, face)
+            case .failure(let error): firstError = firstError ?? error
+            }
+        }
+        throw firstError ?? TypesetError(.fontMissing, "fontconfig found no usable font")
+    }
+
+    /// The first face, in fallback order, that has a glyph for `scalar`; nil when none has
+    /// (the character is drawn as the primary face's missing-glyph box). Faces that cannot be
+    /// used are passed over.
+    public func face(covering scalar: Unicode.Scalar) -> FontFace? {
+        if let known = covering.withLock({ $0[scalar] }) { return known.flatMap { try? face(at: $0).get() } }
+        var found: (index: Int, face: FontFace)?
         for (i, entry) in entries.enumerated() where entry.charset.contains(scalar) {
-            if try face(at: i).glyph(for: scalar) != nil {
-                found = i
+            if case .success(let face) = face(at: i), face.glyph(for: scalar) != nil {
+                found = (i, face)
                 break
             }
         }
-        covering.withLock { $0[scalar] = .some(found) }
-        return try found.map { i throws(TypesetError) in try face(at: i) }
+        covering.withLock { $0[scalar] = .some(found?.index) }
+        return found?.face
     }
 
-    private func face(at index: Int) throws(TypesetError) -> FontFace {
+    /// The face of an entry, opened on first use, or why it cannot be used (remembered, so a
+    /// font without glyphs is tried once).
+    private func face(at index: Int) -> Result<FontFace, TypesetError> {
         if let face = opened.withLock({ $0[index] }) { return face }
         let entry = entries[index]
-        let face = try library.face(path: entry.path, index: entry.index, family: entry.family)
+        let face = Result { () throws(TypesetError) -> FontFace in
+            try library.face(path: entry.path, index: entry.index, family: entry.family)
+        }
         opened.withLock { $0[index] = face }
         return face
     }

@@ -144,8 +144,8 @@ struct Itemizer {
                 continue
             }
             let shared = ownScripts[local] == HB_SCRIPT_COMMON || ownScripts[local] == HB_SCRIPT_INHERITED
-            let face = try chooseFace(for: scalar, shared: shared, fallback: fallback, primary: primary, previous: previousFace,
-                                      previousInRun: previousRun == runIndex, counting: offset >= countingFrom)
+            let face = chooseFace(for: scalar, shared: shared, fallback: fallback, primary: primary, previous: previousFace,
+                                  previousInRun: previousRun == runIndex, counting: offset >= countingFrom)
             if face !== previousFace { previousFace = face }
             previousRun = runIndex
             if itemFace === face, continuesItem(local) { continue }
@@ -200,13 +200,13 @@ struct Itemizer {
     /// text's, as browsers set it.
     /// `shared`: the character's own script is Common or Inherited.
     private mutating func chooseFace(for scalar: Unicode.Scalar, shared: Bool, fallback: FontFallback, primary: FontFace,
-                                     previous: FontFace?, previousInRun: Bool, counting: Bool) throws(TypesetError) -> FontFace {
+                                     previous: FontFace?, previousInRun: Bool, counting: Bool) -> FontFace {
         if let previous, scalar.isMark || (scalar.value >= 0x300 && scalar.properties.generalCategory == .format) {
             return previous
         }
         if let previous, shared, previousInRun, previous !== primary, coverage.covers(previous, scalar) { return previous }
         if coverage.covers(primary, scalar) { return primary }
-        if let face = try fallback.face(covering: scalar) { return face }
+        if let face = fallback.face(covering: scalar) { return face }
         let properties = scalar.properties
         if counting && !properties.isWhitespace && !properties.isDefaultIgnorableCodePoint {
             uncovered[scalar, default: 0] += 1

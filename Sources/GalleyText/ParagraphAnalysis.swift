@@ -365,6 +365,8 @@ struct ParagraphAnalyzer {
 
     /// The bidi levels of the paragraph analysed in windows.
     private var bidi: ParagraphBidi?
+    /// What a picture in the last paragraph asked about shares its line with (`textBeside`).
+    private var paragraphTextBeside: (paragraph: Int, value: TextBeside?)?
     /// Whether the last paragraph asked about is hyphenated automatically somewhere.
     private var automaticHyphenation: (paragraph: Int, value: Bool)?
     /// Characters no font covers are counted up to here in this paragraph, so that windows
@@ -401,6 +403,40 @@ struct ParagraphAnalyzer {
 
     /// Characters no installed font covers, with their counts.
     var uncoveredCharacters: [Unicode.Scalar: Int] { itemizer.uncovered }
+
+    /// What a picture in a line of text must leave room for (`attachmentBox`): the paragraph's
+    /// line height (a factor) and, in horizontal text, the most the text reaches below the
+    /// baseline, descent and line gap (vertical text is centred on the line, as the picture is).
+    struct TextBeside {
+        var lineHeight: Double
+        var below: Double
+    }
+
+    /// The text a picture in paragraph `index` may share a line with; nil when the paragraph
+    /// holds nothing but pictures and white space (a line of pictures alone is as thick as
+    /// they are). Judged from the whole paragraph, every style run of it (a larger run may
+    /// share the picture's line), so windows of a paragraph size its pictures alike; found once
+    /// per paragraph.
+    private mutating func textBeside(paragraph index: Int) throws(TypesetError) -> TextBeside? {
+        if let known = paragraphTextBeside, known.paragraph == index { return known.value }
+        let range = text.paragraphs[index].range
+        var beside: TextBeside?
+        if text.scalars[range].contains(where: { $0 != AttributedText.objectReplacement && !$0.properties.isWhitespace }) {
+            var below = 0.0
+            if !vertical {
+                var run = text.styleRunIndex(at: range.lowerBound)
+                while run < text.styleRuns.count && text.styleRuns[run].range.lowerBound < range.upperBound {
+                    let style = text.styleRuns[run].value
+                    let face = try itemizer.fonts.fallback(for: style.font, language: style.language).primary()
+                    below = max(below, max(0, face.descender * style.size - style.baselineShift) + face.lineGap * style.size)
+                    run += 1
+                }
+            }
+            beside = TextBeside(lineHeight: max(1, text.paragraphs[index].value.lineHeight), below: below + LineFiller.tolerance)
+        }
+        paragraphTextBeside = (index, beside)
+        return beside
+    }
 
     /// A box for an attachment with no size: 4:3, a third of the measure wide.
     static let defaultBox = (width: 120.0, height: 90.0)
@@ -462,7 +498,10 @@ struct ParagraphAnalyzer {
                 // along the line and its width across.
                 // A floated picture takes no room in its line: the framesetter sets it at the
                 // column's edge.
-                let box = text.attachments[attachmentIndex].float == nil ? attachmentBox(text.attachments[attachmentIndex]) : (width: 0, height: 0)
+                let attachment = text.attachments[attachmentIndex]
+                let box = attachment.float == nil
+                    ? attachmentBox(attachment, besideText: try textBeside(paragraph: index))
+                    : (width: 0, height: 0)
                 let (along, across) = vertical ? (box.height, box.width) : (box.width, box.height)
                 advances[item.range.lowerBound - range.lowerBound] = along
                 clusterStart[item.range.lowerBound - range.lowerBound] = true
@@ -777,12 +816,20 @@ struct ParagraphAnalyzer {
     }
 
     /// An attachment's box in points (page width and height), its size or the default,
-    /// scaled down to fit the column.
-    func attachmentBox(_ attachment: Attachment) -> (width: Double, height: Double) {
+    /// scaled down to fit the column; with `besideText`, to fit it in a line of that text.
+    func attachmentBox(_ attachment: Attachment, besideText: TextBeside? = nil) -> (width: Double, height: Double) {
         let size = attachment.filled(intrinsic: Self.defaultBox)
         var w = max(1, size.width), h = max(1, size.height)
+        // A line that holds text is `lineHeight` times as thick as its content: in horizontal
+        // text the picture, standing on the baseline, and the text's descent and gap below it;
+        // in vertical text the picture's width, centred on the line as the text is.
+        var limit = maximumBox
+        if let besideText {
+            func room(_ side: Double) -> Double { min(side, max(1, side / besideText.lineHeight - besideText.below)) }
+            if vertical { limit.width = room(limit.width) } else { limit.height = room(limit.height) }
+        }
         // Scaled down, aspect ratio kept, to fit the column.
-        let factor = min(1, maximumBox.width / w, maximumBox.height / h)
+        let factor = min(1, limit.width / w, limit.height / h)
         w *= factor
         h *= factor
         return (w, h)

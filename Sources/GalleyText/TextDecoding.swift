@@ -1,7 +1,7 @@
 import Foundation
 
 /// Turns article bytes into UTF-8, which is what gumbo reads.
-enum TextDecoding {
+package enum TextDecoding {
     struct Decoded {
         var utf8: [UInt8]
         var warnings: [String] = []
@@ -34,8 +34,11 @@ enum TextDecoding {
         return utf8(bytes[...])
     }
 
-    /// UTF-16 byte order marks (UTF-8's is handled by the callers).
-    private static func byteOrderMark(_ bytes: [UInt8]) -> (length: Int, encoding: String)? {
+    /// UTF-32 and UTF-16 byte order marks (UTF-8's is handled by the callers). UTF-32's come
+    /// first: UTF-32LE's mark, FF FE 00 00, starts like UTF-16LE's.
+    package static func byteOrderMark(_ bytes: some Collection<UInt8>) -> (length: Int, encoding: String)? {
+        if bytes.starts(with: [0xFF, 0xFE, 0x00, 0x00]) { return (4, "UTF-32LE") }
+        if bytes.starts(with: [0x00, 0x00, 0xFE, 0xFF]) { return (4, "UTF-32BE") }
         if bytes.starts(with: [0xFF, 0xFE]) { return (2, "UTF-16LE") }
         if bytes.starts(with: [0xFE, 0xFF]) { return (2, "UTF-16BE") }
         return nil

@@ -10,14 +10,15 @@ import Testing
 /// sized, drawn into the page images and reported in the manifest; refusals and failures as
 /// warnings on a document that still succeeds.
 @Suite struct ArticleImageTests {
-    func run(_ folder: ScratchFolder, dpi: Double = 72, output: String = "out") throws -> (RunSummary, Manifest) {
+    func run(_ folder: ScratchFolder, dpi: Double = 72, output: String = "out",
+             layouts: [ArticleLayout] = [ArticleLayout(name: "a4")]) throws -> (RunSummary, Manifest) {
         var configuration = Configuration()
         configuration.baseDirectory = folder.url
         configuration.inputs = ["in"]
         configuration.output = output
         configuration.dpi = dpi
         configuration.thumbnailBoxes = [96]
-        configuration.layouts = [ArticleLayout(name: "a4")]
+        configuration.layouts = layouts
         let summary = try Pipeline(configuration: configuration, logger: Logger(label: "test")).run()
         return (summary, try #require(summary.manifest))
     }
@@ -106,6 +107,87 @@ import Testing
             }
         }
         #expect(page.attachments?.count == sources.count)
+    }
+
+    /// A scratch folder whose `in/tall.jpg` is a valid 70 × 8,238 JPEG (white).
+    static func folderWithATallPicture() throws -> ScratchFolder {
+        let folder = try ScratchFolder()
+        try FileManager.default.createDirectory(at: folder.path("in"), withIntermediateDirectories: true)
+        try Data(try JPEGImageEncoder().encode(try Bitmap(width: 70, height: 8238), dpi: nil)).write(to: folder.path("in/tall.jpg"))
+        return folder
+    }
+
+    /// A picture taller than the column in a line of text (a 70 × 8,238 JPEG, 6,178 pt tall at
+    /// 0.75 pt a pixel) is scaled down so that its line fits the column, as it is alone in its
+    /// paragraph, with a larger run of text in its line too. Before, the article failed as
+    /// column-too-small.
+    @Test func aPictureTallerThanTheColumnInALineOfTextIsScaledToFit() throws {
+        let folder = try Self.folderWithATallPicture()
+        try ("<p>Before <img src=\"tall.jpg\"> after it, in one line.</p><p><img src=\"tall.jpg\"></p>"
+             + "<p><span style=\"font-size: 40pt\">Large</span> then <img src=\"tall.jpg\"> small text.</p>")
+            .write(to: folder.path("in/tall.html"), atomically: true, encoding: .utf8)
+        let (_, manifest) = try run(folder)
+        let document = try #require(manifest.documents.first)
+        #expect(document.status == .ok, "\(String(describing: document.error))")
+        let placed = frames(document, "tall.jpg")
+        #expect(placed.count == 3)
+        for (page, frame) in placed {
+            let column = try #require(page.columns?[frame.column]).rect
+            #expect(frame.rect.y >= column.y && frame.rect.y + frame.rect.height <= column.y + column.height + 0.001, "\(frame.rect) in \(column)")
+            #expect(abs(frame.rect.width / frame.rect.height - 70.0 / 8238) < 0.001, "the aspect ratio is kept")
+        }
+        // Alone in its paragraph the picture is as tall as the column; beside text (in its own
+        // size or a larger run's), shorter by the text's line: all more than half the column.
+        let heights = placed.map(\.frame.rect.height)
+        let column = try #require(placed.first?.page.columns?.first).rect
+        #expect(heights.count == 3 && heights[0] < heights[1] && heights[2] < heights[1], "\(heights)")
+        #expect(heights.allSatisfy { $0 > column.height / 2 }, "\(heights)")
+    }
+
+    /// In vertical text a picture's width lies across the line: one wider than the band is
+    /// scaled down so that its line, with the text beside it, fits the band. Before, the
+    /// article failed as column-too-small.
+    @Test func aPictureWiderThanAVerticalBandInALineOfTextIsScaledToFit() throws {
+        let folder = try Self.folderWithATallPicture()
+        try "<p lang=\"ja\">縦書きの文章 <img src=\"tall.jpg\" width=\"8000\" height=\"60\"> の続き。</p>"
+            .write(to: folder.path("in/vertical.html"), atomically: true, encoding: .utf8)
+        var layout = ArticleLayout(name: "tate")
+        layout.writingMode = .verticalRL
+        let (_, manifest) = try run(folder, layouts: [layout])
+        let document = try #require(manifest.documents.first)
+        #expect(document.status == .ok, "\(String(describing: document.error))")
+        let (page, frame) = try #require(frames(document, "tall.jpg").first)
+        let column = try #require(page.columns?[frame.column]).rect
+        #expect(frame.rect.x >= column.x - 0.001 && frame.rect.x + frame.rect.width <= column.x + column.width + 0.001, "\(frame.rect) in \(column)")
+        #expect(abs(frame.rect.width / frame.rect.height / (8000.0 / 60) - 1) < 0.01, "the aspect ratio is kept (points are rounded): \(frame.rect)")
+    }
+
+    /// Warnings name files as the article does, relative to its input folder: the published
+    /// manifest and contact sheet hold no absolute path of the machine that ran. Before, a
+    /// picture or style sheet outside the inputs was refused "outside the input folder
+    /// /home/runner/...".
+    @Test func warningsCarryNoAbsolutePathOfTheMachine() throws {
+        let folder = try ScratchFolder()
+        try FileManager.default.createDirectory(at: folder.path("in/sub"), withIntermediateDirectories: true)
+        let figure = Fixtures.articlesFolder.appendingPathComponent("images/figure.png")
+        try FileManager.default.copyItem(at: figure, to: folder.path("secret.png"))
+        try "p { color: red }".write(to: folder.path("outside.css"), atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: folder.path("in/sub/link.png").path, withDestinationPath: "../../secret.png")
+        let html = "<html><head><link rel=stylesheet href='../../outside.css'></head><body>"
+            + "<p>Pictures: <img src='../../secret.png'> <img src='link.png'> "
+            + "<img src='missing.png'> <img src='../'> in a line.</p></body></html>"
+        try html.write(to: folder.path("in/sub/page.html"), atomically: true, encoding: .utf8)
+        let (summary, manifest) = try run(folder)
+        let document = try #require(manifest.documents.first)
+        #expect(document.status == .ok)
+        #expect(document.warnings.filter { $0.contains("outside the input folder") }.count == 3, "\(document.warnings)")
+        let real = folder.url.resolvingSymlinksInPath().path
+        for file in ["manifest.json", "index.html"] {
+            let text = try String(contentsOf: summary.outputFolder.appendingPathComponent(file), encoding: .utf8)
+            for path in Set([folder.url.path, real]) {
+                #expect(!text.contains(path), "\(file) names \(path)")
+            }
+        }
     }
 
     /// An SVG picture is drawn by MuPDF as a drawing, finer than its intrinsic size (which it

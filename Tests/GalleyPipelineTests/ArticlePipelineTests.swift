@@ -36,7 +36,7 @@ import Testing
     }
 
     func run(in folder: ScratchFolder, output: String = "out", workers: Int = 2, layouts: [ArticleLayout] = Self.layouts,
-             thumbnails: [Int] = [96]) throws -> RunSummary {
+             thumbnails: [Int] = [96], fontFolders: [String] = []) throws -> RunSummary {
         if !FileManager.default.fileExists(atPath: folder.path("in").path) {
             try FileManager.default.copyItem(at: Fixtures.articlesFolder, to: folder.path("in"))
             for name in try FileManager.default.contentsOfDirectory(atPath: Fixtures.brokenArticlesFolder.path) {
@@ -52,7 +52,63 @@ import Testing
         configuration.thumbnailBoxes = thumbnails
         configuration.workers = Configuration.Workers(all: workers)
         configuration.layouts = layouts
+        configuration.fontFolders = fontFolders
         return try Pipeline(configuration: configuration, logger: Logger(label: "test")).run()
+    }
+
+    /// Text files in UTF-32 (either byte order) and UTF-16, each with its byte order mark, are
+    /// read and set whole. Before, UTF-32BE failed as not-text (its NUL bytes) and UTF-32LE
+    /// was read as UTF-16LE and set as garbage with status ok.
+    @Test func unicodeTextFilesWithAByteOrderMarkAreSetWhole() throws {
+        let folder = try ScratchFolder("encodings")
+        try FileManager.default.createDirectory(at: folder.path("in"), withIntermediateDirectories: true)
+        let text = "Text with a byte order mark: café, naïve, 日本語.\n\nA second paragraph.\n"
+        let files: [String: [UInt8]] = [
+            "utf32le.txt": [0xFF, 0xFE, 0x00, 0x00] + text.unicodeScalars.flatMap { s in (0..<4).map { UInt8(truncatingIfNeeded: s.value >> (8 * $0)) } },
+            "utf32be.txt": [0x00, 0x00, 0xFE, 0xFF] + text.unicodeScalars.flatMap { s in (0..<4).reversed().map { UInt8(truncatingIfNeeded: s.value >> (8 * $0)) } },
+            "utf16le.txt": [0xFF, 0xFE] + text.utf16.flatMap { [UInt8(truncatingIfNeeded: $0), UInt8($0 >> 8)] },
+        ]
+        for (name, bytes) in files { try Data(bytes).write(to: folder.path("in/\(name)")) }
+        let documents = try #require(try run(in: folder, layouts: [ArticleLayout(name: "one")], thumbnails: []).manifest?.documents)
+        #expect(documents.count == 3)
+        let visible = text.unicodeScalars.filter { !$0.properties.isWhitespace }.count
+        for document in documents {
+            #expect(document.status == .ok, "\(document.source): \(String(describing: document.error))")
+            #expect(document.sourceCharacters == visible && document.setCharacters == visible, "\(document.source)")
+            #expect(!document.warnings.contains { $0.contains("U+FFFD") || $0.contains("no installed font") }, "\(document.source): \(document.warnings)")
+        }
+    }
+
+    /// A character no usable font has (private use, U+F8FF and U+10FFFD), met where fontconfig
+    /// offers a font HarfBuzz cannot open (a Type 1 font claiming both), is a missing-glyph box
+    /// and a warning, never a failed article; a `font_family` that is not installed, or whose
+    /// font has no usable glyphs, is a warning naming the font used. Before, the article
+    /// failed as font-missing ("the font ... has no glyphs") and an unknown family said nothing.
+    /// The run's warnings say each substituted family once.
+    @Test func characterAndFontProblemsAreWarningsNotFailures() throws {
+        let folder = try ScratchFolder("characters")
+        try FileManager.default.createDirectory(at: folder.path("in"), withIntermediateDirectories: true)
+        try "<p>Apple \u{F8FF} logo and \u{10FFFD} in a sentence.</p>".write(to: folder.path("in/private-use.html"), atomically: true, encoding: .utf8)
+        var unknown = ArticleLayout(name: "unknown")
+        unknown.base.fontFamily = "NoSuchFont"
+        var unusable = ArticleLayout(name: "unusable")
+        unusable.base.fontFamily = Fixtures.noGlyphsFontFamily
+        let known = ArticleLayout(name: "known")
+        let summary = try run(in: folder, layouts: [unknown, unusable, known], thumbnails: [], fontFolders: [Fixtures.noGlyphsFontFolder.path])
+        let document = try #require(summary.manifest?.documents.first)
+        #expect(document.status == .ok, "\(String(describing: document.error))")
+        #expect(Set(document.pages.compactMap(\.layout)) == ["unknown", "unusable", "known"])
+        let warnings = document.warnings
+        #expect(warnings.contains { $0.contains("U+10FFFD") && $0.contains("show as boxes") }, "\(warnings)")
+        for (layout, family) in [("unknown", "NoSuchFont"), ("unusable", Fixtures.noGlyphsFontFamily)] {
+            let said = warnings.first { $0.hasPrefix("layout \(layout): font_family \"\(family)\"") }
+            let used = said?.firstMatch(of: /is set in (.+?);/)?.1
+            #expect(used != nil && used.map(String.init) != family, "\(warnings)")
+        }
+        #expect(!warnings.contains { $0.hasPrefix("layout known:") }, "an installed family is not warned about")
+        // The run says it once per layout too, for a log read without the manifest.
+        #expect(summary.warnings.filter { $0.contains("font_family") }.map { $0.prefix { $0 != ":" } } == ["layout unknown", "layout unusable"],
+                "\(summary.warnings)")
     }
 
     @Test func textWithoutADictionaryOrALanguageIsSetUnhyphenatedWithAWarningAndAGuessedLanguageIsSaid() throws {

@@ -269,11 +269,25 @@ import Testing
         #expect(try load("watch_debounce: 0\n").watchDebounce == 0)
     }
 
-    @Test func aByteOrderMarkIsFine() throws {
+    /// A byte order mark before the first key, a comment or a list: the file means what it
+    /// means without one. Before, a mark followed by a key and more lines was "not valid YAML"
+    /// (the mark was read as part of the first key), and only a comment on line 1 hid it.
+    @Test(arguments: [
+        "dpi: 96\n",
+        "inputs: [in]\noutput: out\ndpi: 96\n",
+        "# Galley\ninputs: [in]\noutput: out\ndpi: 96\n",
+        "inputs:\n  - in\noutput: out\ndpi: 96\n",
+        "\ninputs: [in]\ndpi: 96\n",
+    ])
+    func aByteOrderMarkIsFine(_ yaml: String) throws {
         let folder = try ScratchFolder()
         let file = folder.path("pipeline.yml")
-        try Data([0xEF, 0xBB, 0xBF] + Array("dpi: 96\n".utf8)).write(to: file)
-        #expect(try Configuration.load(file: file).dpi == 96)
+        try Data(Array(yaml.utf8)).write(to: file)
+        let plain = try Configuration.load(file: file)
+        try Data([0xEF, 0xBB, 0xBF] + Array(yaml.utf8)).write(to: file)
+        let marked = try Configuration.load(file: file)
+        #expect(marked.dpi == 96 && marked.inputs == plain.inputs && marked.output == plain.output)
+        #expect(try load("\u{FEFF}" + yaml).inputs == plain.inputs, "text handed over with its mark reads the same")
     }
 
     @Test(arguments: [

@@ -154,6 +154,23 @@ import Testing
         #expect(try ManifestSchema.violations(of: summary.outputFolder.appendingPathComponent("manifest.json")).isEmpty)
     }
 
+    /// A page over libpng's limit of 1,000,000 pixels on a side (a MediaBox of 1,000,000 pt is
+    /// 2,083,334 pixels at 150 dpi) fails as `too-large-for-format` before it is drawn, and its
+    /// thumbnails are drawn. Before, it failed as encode-failed: "libpng: Invalid IHDR data".
+    @Test func aPageWiderThanLibpngTakesIsTooLargeForPNG() throws {
+        let folder = try ScratchFolder("galley-formats")
+        let input = folder.path("in")
+        try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
+        try TestPDF.write(pages: ["1 0 0 rg 10 10 500000 500000 re f"], width: 1_000_000, height: 1_000_000,
+                          to: input.appendingPathComponent("huge.pdf"))
+        let summary = try run(configuration(folder) { $0.dpi = 150 })
+        let huge = try #require(summary.manifest?.documents.first)
+        #expect(huge.status == .failed)
+        #expect(huge.error?.code == .tooLargeForFormat, "\(String(describing: huge.error))")
+        #expect(huge.error?.message.contains("1000000 on a side") == true, "\(String(describing: huge.error))")
+        #expect(try ManifestSchema.violations(of: summary.outputFolder.appendingPathComponent("manifest.json")).isEmpty)
+    }
+
     /// A page over the band limit is drawn and written as JPEG band by band: its full size, its
     /// resolution, sequential scans even when progressive ones are configured (they would need
     /// the whole image's coefficients in memory).

@@ -27,6 +27,12 @@ public enum Fixtures {
     /// `fixtures/broken-articles`: articles with no text to lay out.
     public static let brokenArticlesFolder = repositoryRoot.appendingPathComponent("fixtures/broken-articles")
 
+    /// `fixtures/fonts/no-glyphs`, made by `scripts/make-type1-fixture.py`: one Type 1 font,
+    /// family "Galley No Glyphs", that fontconfig lists as covering U+F8FF and U+10FFFD but
+    /// HarfBuzz cannot open (no usable glyphs), whatever fonts the machine has.
+    public static let noGlyphsFontFolder = repositoryRoot.appendingPathComponent("fixtures/fonts/no-glyphs")
+    public static let noGlyphsFontFamily = "Galley No Glyphs"
+
     /// Every article fixture (files directly in `fixtures/articles`), sorted. A missing or
     /// empty folder stops the tests: parameterised tests would otherwise run no case at all.
     public static var articles: [URL] {

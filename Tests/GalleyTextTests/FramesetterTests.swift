@@ -95,6 +95,25 @@ func linesAndGlyphsStayInsideTheirColumns(layout: ArticleLayout) throws {
     #expect(typesetter.uncoveredCharacters == ["\u{10FFFC}": 1, "\u{10FFFD}": 1])
 }
 
+/// A font fontconfig lists but HarfBuzz cannot open (a Type 1 font claiming U+F8FF and
+/// U+10FFFD) is passed over, asked for by name or met as a fallback: the text is set in the
+/// next face, a character nothing else covers is drawn as that face's missing-glyph box and
+/// reported. Before, the first character the font claimed failed the article as font-missing.
+@Test(arguments: [Fixtures.noGlyphsFontFamily, "DejaVu Serif"])
+func aFontWithoutUsableGlyphsIsPassedOver(_ family: String) throws {
+    let fonts = try FontLibrary(fontFolders: [Fixtures.noGlyphsFontFolder])
+    let text = testText(["Apple \u{F8FF} and \u{10FFFD} end."], family: family)
+    let typesetter = try ArticleTypesetter(text: text, layout: layouts[0], fonts: fonts)
+    var pages: [TypesetPage] = []
+    while let page = try typesetter.nextPage() { pages.append(page) }
+    #expect(typesetter.uncoveredCharacters["\u{10FFFD}"] == 1)
+    let glyphs = pages.flatMap(\.placedGlyphs)
+    #expect(!glyphs.contains { $0.face.family == Fixtures.noGlyphsFontFamily })
+    // U+10FFFD's glyph is the missing-glyph box (glyph 0 of a face that can draw it).
+    #expect(glyphs.contains { $0.glyph == 0 }, "the missing-glyph box is drawn: \(glyphs.map(\.glyph))")
+    #expect(glyphs.count >= text.count - 4, "every character but the spaces is drawn")
+}
+
 /// Lines of `text` typeset in one column `width` points wide, as strings.
 private func lineStrings(_ text: AttributedText, width: Double) throws -> [String] {
     try typesetAll(text, column(width), fonts: sharedFonts).flatMap { $0.columns.flatMap(\.lines) }.map { text.string($0.range) }

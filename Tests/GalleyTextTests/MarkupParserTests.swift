@@ -411,6 +411,24 @@ import Testing
         #expect(html([0xEF, 0xBB, 0xBF] + Array("<p>bom</p>".utf8)).text.string == "bom")
     }
 
+    /// UTF-32 with its byte order mark, little- and big-endian, in plain text and HTML. Before,
+    /// UTF-32LE's mark (FF FE 00 00) was taken for UTF-16LE's and the text set as garbage.
+    @Test(arguments: [true, false])
+    func utf32WithAByteOrderMarkIsRead(littleEndian: Bool) {
+        func utf32(_ text: String) -> [UInt8] {
+            let mark: [UInt8] = littleEndian ? [0xFF, 0xFE, 0x00, 0x00] : [0x00, 0x00, 0xFE, 0xFF]
+            return mark + text.unicodeScalars.flatMap { scalar -> [UInt8] in
+                let bytes = (0..<4).map { UInt8(truncatingIfNeeded: scalar.value >> (8 * $0)) }
+                return littleEndian ? bytes : bytes.reversed()
+            }
+        }
+        let text = "Plain text in UTF-32: café, 日本, \u{1F600}."
+        let article = MarkupParser(base: base).parse(plainText: utf32(text))
+        #expect(article.text.validate() == [])
+        #expect(article.text.string == text && article.warnings.isEmpty, "\(article.text.string) \(article.warnings)")
+        #expect(html(utf32("<p>\(text)</p>")).text.string == text)
+    }
+
     @Test func invalidBytesBecomeReplacementCharacters() {
         let article = html(Array("<p>a".utf8) + [0xFF] + Array("b".utf8) + [0xC3] + Array("</p>".utf8))
         #expect(article.text.string == "a\u{FFFD}b\u{FFFD}")
