@@ -21,6 +21,8 @@ scratch=${2:-$(mktemp -d /tmp/galley-fuzz.XXXXXX)}
 seeds=${SEEDS:-5}
 ratios=${RATIOS:-"0.0005 0.002 0.005 0.02 0.05"}
 timeout_seconds=${TIMEOUT:-120}
+# Restarting after a crash (CrashRestart) would hide the crash behind a finished run.
+export GALLEY_CRASH_RESTART=off
 command -v zzuf >/dev/null || { echo "fuzz-articles: zzuf is missing (bash scripts/install-deps.sh)" >&2; exit 2; }
 
 mkdir -p "$scratch/corpus"

@@ -262,6 +262,8 @@ final class ArticlePages: PageProducer {
     private var uncovered: [Unicode.Scalar: Int] = [:]
     private var unhyphenated: Set<String> = []
     private var tableWarnings: [String] = []
+    /// Words cut inside with a hyphen, by layout, in layout order.
+    private var wordsCut: [(layout: String, count: Int)] = []
     /// Layouts whose `font_family` is set in another font, with that font's family.
     private var substitutedFonts: [(layout: String, family: String, used: String)] = []
     private var sequence = 0
@@ -395,6 +397,7 @@ final class ArticlePages: PageProducer {
             uncovered.merge(typesetter.uncoveredCharacters, uniquingKeysWith: max)
             unhyphenated.formUnion(typesetter.unhyphenatedLanguages)
             tableWarnings += typesetter.tableWarnings
+            if typesetter.wordsCut > 0 { wordsCut.append((typesetter.layout.name, typesetter.wordsCut)) }
         }
         typesetter = nil
         layoutIndex += 1
@@ -425,6 +428,9 @@ final class ArticlePages: PageProducer {
     func finish() {
         if typesetter != nil { closeLayout() }
         var all = article.warnings
+        for (layout, count) in wordsCut {
+            all.append("layout \(layout): \(count) word\(count == 1 ? "" : "s") wider than \(count == 1 ? "its line was" : "their lines were") cut inside with a hyphen (no space, no-break space or hyphenation point fitted); a wider column or a smaller font avoids it")
+        }
         for font in substitutedFonts {
             all.append(LazyFonts.substitutionWarning(layout: font.layout, family: font.family, used: font.used))
         }

@@ -57,6 +57,9 @@ public final class ArticleTypesetter {
     /// paragraphs because nothing could, in the pages made so far.
     public var tableWarnings: [String] { framesetter.allTableWarnings }
 
+    /// Words too wide for their line, cut inside with a hyphen, in the pages made so far.
+    public var wordsCut: Int { framesetter.wordsCut.count }
+
     /// Languages of text to hyphenate that no dictionary covers ("" for text without a
     /// language), in the pages made so far.
     public var unhyphenatedLanguages: Set<String> { framesetter.unhyphenatedLanguages }

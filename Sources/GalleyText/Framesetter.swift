@@ -75,6 +75,9 @@ public final class Framesetter {
     /// Stops the work between lines when cancelled (`page_timeout`, Ctrl-C): no single line
     /// takes long, since shaping is bounded (`Shaper.markRunLimit`) and so is the scan for
     /// a line's end.
+    /// Where words too wide for their line were cut with a hyphen (global offsets), for a
+    /// warning: the last resort after every opportunity and no-break space.
+    private(set) var wordsCut = Set<Int>()
     var cancellation: Cancellation? {
         didSet { analyzer.cancellation = cancellation }
     }
@@ -152,6 +155,7 @@ public final class Framesetter {
         floatsCounted = other.floatsCounted
         columnExtent = other.columnExtent
         cancellation = other.cancellation
+        wordsCut = other.wordsCut
         activeTable = nil
         activeTable = other.activeTable?.copy(for: self)
         for (index, table) in other.cellTables { cellTables[index] = (table.measure, table.layouter.copy(for: self)) }
@@ -1081,7 +1085,14 @@ public final class Framesetter {
         var analysis = analysis
         while true {
             var filler = LineFiller(analysis: analysis, position: offset - analysis.range.lowerBound)
-            if let local = try filler.nextLine(measure: measure, hyphenAllowed: hyphenAllowed) { return (analysis, filler, local) }
+            if let local = try filler.nextLine(measure: measure, hyphenAllowed: hyphenAllowed,
+                                               fragments: (typography.hyphenateBefore, typography.hyphenateAfter)) {
+                if let hyphen = filler.emergencyHyphen {
+                    analysis.markHyphen(after: local.upperBound - 1, hyphen)
+                    wordsCut.insert(analysis.range.lowerBound + local.upperBound)
+                }
+                return (analysis, filler, local)
+            }
             analysis = try self.analysis(of: text.paragraphIndex(at: offset), at: offset, knowingBeyond: analysis.exactEnd)
         }
     }

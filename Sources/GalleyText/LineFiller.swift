@@ -12,6 +12,11 @@ struct LineFiller {
     /// Widths may differ from the measure by float noise.
     static let tolerance = 1e-6
 
+    /// Set by `nextLine` when no opportunity fitted and the line was cut between two letters of a
+    /// word: the hyphen it then shows, which the caller marks in its analysis
+    /// (`ParagraphAnalysis.markHyphen`).
+    private(set) var emergencyHyphen: HyphenGlyph?
+
     init(analysis: ParagraphAnalysis, position: Int) {
         self.analysis = analysis
         self.position = position
@@ -30,8 +35,12 @@ struct LineFiller {
     /// clusters; a single cluster wider than the measure is an error, since nothing could make
     /// it fit. Nil when the line could reach past what a window of the paragraph knows
     /// (`exactEnd`): a longer window must decide it.
-    mutating func nextLine(measure: Double, hyphenAllowed: Bool = true) throws(TypesetError) -> Range<Int>? {
+    /// `fragments`: the fewest letters a word cut as the last resort keeps on each side of the
+    /// hyphen it then shows (the layout's `hyphenate_before` and `hyphenate_after`).
+    mutating func nextLine(measure: Double, hyphenAllowed: Bool = true,
+                           fragments: (before: Int, after: Int) = (2, 2)) throws(TypesetError) -> Range<Int>? {
         let start = position
+        emergencyHyphen = nil
         let count = analysis.exactCount
         var fitting: Int?
         var hyphenFitting: Int?
@@ -69,8 +78,8 @@ struct LineFiller {
             end = code
         } else if let best = fitting ?? hyphenFitting {
             end = best
-        } else if let emergency = try emergencyEnd(from: start, measure: measure) {
-            end = emergency
+        } else if let emergency = try emergencyEnd(from: start, measure: measure, fragments: fragments) {
+            (end, emergencyHyphen) = emergency
         } else {
             return nil
         }
@@ -95,9 +104,14 @@ struct LineFiller {
         return start..<end
     }
 
-    /// The last cluster boundary that fits, when no break opportunity does; nil when it could
-    /// lie past `exactEnd`.
-    private func emergencyEnd(from start: Int, measure: Double) throws(TypesetError) -> Int? {
+    /// Where a line ends when no break opportunity fits, as a last resort: after the last
+    /// no-break space that fits (a space, though the text asked to keep the words together:
+    /// `Chapter 7. Basics` with no-break spaces); else at the last cluster boundary between two
+    /// letters where the word's first part and a hyphen fit (the hyphen to show); else at the
+    /// last cluster boundary that fits (code, digits, ideographs: no hyphen). Nil when it could
+    /// lie past `exactEnd`. A single cluster wider than the measure is an error.
+    private func emergencyEnd(from start: Int, measure: Double,
+                              fragments: (before: Int, after: Int)) throws(TypesetError) -> (end: Int, hyphen: HyphenGlyph?)? {
         let count = analysis.exactCount
         let known = analysis.reachesParagraphEnd
         var end = start + 1
@@ -106,15 +120,30 @@ struct LineFiller {
         guard analysis.width(start, end) <= measure + Self.tolerance else {
             throw TypesetError(.columnTooSmall, String(format: "a column %.1f pt wide cannot hold the character at offset %d (%.1f pt wide); widen the columns or lower font_size", measure, analysis.range.lowerBound + start, analysis.width(start, end)))
         }
-        var next = end + 1
+        var afterSpace: Int?
+        var withHyphen: (end: Int, hyphen: HyphenGlyph)?
+        var next = end
         while next <= count {
             guard next < count || known else { return nil }
             if next == count || analysis.clusterStart[next] {
-                guard analysis.width(start, next) <= measure + Self.tolerance else { break }
+                let width = analysis.width(start, next)
+                guard width <= measure + Self.tolerance else { break }
                 end = next
+                if Self.isNoBreakSpace(analysis.scalars[analysis.range.lowerBound + next - 1]) { afterSpace = next }
+                if next < count, let hyphen = analysis.emergencyHyphen(before: next, fragments: fragments),
+                   width + hyphen.advance <= measure + Self.tolerance {
+                    withHyphen = (next, hyphen)
+                }
             }
             next += 1
         }
-        return end
+        if let afterSpace { return (afterSpace, nil) }
+        if let withHyphen { return (withHyphen.end, withHyphen.hyphen) }
+        return (end, nil)
+    }
+
+    /// Spaces that ask not to be broken at: no-break, narrow no-break and figure space.
+    static func isNoBreakSpace(_ scalar: Unicode.Scalar) -> Bool {
+        scalar == "\u{00A0}" || scalar == "\u{202F}" || scalar == "\u{2007}"
     }
 }

@@ -29,7 +29,7 @@ struct ParagraphAnalysis {
     let vertical: Bool
     let items: [ShapedItem]
     /// Line break opportunity after each character (local offsets).
-    let breaks: [LineBreaks.Opportunity]
+    private(set) var breaks: [LineBreaks.Opportunity]
     /// `widthPrefix[i]` = advance of the paragraph's characters before local offset `i`, in
     /// points: a line's natural width is a difference of two entries. Sums run from the
     /// paragraph's start in every window, so that they are the same numbers, to the bit.
@@ -41,7 +41,7 @@ struct ParagraphAnalysis {
     let hangs: [Bool]
     /// The hyphen a line shows when it ends after a local offset whose opportunity is
     /// `.hyphen`.
-    let hyphens: [Int: HyphenGlyph]
+    private(set) var hyphens: [Int: HyphenGlyph]
     /// Counts over the paragraph's characters before each local offset, so that what a line
     /// may stretch is a difference of two entries: word separators, their advance, cluster
     /// starts, ideographs.
@@ -238,6 +238,34 @@ extension ParagraphAnalysis {
         guard shaped.item.range.lowerBound != offset else { return true }
         let glyphs = shaped.glyphIndices(covering: offset..<(offset + 1))
         return !glyphs.isEmpty && !shaped.glyphs[glyphs].contains { $0.unsafeToBreak }
+    }
+
+    /// The hyphen a line cut between local characters `local - 1` and `local` would show when no
+    /// opportunity fits: when both are letters of a word set as text, with at least `before`
+    /// letters of the word before the cut and `after` after it; nil for code (whose lines wrap
+    /// without one), text with `hyphens: none`, and addresses and numbers (never hyphenated).
+    func emergencyHyphen(before local: Int, fragments: (before: Int, after: Int)) -> HyphenGlyph? {
+        guard local > 0, local < range.count else { return nil }
+        let offset = range.lowerBound + local
+        guard scalars[offset - 1].isHyphenatableLetter, scalars[offset].isHyphenatableLetter else { return nil }
+        let shaped = items[items.firstIndex(endingAfter: offset)]
+        guard !shaped.item.style.verbatim, shaped.item.style.hyphens != .none else { return nil }
+        var wordStart = offset, wordEnd = offset
+        while wordStart > range.lowerBound, offset - wordStart <= fragments.before, scalars[wordStart - 1].isHyphenatableLetter { wordStart -= 1 }
+        while wordEnd < range.upperBound, wordEnd - offset <= fragments.after, scalars[wordEnd].isHyphenatableLetter { wordEnd += 1 }
+        guard offset - wordStart >= fragments.before, wordEnd - offset >= fragments.after else { return nil }
+        var tokenStart = offset, tokenEnd = offset
+        while tokenStart > range.lowerBound, !scalars[tokenStart - 1].isWhitespaceOrObjectReplacement { tokenStart -= 1 }
+        while tokenEnd < range.upperBound, !scalars[tokenEnd].isWhitespaceOrObjectReplacement { tokenEnd += 1 }
+        guard !ParagraphAnalyzer.looksLikeAddressOrNumber(scalars[tokenStart..<tokenEnd]) else { return nil }
+        return ParagraphAnalyzer.hyphenGlyph(for: shaped.item)
+    }
+
+    /// A line ends after local `local` with a hyphen (`emergencyHyphen`): the opportunity a
+    /// word too wide for its line is given as the last resort.
+    mutating func markHyphen(after local: Int, _ hyphen: HyphenGlyph) {
+        breaks[local] = .hyphen
+        hyphens[local] = hyphen
     }
 
     /// The last restart point at or before global offset `offset`, no later than `exactEnd`;
@@ -723,7 +751,7 @@ struct ParagraphAnalyzer {
 
     /// The hyphen a line ending in `item` shows: U+2010 from its face, else U+002D, placed
     /// by vertical metrics in upright vertical text; nil for an item without a face or hyphen.
-    private static func hyphenGlyph(for item: TextItem) -> HyphenGlyph? {
+    static func hyphenGlyph(for item: TextItem) -> HyphenGlyph? {
         guard case .text(let face) = item.kind, let glyph = face.glyph(for: "\u{2010}") ?? face.glyph(for: "-") else { return nil }
         let size = item.style.size
         var hyphen = HyphenGlyph(glyph: glyph, advance: face.advance(of: glyph) * size)
@@ -756,7 +784,7 @@ struct ParagraphAnalyzer {
 
     /// Words with digits, and anything with the marks of an address, a path or code inside
     /// it (punctuation that ends a sentence or clause does not count).
-    private static func looksLikeAddressOrNumber(_ token: ArraySlice<Unicode.Scalar>) -> Bool {
+    static func looksLikeAddressOrNumber(_ token: ArraySlice<Unicode.Scalar>) -> Bool {
         var body = token
         while let last = body.last, !last.isHyphenatableLetter, !last.isNumeric { body.removeLast() }
         var previous: Unicode.Scalar?
