@@ -212,6 +212,8 @@ public final class Pipeline: Sendable {
                 // The last stage: this run against the baseline. Pages with the hashes of the
                 // baseline's are not read, so unchanged documents cost nothing here.
                 do {
+                    // A real folder inside the output folder, never what a link there leads to.
+                    _ = try store.confined.openFolder(RunDiff.defaultFolder, create: true).map(close)
                     diff = try RunDiff.diff(base: baseline, new: RunOutputs(folder: store.root, manifest: manifest),
                                             output: store.root.appendingPathComponent(RunDiff.defaultFolder, isDirectory: true),
                                             options: options.diffOptions, labels: (baseline.folder.path, store.root.path))

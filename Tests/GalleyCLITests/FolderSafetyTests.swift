@@ -121,6 +121,17 @@ import Testing
         try outsideIsUntouched(folder)
     }
 
+    @Test func aLinkedDiffFolderIsNotWrittenThrough() throws {
+        let folder = try folder()
+        #expect(try run(folder).status == 0)
+        try FileManager.default.copyItem(at: folder.path("out"), to: folder.path("base"))
+        try link("out/diff", to: "outside", in: folder)
+        let outcome = try PeerTools.run(GalleyCommandTests.binary.path, ["run", "--force", "--baseline", "base", "--progress", "none"],
+                                        in: folder.url)
+        #expect(outcome.stdout.contains("symbolic link") || outcome.stderr.contains("symbolic link"), "\(outcome.stdout)\(outcome.stderr)")
+        try outsideIsUntouched(folder)
+    }
+
     @Test func aVanishedDocumentsLinkedFolderIsNotEmptiedThroughTheLink() throws {
         let folder = try folder()
         #expect(try run(folder).status == 0)
