@@ -23,6 +23,13 @@ Per page and layout, and in total, it prints:
                         at a column's foot (counted; the layouts ask for 2 of each)
   pre_spread            preformatted lines justified or hyphenated (must be 0)
   gaps                  lines that do not start where the line before ended (must be 0)
+  cut_no_hyphen         a line ending between two letters of a Latin, Greek or Cyrillic word
+                        with no hyphen shown (the last resort cuts with one; must be 0 outside code)
+  rehyphenated          a hyphenated line whose word already holds a hyphen (`up-date-index`);
+                        German compounds (a `de` page) are hyphenated so on purpose
+  kana_start            a line starting with a small kana or the prolonged sound mark (class
+                        CJ), which CSS `line-break: strict`, the default, keeps off line starts
+  objects_unset         <object>/<embed> elements not set, from the documents' warnings
 
 --show KIND prints each line counted as KIND (heading_foot, widows, orphans, loose). Exits 1
 when pre_spread or gaps is not 0, or when galley fails.
@@ -71,7 +78,15 @@ LAYOUTS = """layouts:
     hyphenation: true
 """
 HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
-KINDS = ["lines", "pages", "hyphenated", "loose", "heading_foot", "widows", "orphans", "pre_spread", "gaps"]
+KINDS = ["lines", "pages", "hyphenated", "loose", "heading_foot", "widows", "orphans", "pre_spread", "gaps",
+         "cut_no_hyphen", "rehyphenated", "kana_start", "objects_unset"]
+# Line breaking class CJ (Unicode's LineBreak.txt): small kana and the prolonged sound mark.
+SMALL_KANA = set("ぁぃぅぇぉっゃゅょゎゕゖァィゥェォッャュョヮヵヶーㇰㇱㇲㇳㇴㇵㇶㇷㇸㇹㇺㇻㇼㇽㇾㇿｧｨｩｪｫｬｭｮｯｰ")
+
+
+def is_word_letter(character):
+    """A letter of an alphabet that hyphenates (Latin, Greek, Cyrillic), not an ideograph or kana."""
+    return character.isalpha() and ord(character) < 0x0530
 
 
 def fetch():
@@ -105,7 +120,7 @@ def ends_paragraph(line):
     return line["text"].endswith(("\n", "\u2029"))
 
 
-def count(lines, show, label):
+def count(lines, show, label, german=False):
     counts = collections.Counter()
     for i, line in enumerate(lines):
         here = (line["page"], line["column"])
@@ -129,6 +144,15 @@ def count(lines, show, label):
             found.append("orphans")
         if i > 0 and line["text_range"][0] != lines[i - 1]["text_range"][1]:
             found.append("gaps")
+        text = line["text"]
+        following = lines[i + 1]["text"] if i + 1 < len(lines) else ""
+        if (element != "pre" and not line["hyphenated"] and not ends_paragraph(line) and text and following
+                and is_word_letter(text[-1]) and is_word_letter(following[0])):
+            found.append("cut_no_hyphen")
+        if line["hyphenated"] and not german and "-" in (text.split() or [""])[-1].rstrip("\u00ad"):
+            found.append("rehyphenated")
+        if not first and text[:1] in SMALL_KANA:
+            found.append("kana_start")
         for kind in found:
             counts[kind] += 1
             if kind == show:
@@ -168,8 +192,10 @@ def main():
     for document in report["documents"]:
         name = "/".join(document["source"].split("/")[-2:])
         for layout in document["layouts"]:
-            counts = count(layout["line_details"], args.show, f"{name} {layout['name']}")
+            german = ".de." in document["source"] or "-de/" in document["source"]
+            counts = count(layout["line_details"], args.show, f"{name} {layout['name']}", german=german)
             counts["lines"], counts["pages"] = layout["lines"], layout["pages"]
+            counts["objects_unset"] = sum(1 for warning in document.get("warnings", []) if "<object> or <embed>" in warning)
             totals[layout["name"]].update(counts)
             print(f"{name[-46:]:46} {layout['name']:12} " + " ".join(f"{counts[k]:>8}" for k in KINDS))
     print()

@@ -11,6 +11,8 @@ public struct TypesetMeasurement: Codable, Sendable {
     public var source: String
     public var textLength: Int
     public var layouts: [Layout]
+    /// What the parser said of the article (as the manifest's warnings say it), when any.
+    public var warnings: [String]?
 
     public struct Layout: Codable, Sendable {
         public var name: String
@@ -90,6 +92,7 @@ public struct TypesetMeasurement: Codable, Sendable {
         let article = try OpenedArticle(document: document, configuration: configuration, engine: engine)
         var parseSeconds = seconds(clock.now - parseStarted)
         result.textLength = article.first.text.count
+        if !article.warnings.isEmpty { result.warnings = article.warnings }
         let drawer = PageDrawer(scale: configuration.dpi / 72, jobs: render ? max(1, jobs) : 0)
         for configured in configuration.layouts {
             var typesetSeconds = parseSeconds
