@@ -180,12 +180,14 @@ def scanned_pdf(folder):
     os.remove(image)
 
 
-def corrupt_tiff(folder):
+def corrupt_tiff(folder, strip_bytes=600_000):
     """An article with a 10 KB TIFF that claims 6,000 x 6,000 RGB pixels in one LZW strip of
-    garbage: MuPDF cannot decode it."""
+    600,000 bytes (the file holds 9,728 of garbage): MuPDF cannot decode it ("invalid strip
+    byte count"), after allocating its pixels. With `strip_bytes` 9,600 the strip fits in the
+    file and MuPDF decodes the garbage without a word."""
     rng = random.Random(7)
     entries = [(256, 4, 1, 6000), (257, 4, 1, 6000), (258, 3, 1, 8), (259, 3, 1, 5), (262, 3, 1, 2),
-               (273, 4, 1, 512), (277, 3, 1, 3), (278, 4, 1, 6000), (279, 4, 1, 9600)]
+               (273, 4, 1, 512), (277, 3, 1, 3), (278, 4, 1, 6000), (279, 4, 1, strip_bytes)]
     header = b"II*\x00" + struct.pack("<I", 8) + struct.pack("<H", len(entries))
     header += b"".join(struct.pack("<HHII", tag, kind, count, value if kind == 4 else value) for tag, kind, count, value in entries)
     header += struct.pack("<I", 0)
@@ -223,6 +225,7 @@ CASES = [
     ("pdf-corpus-max-pages-5", stress_corpus, 150, "[128]", 300),
     ("pdf-scan-9000px-image", scanned_pdf, 150, "[128]", 300),
     ("html-corrupt-tiff-10kb", corrupt_tiff, 150, "[128]", 300),
+    ("html-garbage-tiff-10kb", lambda d: corrupt_tiff(d, 9600), 150, "[128]", 300),
     ("pdf-17500px-page", lambda d: pdf_pages(os.path.join(d, "huge.pdf"), 1, 8400, 8400,
                                              "0 0 1 rg 100 100 8200 8200 re f q 8000 0 0 6000 200 1200 cm /Im1 Do Q "
                                              "BT /F1 400 Tf 400 4000 Td (Huge) Tj ET",
