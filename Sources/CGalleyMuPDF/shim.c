@@ -7,6 +7,7 @@
 #include <mupdf/fitz.h>
 #include <mupdf/pdf.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -736,7 +737,8 @@ static void gm_check_svg_points(fz_context *ctx, const unsigned char *data, size
 }
 
 int gm_render_svg(fz_context *ctx, const unsigned char *data, size_t length, size_t max_pixels, double max_scale,
-                  int *width, int *height, double *scale, unsigned char **samples, gm_error *error)
+                  int max_width, int max_height, int keeps_aspect, int *width, int *height, double *scale,
+                  double *intrinsic_width, double *intrinsic_height, unsigned char **samples, gm_error *error)
 {
     fz_buffer *buffer = NULL;
     fz_stream *stream = NULL;
@@ -754,6 +756,8 @@ int gm_render_svg(fz_context *ctx, const unsigned char *data, size_t length, siz
     *width = 0;
     *height = 0;
     *scale = 0;
+    *intrinsic_width = 0;
+    *intrinsic_height = 0;
     fz_try(ctx)
     {
         /* The data stays owned by the caller and outlives the buffer. */
@@ -767,6 +771,17 @@ int gm_render_svg(fz_context *ctx, const unsigned char *data, size_t length, siz
         if (!(w >= 1 && h >= 1) || w > 100000 || h > 100000)
             fz_throw(ctx, FZ_ERROR_GENERIC, "the SVG has no usable size (%g x %g)", w, h);
         double s = max_scale > 0 ? max_scale : 1;
+        /* Not more than twice as fine as the most it is drawn at (a column's width and height
+           in page pixels): an SVG declaring 30,000 px square in a 500 px column is drawn from
+           500 px. Its intrinsic size is then its own, not the pixels' over the scale. */
+        double needed = s;
+        if (max_width > 0 && max_height > 0)
+            needed = keeps_aspect ? fmin(max_width / w, max_height / h) : fmax(max_width / w, max_height / h);
+        if (needed * 2 <= s) {
+            s = needed;
+            *intrinsic_width = w;
+            *intrinsic_height = h;
+        }
         if (w * h * s * s > (double)max_pixels)
             s = sqrt((double)max_pixels / (w * h));
         /* The pixmap covers the scaled bounds rounded out to whole pixels (a pixel more on each
@@ -811,8 +826,58 @@ int gm_render_svg(fz_context *ctx, const unsigned char *data, size_t length, siz
     return 0;
 }
 
+/* The number of pixels an image of `width` x `height` is reduced by (per side) so that it still
+   has as many as it is drawn at, at most `max_width` x `max_height`: 1 (kept whole) when there
+   is no bound or the image is under twice it. Drawn with its aspect ratio it is scaled to fit
+   both sides; else (a width and a height from the markup) each side may reach its bound. */
+static int gm_reduction(int width, int height, int max_width, int max_height, int keeps_aspect)
+{
+    if (max_width <= 0 || max_height <= 0)
+        return 1;
+    double across = (double)width / max_width, down = (double)height / max_height;
+    double factor = keeps_aspect ? fmax(across, down) : fmin(across, down);
+    return factor >= 2 ? (int)floor(factor) : 1;
+}
+
+/* `rgb` (RGB, with or without alpha) averaged into `width` x `height` RGBA pixels in `out`:
+   each source pixel counts in the one output pixel its position maps to (a box of one or two
+   sizes along each side). At the source's own size it is a copy, an opaque source getting
+   alpha 255. One row of sums is held, so nothing of the source's size is allocated. */
+static void gm_reduce_to_rgba(fz_context *ctx, const fz_pixmap *rgb, int width, int height, unsigned char *out)
+{
+    int w = rgb->w, h = rgb->h, n = rgb->n;
+    uint32_t *sums = fz_calloc(ctx, (size_t)width * 5, sizeof(uint32_t));
+    int row = 0;
+    for (int y = 0; y <= h; y++) {
+        int target = y < h ? (int)((int64_t)y * height / h) : height;
+        if (target != row) {
+            unsigned char *to = out + (size_t)row * width * 4;
+            for (int x = 0; x < width; x++) {
+                uint32_t *sum = sums + (size_t)x * 5, count = sum[4];
+                for (int c = 0; c < 4; c++)
+                    to[x * 4 + c] = count ? (unsigned char)((sum[c] + count / 2) / count) : 0;
+            }
+            memset(sums, 0, (size_t)width * 5 * sizeof(uint32_t));
+            row = target;
+        }
+        if (y == h)
+            break;
+        const unsigned char *from = rgb->samples + (size_t)y * rgb->stride;
+        for (int x = 0; x < w; x++, from += n) {
+            uint32_t *sum = sums + (size_t)((int64_t)x * width / w) * 5;
+            sum[0] += from[0];
+            sum[1] += from[1];
+            sum[2] += from[2];
+            sum[3] += n == 4 ? from[3] : 255;
+            sum[4] += 1;
+        }
+    }
+    fz_free(ctx, sums);
+}
+
 int gm_decode_image(fz_context *ctx, const unsigned char *data, size_t length, size_t max_pixels,
-                    int *width, int *height, unsigned char **samples, gm_error *error)
+                    int max_width, int max_height, int keeps_aspect, int *width, int *height, int *source_width,
+                    int *source_height, unsigned char **samples, gm_error *error)
 {
     fz_buffer *buffer = NULL;
     fz_image *image = NULL;
@@ -829,42 +894,48 @@ int gm_decode_image(fz_context *ctx, const unsigned char *data, size_t length, s
     *samples = NULL;
     *width = 0;
     *height = 0;
+    *source_width = 0;
+    *source_height = 0;
     fz_try(ctx)
     {
         /* The data stays owned by the caller and outlives the buffer. */
         buffer = fz_new_buffer_from_shared_data(ctx, data, length);
         image = fz_new_image_from_buffer(ctx, buffer);
-        *width = image->w;
-        *height = image->h;
+        *width = *source_width = image->w;
+        *height = *source_height = image->h;
         if (image->w <= 0 || image->h <= 0)
             fz_throw(ctx, FZ_ERROR_GENERIC, "the image has no pixels");
         if ((size_t)image->w * (size_t)image->h > max_pixels) {
             limited = 1;
         } else {
-            decoded = fz_get_pixmap_from_image(ctx, image, NULL, NULL, NULL, NULL);
+            int reduction = gm_reduction(image->w, image->h, max_width, max_height, keeps_aspect);
+            int w = (image->w + reduction - 1) / reduction, h = (image->h + reduction - 1) / reduction;
+            if (reduction > 1) {
+                /* Drawn smaller than its pixels: MuPDF decodes it subsampled by a power of two
+                   where its decoder can (a JPEG's DCT scaling), at least w x h. */
+                fz_matrix drawn = fz_scale((float)w, (float)h);
+                decoded = fz_get_pixmap_from_image(ctx, image, NULL, &drawn, NULL, NULL);
+            } else {
+                decoded = fz_get_pixmap_from_image(ctx, image, NULL, NULL, NULL, NULL);
+            }
             /* RGB with alpha whatever the source: grey, CMYK (Adobe JPEGs included), indexed. */
             rgb = fz_convert_pixmap(ctx, decoded, fz_device_rgb(ctx), NULL, NULL, fz_default_color_params, 1);
+            fz_drop_pixmap(ctx, decoded);
+            decoded = NULL;
             /* keep_alpha keeps an alpha channel the source has; an opaque one gets alpha 255 here. */
             if (rgb->n != 3 + rgb->alpha)
                 fz_throw(ctx, FZ_ERROR_GENERIC, "MuPDF converted the image to %d components, not RGB", rgb->n);
-            int w = rgb->w, h = rgb->h, n = rgb->n;
+            if (reduction == 1) {
+                w = rgb->w;
+                h = rgb->h;
+            } else {
+                w = fz_mini(w, rgb->w);
+                h = fz_mini(h, rgb->h);
+            }
             out = malloc((size_t)w * (size_t)h * 4);
             if (!out)
                 fz_throw(ctx, FZ_ERROR_MEMORY, "out of memory decoding a %d x %d image", w, h);
-            for (int y = 0; y < h; y++) {
-                const unsigned char *from = rgb->samples + (size_t)y * rgb->stride;
-                unsigned char *to = out + (size_t)y * w * 4;
-                if (n == 4) {
-                    memcpy(to, from, (size_t)w * 4);
-                    continue;
-                }
-                for (int x = 0; x < w; x++, from += 3, to += 4) {
-                    to[0] = from[0];
-                    to[1] = from[1];
-                    to[2] = from[2];
-                    to[3] = 255;
-                }
-            }
+            gm_reduce_to_rgba(ctx, rgb, w, h, out);
             *width = w;
             *height = h;
         }

@@ -12,25 +12,54 @@ extension MuPDFEngine {
     /// page image at usual resolutions.
     public static let maximumImagePixels = 40_000_000
 
-    /// Decodes `bytes` (a whole image file) at its pixel size, its resolution ignored.
+    /// Decodes `bytes` (a whole image file) at its pixel size, its resolution ignored, or, when
+    /// it has at least twice the pixels `drawnAtMost` (the most it is drawn at) on each side,
+    /// reduced by a whole factor to no fewer than those: a 6,300 px picture drawn in a 500 px
+    /// column is held as 6,300 / 12 = 525 px, its intrinsic size still the file's.
     ///
     /// - Throws: `PDFError` `.corrupt` with MuPDF's message when MuPDF cannot read the image,
     ///   `.tooLarge` when it has more than `maximumPixels` pixels (refused before decoding).
-    public func decodeImage(_ bytes: [UInt8], maximumPixels: Int = MuPDFEngine.maximumImagePixels) throws(PDFError) -> RasterImage {
-        try withContext { context throws(PDFError) in
-            var width: Int32 = 0, height: Int32 = 0
+    public func decodeImage(_ bytes: [UInt8], maximumPixels: Int = MuPDFEngine.maximumImagePixels,
+                            drawnAtMost: PixelSize? = nil) throws(PDFError) -> RasterImage {
+        // A PNG is reduced as it is read, a row at a time: MuPDF's loader would hold it whole twice.
+        if let drawnAtMost, let reduced = RasterImage.reducedPNG(bytes, maximumPixels: maximumPixels, maxWidth: drawnAtMost.clampedWidth,
+                                                                   maxHeight: drawnAtMost.clampedHeight, keepsAspect: drawnAtMost.keepsAspect) {
+            return reduced
+        }
+        return try withContext { context throws(PDFError) in
+            var width: Int32 = 0, height: Int32 = 0, sourceWidth: Int32 = 0, sourceHeight: Int32 = 0
             var samples: UnsafeMutablePointer<UInt8>?
             try mupdfCall("fz_get_pixmap_from_image", code: .corrupt) { error in
                 bytes.withUnsafeBufferPointer { data in
-                    gm_decode_image(context, data.baseAddress, data.count, maximumPixels, &width, &height, &samples, error)
+                    gm_decode_image(context, data.baseAddress, data.count, maximumPixels, drawnAtMost?.clampedWidth ?? 0,
+                                    drawnAtMost?.clampedHeight ?? 0, drawnAtMost?.keepsAspect ?? true ? 1 : 0, &width, &height, &sourceWidth, &sourceHeight, &samples, error)
                 }
             }
             guard let samples else { throw PDFError(.corrupt, "MuPDF decoded no pixels", function: "fz_get_pixmap_from_image") }
             defer { gm_image_samples_free(samples) }
             let count = Int(width) * Int(height) * RasterImage.channels
+            let reduced = width != sourceWidth || height != sourceHeight
             return RasterImage(width: Int(width), height: Int(height),
-                               pixels: Array(UnsafeBufferPointer(start: samples, count: count)))
+                               pixels: Array(UnsafeBufferPointer(start: samples, count: count)),
+                               intrinsic: reduced ? (Double(sourceWidth), Double(sourceHeight)) : nil)
         }
+    }
+
+    /// The most pixels a picture is drawn at, per side, and whether it is drawn with its own
+    /// aspect ratio (then scaled to fit both sides; else each side may reach its own).
+    public struct PixelSize: Sendable, Equatable {
+        public var width: Int
+        public var height: Int
+        public var keepsAspect: Bool
+
+        public init(width: Int, height: Int, keepsAspect: Bool = false) {
+            self.width = width
+            self.height = height
+            self.keepsAspect = keepsAspect
+        }
+
+        var clampedWidth: Int32 { Int32(clamping: width) }
+        var clampedHeight: Int32 { Int32(clamping: height) }
     }
 
     /// An SVG file: named `.svg`, or starting (after white space, a BOM, an XML declaration
@@ -47,16 +76,19 @@ extension MuPDFEngine {
     public static let svgDensity = 4.0
 
     /// An SVG picture rendered by MuPDF at `svgDensity` (less when that would pass
-    /// `maximumPixels`), with its density, so it keeps its intrinsic size (one SVG unit is a
-    /// CSS px).
-    public func renderSVG(_ bytes: [UInt8], maximumPixels: Int = MuPDFEngine.maximumImagePixels) throws(PDFError) -> RasterImage {
+    /// `maximumPixels`, or be over twice as fine as `drawnAtMost` needs), with its density, so it keeps
+    /// its intrinsic size (one SVG unit is a CSS px).
+    public func renderSVG(_ bytes: [UInt8], maximumPixels: Int = MuPDFEngine.maximumImagePixels,
+                          drawnAtMost: PixelSize? = nil) throws(PDFError) -> RasterImage {
         try withContext { context throws(PDFError) in
             var width: Int32 = 0, height: Int32 = 0
-            var scale = 0.0
+            var scale = 0.0, intrinsicWidth = 0.0, intrinsicHeight = 0.0
             var samples: UnsafeMutablePointer<UInt8>?
             try mupdfCall("fz_new_pixmap_from_page", code: .corrupt) { error in
                 bytes.withUnsafeBufferPointer { data in
-                    gm_render_svg(context, data.baseAddress, data.count, maximumPixels, Self.svgDensity, &width, &height, &scale, &samples, error)
+                    gm_render_svg(context, data.baseAddress, data.count, maximumPixels, Self.svgDensity,
+                                  drawnAtMost?.clampedWidth ?? 0, drawnAtMost?.clampedHeight ?? 0, drawnAtMost?.keepsAspect ?? true ? 1 : 0,
+                                  &width, &height, &scale, &intrinsicWidth, &intrinsicHeight, &samples, error)
                 }
             }
             guard let samples, width > 0, height > 0, scale > 0 else {
@@ -64,8 +96,10 @@ extension MuPDFEngine {
             }
             defer { gm_image_samples_free(samples) }
             let count = Int(width) * Int(height) * RasterImage.channels
+            // Rendered coarser than `svgDensity` only to fit the drawn size: then the intrinsic
+            // size is the SVG's own, not the pixels' over the scale (which round).
             return RasterImage(width: Int(width), height: Int(height), pixels: Array(UnsafeBufferPointer(start: samples, count: count)),
-                               density: scale)
+                               density: scale, intrinsic: intrinsicWidth > 0 ? (intrinsicWidth, intrinsicHeight) : nil)
         }
     }
 }

@@ -18,15 +18,37 @@ struct ArticleImageLoader {
     /// Where sources may be read from.
     let files: ArticleFiles
     let engine: MuPDFEngine
+    /// The most page pixels a picture is drawn at (a column's width and height at the run's
+    /// resolution, in the largest layout): pictures with twice as many or more are held
+    /// reduced, so a 6,300 px photo in a 500 px column costs 525 px, not 6,300. Nil: full size.
+    let drawnAtMost: MuPDFEngine.PixelSize?
 
-    init(article: URL, root: URL, engine: MuPDFEngine) {
+    init(article: URL, root: URL, engine: MuPDFEngine, drawnAtMost: MuPDFEngine.PixelSize? = nil) {
         files = ArticleFiles(article: article, root: root)
         self.engine = engine
+        self.drawnAtMost = drawnAtMost
     }
 
-    init(document: SourceDocument, engine: MuPDFEngine) {
+    init(document: SourceDocument, engine: MuPDFEngine, drawnAtMost: MuPDFEngine.PixelSize? = nil) {
         files = ArticleFiles(document: document)
         self.engine = engine
+        self.drawnAtMost = drawnAtMost
+    }
+
+    /// The most page pixels any picture is drawn at in `layouts` at `dpi`: attachments are
+    /// scaled down to fit their column (`Framesetter.maximumBox`), pages drawn at `dpi`
+    /// (thumbnails smaller). Columns in either writing mode count, as the markup may choose.
+    static func drawnAtMost(layouts: [ArticleLayout], dpi: Double) -> MuPDFEngine.PixelSize {
+        let scale = dpi / 72
+        func pixels(_ points: Double) -> Int { Int(min(1e9, max(1, (points * scale).rounded(.up)))) }
+        let columns = layouts.flatMap { layout in
+            [WritingMode.horizontalTB, .verticalRL].map { mode in
+                var layout = layout
+                layout.writingMode = mode
+                return (width: pixels(layout.columnWidth), height: pixels(layout.columnHeight))
+            }
+        }
+        return MuPDFEngine.PixelSize(width: columns.map(\.width).max() ?? 1, height: columns.map(\.height).max() ?? 1)
     }
 
     /// Decoded pictures by source, and a warning for each source that has none.
@@ -36,10 +58,19 @@ struct ArticleImageLoader {
         var seen = Set<String>()
         // Two spellings of one file (`a.png`, `./a.png`) decode once.
         var decoded: [String: Result<RasterImage, ArticleFiles.Refusal>] = [:]
+        // A picture given both a width and a height may be drawn out of its aspect ratio:
+        // then each side may be as long as the column's.
+        var resolved: [String: Result<String, ArticleFiles.Refusal>] = [:]
+        var distorted = Set<String>()
+        for attachment in attachments {
+            let path = resolved[attachment.source] ?? files.resolve(attachment.source)
+            resolved[attachment.source] = path
+            if attachment.width != nil, attachment.height != nil, case .success(let path) = path { distorted.insert(path) }
+        }
         for source in attachments.map(\.source) where seen.insert(source).inserted {
-            let result = files.resolve(source).flatMap { path in
+            let result = (resolved[source] ?? files.resolve(source)).flatMap { path in
                 if let done = decoded[path] { return done }
-                let result = decode(path)
+                let result = decode(path, keepsAspect: !distorted.contains(path))
                 decoded[path] = result
                 return result
             }
@@ -51,7 +82,8 @@ struct ArticleImageLoader {
         return (images, warnings)
     }
 
-    private func decode(_ path: String) -> Result<RasterImage, ArticleFiles.Refusal> {
+    private func decode(_ path: String, keepsAspect: Bool) -> Result<RasterImage, ArticleFiles.Refusal> {
+        let drawn = drawnAtMost.map { MuPDFEngine.PixelSize(width: $0.width, height: $0.height, keepsAspect: keepsAspect) }
         let bytes: [UInt8]
         do {
             bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
@@ -59,8 +91,8 @@ struct ArticleImageLoader {
             return .failure(ArticleFiles.Refusal(reason: "cannot read it: \(error.localizedDescription)"))
         }
         do {
-            if MuPDFEngine.isSVG(path: path, bytes: bytes) { return .success(try engine.renderSVG(bytes)) }
-            return .success(try engine.decodeImage(bytes))
+            if MuPDFEngine.isSVG(path: path, bytes: bytes) { return .success(try engine.renderSVG(bytes, drawnAtMost: drawn)) }
+            return .success(try engine.decodeImage(bytes, drawnAtMost: drawn))
         } catch where error.code == .tooLarge {
             return .failure(ArticleFiles.Refusal(reason: "\(error.message); it is left out to bound memory"))
         } catch {

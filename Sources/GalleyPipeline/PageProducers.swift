@@ -207,7 +207,8 @@ struct OpenedArticle {
             throw Failure(code: .noText,
                                    message: bytes.isEmpty ? "the file is empty" : "the article has no text to lay out (is it an HTML or text file?)")
         }
-        let loaded = ArticleImageLoader(document: document, engine: engine).load(first.text.attachments)
+        let drawn = ArticleImageLoader.drawnAtMost(layouts: configuration.layouts, dpi: configuration.dpi)
+        let loaded = ArticleImageLoader(document: document, engine: engine, drawnAtMost: drawn).load(first.text.attachments)
         images = loaded.images
         warnings = first.warnings + loaded.warnings
     }

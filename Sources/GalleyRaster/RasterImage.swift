@@ -13,10 +13,16 @@ public struct RasterImage: Sendable, Equatable {
     /// Pixels per CSS px: 1 for a decoded bitmap, more for a drawing (SVG) rendered finer than
     /// its intrinsic size so that it stays sharp when drawn at a page's resolution.
     public let density: Double
+    /// Its size in CSS px, as the file gives it: `width` and `height` over `density`, unless
+    /// the picture was decoded or rendered reduced to the size it is drawn at (then its pixels
+    /// are fewer than the file's and the sides need not share one density).
+    public let intrinsicWidth: Double
+    public let intrinsicHeight: Double
 
     public static let channels = 4
 
-    public init(width: Int, height: Int, pixels: [UInt8], density: Double = 1) {
+    public init(width: Int, height: Int, pixels: [UInt8], density: Double = 1,
+                intrinsic: (width: Double, height: Double)? = nil) {
         precondition(width > 0 && height > 0 && pixels.count == width * height * Self.channels,
                      "\(pixels.count) bytes for a \(width)×\(height) RGBA image")
         precondition(density > 0 && density.isFinite, "density \(density)")
@@ -24,6 +30,8 @@ public struct RasterImage: Sendable, Equatable {
         self.height = height
         self.pixels = pixels
         self.density = density
+        intrinsicWidth = intrinsic?.width ?? Double(width) / density
+        intrinsicHeight = intrinsic?.height ?? Double(height) / density
     }
 
     /// The premultiplied RGBA value at (x, y).

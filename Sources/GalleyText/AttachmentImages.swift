@@ -17,8 +17,8 @@ extension Attachment {
     /// gives one. (Fitting to the column happens when the box is made.)
     func sized(by image: RasterImage) -> Attachment {
         var sized = self
-        (sized.width, sized.height) = filled(intrinsic: (Double(image.width) / image.density * Self.pointsPerPixel,
-                                                         Double(image.height) / image.density * Self.pointsPerPixel))
+        (sized.width, sized.height) = filled(intrinsic: (image.intrinsicWidth * Self.pointsPerPixel,
+                                                         image.intrinsicHeight * Self.pointsPerPixel))
         return sized
     }
 

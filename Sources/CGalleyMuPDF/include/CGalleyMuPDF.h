@@ -111,17 +111,28 @@ int gm_render_rgb(fz_context *ctx, fz_display_list *list, float zoom,
 /// its pixels are decoded (code GM_ERROR_LIMIT, with *width and *height set), so memory
 /// stays bounded.
 ///
+/// When `max_width` and `max_height` (the most pixels it is drawn at: scaled to fit both with its
+/// aspect ratio when `keeps_aspect`, else each side up to its own) are positive and the image
+/// has at least twice as many as it is drawn at, it is decoded reduced by a whole factor to at least
+/// that many, subsampled by MuPDF's decoder where it can and averaged: *width and *height are
+/// then the reduced size, *source_width and *source_height the file's.
+///
 /// On success `*samples` is a malloc'd buffer of width * height * 4 bytes for the caller to
 /// release with gm_image_samples_free.
 int gm_decode_image(fz_context *ctx, const unsigned char *data, size_t length, size_t max_pixels,
-                    int *width, int *height, unsigned char **samples, gm_error *error);
+                    int max_width, int max_height, int keeps_aspect, int *width, int *height, int *source_width,
+                    int *source_height, unsigned char **samples, gm_error *error);
 void gm_image_samples_free(unsigned char *samples);
 
 /// Renders an SVG document (page 1) into premultiplied RGBA at `max_scale` pixels per SVG
-/// unit, less when that would pass `max_pixels`; the scale used is returned in `scale`.
+/// unit, less when that would pass `max_pixels` or be over twice as fine as needed for
+/// `max_width` x `max_height` pixels (the most it is drawn at, as gm_decode_image's; none when 0); the scale used is returned in
+/// `scale`; when rendered coarser for the drawn size (at least twice finer than needed
+/// otherwise), the SVG's own size is set in `intrinsic_width` and `intrinsic_height` (else 0).
 /// Samples as gm_decode_image's, released with gm_image_samples_free.
 int gm_render_svg(fz_context *ctx, const unsigned char *data, size_t length, size_t max_pixels, double max_scale,
-                  int *width, int *height, double *scale, unsigned char **samples, gm_error *error);
+                  int max_width, int max_height, int keeps_aspect, int *width, int *height, double *scale,
+                  double *intrinsic_width, double *intrinsic_height, unsigned char **samples, gm_error *error);
 
 /// Gives the memory free in every malloc arena back to the system (glibc's malloc_trim), so
 /// that what the drawing threads freed stops counting in the process's RSS. Returns whether

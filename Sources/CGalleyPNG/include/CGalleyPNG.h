@@ -13,6 +13,15 @@
 
 #include <stddef.h>
 
+/// Decodes a PNG reduced by a whole factor to no fewer pixels than it is drawn at (at most
+/// `max_width` x `max_height`: scaled to fit both with its aspect ratio when `keeps_aspect`,
+/// else each side up to its own), a row at a time, into premultiplied RGBA (rows packed,
+/// malloc'd, released with free). Returns 1, or 0 when it is left to MuPDF: not a PNG, damaged,
+/// interlaced, with a colour profile, over `max_pixels`, or under twice the drawn size.
+int gp_decode_reduced(const unsigned char *data, size_t length, size_t max_pixels, int max_width, int max_height,
+                      int keeps_aspect, int *width, int *height, int *source_width, int *source_height,
+                      unsigned char **pixels);
+
 #ifdef __cplusplus
 extern "C" {
 #endif
