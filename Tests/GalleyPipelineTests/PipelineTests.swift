@@ -366,10 +366,11 @@ import Testing
         #expect(set.pages.count == 1)
     }
 
-    /// The limit reaches text set inside a table's cells and a floated block too, whose
-    /// framesetters are the article's own: an article that is only a table whose cell holds
-    /// `a` and 100,000 accents fails as timed-out, and so does one that is only a floated
-    /// block holding them; the batch goes on to the next article.
+    /// The limit reaches text set inside a floated block, which has a framesetter of its own
+    /// (before it shared the page's limit, such an article finished with any limit), and a
+    /// table's cells: an article that is only a floated block holding `a` and 100,000 accents
+    /// fails as timed-out, and so does one that is only a table whose cell holds them; the
+    /// batch goes on to the next article.
     @Test func textInATableCellOrAFloatedBlockIsUnderThePageTimeLimit() throws {
         let folder = try ScratchFolder()
         let input = folder.path("in")
