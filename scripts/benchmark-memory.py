@@ -85,10 +85,19 @@ def html_pre(path):
                 "<!doctype html><html lang=en><body><pre>", "</pre></body></html>\n")
 
 
-def no_space_text(path):
-    """4 MB of `a` with no space: one word, broken only where the column ends."""
+def no_space_text(path, megabytes=4):
+    """`megabytes` MB of `a` with no space: one word, broken only where the column ends. The 1,
+    2 and 4 MB rows show whether time grows linearly with it."""
     with open(path, "w") as f:
-        f.write("a" * 4_000_000 + "\n")
+        f.write("a" * (megabytes * 1_000_000) + "\n")
+
+
+def long_arabic(path):
+    """One paragraph of about 2 MB of Arabic: an item shaped whole (in runs of 4,096)."""
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("<!doctype html><html lang=ar dir=rtl><body><p>")
+        f.write("مرحبا بالعالم، هذه فقرة طويلة بالعربية للتجربة. " * 22_000)
+        f.write("</p></body></html>\n")
 
 
 def combining_accents(path):
@@ -217,7 +226,10 @@ CASES = [
     ("html-million-spans", lambda d: million_spans(os.path.join(d, "spans.html")), 96, "[128]", 300),
     ("html-10mb-paragraph", lambda d: html_paragraph(os.path.join(d, "paragraph.html")), 96, "[128]", 300),
     ("html-20mb-pre", lambda d: html_pre(os.path.join(d, "pre.html")), 96, "[128]", 300),
+    ("text-1mb-no-space", lambda d: no_space_text(os.path.join(d, "no-space.txt"), 1), 96, "[128]", 300),
+    ("text-2mb-no-space", lambda d: no_space_text(os.path.join(d, "no-space.txt"), 2), 96, "[128]", 300),
     ("text-4mb-no-space", lambda d: no_space_text(os.path.join(d, "no-space.txt")), 96, "[128]", 300),
+    ("html-2mb-arabic-paragraph", lambda d: long_arabic(os.path.join(d, "arabic.html")), 96, "[128]", 300),
     ("text-100k-accents", lambda d: combining_accents(os.path.join(d, "accents.txt")), 96, "[128]", 300),
     ("html-8-pngs-6300px", png_article, 150, "[128]", 300),
     ("html-8-svgs-declared-30000px", svg_article, 150, "[128]", 300),

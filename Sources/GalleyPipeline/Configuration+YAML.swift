@@ -40,7 +40,7 @@ public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
 /// | `max_pages` | at most this many pages of each document (of each layout for articles), 1...10000000 | no limit |
 /// | `workers` | number for every stage, or a map of `open`, `render`, `thumbnails`, `encode` | cores |
 /// | `max_pages_in_flight` | number, 1...4096 | 4 × cores |
-/// | `page_timeout` | seconds a page may take to record, draw or typeset, 0.001...86400 | 300 |
+/// | `page_timeout` | seconds a page may take to record, draw or typeset (an article's page: set, shaping included), 0.001...86400 | 300 |
 /// | `png` | `fast`, `balanced` or `small` | `balanced` |
 /// | `format` | format of page images and thumbnails: `png`, `webp`, `jpeg` or `avif` | `png` |
 /// | `thumbnail_format` | format of thumbnails, the same names | `format` |

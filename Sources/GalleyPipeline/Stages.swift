@@ -159,6 +159,7 @@ final class Stages: Sendable {
         // On disk before the document is opened, so a crash while it is open is counted.
         guard catalog.markInProgress(index) else { return }  // interrupted meanwhile
         CrashTestHook.abortIfOpening(document)
+        CrashTestHook.hangIfOpening(document)
         if document.kind == .pdf {
             openLanes(index, document)
             return
@@ -398,11 +399,20 @@ final class Stages: Sendable {
 /// would, and check that it cannot block every later run.
 enum CrashTestHook {
     static let fileName = ProcessInfo.processInfo.environment["GALLEY_TEST_ABORT_ON"]
+    /// A document that hangs instead, deaf to cancellation, as work stuck in a C call would be.
+    static let hangingFileName = ProcessInfo.processInfo.environment["GALLEY_TEST_HANG_ON"]
 
     static func abortIfOpening(_ document: SourceDocument) {
         guard let fileName, document.url.lastPathComponent == fileName else { return }
         var noCoreDump = rlimit()
         setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &noCoreDump)
         abort()
+    }
+
+    /// Sleeps for an hour when opening the document named by `GALLEY_TEST_HANG_ON`: how the
+    /// CLI's tests check that a signal ends a run whose work does not stop when cancelled.
+    static func hangIfOpening(_ document: SourceDocument) {
+        guard let hangingFileName, document.url.lastPathComponent == hangingFileName else { return }
+        Thread.sleep(forTimeInterval: 3600)
     }
 }

@@ -40,8 +40,9 @@ extension Framesetter {
         }
         let available = max(1, rect.width - start - end)
         let own = Self.floatedText(text, block: block)
+        // Its lines count against the page's time limit too.
         let setter = Framesetter(text: own.text, fonts: fonts, maximumBox: (min(maximumBox.width, available), maximumBox.height),
-                                 typography: typography, vertical: vertical)
+                                 typography: typography, vertical: vertical, cancellationSlot: cancellationSlot)
         let width: Double
         if let declared = block.width ?? block.widthFraction.map({ $0 * available }) {
             width = declared + block.ownStart + block.ownEnd

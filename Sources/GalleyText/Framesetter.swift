@@ -72,15 +72,20 @@ public final class Framesetter {
     /// (balanced trials, columns below a block across them): a floated block is set in the
     /// flow only when it is deeper than a whole column. Nil: as deep as the rectangle.
     var columnExtent: Double?
-    /// Stops the work between lines when cancelled (`page_timeout`, Ctrl-C): no single line
-    /// takes long, since shaping is bounded (`Shaper.markRunLimit`) and so is the scan for
-    /// a line's end.
     /// Where words too wide for their line were cut with a hyphen (global offsets), for a
     /// warning: the last resort after every opportunity and no-break space.
     private(set) var wordsCut = Set<Int>()
+    /// Stops the work between lines when cancelled (`page_timeout`, Ctrl-C): no single line
+    /// takes long, since shaping is bounded (`Shaper.markRunLimit`, `Shaper.runLimit`) and so is the scan for
+    /// a line's end.
+    ///
+    /// Kept in a slot shared with the framesetters of its tables' cells and floated blocks,
+    /// and with copies, so that one page's limit reaches all of them.
     var cancellation: Cancellation? {
-        didSet { analyzer.cancellation = cancellation }
+        get { cancellationSlot.current }
+        set { cancellationSlot.current = newValue }
     }
+    let cancellationSlot: CancellationSlot
 
     /// A space may grow by at most this many times its natural width when a Latin line is
     /// justified; a line that would need more is left ragged and counted as loose.
@@ -99,9 +104,19 @@ public final class Framesetter {
     ///   coordinates (width along the line), as `FlowMapping.flowRect` makes them.
     /// - Parameter analysisWindow: paragraphs longer than this many characters are analysed
     ///   in windows this long (`ParagraphAnalyzer.window`); tests make it small.
-    public init(text: AttributedText, fonts: FontLibrary, maximumBox: (width: Double, height: Double),
+    public convenience init(text: AttributedText, fonts: FontLibrary, maximumBox: (width: Double, height: Double),
                 typography: ArticleLayout.Typography = .init(), vertical: Bool = false,
                 analysisWindow: Int = defaultAnalysisWindow) {
+        self.init(text: text, fonts: fonts, maximumBox: maximumBox, typography: typography, vertical: vertical,
+                  analysisWindow: analysisWindow, cancellationSlot: CancellationSlot())
+    }
+
+    /// A framesetter whose cancellation is `cancellationSlot`'s: a nested one shares its
+    /// article's.
+    init(text: AttributedText, fonts: FontLibrary, maximumBox: (width: Double, height: Double),
+         typography: ArticleLayout.Typography = .init(), vertical: Bool = false,
+         analysisWindow: Int = defaultAnalysisWindow, cancellationSlot: CancellationSlot) {
+        self.cancellationSlot = cancellationSlot
         self.text = text
         self.typography = typography
         self.fonts = fonts
@@ -119,6 +134,7 @@ public final class Framesetter {
         self.floatStarts = Dictionary(text.floats.enumerated().map { ($1.paragraphs.lowerBound, $0) }, uniquingKeysWith: { first, _ in first })
         self.analyzer = ParagraphAnalyzer(text: text, fonts: fonts, maximumBox: maximumBox, typography: typography, vertical: vertical,
                                           window: analysisWindow)
+        analyzer.cancellationSlot = cancellationSlot
     }
 
     /// A framesetter that goes on from where this one is, independently of it: column
@@ -154,7 +170,7 @@ public final class Framesetter {
         inFlowFloats = other.inFlowFloats
         floatsCounted = other.floatsCounted
         columnExtent = other.columnExtent
-        cancellation = other.cancellation
+        cancellationSlot = other.cancellationSlot
         wordsCut = other.wordsCut
         activeTable = nil
         activeTable = other.activeTable?.copy(for: self)

@@ -425,8 +425,11 @@ struct ParagraphAnalyzer {
 
     /// Checked between items (and by the shaper between pieces of one): a cancelled analysis
     /// throws `cancelled`.
-    var cancellation: Cancellation? {
-        didSet { shaper.cancellation = cancellation }
+    var cancellation: Cancellation? { shaper.cancellationSlot.current }
+    /// Where the cancellation is kept: the framesetter's (`Framesetter.cancellation`).
+    var cancellationSlot: CancellationSlot {
+        get { shaper.cancellationSlot }
+        set { shaper.cancellationSlot = newValue }
     }
 
     /// Characters no installed font covers, with their counts.

@@ -30,7 +30,8 @@ final class Shaper {
     private let buffer: OpaquePointer
     /// Cancelled, an item cut in pieces (`markRunLimit`) is left unfinished: the caller checks
     /// it after shaping and throws.
-    var cancellation: Cancellation?
+    var cancellationSlot = CancellationSlot()
+    private var cancellation: Cancellation? { cancellationSlot.current }
 
     init() {
         guard let buffer = hb_buffer_create() else { preconditionFailure("HarfBuzz cannot allocate a buffer") }
@@ -64,14 +65,62 @@ final class Shaper {
     /// times `Shaper.scale(item, face)`, with the same result to the bit.
     func shape(_ item: TextItem, face: FontFace, paragraph: [UInt32], paragraphStart: Int, scale: Double? = nil) -> [ShapedGlyph] {
         let pieces = Self.pieces(of: item.range, in: paragraph, paragraphStart: paragraphStart)
-        guard pieces.count > 1 else { return shape(item.range, of: item, face: face, paragraph: paragraph, paragraphStart: paragraphStart, scale: scale) }
+        guard pieces.count > 1 else { return shapeInRuns(item.range, of: item, face: face, paragraph: paragraph, paragraphStart: paragraphStart, scale: scale) }
         // Output is visual: right-to-left pieces come last first.
         let ordered = !item.upright && item.level & 1 == 1 ? pieces.reversed() : pieces
         var glyphs: [ShapedGlyph] = []
         for piece in ordered where cancellation?.isCancelled != true {
-            glyphs += shape(piece, of: item, face: face, paragraph: paragraph, paragraphStart: paragraphStart, scale: scale)
+            glyphs += shapeInRuns(piece, of: item, face: face, paragraph: paragraph, paragraphStart: paragraphStart, scale: scale)
         }
         return glyphs
+    }
+
+    /// Most characters given to HarfBuzz in one call. A longer piece of an item (a paragraph of
+    /// Arabic, Hindi or Chinese, which are shaped whole, or a word of a million letters) is
+    /// shaped in runs of at most this many, each cut where HarfBuzz says a cut changes no
+    /// glyph, so the glyphs are those of one call, and cancellation (`page_timeout`, Ctrl-C)
+    /// is checked between runs: no call's time grows with the text. Tests make it small.
+    var runLimit = 4096
+    /// A run is cut at least this many characters before its end: glyphs near its end may
+    /// still change with the text after it (a lookup looking ahead), as at the end of a window
+    /// of a long paragraph (`ParagraphAnalyzer.contextMargin`).
+    static let cutMargin = 64
+    /// The most characters given to HarfBuzz in one call so far (for tests).
+    private(set) var longestCall = 0
+
+    /// Glyphs of the characters `range` (global) of `item`, in runs of at most `runLimit`: each
+    /// run is shaped and its glyphs kept up to the last cluster in its second half (before
+    /// `cutMargin`) that HarfBuzz did not mark unsafe to break; the next run starts there,
+    /// with the text before as context. With no such cluster (a run of one joined script
+    /// without a safe cut, which real text does not have) the run ends at its last cluster,
+    /// where the glyphs may differ from one call's; inside one cluster longer than a run, at
+    /// the run's end.
+    private func shapeInRuns(_ range: Range<Int>, of item: TextItem, face: FontFace, paragraph: [UInt32], paragraphStart: Int,
+                             scale: Double?) -> [ShapedGlyph] {
+        guard range.count > runLimit else { return shape(range, of: item, face: face, paragraph: paragraph, paragraphStart: paragraphStart, scale: scale) }
+        var runs: [[ShapedGlyph]] = []
+        var from = range.lowerBound
+        while from < range.upperBound && cancellation?.isCancelled != true {
+            let to = min(range.upperBound, from + runLimit)
+            var glyphs = shape(from..<to, of: item, face: face, paragraph: paragraph, paragraphStart: paragraphStart, scale: scale)
+            var next = to
+            if to < range.upperBound {
+                next = Self.lastCut(in: glyphs, after: from + (to - from) / 2, before: to - Self.cutMargin, safeOnly: true)
+                    ?? Self.lastCut(in: glyphs, after: from, before: to, safeOnly: false) ?? to
+                if next < to { glyphs.removeAll { $0.cluster >= next } }
+            }
+            runs.append(glyphs)
+            from = next
+        }
+        // Output is visual: right to left, later runs come first.
+        return Array((!item.upright && item.level & 1 == 1 ? runs.reversed() : runs).joined())
+    }
+
+    /// The last cluster start among `glyphs` strictly between `after` and `before` (global
+    /// offsets): one where no glyph of the cluster is unsafe to break (`safeOnly`), or any.
+    private static func lastCut(in glyphs: [ShapedGlyph], after: Int, before: Int, safeOnly: Bool) -> Int? {
+        let unsafe = safeOnly ? Set(glyphs.lazy.filter(\.unsafeToBreak).map(\.cluster)) : []
+        return glyphs.lazy.map(\.cluster).filter { $0 > after && $0 < before && !unsafe.contains($0) }.max()
     }
 
     /// Most combining marks in a row given to HarfBuzz in one call: Unicode's limit for
@@ -107,6 +156,7 @@ final class Shaper {
     private func shape(_ range: Range<Int>, of item: TextItem, face: FontFace, paragraph: [UInt32], paragraphStart: Int,
                        scale: Double?) -> [ShapedGlyph] {
         hb_buffer_clear_contents(buffer)
+        longestCall = max(longestCall, range.count)
         let start = range.lowerBound - paragraphStart
         paragraph.withUnsafeBufferPointer { text in
             hb_buffer_add_utf32(buffer, text.baseAddress, Int32(text.count), UInt32(start), Int32(range.count))
@@ -143,4 +193,12 @@ final class Shaper {
     static func scale(_ item: TextItem, _ face: FontFace) -> Double {
         item.style.size / face.unitsPerEm
     }
+}
+
+/// Where a framesetter keeps the cancellation its typesetting answers to, shared by reference
+/// with what it sets through (its analyzer and shaper, copies of it, the framesetters of its
+/// tables' cells and floated blocks), so that setting it once per page reaches all of them.
+/// Used on one thread at a time, like the framesetter.
+final class CancellationSlot {
+    var current: Cancellation?
 }

@@ -17,10 +17,10 @@ import GalleyBase
 /// Owned by one paragraph analyzer, on one thread at a time, like the `Shaper` inside it.
 package final class ShapingCache {
     private let shaper = Shaper()
-    /// The shaper's (`Shaper.cancellation`).
-    var cancellation: Cancellation? {
-        get { shaper.cancellation }
-        set { shaper.cancellation = newValue }
+    /// The shaper's (`Shaper.cancellationSlot`).
+    var cancellationSlot: CancellationSlot {
+        get { shaper.cancellationSlot }
+        set { shaper.cancellationSlot = newValue }
     }
     /// Words already shaped, in font units (`Shaper.shape(scale: 1)`), so that every size of a
     /// face shares them: one table per face, script and language.
@@ -332,21 +332,48 @@ extension ShapingCache {
     /// went word by word, and a description of each item whose glyphs differ (none, unless
     /// the rules for cutting words are wrong). For tests.
     package static func compareWithWholeItems(in text: AttributedText, fonts: FontLibrary) throws -> (items: Int, byWord: Int, differences: [String]) {
-        var itemizer = Itemizer(text: text, fonts: fonts)
         let shaper = Shaper(), cache = ShapingCache()
-        var items = 0, byWord = 0
+        var byWord = 0
+        let (items, differences) = try compare(in: text, fonts: fonts) { item, face, codes, start in
+            if mayShapeByWord(item), FaceCheck.allowsWordShaping(face, script: item.script) { byWord += 1 }
+            return (shaper.shape(item, face: face, paragraph: codes, paragraphStart: start),
+                    cache.shape(item, face: face, paragraph: codes, paragraphStart: start))
+        }
+        return (items, byWord, differences)
+    }
+
+    /// What shaping every text item of `text` in one HarfBuzz call and in runs of at most
+    /// `runLimit` characters (`Shaper.runLimit`) gives: how many items were longer than a
+    /// run, the longest call the runs made, and a description of each item whose glyphs
+    /// differ. For tests.
+    package static func compareRuns(in text: AttributedText, fonts: FontLibrary, runLimit: Int) throws -> (items: Int, split: Int, longestCall: Int, differences: [String]) {
+        let whole = Shaper(), runs = Shaper()
+        whole.runLimit = .max
+        runs.runLimit = runLimit
+        var split = 0
+        let (items, differences) = try compare(in: text, fonts: fonts) { item, face, codes, start in
+            if item.range.count > runLimit { split += 1 }
+            return (whole.shape(item, face: face, paragraph: codes, paragraphStart: start),
+                    runs.shape(item, face: face, paragraph: codes, paragraphStart: start))
+        }
+        return (items, split, runs.longestCall, differences)
+    }
+
+    /// Shapes every text item of `text` two ways (`shapeBoth` gets the item, its face, its
+    /// paragraph's text and the paragraph's start) and describes each item whose glyphs
+    /// differ.
+    private static func compare(in text: AttributedText, fonts: FontLibrary,
+                                _ shapeBoth: (TextItem, FontFace, [UInt32], Int) -> ([ShapedGlyph], [ShapedGlyph])) throws -> (items: Int, differences: [String]) {
+        var itemizer = Itemizer(text: text, fonts: fonts)
+        var items = 0
         var differences: [String] = []
         for paragraph in text.paragraphs {
             let codes = text.scalars[paragraph.range].map(\.value)
             for item in try itemizer.items(of: paragraph.range, direction: paragraph.value.direction).items {
                 guard case .text(let face) = item.kind else { continue }
                 items += 1
-                if mayShapeByWord(item), FaceCheck.allowsWordShaping(face, script: item.script) {
-                    byWord += 1
-                }
-                let whole = shaper.shape(item, face: face, paragraph: codes, paragraphStart: paragraph.range.lowerBound)
-                let cached = cache.shape(item, face: face, paragraph: codes, paragraphStart: paragraph.range.lowerBound)
-                let same = whole.count == cached.count && zip(whole, cached).allSatisfy { a, b in
+                let (first, second) = shapeBoth(item, face, codes, paragraph.range.lowerBound)
+                let same = first.count == second.count && zip(first, second).allSatisfy { a, b in
                     a.id == b.id && a.cluster == b.cluster && a.advance == b.advance && a.xOffset == b.xOffset && a.yOffset == b.yOffset
                 }
                 if !same {
@@ -355,6 +382,6 @@ extension ShapingCache {
                 }
             }
         }
-        return (items, byWord, differences)
+        return (items, differences)
     }
 }

@@ -243,8 +243,9 @@ final class TableLayouter {
         let nested = table.nested.map { $0.shifted(by: -table.paragraphs.lowerBound) }
         let own = AttributedText(scalars: part.scalars, styleRuns: part.styleRuns, paragraphs: part.paragraphs,
                                  attachments: part.attachments, tables: nested)
+        // A cell's lines count against the page's time limit too.
         return Framesetter(text: own, fonts: article.fonts, maximumBox: (min(article.maximumBox.width, pictureWidth), article.maximumBox.height),
-                           typography: article.typography, vertical: article.vertical)
+                           typography: article.typography, vertical: article.vertical, cancellationSlot: article.cancellationSlot)
     }
 
     /// The room the table has in a column `measure` wide, within its indents.

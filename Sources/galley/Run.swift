@@ -246,9 +246,15 @@ struct Run: ParsableCommand {
         if status != 0 { throw ExitCode(status) }
     }
 
+    /// Seconds between a first interrupt and the exit that follows whatever is still running.
+    static let exitGrace = 0.9
+
     /// Ctrl-C and SIGTERM cancel the run; the pipeline stops in-flight work and cleans up.
     /// A second one exits at once: only files under `.galley/tmp` can be left, never a
     /// half-written output under its final name, and the next run clears that folder.
+    /// So does the first when the run has not ended `exitGrace` seconds after it: work that
+    /// does not stop when cancelled (a long C call) does not keep the process alive, and a
+    /// supervisor's SIGTERM always acts within a second.
     /// `stamp` starts the messages (`galley watch` puts the time there).
     static func cancelOnSignals(_ cancellation: Cancellation, stamp: @escaping @Sendable () -> String = { "" }) -> [DispatchSourceSignal] {
         [SIGINT, SIGTERM].map { number in
@@ -265,6 +271,10 @@ struct Run: ParsableCommand {
                 }
                 FileHandle.standardError.write(Data(("\n" + stamp() + "galley: interrupted; stopping in-flight work (again to exit now)\n").utf8))
                 cancellation.cancel()
+                DispatchQueue.global().asyncAfter(deadline: .now() + exitGrace) {
+                    FileHandle.standardError.write(Data((stamp() + "galley: in-flight work did not stop within \(exitGrace) s of the interrupt; exiting now\n").utf8))
+                    _exit(Galley.Status.interrupted)  // as for a second signal
+                }
             }
             source.resume()
             return source

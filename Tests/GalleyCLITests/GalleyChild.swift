@@ -27,10 +27,14 @@ final class LiveOutput: Sendable {
 
 /// The built `galley` started as a child process, its output read as it comes.
 enum GalleyChild {
-    static func start(_ arguments: [String], in folder: URL) throws -> (Process, LiveOutput) {
+    /// `environment`: variables added to this process's for the child.
+    static func start(_ arguments: [String], in folder: URL, environment: [String: String] = [:]) throws -> (Process, LiveOutput) {
         let process = Process()
         process.executableURL = GalleyCommandTests.binary
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.currentDirectoryURL = folder
         let pipe = Pipe()
         process.standardOutput = pipe

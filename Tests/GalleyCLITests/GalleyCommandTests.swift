@@ -262,6 +262,30 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: folder.path("out/manifest.json").path))
     }
 
+    /// SIGTERM ends a run even when its in-flight work does not stop when cancelled (a C call
+    /// that runs on, here a test hook that sleeps an hour while opening the document): the
+    /// run exits with 130 shortly after the signal instead of when the work ends.
+    @Test func sigtermEndsARunWhoseWorkDoesNotStop() throws {
+        let folder = try ScratchFolder("galley-sigterm-stuck")
+        try FileManager.default.createDirectory(at: folder.path("docs"), withIntermediateDirectories: true)
+        try "Some words.\n".write(to: folder.path("docs/stuck.txt"), atomically: true, encoding: .utf8)
+        try "inputs: [docs]\ndpi: 36\nthumbnails: []\n".write(to: folder.path("pipeline.yml"), atomically: true, encoding: .utf8)
+        let (process, output) = try GalleyChild.start(["run", "--progress", "json"], in: folder.url,
+                                                      environment: ["GALLEY_TEST_HANG_ON": "stuck.txt"])
+        #expect(output.wait(for: "document_started"))
+        Thread.sleep(forTimeInterval: 0.5)  // inside the hook's sleep
+        kill(process.processIdentifier, SIGTERM)
+        let signalled = Date()
+        // Generous: the hook sleeps an hour, so exiting at all is the point.
+        while process.isRunning && Date().timeIntervalSince(signalled) < 60 { Thread.sleep(forTimeInterval: 0.05) }
+        let stillRunning = process.isRunning
+        if stillRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        #expect(!stillRunning, "still running a minute after SIGTERM")
+        #expect(process.terminationReason == .exit && process.terminationStatus == 130, "\(output.current.suffix(500))")
+        #expect(output.current.contains("did not stop within"), "\(output.current.suffix(500))")
+    }
+
     @Test func inspectDescribesDocumentsForPeopleAndMachinesAndExitsOneForAnUnreadableOne() throws {
         let folder = try folderWithConfig("inputs: [docs]\n", files: [Fixtures.pdf("mixed.pdf"), Fixtures.brokenFolder.appendingPathComponent("garbage.pdf")])
         _ = try folder.copy([Fixtures.articlesFolder.appendingPathComponent("ja-vertical.html")], into: "docs")

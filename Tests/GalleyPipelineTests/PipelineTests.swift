@@ -366,6 +366,28 @@ import Testing
         #expect(set.pages.count == 1)
     }
 
+    /// The limit reaches text set inside a floated block, which has a framesetter of its own
+    /// (before it shared the page's limit, such an article finished with any limit), and a
+    /// table's cells: an article that is only a floated block holding `a` and 100,000 accents
+    /// fails as timed-out, and so does one that is only a table whose cell holds them; the
+    /// batch goes on to the next article.
+    @Test func textInATableCellOrAFloatedBlockIsUnderThePageTimeLimit() throws {
+        let folder = try ScratchFolder()
+        let input = folder.path("in")
+        try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
+        let accents = "a" + String(repeating: "\u{301}", count: 100_000) + " and some words after it."
+        try "<table><tr><td>\(accents)</td><td>b</td></tr></table>".write(to: input.appendingPathComponent("cell.html"), atomically: true, encoding: .utf8)
+        try "<div style=\"float: left; width: 50%\"><p>\(accents)</p></div>".write(to: input.appendingPathComponent("float.html"), atomically: true, encoding: .utf8)
+        try "Plain words.\n".write(to: input.appendingPathComponent("plain.txt"), atomically: true, encoding: .utf8)
+        let limited = try run([], in: folder, output: "limited", thumbnails: []) { $0.pageTimeout = 0.001 }
+        let documents = try #require(limited.manifest?.documents)
+        for name in ["cell.html", "float.html"] {
+            let document = try #require(documents.first { $0.source == name })
+            #expect(document.status == .failed && document.error?.code.rawValue == "timed-out", "\(name): \(String(describing: document.error))")
+        }
+        #expect(documents.first { $0.source == "plain.txt" } != nil)
+    }
+
     @Test func hugePagesAreDrawnInBandsWithTheirFullSize() throws {
         let folder = try ScratchFolder()
         // 720 dpi: 5950×8420 px, above the band limit.

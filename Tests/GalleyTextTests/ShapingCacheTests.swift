@@ -30,3 +30,33 @@ func shapingWordByWordMatchesShapingWholeItems(_ article: URL) throws {
     // Not vacuous: most items went word by word, and some did not.
     #expect(result.byWord > 0 && result.byWord < result.items, "\(result.byWord) of \(result.items) items by word")
 }
+
+/// Shaping an item in bounded runs (`Shaper.runLimit`), each cut where HarfBuzz marks no glyph
+/// unsafe to break, gives the glyphs of one HarfBuzz call: on every fixture, with runs of 200
+/// characters so that their long items are cut many times, no HarfBuzz call sees more.
+@Test(arguments: Fixtures.articles)
+func shapingInBoundedRunsMatchesShapingInOneCall(_ article: URL) throws {
+    let bytes = try [UInt8](Data(contentsOf: article))
+    let parser = MarkupParser(base: BaseStyle())
+    let parsed = article.pathExtension == "txt" ? parser.parse(plainText: bytes) : parser.parse(html: bytes, baseURL: nil)
+    let result = try ShapingCache.compareRuns(in: parsed.text, fonts: sharedFonts, runLimit: 200)
+    #expect(result.differences.isEmpty, "\(result.differences.prefix(5))")
+    #expect(result.longestCall <= 200)
+}
+
+/// The same on long items of the scripts shaped whole (Arabic and Hebrew right to left,
+/// ideographs) and on Latin with ligatures and kerning: each is cut into several runs, and
+/// their glyphs, clusters and positions are those of one call.
+@Test func shapingInBoundedRunsMatchesShapingInOneCallOnLongItems() throws {
+    let text = testText([
+        String(repeating: "مرحبا بالعالم، هذه فقرة طويلة بالعربية للتجربة. ", count: 40),
+        String(repeating: "שלום עולם, זו פסקה ארוכה בעברית. ", count: 40),
+        String(repeating: "这是一个很长的中文段落，用来测试。", count: 60),
+        String(repeating: "Office affinity: fifty flying fish, AVA Tea, To Yo. ", count: 40),
+        String(repeating: "a", count: 3000),
+    ])
+    let result = try ShapingCache.compareRuns(in: text, fonts: sharedFonts, runLimit: 256)
+    #expect(result.differences.isEmpty, "\(result.differences)")
+    #expect(result.split >= 5, "every paragraph's item is longer than a run: \(result.split) of \(result.items)")
+    #expect(result.longestCall <= 256)
+}
