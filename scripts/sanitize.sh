@@ -42,6 +42,7 @@ threaded_suites=(
   'GalleyPipelineTests\.OutputLockTests'
   'GalleyPipelineTests\.PageSelectionTests'
   'GalleyPipelineTests\.PageWatchdogTests'
+  'GalleyPipelineTests\.PictureMemoryTests'
   'GalleyPipelineTests\.PipelineTests'
   'GalleyPipelineTests\.RunDiffTests'
   'GalleyPipelineTests\.ShardMergeTests'
