@@ -137,7 +137,9 @@ final class Shaper {
         var start = range.lowerBound, marks = 0
         for offset in range {
             let code = paragraph[offset - paragraphStart]
-            guard code >= 0x300, let scalar = Unicode.Scalar(code), scalar.properties.canonicalCombiningClass.rawValue > 0
+            // Below U+0300, in the CJK blocks after the kana (U+3100-U+9FFF) and in the Hangul
+            // syllables no character is a combining mark: common text skips the property lookups.
+            guard code >= 0x300, !(0x3100...0x9FFF).contains(code), !(0xAC00...0xD7A3).contains(code), let scalar = Unicode.Scalar(code), scalar.properties.canonicalCombiningClass.rawValue > 0
                     || [.nonspacingMark, .enclosingMark, .spacingMark].contains(scalar.properties.generalCategory) else {
                 marks = 0
                 continue
