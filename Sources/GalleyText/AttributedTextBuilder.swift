@@ -223,6 +223,22 @@ public struct AttributedTextBuilder: Sendable {
         paragraphs[paragraphs.count - 1].value.breakAfter = paragraphs[paragraphs.count - 1].value.breakAfter.combined(with: kind)
     }
 
+    /// Keeps the paragraph just ended with the table about to start when it reads as the
+    /// table's title or lead-in: at most `leadInLimit` characters, not ending a sentence
+    /// (`Table 7.1. Packages`, DocBook's `p.title`; `The options are:`), and not a cell of a
+    /// table before. A browser has no columns to strand it in; a page of columns must not
+    /// leave a caption at one column's foot and its table in the next.
+    public mutating func keepLeadInWithTable() {
+        breakParagraph()
+        guard let last = paragraphs.last, last.range.count <= Self.leadInLimit,
+              tables.last.map({ !$0.paragraphs.contains(paragraphs.count - 1) }) ?? true,
+              let end = scalars[last.range].lastIndex(where: { !$0.properties.isWhitespace }),
+              !".!?…。！？".unicodeScalars.contains(scalars[end]) else { return }
+        paragraphs[paragraphs.count - 1].value.breakAfter = last.value.breakAfter.combined(with: .avoid)
+    }
+
+    static let leadInLimit = 200
+
     /// Puts a rule above the next paragraph (`<hr>`); without a next paragraph nothing happens.
     public mutating func addRuleAbove() {
         ruleAbovePending = true

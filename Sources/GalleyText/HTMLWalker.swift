@@ -739,6 +739,7 @@ struct HTMLWalker {
     private mutating func beginTablePart(_ role: TableRole, _ element: GumboElement, style: ComputedStyle) {
         switch role {
         case .table:
+            builder.keepLeadInWithTable()
             var open = OpenTable()
             var tableStyle = TextTable.Style()
             tableStyle.spaceBefore = builder.takePendingMargin()

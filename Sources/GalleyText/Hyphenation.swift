@@ -35,6 +35,14 @@ public final class Hyphenator: Sendable {
         ["de", "gsw"].contains(primarySubtag(language))
     }
 
+    /// Whether `language` capitalises its nouns (German, Luxembourgish): a single word in
+    /// lower case standing alone between quotation marks (`»preinst«`, `»orphaned«`) is then
+    /// a name or a foreign word, not one of the language's nouns, and its patterns would cut
+    /// it wrongly (`pr-einst`).
+    public static func capitalisesNouns(_ language: String) -> Bool {
+        ["de", "gsw", "lb"].contains(primarySubtag(language))
+    }
+
     /// Languages written without hyphens (Chinese, Japanese, Korean, Thai, Lao, Khmer,
     /// Burmese, and Arabic, Persian, Urdu, Hebrew and Yiddish, whose words are not broken):
     /// a missing dictionary for them is no loss worth a warning.

@@ -108,7 +108,8 @@ struct LineFiller {
     /// no-break space that fits (a space, though the text asked to keep the words together:
     /// `Chapter 7. Basics` with no-break spaces); else at the last cluster boundary between two
     /// letters where the word's first part and a hyphen fit (the hyphen to show); else at the
-    /// last cluster boundary that fits (code, digits, ideographs: no hyphen). Nil when it could
+    /// last cluster boundary that fits (code, digits, ideographs: no hyphen; code with the
+    /// layout's continuation mark when it has one, `codeContinuationMark`). Nil when it could
     /// lie past `exactEnd`. A single cluster wider than the measure is an error.
     private func emergencyEnd(from start: Int, measure: Double,
                               fragments: (before: Int, after: Int)) throws(TypesetError) -> (end: Int, hyphen: HyphenGlyph?)? {
@@ -122,6 +123,7 @@ struct LineFiller {
         }
         var afterSpace: Int?
         var withHyphen: (end: Int, hyphen: HyphenGlyph)?
+        var withMark: (end: Int, mark: HyphenGlyph)?
         var next = end
         while next <= count {
             guard next < count || known else { return nil }
@@ -133,12 +135,17 @@ struct LineFiller {
                 if next < count, let hyphen = analysis.emergencyHyphen(before: next, fragments: fragments),
                    width + hyphen.advance <= measure + Self.tolerance {
                     withHyphen = (next, hyphen)
+                } else if next < count, let mark = analysis.codeContinuationMark(before: next),
+                          width + mark.advance <= measure + Self.tolerance {
+                    withMark = (next, mark)
                 }
             }
             next += 1
         }
         if let afterSpace { return (afterSpace, nil) }
         if let withHyphen { return (withHyphen.end, withHyphen.hyphen) }
+        // Code cut where it is widest, with the layout's continuation mark when it has one.
+        if let withMark, end < count, analysis.codeContinuationMark(before: end) != nil { return (withMark.end, withMark.mark) }
         return (end, nil)
     }
 

@@ -54,6 +54,9 @@ struct ParagraphAnalysis {
     /// Its lines may be justified (a justified paragraph, or a start-aligned one under a
     /// `justify_threshold`), so their spaces may also shrink (`shrink(_:_:)`).
     var spacesShrink = false
+    /// The layout's `preformatted_marker`: also shown at the end of a line that cuts code
+    /// (`codeContinuationMark`).
+    var continuationMarker: Unicode.Scalar?
 
     /// Whether the analysis reaches the paragraph's end.
     var reachesParagraphEnd: Bool { exactEnd == paragraph.upperBound }
@@ -259,6 +262,19 @@ extension ParagraphAnalysis {
         while tokenEnd < range.upperBound, !scalars[tokenEnd].isWhitespaceOrObjectReplacement { tokenEnd += 1 }
         guard !ParagraphAnalyzer.looksLikeAddressOrNumber(scalars[tokenStart..<tokenEnd]) else { return nil }
         return ParagraphAnalyzer.hyphenGlyph(for: shaped.item)
+    }
+
+    /// The mark a line cut between local characters `local - 1` and `local` shows when both are
+    /// code (`verbatim`) outside a preformatted block and the layout has a `preformatted_marker`:
+    /// code is not hyphenated, but a reader must see that `pd_pagesize_versio` goes on. Lines
+    /// of a preformatted block show the marker at the start of their continuation instead.
+    func codeContinuationMark(before local: Int) -> HyphenGlyph? {
+        guard let continuationMarker, style.continuationIndent == 0, local > 0, local < range.count else { return nil }
+        let offset = range.lowerBound + local
+        guard !scalars[offset - 1].isWhitespaceOrObjectReplacement, !scalars[offset].isWhitespaceOrObjectReplacement else { return nil }
+        let shaped = items[items.firstIndex(endingAfter: offset)]
+        guard shaped.item.style.verbatim else { return nil }
+        return ParagraphAnalyzer.hyphenGlyph(for: shaped.item, scalars: [continuationMarker])
     }
 
     /// A line ends after local `local` with a hyphen (`emergencyHyphen`): the opportunity a
@@ -626,6 +642,7 @@ struct ParagraphAnalyzer {
                                          clusterStart: clusterStart, hangs: hangs, hyphens: hyphens, stretchPrefix: stretch,
                                          hyphenatesAutomatically: hyphenatesAutomatically(paragraph: index))
         analysis.autospace = autospace
+        analysis.continuationMarker = typography.continuationMarker
         let style = paragraph.value
         analysis.spacesShrink = style.justifiable
             && (style.alignment == .justify || ((style.alignment == .start || style.alignment == .left) && typography.justifyThreshold < 1))
@@ -698,6 +715,7 @@ struct ParagraphAnalyzer {
                 Self.isHyphen(scalars[start + index]) && scalars[start + index - 1].isHyphenatableLetter
                     && scalars[start + index + 1].isHyphenatableLetter
             }
+            let quotedName = Self.isQuotedLowercaseWord(scalars[(start + tokenStart)..<(start + local)])
             var i = tokenStart
             while i < local {
                 guard scalars[start + i].isHyphenatableLetter else { i += 1; continue }
@@ -710,6 +728,7 @@ struct ParagraphAnalyzer {
                     continue
                 }
                 guard !joinedByHyphen || Hyphenator.hyphenatesJoinedWords(language) else { continue }
+                guard !quotedName || !Hyphenator.capitalisesNouns(language) else { continue }
                 let word = scalars[(start + wordStart)..<(start + i)]
                 let key = WordKey(language: language, word: word)
                 let points: [Int]
@@ -752,10 +771,23 @@ struct ParagraphAnalyzer {
         return hyphens
     }
 
+    /// Whether `token` is one word in lower case letters between quotation marks, with
+    /// punctuation after the closing one at most (`»preinst«,`): a name or foreign word in a
+    /// language that capitalises nouns (`Hyphenator.capitalisesNouns`).
+    static func isQuotedLowercaseWord(_ token: ArraySlice<Unicode.Scalar>) -> Bool {
+        var end = token.endIndex
+        while end > token.startIndex, ".,;:!?)".unicodeScalars.contains(token[end - 1]) { end -= 1 }
+        guard end - token.startIndex >= 3 else { return false }
+        let quotes = "»«„“”\"‚‘’'›‹".unicodeScalars
+        guard quotes.contains(token[token.startIndex]), quotes.contains(token[end - 1]) else { return false }
+        return token[(token.startIndex + 1)..<(end - 1)].allSatisfy { $0.properties.isLowercase }
+    }
+
     /// The hyphen a line ending in `item` shows: U+2010 from its face, else U+002D, placed
     /// by vertical metrics in upright vertical text; nil for an item without a face or hyphen.
-    static func hyphenGlyph(for item: TextItem) -> HyphenGlyph? {
-        guard case .text(let face) = item.kind, let glyph = face.glyph(for: "\u{2010}") ?? face.glyph(for: "-") else { return nil }
+    /// `scalars`: the characters to try in order (another mark than a hyphen).
+    static func hyphenGlyph(for item: TextItem, scalars: [Unicode.Scalar] = ["\u{2010}", "-"]) -> HyphenGlyph? {
+        guard case .text(let face) = item.kind, let glyph = scalars.lazy.compactMap({ face.glyph(for: $0) }).first else { return nil }
         let size = item.style.size
         var hyphen = HyphenGlyph(glyph: glyph, advance: face.advance(of: glyph) * size)
         if item.upright {

@@ -144,6 +144,34 @@ import Testing
         #expect(cut > 0, "some table is cut below the heading")
     }
 
+    /// DocBook's table title (`<p class="title"><b>Table 7.1. …</b></p>` before the table's
+    /// `div`) and a lead-in ending in a colon stay with their table: never the last line of a
+    /// column whose table starts in the next one. A sentence before a table may stay behind.
+    @Test func aTablesTitleIsNotLeftAtAColumnsFoot() throws {
+        var layout = Self.shortTwoColumns()
+        layout.columnFill = .auto  // Columns filled in turn: the last page is not rebalanced.
+        var titlesAtFoot = 0, sentencesAtFoot = 0
+        let rows = (1...6).map { "<tr><td>package\($0)</td><td>what it does</td></tr>" }.joined()
+        for lines in 10...24 {
+            let intro = (1...lines).map { "Line \($0) of text." }.joined(separator: "<br>")
+            for (title, isTitle) in [("<p class=title><b>Table 7.1. List of packages</b></p>", true),
+                                     ("<p>The packages are:</p>", true), ("<p>Packages follow.</p>", false)] {
+                let html = "<p>\(intro)</p><div class=table>\(title)<div class=table-contents><table>\(rows)</table></div></div><p>After.</p>"
+                let text = MarkupParser(base: layout.base).parse(html: Array(html.utf8), baseURL: nil).text
+                let pages = try typesetAll(text, layout, fonts: sharedFonts)
+                let columns = pages.flatMap(\.columns)
+                for column in columns {
+                    guard let last = column.lines.last, column.tables.isEmpty else { continue }
+                    let line = text.string(last.range)
+                    if line.hasPrefix("Table 7.1") || line.hasPrefix("The packages") { titlesAtFoot += 1 }
+                    if line.hasPrefix("Packages follow") && !isTitle { sentencesAtFoot += 1 }
+                }
+            }
+        }
+        #expect(titlesAtFoot == 0)
+        #expect(sentencesAtFoot > 0, "the intro's lengths bring the title to a column's foot")
+    }
+
     /// `break-inside: avoid` on a block longer than a column (Debian's DocBook style sheet
     /// puts it on every `pre.screen`): the block breaks after all, counted as an exception,
     /// and still leaves two lines on each side of the break.

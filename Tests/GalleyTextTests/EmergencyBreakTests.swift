@@ -6,8 +6,9 @@ import Testing
 /// (`Chapter 7. Basics`, DocBook's headings), else the word is cut between two letters with a
 /// hyphen shown, and counted for a warning; code is cut without one.
 @Suite struct EmergencyBreakTests {
-    func lines(_ html: String, width: Double) throws -> (lines: [(text: String, hyphenated: Bool)], cut: Int) {
+    func lines(_ html: String, width: Double, marker: Unicode.Scalar? = nil) throws -> (lines: [(text: String, hyphenated: Bool)], cut: Int) {
         var layout = column(width)
+        layout.typography.continuationMarker = marker
         layout.base.fontSize = 10
         layout.base.language = "en"
         let article = MarkupParser(base: layout.base).parse(html: Array(html.utf8), baseURL: nil)
@@ -40,5 +41,22 @@ import Testing
         let (set, _) = try lines("<p><code>pd_pagesize_version_and_more_of_it</code></p>", width: 60)
         #expect(set.count >= 2)
         #expect(set.allSatisfy { !$0.hyphenated }, "\(set.map(\.text))")
+    }
+
+    /// Code cut inside a narrow table cell (PostgreSQL's `pd_pagesize_version`) shows the
+    /// layout's continuation mark at the end of each cut line, where a word would show a hyphen.
+    @Test func codeCutShowsTheLayoutsContinuationMark() throws {
+        let html = "<table><tr><td><code>pdpagesizeversionandmoreofthis</code></td><td>x</td></tr></table>"
+        let (set, _) = try lines(html, width: 120, marker: "\u{21AA}")
+        let code = set.filter { $0.text != "x" }
+        #expect(code.count >= 2)
+        for line in code.dropLast() {
+            #expect(line.hyphenated, "a cut line of code shows the mark: \(set.map(\.text))")
+        }
+        #expect(code.last.map { !$0.hyphenated } ?? false)
+        // A preformatted block shows the marker at its continuations' start, not at the cut.
+        let pre = try lines("<pre>pd_pagesizeversionandmoreofit</pre>", width: 60, marker: "\u{21AA}")
+        #expect(pre.lines.count >= 2)
+        #expect(pre.lines.allSatisfy { !$0.hyphenated }, "\(pre.lines.map(\.text))")
     }
 }

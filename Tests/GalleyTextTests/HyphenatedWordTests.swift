@@ -35,4 +35,21 @@ import Testing
         let set = try lines("<p>\(Array(repeating: words, count: 6).joined(separator: " "))</p>", language: "de", width: 110)
         #expect(set.contains { $0.hyphenated && lastToken($0.text).contains("-") }, "\(set.map(\.text))")
     }
+
+    /// German capitalises nouns: a lower-case word alone in quotation marks (`»preinst«`) is a
+    /// name or an English word, not to be cut with German patterns (`»pr-einst«`); a German
+    /// noun in quotation marks still is.
+    @Test func aQuotedLowerCaseWordInGermanIsNotHyphenated() throws {
+        let words = "Die Dateien »preinst«, »postinst« und »conffiles« sowie »maintainer« werden im »Paketverwaltungssystem« verarbeitet"
+        var hyphenated: [String] = []
+        // Across widths, every word comes to a line's end somewhere.
+        for width in stride(from: 100.0, through: 220, by: 6) {
+            let set = try lines("<p>\(Array(repeating: words, count: 3).joined(separator: " "))</p>", language: "de", width: width)
+            hyphenated += set.filter(\.hyphenated).map { lastToken($0.text) }
+        }
+        #expect(hyphenated.contains { $0.hasPrefix("»Pa") }, "\(hyphenated)")
+        for token in hyphenated {
+            #expect(!["»pr", "»po", "»co", "»ma"].contains { token.hasPrefix($0) }, "a quoted name hyphenated: \(token)")
+        }
+    }
 }
