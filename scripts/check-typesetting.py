@@ -29,6 +29,8 @@ Per page and layout, and in total, it prints:
                         German compounds (a `de` page) are hyphenated so on purpose
   kana_start            a line starting with a small kana or the prolonged sound mark (class
                         CJ), which CSS `line-break: strict`, the default, keeps off line starts
+  overlapping           a line whose baseline is closer to the line before than 0.75 of their
+                        text size, the two meeting along the line: printed over it (should be 0)
   objects_unset         <object>/<embed> elements not set, from the documents' warnings
 
 --show KIND prints each line counted as KIND (heading_foot, widows, orphans, loose). Exits 1
@@ -79,7 +81,7 @@ LAYOUTS = """layouts:
 """
 HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
 KINDS = ["lines", "pages", "hyphenated", "loose", "heading_foot", "widows", "orphans", "pre_spread", "gaps",
-         "cut_no_hyphen", "rehyphenated", "kana_start", "objects_unset"]
+         "cut_no_hyphen", "rehyphenated", "kana_start", "overlapping", "objects_unset"]
 # Line breaking class CJ (Unicode's LineBreak.txt): small kana and the prolonged sound mark.
 SMALL_KANA = set("ぁぃぅぇぉっゃゅょゎゕゖァィゥェォッャュョヮヵヶーㇰㇱㇲㇳㇴㇵㇶㇷㇸㇹㇺㇻㇼㇽㇾㇿｧｨｩｪｫｬｭｮｯｰ")
 
@@ -120,8 +122,31 @@ def ends_paragraph(line):
     return line["text"].endswith(("\n", "\u2029"))
 
 
+def is_vertical(lines):
+    """Whether a layout's lines run top to bottom: `width` is along the line, so it is most
+    lines' box height in vertical text (a square box, a picture alone, says nothing)."""
+    votes = [abs(l["width"] - l["rect"]["height"]) < abs(l["width"] - l["rect"]["width"]) for l in lines if "rect" in l]
+    return sum(votes) * 2 > len(votes)
+
+
+def overlaps(line, before, vertical):
+    """Whether `line` prints over the line before it in its column: their boxes meet along
+    the line (not two cells of a table row) and their baselines are closer than 0.75 of the
+    larger text size (a 20 pt heading's lines 12 pt apart did)."""
+    if before is None or "rect" not in line:
+        return False
+    a, b = line["rect"], before["rect"]
+    if vertical:
+        along = min(a["y"] + a["height"], b["y"] + b["height"]) - max(a["y"], b["y"])
+    else:
+        along = min(a["x"] + a["width"], b["x"] + b["width"]) - max(a["x"], b["x"])
+    size = max(line["size"], before["size"])
+    return along > 0 and size > 0 and abs(line["baseline"] - before["baseline"]) < 0.75 * size
+
+
 def count(lines, show, label, german=False):
     counts = collections.Counter()
+    vertical = is_vertical(lines)
     for i, line in enumerate(lines):
         here = (line["page"], line["column"])
         first = i == 0 or (lines[i - 1]["page"], lines[i - 1]["column"]) != here
@@ -153,6 +178,8 @@ def count(lines, show, label, german=False):
             found.append("rehyphenated")
         if not first and text[:1] in SMALL_KANA:
             found.append("kana_start")
+        if overlaps(line, lines[i - 1] if not first else None, vertical):
+            found.append("overlapping")
         for kind in found:
             counts[kind] += 1
             if kind == show:

@@ -59,6 +59,13 @@ public struct TypesetMeasurement: Codable, Sendable {
         public var wrappedPreformatted: Bool
         /// Points along the line, justification included.
         public var width: Double
+        /// The line's box on the page (along the line its glyphs, across it its height), its
+        /// baseline (a y; the x of the central baseline in vertical text) and the largest font
+        /// size on it: lines of one column whose baselines are closer than about their text's
+        /// size print over one another.
+        public var rect: Manifest.Rect
+        public var baseline: Double
+        public var size: Double
         /// Justified at its spaces: each space's growth (positive) or shrink (negative) as a
         /// fraction of the line's average space.
         public var spaceRatio: Double?
@@ -165,6 +172,9 @@ public struct TypesetMeasurement: Codable, Sendable {
                             element: paragraph.element, justified: line.isJustified, hyphenated: line.isHyphenated, loose: line.isLoose,
                             wrappedPreformatted: line.isWrappedPreformatted,
                             width: manifestPoints(vertical ? line.rect.height : line.rect.width),
+                            rect: Manifest.Rect(x: manifestPoints(line.rect.x), y: manifestPoints(line.rect.y),
+                                                width: manifestPoints(line.rect.width), height: manifestPoints(line.rect.height)),
+                            baseline: manifestPoints(line.baseline), size: manifestPoints(line.textSize),
                             spaceRatio: line.spaceRatio.map { ($0 * 1000).rounded() / 1000 }, clusterGap: line.clusterGap.map(manifestPoints),
                             letterGap: line.letterGap.map { ($0 * 1000).rounded() / 1000 }, badness: (line.badness * 10).rounded() / 10, text: String(characters))
             }

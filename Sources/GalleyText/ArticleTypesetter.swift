@@ -267,6 +267,7 @@ public final class ArticleTypesetter {
                                      clusterGap: line.expansion.flatMap { if case .clusters(let gap) = $0 { gap } else { nil } },
                                          letterGap: line.expansion?.letterExtra,
                                          badness: line.badness))
+                    lines[lines.count - 1].textSize = line.runs.reduce(0) { max($0, $1.style.size) }
                 }
                 if placed.continuation, let marker = layout.typography.continuationMarker, let first = line.runs.first,
                    let glyph = first.face.glyph(for: marker) {

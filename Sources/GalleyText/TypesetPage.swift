@@ -25,6 +25,9 @@ public struct LineBox: Hashable, Sendable {
     public var rect: Rect
     /// The baseline: a y in horizontal text, the x of the central baseline in vertical text.
     public var baseline: Double
+    /// The largest font size of the line's text (points): lines whose baselines are much
+    /// closer than this print over one another.
+    public var textSize = 0.0
     /// Spread to the measure (flush at both edges).
     public var isJustified = false
     /// Ends in a hyphen (soft or automatic).

@@ -61,6 +61,41 @@ import Testing
         #expect(ImageProperties.meanAbsoluteDifference(whole, banded) < 0.001)
     }
 
+    /// A scan too large to decode for every band (over 64 MB decoded), drawn at its own
+    /// resolution in bands: each band decodes only its rows, and the pixels are those of the
+    /// whole page drawn at once, row for row (a band's rows taken from the wrong part of the
+    /// image, or cut short, would differ).
+    @Test func aHugeScanDrawnInBandsEqualsTheWholeDrawing() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("galley-scan-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("scan.pdf")
+        let side = 4800  // 69 MB of RGB samples.
+        try TestPDF.writeImagePage(width: side, height: side, pixel: { x, y in
+            (UInt8(truncatingIfNeeded: x &* 7 ^ y &* 13), UInt8(truncatingIfNeeded: y), UInt8(truncatingIfNeeded: (x >> 3) &+ (y >> 5)))
+        }, to: url)
+        let page = try PDFDocument(path: url.path, password: nil, engine: engine).recordPage(0)
+        let whole = try page.render(scale: 1, cancellation: Cancellation())
+        let bounds = page.pixelBounds(scale: 1)
+        #expect(bounds.width == side && bounds.height == side)
+        var y = 0
+        while y < bounds.height {
+            let rows = min(1000, bounds.height - y)
+            let band = try Bitmap(width: bounds.width, height: rows)
+            try page.draw(into: band, rect: PixelRect(x: bounds.x, y: bounds.y + y, width: bounds.width, height: rows),
+                          scale: 1, cancellation: Cancellation())
+            let bytes = band.rowBytes * rows
+            #expect(memcmp(band.pixels.baseAddress!, whole.pixels.baseAddress! + y * whole.rowBytes, bytes) == 0, "band at row \(y)")
+            y += rows
+        }
+        // The image's own pixels, not merely the same mistake twice.
+        for (x, row) in [(0, 0), (1234, 2345), (side - 1, side - 1)] {
+            let pixel = whole.pixel(x: x, y: row)
+            #expect([pixel.r, pixel.g, pixel.b] == [UInt8(truncatingIfNeeded: x &* 7 ^ row &* 13), UInt8(truncatingIfNeeded: row),
+                                                    UInt8(truncatingIfNeeded: (x >> 3) &+ (row >> 5))])
+        }
+    }
+
     /// MuPDF caches decoded images and reuses finer decodes for smaller drawings; if that leaked
     /// into output, a thumbnail would depend on which page image a worker happened to draw
     /// first, and runs with different worker counts would differ.

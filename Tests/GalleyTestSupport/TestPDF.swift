@@ -44,6 +44,41 @@ public enum TestPDF {
         try Data(pdf.utf8).write(to: url)
     }
 
+    /// A PDF of one page `width`×`height` points holding an unfiltered RGB image of that many
+    /// pixels drawn over the whole page (a scan at 72 dpi), each pixel `pixel(x, y)`.
+    public static func writeImagePage(width: Int, height: Int, pixel: (Int, Int) -> (UInt8, UInt8, UInt8), to url: URL) throws {
+        var samples = [UInt8](repeating: 0, count: width * height * 3)
+        for y in 0..<height {
+            for x in 0..<width {
+                let (r, g, b) = pixel(x, y)
+                let i = (y * width + x) * 3
+                (samples[i], samples[i + 1], samples[i + 2]) = (r, g, b)
+            }
+        }
+        let content = "q \(width) 0 0 \(height) 0 0 cm /Im1 Do Q"
+        var pdf = Data()
+        var offsets: [Int] = []
+        func object(_ body: String, stream: [UInt8]? = nil) {
+            offsets.append(pdf.count)
+            pdf.append(Data("\(offsets.count) 0 obj\n\(body)".utf8))
+            if let stream { pdf.append(Data("\nstream\n".utf8)); pdf.append(contentsOf: stream); pdf.append(Data("\nendstream".utf8)) }
+            pdf.append(Data("\nendobj\n".utf8))
+        }
+        pdf.append(Data("%PDF-1.7\n".utf8))
+        object("<< /Type /Catalog /Pages 2 0 R >>")
+        object("<< /Type /Pages /Kids [3 0 R] /Count 1 >>")
+        object("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 \(width) \(height)] /Contents 4 0 R /Resources << /XObject << /Im1 5 0 R >> >> >>")
+        object("<< /Length \(content.utf8.count) >>", stream: Array(content.utf8))
+        object("<< /Type /XObject /Subtype /Image /Width \(width) /Height \(height) /ColorSpace /DeviceRGB /BitsPerComponent 8 /Length \(samples.count) >>",
+               stream: samples)
+        let xref = pdf.count
+        var tail = "xref\n0 \(offsets.count + 1)\n0000000000 65535 f \n"
+        for offset in offsets { tail += String(format: "%010d 00000 n \n", offset) }
+        tail += "trailer\n<< /Size \(offsets.count + 1) /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n"
+        pdf.append(Data(tail.utf8))
+        try pdf.write(to: url)
+    }
+
     /// A content stream of `count` filled curves: slow to draw in proportion to `count`.
     public static func heavyContent(curves count: Int) -> String {
         var generator = SplitMix(seed: 1)
