@@ -93,6 +93,9 @@ fi
 # for fontconfig's and libhyphen's own loaders; here they would be reported at every exit.
 export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1"
 export ASAN_OPTIONS="halt_on_error=1:detect_leaks=0"
+# The fonts the install script installs, and no others (scripts/test-fonts.sh).
+FONTCONFIG_FILE=$(bash scripts/test-fonts.sh)
+export FONTCONFIG_FILE
 
 start=$(date +%s)
 swift build --build-tests "${common[@]}"

@@ -4,5 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
+# Only the fonts the install script installs: extra fonts on the machine change no result.
+FONTCONFIG_FILE=$(bash scripts/test-fonts.sh)
+export FONTCONFIG_FILE
 swift build --build-tests
 swift test --skip-build --disable-xctest "$@"
