@@ -252,7 +252,7 @@ public final class ArticleTypesetter {
             for piece in frame.boxes {
                 rects += piece.rects(of: text.boxes[piece.box]).map { FilledRect(rect: flow.rect($0.rect), color: $0.color) }
             }
-            rects += frame.tableRects.map { FilledRect(rect: flow.rect($0.rect), color: $0.color) }
+            rects += frame.tableRects.map { $0.moved(to: flow.rect($0.rect)) }
             // Repeated header rows are drawn like the other lines but not listed: their text
             // is counted where it was first set.
             for (lineIndex, placed) in (frame.lines + frame.repeatedLines).enumerated() {

@@ -265,6 +265,9 @@ public enum WritingDirection: String, Sendable, Hashable {
 /// Paragraph attributes. Lengths are in points.
 public struct ParagraphStyle: Hashable, Sendable {
     public var alignment: TextAlignment = .start
+    /// CSS `text-align-last`: how the last line and lines before a forced break are aligned;
+    /// nil (`auto`) is `alignment`, with `justify` meaning the start.
+    public var lastLineAlignment: TextAlignment?
     public var direction: WritingDirection = .auto
     /// Indent of the first line, relative to `startIndent`; negative hangs (list markers).
     public var firstLineIndent: Double = 0

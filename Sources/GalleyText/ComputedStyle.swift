@@ -49,6 +49,9 @@ struct ComputedStyle: Sendable {
     /// floor for readability only, never a reason to print the lines over one another.
     var lineHeightDeclared = false
     var alignment = TextAlignment.start
+    /// `text-align-last` (inherited): nil is `auto`, the start for justified text and
+    /// `text-align` otherwise.
+    var lastLineAlignment: TextAlignment?
     var direction = WritingDirection.auto
     var textIndent = 0.0
     var whiteSpace = WhiteSpaceMode.collapse
@@ -104,6 +107,7 @@ struct ComputedStyle: Sendable {
     /// `border-collapse: collapse` and `border-spacing` (points), inherited as in CSS.
     var borderCollapse = false
     var borderSpacing: Double?
+    var borderRowSpacing: Double?
 
     /// What a table element or a block declares of its box; nil where it declares nothing.
     struct Box: Sendable {
@@ -182,6 +186,7 @@ struct ComputedStyle: Sendable {
     func paragraphStyle(base: BaseStyle) -> ParagraphStyle {
         var paragraph = ParagraphStyle()
         paragraph.alignment = alignment
+        paragraph.lastLineAlignment = lastLineAlignment
         paragraph.direction = direction
         paragraph.firstLineIndent = Self.clamped(textIndent, -Self.maximumLength)
         paragraph.startIndent = Self.clamped(startIndent, 0)
@@ -192,7 +197,7 @@ struct ComputedStyle: Sendable {
         case .multiple(let factor): multiple = factor / Self.naturalLineHeight
         case .points(let points): multiple = points / (Self.naturalLineHeight * text.size)
         }
-        paragraph.lineHeight = multiple.isFinite && multiple > 0 ? min(multiple, 100) : base.lineHeight
+        paragraph.lineHeight = multiple.isFinite && multiple >= 0 ? min(multiple, 100) : base.lineHeight
         if case .points = lineHeight, !lineHeightDeclared { paragraph.lineHeightAtLeastText = true }
         paragraph.justifiable = justifiable && whiteSpace != .preserve && (!inTableCell || alignment == .justify)
         paragraph.orphans = orphans
@@ -364,10 +369,11 @@ struct ComputedStyle: Sendable {
                 lineHeight = .normal
             } else if let length = CSSLength(value) {
                 switch length {
-                case .number(let factor) where factor > 0: lineHeight = .multiple(factor)
-                case .percent(let percent) where percent > 0: lineHeight = .points(percent / 100 * text.size)
+                // 0 is allowed: lines of no height, drawn over one another, as CSS sets them.
+                case .number(let factor) where factor >= 0: lineHeight = .multiple(factor)
+                case .percent(let percent) where percent >= 0: lineHeight = .points(percent / 100 * text.size)
                 default:
-                    if let points = length.points(fontSize: text.size, rootSize: rootSize), points > 0 {
+                    if let points = length.points(fontSize: text.size, rootSize: rootSize), points >= 0 {
                         lineHeight = .points(points)
                     }
                 }
@@ -382,6 +388,20 @@ struct ComputedStyle: Sendable {
                 justifiable = true
             case "start": alignment = .start
             case "end": alignment = direction == .rtl ? .left : .right
+            default: break
+            }
+        case "text-align-last":
+            switch value {
+            case "auto": lastLineAlignment = nil
+            case "left": lastLineAlignment = .left
+            case "right": lastLineAlignment = .right
+            case "center": lastLineAlignment = .center
+            case "justify":
+                lastLineAlignment = .justify
+                justifiable = true
+            case "start": lastLineAlignment = .start
+            case "end": lastLineAlignment = direction == .rtl ? .left : .right
+            case "match-parent": lastLineAlignment = parent.lastLineAlignment
             default: break
             }
         case "hyphens", "-webkit-hyphens", "-moz-hyphens", "-ms-hyphens":
@@ -546,7 +566,11 @@ struct ComputedStyle: Sendable {
         case "border-collapse":
             if value == "collapse" { borderCollapse = true } else if value == "separate" { borderCollapse = false }
         case "border-spacing":
-            if let first = tokens.first, let points = length(first, rootSize: rootSize) { borderSpacing = Self.clamped(points, 0) }
+            // One length for both directions, or horizontal then vertical.
+            if let first = tokens.first, let points = length(first, rootSize: rootSize) {
+                borderSpacing = Self.clamped(points, 0)
+                borderRowSpacing = tokens.count > 1 ? length(tokens[1], rootSize: rootSize).map { Self.clamped($0, 0) } : nil
+            }
         case "width":
             if value.hasSuffix("%"), let percent = Double(value.dropLast()), percent.isFinite, percent > 0 {
                 box.widthFraction = min(percent, 100) / 100

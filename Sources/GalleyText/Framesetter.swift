@@ -554,8 +554,10 @@ public final class Framesetter {
             if let rule = opening.rule { frame.rules.append(rect.y + cursor + rule) }
             let top = cursor + gap
             let baseline = top + (height - line.naturalHeight) / 2 + line.ascent
+            let endsBlockOrLine = filler.isFinished || (!local.isEmpty && analysis.breaks[local.upperBound - 1] == .mandatory)
             let origin = Self.origin(of: line, in: lineRect, measure: measure, startIndent: max(0, startIndent),
-                                     alignment: style.alignment, rightToLeft: analysis.baseLevel == 1)
+                                     alignment: endsBlockOrLine ? style.lastLineAlignment ?? style.alignment : style.alignment,
+                                     rightToLeft: analysis.baseLevel == 1)
             var spaceRatio: Double?
             if let extra = expansion?.spaceExtra {
                 let spaces = analysis.stretch(local.lowerBound, local.upperBound)
@@ -1040,9 +1042,15 @@ public final class Framesetter {
             guard stretch.opportunities > 0, !stretch.betweenClusters else { return Justification() }
             return Justification(expansion: .spaces((measure - natural) / Double(stretch.opportunities)))
         }
-        guard !lastLine, analysis.style.justifiable, analysis.breaks[local.upperBound - 1] != .mandatory else {
-            return Justification()
+        let slack = max(0, measure - natural)
+        let stretch = analysis.stretch(local.lowerBound, local.upperBound)
+        if lastLine || analysis.breaks[local.upperBound - 1] == .mandatory {
+            // `text-align-last: justify`: spread however far it takes, as CSS does.
+            guard analysis.style.lastLineAlignment == .justify, analysis.style.justifiable, stretch.opportunities > 0 else { return Justification() }
+            return Justification(expansion: stretch.betweenClusters ? .clusters(slack / Double(stretch.opportunities))
+                                                                   : .spaces(slack / Double(stretch.opportunities)))
         }
+        guard analysis.style.justifiable else { return Justification() }
         switch analysis.style.alignment {
         case .justify: break
         case .start, .left:
@@ -1050,8 +1058,6 @@ public final class Framesetter {
             guard natural >= typography.justifyThreshold * measure else { return Justification(shortOfThreshold: true) }
         case .right, .center: return Justification()
         }
-        let slack = max(0, measure - natural)
-        let stretch = analysis.stretch(local.lowerBound, local.upperBound)
         if stretch.betweenClusters {
             guard stretch.opportunities > 0 else { return Justification(loose: true) }
             return Justification(expansion: .clusters(slack / Double(stretch.opportunities)))

@@ -762,6 +762,7 @@ struct HTMLWalker {
             open.cellBorders = (borderAttribute ?? 0) > 0
             open.cellPadding = Self.htmlLength(attribute(element, "cellpadding"))
             tableStyle.spacing = style.borderSpacing ?? Self.htmlLength(attribute(element, "cellspacing")) ?? tableStyle.spacing
+            if style.borderSpacing != nil { tableStyle.rowSpacing = style.borderRowSpacing }
             tableStyle.background = box.background
             tableStyle.width = style.width
             tableStyle.widthFraction = box.widthFraction

@@ -21,8 +21,9 @@ extension TypesetPage {
         // Rows that rules, boxes and pictures reach count as drawn all the way across.
         var untouched = [Int](repeating: 0, count: bitmap.height)
         for filled in rects {
-            canvas.fill(x0: filled.rect.x * scale, y0: filled.rect.y * scale,
-                        x1: filled.rect.maxX * scale, y1: filled.rect.maxY * scale, color: filled.color)
+            var (x0, y0, x1, y1) = (filled.rect.x * scale, filled.rect.y * scale, filled.rect.maxX * scale, filled.rect.maxY * scale)
+            if filled.snapsToPixels { (x0, y0, x1, y1) = (x0.rounded(), y0.rounded(), x1.rounded(), y1.rounded()) }
+            canvas.fill(x0: x0, y0: y0, x1: x1, y1: y1, color: filled.color)
             canvas.markDrawn(y0: filled.rect.y * scale, y1: filled.rect.maxY * scale, in: &untouched)
         }
         for placed in images {

@@ -219,6 +219,7 @@ final class TableLayouter {
         }
         bound(&table.style.border)
         table.style.spacing = min(table.style.spacing, limit)
+        table.style.rowSpacing = table.style.rowSpacing.map { min($0, limit) }
         for row in table.rows.indices {
             for cell in table.rows[row].cells.indices {
                 table.rows[row].cells[cell].style.padding.top = min(table.rows[row].cells[cell].style.padding.top, limit)
@@ -357,8 +358,8 @@ final class TableLayouter {
         if !style.collapse {
             columnGaps = [style.border.left.width + style.spacing] + Array(repeating: style.spacing, count: max(0, columns - 1))
                 + [style.spacing + style.border.right.width]
-            rowGaps = [style.border.top.width + style.spacing] + Array(repeating: style.spacing, count: max(0, rows - 1))
-                + [style.spacing + style.border.bottom.width]
+            rowGaps = [style.border.top.width + style.verticalSpacing] + Array(repeating: style.verticalSpacing, count: max(0, rows - 1))
+                + [style.verticalSpacing + style.border.bottom.width]
             return
         }
         columnGaps = [style.border.left.width] + Array(repeating: 0, count: max(0, columns - 1)) + [style.border.right.width]
@@ -691,7 +692,7 @@ final class TableLayouter {
         let outer = Rect(x: x, y: top, width: tableWidth, height: bottom - top)
         var backgrounds: [FilledRect] = []
         var borders: [FilledRect] = []
-        if let background = style.background { backgrounds.append(FilledRect(rect: outer, color: background)) }
+        if let background = style.background { backgrounds.append(FilledRect(rect: outer, color: background, snapsToPixels: true)) }
         borders += Self.borderRects(outer, style.border)
         var cellFrames: [CellFrame] = []
         var bodyRows: Range<Int>?
@@ -718,7 +719,7 @@ final class TableLayouter {
                     + (spanned.count > 1 ? rowGaps[(cell.row + 1)..<(cell.row + spanned.count)].reduce(0, +) : 0)
                 let slot = Rect(x: x + slotX(cell.cell.column), y: rowTops[first], width: slotWidth(cell.cell), height: height)
                 let cellStyle = cell.cell.style
-                if let background = cellStyle.background { backgrounds.append(FilledRect(rect: slot, color: background)) }
+                if let background = cellStyle.background { backgrounds.append(FilledRect(rect: slot, color: background, snapsToPixels: true)) }
                 // The cell's box: its border box, or with collapsed borders the box between the
                 // middles of its grid lines, where its borders are centred.
                 var box = slot
@@ -751,7 +752,7 @@ final class TableLayouter {
                     if group.repeated { frame.repeatedLines.append(moveLine(placedLine)) } else { frame.lines.append(moveLine(placedLine)) }
                 }
                 frame.repeatedLines += cell.repeatedLines.map(moveLine)
-                nestedRects += cell.tableRects.map { FilledRect(rect: moveRect($0.rect), color: $0.color) }
+                nestedRects += cell.tableRects.map { $0.moved(to: moveRect($0.rect)) }
                 for var nested in cell.tables {
                     nested.rect = moveRect(nested.rect)
                     nested.scale *= scale  // Its text was set at this table's scale first.

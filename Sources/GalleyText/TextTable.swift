@@ -78,6 +78,10 @@ public struct TextTable: Sendable, Equatable {
         public var collapse = false
         /// `border-spacing` or `cellspacing`, between cells and around them (separated borders).
         public var spacing = 2.0 * 0.75
+        /// The second value of `border-spacing`, between rows and above and below them; nil:
+        /// `spacing`, as a single value gives both.
+        public var rowSpacing: Double?
+        public var verticalSpacing: Double { rowSpacing ?? spacing }
         public var border = Sides(Border())
         public var background: RGBColor?
         /// `width`: points, or a fraction of the column (`50%`).

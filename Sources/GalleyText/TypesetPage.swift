@@ -124,6 +124,18 @@ struct GlyphRun: Sendable {
 struct FilledRect: Sendable {
     var rect: Rect
     var color: RGBColor
+    /// A background that meets others edge to edge (table cells): painted to whole pixels,
+    /// as a browser does, so two cells sharing an edge leave no seam of what lies below
+    /// (partial coverage on both sides of a shared pixel lets the table's colour through).
+    /// Rules and borders keep partial coverage, which keeps a thin line's weight.
+    var snapsToPixels = false
+
+    /// The same fill over `rect`.
+    func moved(to rect: Rect) -> FilledRect {
+        var moved = self
+        moved.rect = rect
+        return moved
+    }
 }
 
 /// A typeset page: glyph runs and boxes in points, drawable at any scale.

@@ -229,9 +229,14 @@ struct Run: ParsableCommand {
     static func runPipeline(_ configuration: Configuration, _ runOptions: RunOptions, waitForOutput: Bool, logger: Logger,
                             onEvent: @escaping @Sendable (PipelineEvent) -> Void = { Run.report($0) }) throws(CommandFailure) -> RunSummary {
         let cancellation = Cancellation()
-        let signals = cancelOnSignals(cancellation)
+        // Once the lock is held, an exit forced by a signal clears `.galley/tmp` first, as the
+        // pipeline does when it stops in time (a loaded machine may take longer than the grace).
+        let locked = Mutex(false)
+        let store = OutputStore(root: configuration.outputURL)
+        let signals = cancelOnSignals(cancellation, beforeExit: { if locked.withLock({ $0 }) { store.cleanUp() } })
         defer { signals.forEach { $0.cancel() } }
         let lock = try OutputLock.acquire(for: configuration, wait: waitForOutput, cancellation: cancellation)
+        locked.withLock { $0 = true }
         do {
             return try Pipeline(configuration: configuration, logger: logger).run(runOptions, lock: lock, cancellation: cancellation,
                                                                                    onEvent: onEvent)
@@ -250,13 +255,16 @@ struct Run: ParsableCommand {
     static let exitGrace = 0.9
 
     /// Ctrl-C and SIGTERM cancel the run; the pipeline stops in-flight work and cleans up.
-    /// A second one exits at once: only files under `.galley/tmp` can be left, never a
-    /// half-written output under its final name, and the next run clears that folder.
+    /// A second one exits at once, after removing `.galley/tmp` (`beforeExit`); never a
+    /// half-written output is left under its final name, and the next run clears what a
+    /// writer put in `tmp` after that.
     /// So does the first when the run has not ended `exitGrace` seconds after it: work that
     /// does not stop when cancelled (a long C call) does not keep the process alive, and a
     /// supervisor's SIGTERM always acts within a second.
-    /// `stamp` starts the messages (`galley watch` puts the time there).
-    static func cancelOnSignals(_ cancellation: Cancellation, stamp: @escaping @Sendable () -> String = { "" }) -> [DispatchSourceSignal] {
+    /// `stamp` starts the messages (`galley watch` puts the time there); `beforeExit` runs
+    /// before an exit the signals force (removing temporary files).
+    static func cancelOnSignals(_ cancellation: Cancellation, stamp: @escaping @Sendable () -> String = { "" },
+                                beforeExit: @escaping @Sendable () -> Void = {}) -> [DispatchSourceSignal] {
         [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
@@ -267,12 +275,14 @@ struct Run: ParsableCommand {
                     // command's thread is busy in the pipeline, so there is no caller to throw
                     // to; and `_exit`, unlike `exit`, runs no atexit handlers and flushes no
                     // stdio buffers, whose locks a worker thread may hold.
+                    beforeExit()
                     _exit(Galley.Status.interrupted)
                 }
                 FileHandle.standardError.write(Data(("\n" + stamp() + "galley: interrupted; stopping in-flight work (again to exit now)\n").utf8))
                 cancellation.cancel()
                 DispatchQueue.global().asyncAfter(deadline: .now() + exitGrace) {
                     FileHandle.standardError.write(Data((stamp() + "galley: in-flight work did not stop within \(exitGrace) s of the interrupt; exiting now\n").utf8))
+                    beforeExit()
                     _exit(Galley.Status.interrupted)  // as for a second signal
                 }
             }
