@@ -50,7 +50,7 @@ public enum ContactSheet {
         // Per document, the pages that changed since the baseline and how.
         var marks: [String: [PageKey: String]] = [:]
         for document in diff?.documents ?? [] {
-            for change in document.changes where change.status != .similar && change.status != .removed {
+            for change in document.changes where DiffSummary.isShown(change) && change.status != .removed {
                 marks[document.name, default: [:]][PageKey(layout: change.layout, number: change.number)] = change.status.rawValue
             }
         }

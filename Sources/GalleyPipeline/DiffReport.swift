@@ -54,6 +54,22 @@ public struct DiffReport: Codable, Sendable, Equatable {
         public var resized = 0
         /// Differing pixels all within the limits or below the threshold: counted as unchanged too.
         public var similar = 0
+        /// Pages equal to the base's page shifted by pages inserted or removed before them:
+        /// neither changed nor unchanged (absent from reports written before it was counted).
+        public var shifted = 0
+
+        public init() {}
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            added = try c.decode(Int.self, forKey: .added)
+            removed = try c.decode(Int.self, forKey: .removed)
+            changed = try c.decode(Int.self, forKey: .changed)
+            unchanged = try c.decode(Int.self, forKey: .unchanged)
+            resized = try c.decode(Int.self, forKey: .resized)
+            similar = try c.decode(Int.self, forKey: .similar)
+            shifted = try c.decodeIfPresent(Int.self, forKey: .shifted) ?? 0
+        }
     }
 
     public enum DocumentStatus: String, Codable, Sendable {
@@ -115,11 +131,17 @@ public struct DiffReport: Codable, Sendable, Equatable {
         case similar
         /// Its image could not be read (`error` says why): counted as changed.
         case unreadable
+        /// Equal to the base's page `base_number`: moved by pages inserted or removed before
+        /// it, not changed (not read).
+        case shifted
     }
 
     public struct PageChange: Codable, Sendable, Equatable {
         public var layout: String?
         public var number: Int
+        /// The base's page it was compared with, when pages inserted or removed before it
+        /// moved it (`number` is then its number in the new run).
+        public var baseNumber: Int?
         public var status: PageStatus
         /// The page's size in points and /Rotate in each run, where it is.
         public var base: PageSize?
