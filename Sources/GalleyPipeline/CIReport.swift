@@ -50,6 +50,7 @@ public struct CIReport: Sendable {
                 lines.append("::warning file=\(file),title=galley::" + Self.escapeData("\(document.source): \(warning)"))
             }
         }
+        if let note = summary.baselineNote { lines.append("::notice title=galley::" + Self.escapeData(note)) }
         return lines
     }
 
@@ -102,6 +103,7 @@ public struct CIReport: Sendable {
                     + String(format: "%.2f", seconds) + " |\n"
             }
         }
+        if let note = summary.baselineNote { text += "\n\(Self.cell(note.prefix(1).uppercased() + note.dropFirst())).\n" }
         let output = summary.outputFolder.path
         text += "\nPreviews in \(Self.code(output)): the contact sheet \(Self.code(output + "/index.html")), the manifest \(Self.code(output + "/manifest.json")).\n"
         if let error = summary.manifestError { text += "\n**The manifest could not be written:** \(Self.cell(error))\n" }

@@ -205,7 +205,7 @@ public final class Pipeline: Sendable {
         // A manifest that cannot be written (a full disk) does not hide the documents' outcomes:
         // the summary carries them and says so, and the run counts as failed.
         var manifestError: String?
-        var diff: DiffReport?, diffError: String?
+        var diff: DiffReport?, diffError: String?, baselineNote: String?
         do {
             try store.write(to: "manifest.json") { sink in try manifest.write(to: sink.write) }
             if let baseline = options.baseline {
@@ -220,6 +220,13 @@ public final class Pipeline: Sendable {
                 } catch {
                     diffError = "the diff against \(baseline.folder.path) could not be made: \(error)"
                     logger.error("\(diffError ?? "")")
+                }
+            } else if let missing = options.missingBaseline {
+                baselineNote = RunDiff.missingBaselineNote(missing)
+                do {
+                    try RunDiff.writeMissingBaselineNote(baselineNote ?? "", in: store)
+                } catch {
+                    diffError = "the note on the missing baseline could not be written: \(error)"
                 }
             }
             let sources = SourceFiles(documents)
@@ -240,6 +247,6 @@ public final class Pipeline: Sendable {
                           drawnOutputs: counts.drawn, reusedOutputs: counts.reused, removedDocuments: removed, removals: stale + vanished, manifestError: manifestError,
                           cacheEvicted: cache.evicted, cachePruned: cache.pruned, inboxMoves: inboxMoves, skipped: skipped,
                           sources: Dictionary(documents.map { ($0.name, $0.url) }, uniquingKeysWith: { first, _ in first }),
-                          diff: diff, diffError: diffError)
+                          diff: diff, diffError: diffError, baselineNote: baselineNote)
     }
 }

@@ -123,6 +123,23 @@ public enum RunDiff {
         for (name, bytes) in files { try writeAtomically(bytes, to: output.appendingPathComponent(name)) }
     }
 
+    /// What a run with `--baseline` naming a missing or empty folder says.
+    public static func missingBaselineNote(_ path: String) -> String {
+        "no baseline at \(path) (none yet, as on a first run): nothing was compared"
+    }
+
+    /// The diff folder of a run whose baseline is missing: the note as both summaries, so a CI
+    /// step that shows `diff/summary.md` shows why there is no diff; a diff an earlier run
+    /// left there is removed (its `diff.json` would describe another run).
+    static func writeMissingBaselineNote(_ note: String, in store: OutputStore) throws {
+        _ = try store.confined.openFolder(defaultFolder, create: true).map(close)
+        for name in [reportName, reviewPageName] { _ = store.confined.removeFile("\(defaultFolder)/\(name)") }
+        try? FileManager.default.removeItem(at: store.root.appendingPathComponent(defaultFolder).appendingPathComponent(picturesFolder))
+        try store.write(Array("### Galley diff: no baseline\n\n\(Escape.markdown(note.prefix(1).uppercased() + note.dropFirst())).\n".utf8),
+                        to: "\(defaultFolder)/\(markdownSummaryName)")
+        try store.write(Array("galley diff: \(note)\n".utf8), to: "\(defaultFolder)/\(textSummaryName)")
+    }
+
     /// Writes through a temporary name in the destination's folder (the same file system).
     static func writeAtomically(_ bytes: [UInt8], to url: URL) throws(OutputError) {
         let folder = url.deletingLastPathComponent()

@@ -194,7 +194,7 @@ struct Run: ParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp(
         "An earlier run's output folder (or manifest.json) to compare this run with, as its last stage.",
-        discussion: "Writes <output>/diff/ as galley diff does and marks the changed pages on the contact sheet; the exit status stays the run's (see diff/diff.json's outcome)."))
+        discussion: "Writes <output>/diff/ as galley diff does and marks the changed pages on the contact sheet; the exit status stays the run's (see diff/diff.json's outcome). A folder that does not exist or is empty is a first run: nothing is compared, and the summaries (and diff/summary.md) say so."))
     var baseline: String?
 
     @OptionGroup(title: "With --baseline") var diffSettings: DiffSettings
@@ -209,7 +209,12 @@ struct Run: ParsableCommand {
         runOptions.continuesRunStartedAt = CrashRestart.runStartedAt
         if let baseline {
             let url = URL(fileURLWithPath: baseline, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
-            runOptions.baseline = try CommandFailure.catching { try RunOutputs(at: url.standardizedFileURL) }
+            if Self.isMissingOrEmpty(url.standardizedFileURL) {
+                // A first run: the artifact download found no earlier run and left no folder.
+                runOptions.missingBaseline = baseline
+            } else {
+                runOptions.baseline = try CommandFailure.catching { try RunOutputs(at: url.standardizedFileURL) }
+            }
             runOptions.diffOptions = diffSettings.options(workers: configuration.workers.render)
         }
         let reporter = ProgressReporter(mode: progress, interval: progressInterval)
@@ -222,6 +227,16 @@ struct Run: ParsableCommand {
         Self.printSummary(summary, toStandardError: reporter.mode == .json)
         reports.write(summary, durations: timer.durations, standardOutputIsJSON: reporter.mode == .json)
         try Self.requireSuccess(summary)
+    }
+
+    /// A `--baseline` that is no earlier run yet: no such path, or an empty folder.
+    static func isMissingOrEmpty(_ url: URL) -> Bool {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else {
+            // A dangling link is a mistake, not a first run.
+            return (try? FileManager.default.destinationOfSymbolicLink(atPath: url.path)) == nil
+        }
+        return isFolder.boolValue && (try? FileManager.default.contentsOfDirectory(atPath: url.path))?.isEmpty == true
     }
 
     /// Runs the pipeline once with Ctrl-C handling, holding the output folder's lock
@@ -344,6 +359,7 @@ struct Run: ParsableCommand {
             print(DiffSummary.headline(diff))
             print("galley: review page: \(summary.outputFolder.appendingPathComponent(RunDiff.defaultFolder).appendingPathComponent(RunDiff.reviewPageName).path)")
         }
+        if let note = summary.baselineNote { print("galley: \(note)") }
         if let diffError = summary.diffError { print("galley: \(diffError)") }
         if let manifestError = summary.manifestError {
             print("galley: the manifest could not be written, so it is out of date or missing: \(manifestError)")
