@@ -11,8 +11,9 @@ import GalleyText
 ///   `document.txt`, pages apart by form feeds), written by the run itself, so a downloaded
 ///   artifact has it too;
 /// * a PDF's pages: MuPDF's text of the source file (through the shim), when the file is found
-///   where the manifest says (its input, relative to the current folder or to the folder that
-///   holds the output folder) and still has the SHA-256 the manifest recorded, so the text is
+///   where the manifest says (its input, relative to the configuration file's folder, which the
+///   manifest records as `run.inputs_folder`; for manifests without it, relative to the current
+///   folder or to the folder that holds the output folder) and still has the SHA-256 the manifest recorded, so the text is
 ///   the text of the pages compared. A CI artifact without its sources has no PDF text.
 ///
 /// A document whose text cannot be had says why in the report (`text_unavailable`).
@@ -91,7 +92,11 @@ final class RunTexts {
         let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
         let input = document.input
         var candidates: [URL] = []
-        for base in input.hasPrefix("/") ? [URL(fileURLWithPath: "/")] : [cwd, run.folder.deletingLastPathComponent()] {
+        // Inputs are relative to the configuration file's folder, which the manifest records
+        // relative to the output folder; before it did, the current folder or the output's parent.
+        let recorded = run.manifest.run.inputsFolder.map { URL(fileURLWithPath: $0, relativeTo: run.folder).standardizedFileURL }
+        let bases = input.hasPrefix("/") ? [URL(fileURLWithPath: "/")] : [recorded, cwd, run.folder.deletingLastPathComponent()].compactMap { $0 }
+        for base in bases {
             let root = URL(fileURLWithPath: input, relativeTo: base).standardizedFileURL
             candidates += [root.appendingPathComponent(document.source), root, root.deletingLastPathComponent().appendingPathComponent(document.source)]
         }

@@ -201,7 +201,9 @@ public final class Pipeline: Sendable {
                        durationSeconds: (duration * 1000).rounded() / 1000,
                        workers: .init(open: configuration.workers.open, render: configuration.workers.render,
                                       thumbnails: configuration.workers.thumbnails, encode: configuration.workers.encode),
-                       maxPagesInFlight: configuration.maxPagesInFlight))
+                       maxPagesInFlight: configuration.maxPagesInFlight,
+                       inputsFolder: FilePaths.relativePath(of: (configuration.inputBaseDirectory ?? configuration.baseDirectory).path,
+                                                            from: store.root.path)))
         // A manifest that cannot be written (a full disk) does not hide the documents' outcomes:
         // the summary carries them and says so, and the run counts as failed.
         var manifestError: String?
