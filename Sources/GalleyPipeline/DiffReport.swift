@@ -11,6 +11,10 @@ public struct DiffReport: Codable, Sendable, Equatable {
     /// BASE and NEW as given.
     public var base: String
     public var new: String
+    /// The runs' resolutions when they differ: pages are then compared by a thumbnail box both
+    /// runs have, and a page with no such thumbnail, whose pictures differ in size only
+    /// because of the resolution, is `resized` with the same size on both sides.
+    public var dpi: DPIChange?
     public var settings: Settings
     /// `changed` when something changed beyond the limits (the exit status is 1), else
     /// `unchanged`.
@@ -25,6 +29,11 @@ public struct DiffReport: Codable, Sendable, Equatable {
 
     public enum Outcome: String, Codable, Sendable {
         case changed, unchanged
+    }
+
+    public struct DPIChange: Codable, Sendable, Equatable {
+        public var base: Double
+        public var new: Double
     }
 
     public struct Settings: Codable, Sendable, Equatable {

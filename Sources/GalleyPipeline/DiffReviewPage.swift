@@ -34,7 +34,7 @@ public enum DiffReviewPage {
             <header>
             <h1>\(escape(title))</h1>
             <p class="totals">documents: \(d.changed) changed, \(d.added) added, \(d.removed) removed, \(d.unchanged) unchanged · pages: \(p.changed) changed\(p.resized > 0 ? " (\(p.resized) resized)" : ""), \(p.added) added, \(p.removed) removed\(p.shifted > 0 ? ", \(p.shifted) shifted" : ""), \(p.unchanged) unchanged</p>
-            <p class="runs">before: <code>\(escape(report.base))</code> · after: <code>\(escape(report.new))</code> · threshold \(DiffSummary.format(report.settings.threshold))</p>
+            \(DiffSummary.resolutionLine(report).map { "<p class=\"totals\">\(escape($0))</p>\n" } ?? "")<p class="runs">before: <code>\(escape(report.base))</code> · after: <code>\(escape(report.new))</code> · threshold \(DiffSummary.format(report.settings.threshold))</p>
             <label for="show-before" class="switch">Show before</label> <span class="hint">or point at a page to see it before</span>
             </header>
             <main>

@@ -22,9 +22,30 @@ public enum DiffSummary {
         return "galley diff: \(state); documents: \(d.changed) changed, \(d.added) added, \(d.removed) removed, \(d.unchanged) unchanged; pages: \(pages)"
     }
 
+    /// Runs drawn at different resolutions, said once: `drawn at 100 dpi before, 150 now: …`.
+    /// Pages whose pictures differ in size for that reason alone get no line of their own.
+    static func resolutionLine(_ report: DiffReport) -> String? {
+        let redrawn = report.documents.reduce(0) { $0 + $1.changes.count(where: isRedrawn) }
+        guard report.dpi != nil || redrawn > 0 else { return nil }
+        var line = report.dpi.map { "drawn at \(format($0.base)) dpi before, \(format($0.new)) now" } ?? "pictures of another pixel size"
+        if redrawn > 0 {
+            line += ": \(plural(redrawn, "page")) of the same size not compared pixel by pixel (no thumbnail size in both runs)"
+        } else {
+            line += ": pages compared by a thumbnail size both runs have"
+        }
+        return line
+    }
+
+    /// A page of the same size and rotation whose pictures differ in pixels: drawn at another
+    /// resolution, not changed in size.
+    static func isRedrawn(_ change: DiffReport.PageChange) -> Bool {
+        change.status == .resized && change.base != nil && change.base == change.new
+    }
+
     /// The plain-text summary: the headline, then a line per change.
     public static func text(_ report: DiffReport) -> String {
         var lines = [headline(report)]
+        if let line = resolutionLine(report) { lines.append("  \(line)") }
         var pageLines = 0
         for document in report.documents where document.status == .changed {
             if let error = document.error { lines.append("  \(document.source): failed: \(error)") }
@@ -66,6 +87,7 @@ public enum DiffSummary {
         out.append("| removed | \(d.removed) | \(p.removed) |")
         if p.shifted > 0 { out.append("| shifted | | \(p.shifted) |") }
         out.append("| unchanged | \(d.unchanged) | \(p.unchanged)\(p.similar > 0 ? " (\(p.similar) within the limits)" : "") |")
+        if let line = resolutionLine(report) { out += ["", markdownEscape(line.prefix(1).uppercased() + line.dropFirst()) + "."] }
         var pageLines = 0
         for document in report.documents where document.status == .changed {
             out.append("")
@@ -97,9 +119,10 @@ public enum DiffSummary {
     }
 
     /// Whether a page gets a line of its own: not when it stayed within the limits, nor when it
-    /// is the base's page moved by pages inserted or removed before it (its shift's line says so).
+    /// is the base's page moved by pages inserted or removed before it (its shift's line says so),
+    /// nor when only the resolution changed its pictures (`resolutionLine` counts those).
     static func isShown(_ change: DiffReport.PageChange) -> Bool {
-        change.status != .similar && change.status != .shifted
+        change.status != .similar && change.status != .shifted && !isRedrawn(change)
     }
 
     /// `page 3`, or `page 3 (portrait)` for an article's layout.

@@ -191,6 +191,8 @@ struct DiffPlan {
 
     /// Pages inserted or removed in the middle, per document index.
     let shifts: [Int: [DiffReport.Shift]]
+    /// The two runs' resolutions, when they differ.
+    let dpi: DiffReport.DPIChange?
 
     /// The plan for `base` and `new`; with `texts` (`--text`), pages are also matched by their
     /// words when finding pages inserted or removed.
@@ -204,6 +206,10 @@ struct DiffPlan {
         self.documents = documents
         var jobs: [PageJob] = []
         var shifts: [Int: [DiffReport.Shift]] = [:]
+        // Runs drawn at different resolutions: page images of one page differ in pixels, so
+        // the pages are compared by a thumbnail box both runs have (drawn to the box, whatever the dpi).
+        let redrawn = base.manifest.settings.dpi != new.manifest.settings.dpi
+        self.dpi = redrawn ? DiffReport.DPIChange(base: base.manifest.settings.dpi, new: new.manifest.settings.dpi) : nil
         for (index, pair) in documents.enumerated() {
             guard let b = pair.base, let n = pair.new else { continue }
             for layout in Self.groups(b, n) {
@@ -211,11 +217,11 @@ struct DiffPlan {
                 // Words only where a shift is possible: the page counts differ.
                 let useWords = texts != nil && basePages.count != newPages.count
                 let basePrints = basePages.map { page in
-                    PageShifts.Fingerprint(sha256: Self.pictures(page, page).0?.sha256,
+                    PageShifts.Fingerprint(sha256: Self.pictures(page, page, thumbnailsFirst: redrawn).0?.sha256,
                                            words: useWords ? texts?.words(of: b, layout: layout, number: page.number, isBase: true) : nil)
                 }
                 let newPrints = newPages.map { page in
-                    PageShifts.Fingerprint(sha256: Self.pictures(page, page).0?.sha256,
+                    PageShifts.Fingerprint(sha256: Self.pictures(page, page, thumbnailsFirst: redrawn).0?.sha256,
                                            words: useWords ? texts?.words(of: n, layout: layout, number: page.number, isBase: false) : nil)
                 }
                 // Shifts are looked for where one run's page numbers begin the other's.
@@ -236,7 +242,7 @@ struct DiffPlan {
                     // A page removed in a shift has the number of a new page: its pictures get a name of their own.
                     let stem = folder + "/p" + String(format: "%04d", np?.number ?? bp?.number ?? 0)
                         + (np == nil && found != nil ? "-removed" : "")
-                    let (bPicture, nPicture) = Self.pictures(bp, np)
+                    let (bPicture, nPicture) = Self.pictures(bp, np, thumbnailsFirst: redrawn)
                     let kind: PageJob.Kind
                     switch (bp, np) {
                     case let (bp?, np?):
@@ -289,8 +295,9 @@ struct DiffPlan {
         abs(a.widthPt - b.widthPt) > 0.01 || abs(a.heightPt - b.heightPt) > 0.01 || a.rotation != b.rotation
     }
 
-    /// The pictures to compare: both page images, or else the largest thumbnail box both have.
-    static func pictures(_ a: Manifest.Page?, _ b: Manifest.Page?) -> (Picture?, Picture?) {
+    /// The pictures to compare: both page images, or else the largest thumbnail box both have
+    /// (`thumbnailsFirst`: that box when there is one, for runs at different resolutions).
+    static func pictures(_ a: Manifest.Page?, _ b: Manifest.Page?, thumbnailsFirst: Bool = false) -> (Picture?, Picture?) {
         func image(_ page: Manifest.Page?) -> Picture? {
             page?.image.map { Picture(path: $0.path, width: $0.width, height: $0.height, sha256: $0.sha256) }
         }
@@ -301,8 +308,9 @@ struct DiffPlan {
             image(page) ?? page.thumbnails.max { $0.box < $1.box }.flatMap { thumbnail(page, $0.box) }
         }
         guard let a, let b else { return (a.flatMap(best), b.flatMap(best)) }
-        if let x = image(a), let y = image(b) { return (x, y) }
         let common = Set(a.thumbnails.map(\.box)).intersection(b.thumbnails.map(\.box)).max()
+        if thumbnailsFirst, let common, let x = thumbnail(a, common), let y = thumbnail(b, common) { return (x, y) }
+        if let x = image(a), let y = image(b) { return (x, y) }
         return (common.flatMap { thumbnail(a, $0) }, common.flatMap { thumbnail(b, $0) })
     }
 
@@ -398,7 +406,7 @@ struct DiffPlan {
         }
         let changed = documentTotals.added + documentTotals.removed + documentTotals.changed > 0
         return DiffReport(
-            base: labels.base, new: labels.new,
+            base: labels.base, new: labels.new, dpi: dpi,
             settings: .init(threshold: options.threshold, maxChangedPixels: options.maxChangedPixels,
                             maxChangedFraction: options.maxChangedFraction, text: options.text),
             outcome: changed ? .changed : .unchanged,

@@ -41,3 +41,37 @@ import Testing
         #expect(try ManifestSchema.violations(of: runs.folder.path("diff/diff.json"), schema: "diff") == [])
     }
 }
+
+/// Runs drawn at different resolutions, compared.
+@Suite struct DiffResolutionTests {
+    typealias Runs = RunDiffTests.Runs
+
+    /// With a thumbnail size in both runs, the pages are compared by it: unchanged pages are
+    /// unchanged, and the resolution is said once instead of every page being "resized".
+    @Test func runsAtAnotherDpiAreComparedByTheirThumbnailsAndSaidOnce() throws {
+        let runs = try Runs()
+        let pages = (1...4).map(RunDiffTests.shapes)
+        let base = try runs.run("base", pdfs: ["doc.pdf": pages], dpi: 72, thumbnails: [64])
+        let new = try runs.run("new", pdfs: ["doc.pdf": pages], dpi: 100, thumbnails: [64])
+        let report = try runs.diff(base, new)
+        let text = DiffSummary.text(report)
+        #expect(!text.contains("resized"), "\(text)")
+        #expect(text.components(separatedBy: "drawn at 72 dpi before, 100 now").count == 2, "said once: \(text)")
+        #expect(report.outcome == .unchanged && report.totals.pages.unchanged == 4, "\(text)")
+        #expect(try ManifestSchema.violations(of: runs.folder.path("diff/diff.json"), schema: "diff") == [])
+    }
+
+    /// Without one, the pages cannot be compared: one line says so, not a line per page.
+    @Test func runsAtAnotherDpiWithoutThumbnailsSayOnceThatPagesWereNotCompared() throws {
+        let runs = try Runs()
+        let pages = (1...4).map(RunDiffTests.shapes)
+        let base = try runs.run("base", pdfs: ["doc.pdf": pages], dpi: 72)
+        let new = try runs.run("new", pdfs: ["doc.pdf": pages], dpi: 100)
+        let report = try runs.diff(base, new)
+        let text = DiffSummary.text(report)
+        #expect(!text.contains("resized:"), "\(text)")
+        #expect(text.contains("drawn at 72 dpi before, 100 now: 4 pages of the same size not compared pixel by pixel"), "\(text)")
+        let markdown = DiffSummary.markdown(report)
+        #expect(!markdown.contains("resized:") && markdown.contains("Drawn at 72 dpi before, 100 now"), "\(markdown)")
+    }
+}
