@@ -93,7 +93,9 @@ struct Galley: ParsableCommand {
         let url = URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
         guard FileManager.default.fileExists(atPath: url.path) else {
             guard path == "pipeline.yml", defaultsWithoutFile else {
-                throw CommandFailure("\(url.path): no such configuration file" + (hint.map { "; \($0)" } ?? ""))
+                var failure = CommandFailure("\(url.path): no such configuration file" + (hint.map { "; \($0)" } ?? ""))
+                failure.file = url.path
+                throw failure
             }
             return Configuration()
         }

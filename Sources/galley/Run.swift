@@ -200,6 +200,17 @@ struct Run: ParsableCommand {
     @OptionGroup(title: "With --baseline") var diffSettings: DiffSettings
 
     func run() throws {
+        do {
+            try runReporting()
+        } catch let failure as CommandFailure {
+            // Stopped before any document was counted (a configuration mistake, bad usage):
+            // CI still gets an annotation, a step summary and a JUnit file saying why.
+            reports.writeStopped(failure)
+            throw failure
+        }
+    }
+
+    private func runReporting() throws {
         let logger = options.logger()
         var configuration = try options.configuration()
         configuration.shard = try CommandFailure.catching {
