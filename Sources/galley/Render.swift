@@ -95,15 +95,19 @@ struct Thumbnail: ParsableCommand {
         abstract: "Write a thumbnail of a file's first page (a PNG with freedesktop.org's text chunks).",
         discussion: """
             The form a file manager's thumbnailer calls (galley.thumbnailer: Exec=galley thumbnail -s %s %i %o). \
-            The page is fitted into SIZE×SIZE with its aspect ratio kept. Exit status 0 when the thumbnail was \
+            The page is fitted into SIZE×SIZE with its aspect ratio kept. A file without an extension Galley reads \
+            is read by its content (%PDF-, HTML, UTF-8 text). Settings come only from --config, never from a \
+            pipeline.yml in the current folder. Exit status 0 when the thumbnail was \
             written, 1 when the file could not be drawn (nothing is written), 2 for bad usage.
             """)
 
     @Option(name: [.short, .customLong("size")], help: "The box in pixels (8...4096).")
     var size: Int = 256
 
-    @Option(name: .long, help: "The configuration file (layouts, fonts, passwords; without one, the defaults).")
-    var config: String = "pipeline.yml"
+    @Option(name: .long, help: ArgumentHelp(
+        "A configuration file (layouts, fonts, passwords); without it, the defaults.",
+        discussion: "Unlike the other commands, thumbnail never reads pipeline.yml from the current folder: a file manager calls it from any folder."))
+    var config: String?
 
     @Option(name: .long, help: ArgumentHelp("The folder the article's linked pictures and style sheets may come from (default: the file's own folder); the file must be under it.", valueName: "DIR"))
     var root: String?
@@ -125,11 +129,12 @@ struct Thumbnail: ParsableCommand {
     }
 
     func run() throws {
-        let configuration = try Galley.loadConfiguration(config)
+        // Only what the command line names: a thumbnailer runs in whatever folder its caller is in.
+        let configuration = try config.map { try Galley.loadConfiguration($0, defaultsWithoutFile: false) } ?? Configuration()
         let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
         let url = URL(fileURLWithPath: input, relativeTo: cwd).standardizedFileURL
         let rootURL = try root.map(Galley.rootFolder)
-        try Galley.checkSingleFile(url, named: input, root: rootURL)
+        try Galley.checkSingleFile(url, named: input, root: rootURL, sniffing: true)
         let destination = URL(fileURLWithPath: output, relativeTo: cwd).standardizedFileURL
         let bytes: [UInt8]
         do {
@@ -162,9 +167,12 @@ extension Galley {
 
     /// A file given to `galley render` or `galley thumbnail`: it exists, Galley reads its
     /// type, and it is under `--root` when one is given; else a usage error naming it.
-    static func checkSingleFile(_ url: URL, named path: String, root: URL?) throws(CommandFailure) {
+    static func checkSingleFile(_ url: URL, named path: String, root: URL?, sniffing: Bool = false) throws(CommandFailure) {
         guard FileManager.default.fileExists(atPath: url.path) else { throw CommandFailure("\(path): no such file") }
         if let root, !SingleFile.isInside(url, root: root) { throw CommandFailure("\(path): not under --root \(root.path)") }
-        guard SingleFile.document(url, root: root) != nil else { throw CommandFailure("\(path): not a file Galley reads (.pdf, .html, .htm, .xhtml, .txt)") }
+        guard SingleFile.document(url, root: root, sniffing: sniffing) != nil else {
+            throw CommandFailure("\(path): not a file Galley reads (.pdf, .html, .htm, .xhtml, .txt"
+                                 + (sniffing ? ", or without such an extension a PDF, HTML or UTF-8 text by its content)" : ")"))
+        }
     }
 }
