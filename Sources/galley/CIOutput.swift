@@ -46,7 +46,8 @@ struct CIReportOptions: ParsableArguments {
         discussion: "auto is github when GITHUB_ACTIONS=true: an ::error line per failed document and a ::warning per warning, and a Markdown summary appended to $GITHUB_STEP_SUMMARY when it is set."))
     var annotations: AnnotationMode = .auto
 
-    @Option(name: .long, help: "Write a JUnit XML report to this file (a test case per document, a failure per failed document).")
+    @Option(name: .long, help: "Write a JUnit XML report to this file (a test case per document, a failure per failed document).",
+            completion: .file(extensions: ["xml"]))
     var junit: String?
 
     /// Writes what was asked for. Annotations go to standard output, or to standard error

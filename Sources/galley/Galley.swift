@@ -102,3 +102,11 @@ struct Galley: ParsableCommand {
         return try CommandFailure.catching { try Configuration.load(file: url) }
     }
 }
+
+/// What the shell completions offer for Galley's kinds of values (`galley --generate-completion-script`).
+extension CompletionKind {
+    /// File names, folders included; `.yml` and `.yaml` files first where the shell can filter.
+    static var configurationFile: CompletionKind { .file(extensions: ["yml", "yaml"]) }
+    /// `png`, `webp`, `jpeg`, `avif`.
+    static var imageFormats: CompletionKind { .list(ImageFormat.allCases.map(\.rawValue)) }
+}

@@ -16,10 +16,10 @@ struct Render: ParsableCommand {
             one failed (the others are still drawn), 2 for bad usage.
             """)
 
-    @Option(name: .long, help: "The configuration file (layouts, fonts, passwords; without one, the defaults).")
+    @Option(name: .long, help: "The configuration file (layouts, fonts, passwords; without one, the defaults).", completion: .configurationFile)
     var config: String = "pipeline.yml"
 
-    @Option(name: [.short, .customLong("output")], help: "The folder to write into (made if missing).")
+    @Option(name: [.short, .customLong("output")], help: "The folder to write into (made if missing).", completion: .directory)
     var output: String = "."
 
     @Option(name: .long, help: "Page image resolution in pixels per inch (1...2400).")
@@ -28,16 +28,16 @@ struct Render: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Pages to draw: 1-3,7, first, last, 5-N.", valueName: "PAGES"))
     var pages: String?
 
-    @Option(name: .long, help: "Image format: png, webp, jpeg or avif (default: format: in the configuration, else png).")
+    @Option(name: .long, help: "Image format: png, webp, jpeg or avif (default: format: in the configuration, else png).", completion: .imageFormats)
     var format: String?
 
     @Option(name: .long, help: "Pages drawn at once (1...256).")
     var jobs: Int?
 
-    @Option(name: .long, help: ArgumentHelp("The folder the articles' linked pictures and style sheets may come from (default: each file's own folder); every file must be under it.", valueName: "DIR"))
+    @Option(name: .long, help: ArgumentHelp("The folder the articles' linked pictures and style sheets may come from (default: each file's own folder); every file must be under it.", valueName: "DIR"), completion: .directory)
     var root: String?
 
-    @Argument(help: "PDFs and articles (.pdf, .html, .htm, .xhtml, .txt).")
+    @Argument(help: "PDFs and articles (.pdf, .html, .htm, .xhtml, .txt).", completion: .file())
     var files: [String]
 
     func validate() throws {
@@ -106,21 +106,23 @@ struct Thumbnail: ParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp(
         "A configuration file (layouts, fonts, passwords); without it, the defaults.",
-        discussion: "Unlike the other commands, thumbnail never reads pipeline.yml from the current folder: a file manager calls it from any folder."))
+        discussion: "Unlike the other commands, thumbnail never reads pipeline.yml from the current folder: a file manager calls it from any folder."),
+        completion: .configurationFile)
     var config: String?
 
-    @Option(name: .long, help: ArgumentHelp("The folder the article's linked pictures and style sheets may come from (default: the file's own folder); the file must be under it.", valueName: "DIR"))
+    @Option(name: .long, help: ArgumentHelp("The folder the article's linked pictures and style sheets may come from (default: the file's own folder); the file must be under it.", valueName: "DIR"), completion: .directory)
     var root: String?
 
-    @Argument(help: "The PDF or article.")
+    @Argument(help: "The PDF or article.", completion: .file())
     var input: String
 
-    @Argument(help: "The PNG to write.")
+    @Argument(help: "The PNG to write.", completion: .file())
     var output: String
 
     @Option(name: .long, help: ArgumentHelp(
         "Image format: png (the default: freedesktop.org's RGBA PNG with its text chunks), webp, jpeg or avif.",
-        discussion: "Other formats are written with the configuration's quality and settings, without the thumbnail chunks."))
+        discussion: "Other formats are written with the configuration's quality and settings, without the thumbnail chunks."),
+        completion: .imageFormats)
     var format: String?
 
     func validate() throws {

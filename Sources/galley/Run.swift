@@ -7,22 +7,23 @@ import Logging
 
 /// Options every command that runs the pipeline takes.
 struct PipelineOptions: ParsableArguments {
-    @Option(name: .long, help: "The configuration file.")
+    @Option(name: .long, help: "The configuration file.", completion: .configurationFile)
     var config: String = "pipeline.yml"
 
-    @Option(name: .long, help: "An input folder, file or glob; repeat for several. Replaces the file's inputs.")
+    @Option(name: .long, help: "An input folder, file or glob; repeat for several. Replaces the file's inputs.", completion: .file())
     var input: [String] = []
 
-    @Option(name: .long, help: "The output folder.")
+    @Option(name: .long, help: "The output folder.", completion: .directory)
     var output: String?
 
     @Option(name: .long, help: "Page image resolution in pixels per inch (1...2400).")
     var dpi: Double?
 
-    @Option(name: .long, help: "PNG compression preset: fast, balanced or small.")
+    @Option(name: .long, help: "PNG compression preset: fast, balanced or small.", completion: .list(PNGCompression.allCases.map(\.rawValue)))
     var png: String?
 
-    @Option(name: .long, help: "Format of page images, and of thumbnails unless thumbnail_format: says otherwise: png, webp, jpeg or avif.")
+    @Option(name: .long, help: "Format of page images, and of thumbnails unless thumbnail_format: says otherwise: png, webp, jpeg or avif.",
+            completion: .imageFormats)
     var format: String?
 
     @Option(name: .long, help: ArgumentHelp(
@@ -194,7 +195,7 @@ struct Run: ParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp(
         "An earlier run's output folder (or manifest.json) to compare this run with, as its last stage.",
-        discussion: "Writes <output>/diff/ as galley diff does and marks the changed pages on the contact sheet; the exit status stays the run's (see diff/diff.json's outcome). A folder that does not exist or is empty is a first run: nothing is compared, and the summaries (and diff/summary.md) say so."))
+        discussion: "Writes <output>/diff/ as galley diff does and marks the changed pages on the contact sheet; the exit status stays the run's (see diff/diff.json's outcome). A folder that does not exist or is empty is a first run: nothing is compared, and the summaries (and diff/summary.md) say so."), completion: .directory)
     var baseline: String?
 
     @OptionGroup(title: "With --baseline") var diffSettings: DiffSettings
