@@ -352,6 +352,12 @@ struct Run: ParsableCommand {
         let rate = summary.duration > 0 ? String(format: "%.1f", Double(totals.pages) / summary.duration) : "-"
         print("galley: \(plural(totals.documents, "document")): \(totals.ok) ok, \(totals.failed) failed, \(totals.unchanged) unchanged; "
               + "\(plural(totals.pages, "page")) in \(seconds) s (\(rate) pages/s)")
+        // Warnings are in the manifest and on the contact sheet, not on the terminal: say how many.
+        let warned = manifest.documents.filter { !$0.warnings.isEmpty }
+        let warnings = warned.reduce(0) { $0 + $1.warnings.count }
+        if warnings > 0 {
+            print("galley: \(plural(warnings, "warning")) in \(plural(warned.count, "document")) (the contact sheet and manifest.json list them; --annotations github shows them in CI)")
+        }
         var work = "galley: \(plural(summary.drawnOutputs, "image")) drawn, \(summary.reusedOutputs) reused"
         if summary.removedDocuments > 0 { work += "; outputs of \(plural(summary.removedDocuments, "vanished document")) removed" }
         print(work)
