@@ -25,6 +25,9 @@ public struct RunOptions: Sendable {
     /// unchanged, and `force` no longer opens content quarantined as crashed, or the content
     /// that killed the first attempt would kill every restart.
     public var continuesRunStartedAt: Double?
+    /// Seconds between the contact sheets written while the run goes (`ProgressSheet`), and
+    /// before the first; nil: none, only the final sheet.
+    public var progressSheetInterval: Double? = 5
 
     public init(force: Bool = false, thumbnailsOnly: Bool = false, pruneCache: Bool = false, requireDocuments: Bool = false) {
         self.force = force
