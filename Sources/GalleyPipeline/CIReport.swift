@@ -50,6 +50,7 @@ public struct CIReport: Sendable {
                 lines.append("::warning file=\(file),title=galley::" + Self.escapeData("\(document.source): \(warning)"))
             }
         }
+        if let note = summary.baselineNote { lines.append("::notice title=galley::" + Self.escapeData(note)) }
         return lines
     }
 
@@ -102,6 +103,7 @@ public struct CIReport: Sendable {
                     + String(format: "%.2f", seconds) + " |\n"
             }
         }
+        if let note = summary.baselineNote { text += "\n\(Self.cell(note.prefix(1).uppercased() + note.dropFirst())).\n" }
         let output = summary.outputFolder.path
         text += "\nPreviews in \(Self.code(output)): the contact sheet \(Self.code(output + "/index.html")), the manifest \(Self.code(output + "/manifest.json")).\n"
         if let error = summary.manifestError { text += "\n**The manifest could not be written:** \(Self.cell(error))\n" }
@@ -115,6 +117,59 @@ public struct CIReport: Sendable {
     static func code(_ text: String) -> String { Escape.markdownCode(text) }
 
     static func seconds(_ value: Double) -> String { String(format: "%.2f s", value) }
+
+    // MARK: A run that stopped
+
+    /// A run stopped before any document was counted: a configuration mistake or bad usage
+    /// (exit 2), told in the same three forms, so a CI job that says "see the annotations and
+    /// the job summary" has something there.
+    public struct Stopped: Sendable {
+        public var message: String
+        public var status: Int32
+        /// The configuration file and line at fault, when known.
+        public var file: String?
+        public var line: Int?
+
+        public init(message: String, status: Int32, file: String?, line: Int?) {
+            self.message = message
+            self.status = status
+            self.file = file
+            self.line = line
+        }
+
+        private func relative(_ path: String, to workspace: URL?) -> String {
+            let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+            guard let root = workspace?.standardizedFileURL.path, FilePaths.path(absolute, isInside: root), absolute.count > root.count else { return path }
+            return String(absolute.dropFirst(root.count + 1))
+        }
+
+        /// `::error file=docs/pipeline.yml,line=3,title=galley: configuration::MESSAGE`.
+        public func githubAnnotation(workspace: URL?) -> String {
+            var properties: [String] = []
+            if let file { properties.append("file=" + CIReport.escapeProperty(relative(file, to: workspace))) }
+            if let line { properties.append("line=\(line)") }
+            properties.append("title=" + CIReport.escapeProperty("galley: \(file != nil ? "configuration" : "usage")"))
+            return "::error " + properties.joined(separator: ",") + "::" + CIReport.escapeData(message)
+        }
+
+        public func markdown(workspace: URL?) -> String {
+            var text = "### ❌ Galley: stopped before drawing anything (exit status \(status))\n\n"
+            if let file { text += "In \(CIReport.code(relative(file, to: workspace) + (line.map { ":\($0)" } ?? ""))):\n\n" }
+            text += "> \(CIReport.cell(message))\n\nFix the configuration or the command line and run again; no previews were written.\n"
+            return text
+        }
+
+        /// One test case, `configuration` (or `usage`), with an error.
+        public func junitXML() -> String {
+            let kind = file != nil ? "configuration" : "usage"
+            return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                + "<testsuites name=\"galley\" tests=\"1\" failures=\"0\" errors=\"1\" time=\"0.000\">\n"
+                + "  <testsuite name=\"galley run\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\" time=\"0.000\">\n"
+                + "    <testcase classname=\"galley\" name=\"\(kind)\" time=\"0.000\">\n"
+                + "      <error type=\"\(kind)\" message=\"\(CIReport.xml(message))\">\(CIReport.xml(message))</error>\n"
+                + "    </testcase>\n  </testsuite>\n</testsuites>\n"
+        }
+    }
 
     // MARK: JUnit
 

@@ -117,6 +117,46 @@ extension Configuration {
         throw ConfigurationError(file: file, message: "not a text file (line \(line): byte 0x\(byte) is not UTF-8); a configuration file is UTF-8 text")
     }
 
+    /// The first line (1-based) whose indentation holds a tab, and the tab's column, skipping
+    /// blank and comment lines.
+    static func tabIndentation(in text: String) -> (line: Int, column: Int)? {
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let indentation = line.prefix { $0 == " " || $0 == "\t" }
+            let rest = line.dropFirst(indentation.count)
+            guard let tab = indentation.firstIndex(of: "\t"), !rest.isEmpty, !rest.hasPrefix("#"), rest != "\r" else { continue }
+            return (index + 1, indentation.distance(from: indentation.startIndex, to: tab) + 1)
+        }
+        return nil
+    }
+
+    /// An unknown key's message: the nearest known key when one is a likely misspelling
+    /// (`dpii` → `did you mean dpi?`), else the known keys.
+    static func unknownKey(_ key: String, known: [String], what: String) -> String {
+        let scored = known.map { ($0, editDistance(key.lowercased(), $0)) }
+        if let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= max(1, min(3, best.0.count / 3)) {
+            return "unknown \(what); did you mean \(best.0)?"
+        }
+        return "unknown \(what); \(what)s are \(known.joined(separator: ", "))"
+    }
+
+    /// Levenshtein distance with adjacent transpositions counted as one edit.
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let x = Array(a), y = Array(b)
+        guard !x.isEmpty else { return y.count }
+        guard !y.isEmpty else { return x.count }
+        var d = [[Int]](repeating: [Int](repeating: 0, count: y.count + 1), count: x.count + 1)
+        for i in 0...x.count { d[i][0] = i }
+        for j in 0...y.count { d[0][j] = j }
+        for i in 1...x.count {
+            for j in 1...y.count {
+                let cost = x[i - 1] == y[j - 1] ? 0 : 1
+                d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost)
+                if i > 1, j > 1, x[i - 1] == y[j - 2], x[i - 2] == y[j - 1] { d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1) }
+            }
+        }
+        return d[x.count][y.count]
+    }
+
     /// Parses configuration text. `file` names it in error messages.
     public static func load(yaml text: String, file: String, baseDirectory: URL,
                             environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigurationError) -> Configuration {
@@ -145,6 +185,11 @@ extension Configuration {
             // the default resolver compiles seven regular expressions at first use.
             root = try Yams.compose(yaml: text, .basic)
         } catch {
+            // libyaml's "found character that cannot start any token" for a tab in the
+            // indentation names neither the tab nor the rule.
+            if let (line, column) = tabIndentation(in: text) {
+                throw ConfigurationError(file: file, line: line, message: "a tab in the indentation (column \(column)); YAML indents with spaces only, so replace the tab with spaces")
+            }
             throw ConfigurationError(file: file, message: "not valid YAML: \(error)")
         }
         guard let root else { return configuration }  // an empty file: all defaults
@@ -275,7 +320,7 @@ extension Configuration {
             default:
                 let known = ["inputs", "output", "dpi", "page_images", "thumbnails", "pages", "max_pages", "workers", "max_pages_in_flight", "page_timeout", "png", "format", "thumbnail_format", "quality", "lossless", "progressive", "chroma", "speed", "documents", "follow_symlinks", "passwords", "fonts", "layouts",
                              "thumbnail_cache_size", "watch_debounce", "inbox"]
-                throw reader.error(keyNode, key: key, "unknown key; known keys are \(known.joined(separator: ", "))")
+                throw reader.error(keyNode, key: key, Self.unknownKey(key, known: known, what: "key"))
             }
         }
         if let problem = configuration.formatSettingProblem() {
@@ -394,8 +439,13 @@ private struct YAMLReader {
         return allowed && point == UInt8(ascii: ".") && !fraction.isEmpty && fraction.allSatisfy(isDigit)
     }
 
-    func number(_ node: Node, key: String, in range: ClosedRange<Double>) throws(ConfigurationError) -> Double {
+    /// A decimal number in `range`; with `points`, a length, whose messages say its unit.
+    func number(_ node: Node, key: String, in range: ClosedRange<Double>, points: Bool = false) throws(ConfigurationError) -> Double {
         guard case .scalar(let scalar) = node, Self.isDecimal(scalar.string, fraction: true), let value = Double(scalar.string) else {
+            if points {
+                throw error(node, key: key, "expected a length in points (1/72 inch) from \(format(range.lowerBound)) to \(format(range.upperBound)), "
+                            + "a number in decimal notation like 36 or 72.5, without a unit, got \(describe(node))")
+            }
             throw error(node, key: key, "expected a number from \(format(range.lowerBound)) to \(format(range.upperBound)) in decimal notation (like 150 or 72.5), got \(describe(node))")
         }
         guard range.contains(value) else {
@@ -463,8 +513,8 @@ private struct YAMLReader {
                 if case .sequence = value {
                     let sides = try list(value, key: fieldKey)
                     guard sides.count == 2 else { throw error(value, key: fieldKey, "expected [width, height] in points") }
-                    layout.pageWidth = try number(sides[0], key: fieldKey, in: 36...14_400)
-                    layout.pageHeight = try number(sides[1], key: fieldKey, in: 36...14_400)
+                    layout.pageWidth = try number(sides[0], key: fieldKey, in: 36...14_400, points: true)
+                    layout.pageHeight = try number(sides[1], key: fieldKey, in: 36...14_400, points: true)
                     named = false
                 } else {
                     let size = try string(value, key: fieldKey).lowercased()
@@ -479,13 +529,13 @@ private struct YAMLReader {
                     throw error(value, key: fieldKey, "expected portrait or landscape, got '\(orientation)'")
                 }
             case "columns": layout.columns = try integer(value, key: fieldKey, in: 1...12)
-            case "column_gap": layout.columnGap = try number(value, key: fieldKey, in: 0...500)
+            case "column_gap": layout.columnGap = try number(value, key: fieldKey, in: 0...500, points: true)
             case "inset":
                 if let sides = value.mapping {
                     var inset = layout.inset
                     for (sideNode, sideValue) in sides {
                         let side = sideNode.string ?? ""
-                        let amount = try number(sideValue, key: "\(fieldKey).\(side)", in: 0...5000)
+                        let amount = try number(sideValue, key: "\(fieldKey).\(side)", in: 0...5000, points: true)
                         switch side {
                         case "top": inset.top = amount
                         case "right": inset.right = amount
@@ -496,7 +546,7 @@ private struct YAMLReader {
                     }
                     layout.inset = inset
                 } else {
-                    layout.inset = ArticleLayout.Insets(all: try number(value, key: fieldKey, in: 0...5000))
+                    layout.inset = ArticleLayout.Insets(all: try number(value, key: fieldKey, in: 0...5000, points: true))
                 }
             case "background", "color", "link_color":
                 let text = try string(value, key: fieldKey)
@@ -516,7 +566,7 @@ private struct YAMLReader {
             case "font_family":
                 layout.base.fontFamily = try string(value, key: fieldKey)
                 guard !layout.base.fontFamily.isEmpty else { throw error(value, key: fieldKey, "must not be empty") }
-            case "font_size": layout.base.fontSize = try number(value, key: fieldKey, in: 1...500)
+            case "font_size": layout.base.fontSize = try number(value, key: fieldKey, in: 1...500, points: true)
             case "line_height": layout.base.lineHeight = try number(value, key: fieldKey, in: 0.5...5)
             case "language":
                 let language = try string(value, key: fieldKey)
@@ -553,7 +603,8 @@ private struct YAMLReader {
                 }
                 layout.typography.lineBreaking = mode
             default:
-                throw error(keyNode, key: fieldKey, "unknown layout key; layout keys are name, page, orientation, columns, column_gap, column_fill, inset, background, color, link_color, link_underline, font_family, font_size, line_height, language, justify_threshold, hyphenation, hyphenate_before, hyphenate_after, max_hyphenated_lines, max_letter_spacing, line_breaking, vertical, text_autospace, preformatted_marker")
+                let known = ["name", "page", "orientation", "columns", "column_gap", "column_fill", "inset", "background", "color", "link_color", "link_underline", "font_family", "font_size", "line_height", "language", "justify_threshold", "hyphenation", "hyphenate_before", "hyphenate_after", "max_hyphenated_lines", "max_letter_spacing", "line_breaking", "vertical", "text_autospace", "preformatted_marker"]
+                throw error(keyNode, key: fieldKey, Configuration.unknownKey(field, known: known, what: "layout key"))
             }
         }
         if orientation == "landscape" && named && layout.pageWidth < layout.pageHeight {

@@ -37,7 +37,16 @@ public enum ContactSheet {
     /// The sheet of `html(for:diff:sources:)`, handed to `emit` a piece at a time, so that a run
     /// of thousands of pages writes it to its file without holding it whole (three times over:
     /// the pieces, their join and its UTF-8 copy).
-    public static func write(_ manifest: Manifest, diff: DiffReport? = nil, sources: [String: String] = [:],
+    /// How far a run is, for the sheet written while it goes (`ProgressSheet`).
+    public struct Progress: Sendable {
+        public var done: Int
+        public var total: Int
+        public var interrupted: Bool
+        /// Seconds between reloads; nil: no reload.
+        public var reloadSeconds: Int?
+    }
+
+    public static func write(_ manifest: Manifest, diff: DiffReport? = nil, sources: [String: String] = [:], progress: Progress? = nil,
                              to emit: (String) -> Void) {
         var first = true
         // Pieces are separated by a newline, as they were when joined.
@@ -50,7 +59,7 @@ public enum ContactSheet {
         // Per document, the pages that changed since the baseline and how.
         var marks: [String: [PageKey: String]] = [:]
         for document in diff?.documents ?? [] {
-            for change in document.changes where change.status != .similar && change.status != .removed {
+            for change in document.changes where DiffSummary.isShown(change) && change.status != .removed {
                 marks[document.name, default: [:]][PageKey(layout: change.layout, number: change.number)] = change.status.rawValue
             }
         }
@@ -63,7 +72,7 @@ public enum ContactSheet {
             <head>
             <meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>Galley: \(plural(totals.documents, "document")), \(plural(totals.pages, "page"))</title>
+            \(progress?.reloadSeconds.map { "<meta http-equiv=\"refresh\" content=\"\($0)\">\n" } ?? "")<title>Galley: \(plural(totals.documents, "document")), \(plural(totals.pages, "page"))</title>
             <style>
             \(style)
             </style>
@@ -72,7 +81,7 @@ public enum ContactSheet {
             <header>
             <h1>Galley contact sheet</h1>
             <p class="totals">\(plural(totals.documents, "document")): \(totals.ok) ok, \(totals.failed) failed, \(totals.unchanged) unchanged · \(plural(totals.pages, "page")) · \(format(manifest.settings.dpi)) dpi</p>
-            \(diff.map(baselineLine) ?? "")</header>
+            \(diff.map(baselineLine) ?? "")\(progress.map(progressLine) ?? "")</header>
             """)
         if !failed.isEmpty {
             put("<section class=\"failures\">\n<h2>Failed (\(failed.count))</h2>\n<ul>")
@@ -285,6 +294,14 @@ public enum ContactSheet {
     struct PageKey: Hashable {
         var layout: String?
         var number: Int
+    }
+
+    /// How far the run is, on a sheet written while it goes.
+    private static func progressLine(_ progress: Progress) -> String {
+        let what = progress.interrupted
+            ? "The run was interrupted after \(progress.done) of \(plural(progress.total, "document")); the next run goes on from there."
+            : "Run in progress: \(progress.done) of \(plural(progress.total, "document")) done. This page reloads every \(progress.reloadSeconds ?? 0) s; the complete sheet replaces it when the run ends."
+        return "<p class=\"baseline\">\(escape(what))</p>\n"
     }
 
     /// What changed since the baseline, linking to the diff's review page.

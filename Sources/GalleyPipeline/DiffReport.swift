@@ -11,6 +11,10 @@ public struct DiffReport: Codable, Sendable, Equatable {
     /// BASE and NEW as given.
     public var base: String
     public var new: String
+    /// The runs' resolutions when they differ: pages are then compared by a thumbnail box both
+    /// runs have, and a page with no such thumbnail, whose pictures differ in size only
+    /// because of the resolution, is `resized` with the same size on both sides.
+    public var dpi: DPIChange?
     public var settings: Settings
     /// `changed` when something changed beyond the limits (the exit status is 1), else
     /// `unchanged`.
@@ -25,6 +29,11 @@ public struct DiffReport: Codable, Sendable, Equatable {
 
     public enum Outcome: String, Codable, Sendable {
         case changed, unchanged
+    }
+
+    public struct DPIChange: Codable, Sendable, Equatable {
+        public var base: Double
+        public var new: Double
     }
 
     public struct Settings: Codable, Sendable, Equatable {
@@ -54,6 +63,22 @@ public struct DiffReport: Codable, Sendable, Equatable {
         public var resized = 0
         /// Differing pixels all within the limits or below the threshold: counted as unchanged too.
         public var similar = 0
+        /// Pages equal to the base's page shifted by pages inserted or removed before them:
+        /// neither changed nor unchanged (absent from reports written before it was counted).
+        public var shifted = 0
+
+        public init() {}
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            added = try c.decode(Int.self, forKey: .added)
+            removed = try c.decode(Int.self, forKey: .removed)
+            changed = try c.decode(Int.self, forKey: .changed)
+            unchanged = try c.decode(Int.self, forKey: .unchanged)
+            resized = try c.decode(Int.self, forKey: .resized)
+            similar = try c.decode(Int.self, forKey: .similar)
+            shifted = try c.decodeIfPresent(Int.self, forKey: .shifted) ?? 0
+        }
     }
 
     public enum DocumentStatus: String, Codable, Sendable {
@@ -115,11 +140,17 @@ public struct DiffReport: Codable, Sendable, Equatable {
         case similar
         /// Its image could not be read (`error` says why): counted as changed.
         case unreadable
+        /// Equal to the base's page `base_number`: moved by pages inserted or removed before
+        /// it, not changed (not read).
+        case shifted
     }
 
     public struct PageChange: Codable, Sendable, Equatable {
         public var layout: String?
         public var number: Int
+        /// The base's page it was compared with, when pages inserted or removed before it
+        /// moved it (`number` is then its number in the new run).
+        public var baseNumber: Int?
         public var status: PageStatus
         /// The page's size in points and /Rotate in each run, where it is.
         public var base: PageSize?

@@ -3,7 +3,8 @@ import Foundation
 /// The diff folder's `index.html`: the review page of a diff, in the style of the contact sheet.
 ///
 /// Changed documents first: an overview of every changed page (before and after, small), then
-/// each changed page with its after image, which shows the before image while the pointer is
+/// each changed page (pages shifted by pages inserted or removed before them get one note
+/// after the document's changes, not a picture each) with its after image, which shows the before image while the pointer is
 /// over it or while "Show before" is ticked (a checkbox and CSS, no script), and its diff image;
 /// then the added, removed and unchanged documents. One static page: styles inline, nothing
 /// from the network, paths relative to the diff folder (whose pictures are copies, so the
@@ -32,14 +33,14 @@ public enum DiffReviewPage {
             <input type="checkbox" id="show-before" class="toggle">
             <header>
             <h1>\(escape(title))</h1>
-            <p class="totals">documents: \(d.changed) changed, \(d.added) added, \(d.removed) removed, \(d.unchanged) unchanged · pages: \(p.changed) changed\(p.resized > 0 ? " (\(p.resized) resized)" : ""), \(p.added) added, \(p.removed) removed, \(p.unchanged) unchanged</p>
-            <p class="runs">before: <code>\(escape(report.base))</code> · after: <code>\(escape(report.new))</code> · threshold \(DiffSummary.format(report.settings.threshold))</p>
+            <p class="totals">documents: \(d.changed) changed, \(d.added) added, \(d.removed) removed, \(d.unchanged) unchanged · pages: \(p.changed) changed\(p.resized > 0 ? " (\(p.resized) resized)" : ""), \(p.added) added, \(p.removed) removed\(p.shifted > 0 ? ", \(p.shifted) shifted" : ""), \(p.unchanged) unchanged</p>
+            \(DiffSummary.resolutionLine(report).map { "<p class=\"totals\">\(escape($0))</p>\n" } ?? "")<p class="runs">before: <code>\(escape(report.base))</code> · after: <code>\(escape(report.new))</code> · threshold \(DiffSummary.format(report.settings.threshold))</p>
             <label for="show-before" class="switch">Show before</label> <span class="hint">or point at a page to see it before</span>
             </header>
             <main>
             """)
         let changed = report.documents.filter { $0.status == .changed }
-        let shown = changed.flatMap { document in document.changes.filter { $0.status != .similar }.map { (document, $0) } }
+        let shown = changed.flatMap { document in document.changes.filter(DiffSummary.isShown).map { (document, $0) } }
         if !shown.isEmpty {
             out.append("<section class=\"overview\">\n<h2>Changed pages (\(shown.count))</h2>\n<div class=\"grid\">")
             for (document, change) in shown {
@@ -56,7 +57,9 @@ public enum DiffReviewPage {
             let counts = document.pages
             var meta = ["\(counts.changed) changed"]
             if counts.resized > 0 { meta.append("\(counts.resized) resized") }
-            meta += ["\(counts.added) added", "\(counts.removed) removed", "\(counts.unchanged) unchanged"]
+            meta += ["\(counts.added) added", "\(counts.removed) removed"]
+            if counts.shifted > 0 { meta.append("\(counts.shifted) shifted") }
+            meta.append("\(counts.unchanged) unchanged")
             out.append("<p class=\"meta\">\(document.kind == .pdf ? "PDF" : "article"), pages: \(escape(meta.joined(separator: ", ")))</p>")
             if let error = document.error {
                 out.append("<p class=\"error\">failed: <code>\(escape(error.code.rawValue))</code> \(escape(error.message))</p>")
@@ -64,10 +67,10 @@ public enum DiffReviewPage {
             if let why = document.textUnavailable {
                 out.append("<p class=\"meta\">words not compared: \(escape(why))</p>")
             }
+            for change in document.changes where DiffSummary.isShown(change) { out.append(page(change, of: document)) }
             if !document.shifts.isEmpty {
-                out.append("<ul class=\"notes\">" + document.shifts.map { "<li>\(escape(DiffSummary.describe($0)))</li>" }.joined() + "</ul>")
+                out.append("<ul class=\"notes\">" + document.shifts.map { "<li>\(escape(DiffSummary.describe($0, in: document)))</li>" }.joined() + "</ul>")
             }
-            for change in document.changes where change.status != .similar { out.append(page(change, of: document)) }
             out.append("</section>")
         }
         for (status, heading) in [(DiffReport.DocumentStatus.added, "Added"), (.removed, "Removed"), (.unchanged, "Unchanged")] {

@@ -3,7 +3,9 @@ import GalleyBase
 
 /// The summaries of a diff: Markdown for `$GITHUB_STEP_SUMMARY` (or a merge request comment)
 /// and plain text for logs. Both list changed documents first, at most `pageLineLimit` page
-/// lines, so a document rewritten from cover to cover does not flood a job's page.
+/// lines, so a document rewritten from cover to cover does not flood a job's page. Pages
+/// shifted by pages inserted or removed before them get no page line (one line says where
+/// the shift is), so they never push a real change out of view.
 public enum DiffSummary {
     static let pageLineLimit = 60
 
@@ -13,20 +15,42 @@ public enum DiffSummary {
         let state = report.outcome == .changed ? "changed" : "no changes"
         var pages = "\(p.changed) changed"
         if p.resized > 0 { pages += " (\(p.resized) resized)" }
-        pages += ", \(p.added) added, \(p.removed) removed, \(p.unchanged) unchanged"
+        pages += ", \(p.added) added, \(p.removed) removed"
+        if p.shifted > 0 { pages += ", \(p.shifted) shifted" }
+        pages += ", \(p.unchanged) unchanged"
         if p.similar > 0 { pages += " (\(p.similar) within the limits)" }
         return "galley diff: \(state); documents: \(d.changed) changed, \(d.added) added, \(d.removed) removed, \(d.unchanged) unchanged; pages: \(pages)"
+    }
+
+    /// Runs drawn at different resolutions, said once: `drawn at 100 dpi before, 150 now: …`.
+    /// Pages whose pictures differ in size for that reason alone get no line of their own.
+    static func resolutionLine(_ report: DiffReport) -> String? {
+        let redrawn = report.documents.reduce(0) { $0 + $1.changes.count(where: isRedrawn) }
+        guard report.dpi != nil || redrawn > 0 else { return nil }
+        var line = report.dpi.map { "drawn at \(format($0.base)) dpi before, \(format($0.new)) now" } ?? "pictures of another pixel size"
+        if redrawn > 0 {
+            line += ": \(plural(redrawn, "page")) of the same size not compared pixel by pixel (no thumbnail size in both runs)"
+        } else {
+            line += ": pages compared by a thumbnail size both runs have"
+        }
+        return line
+    }
+
+    /// A page of the same size and rotation whose pictures differ in pixels: drawn at another
+    /// resolution, not changed in size.
+    static func isRedrawn(_ change: DiffReport.PageChange) -> Bool {
+        change.status == .resized && change.base != nil && change.base == change.new
     }
 
     /// The plain-text summary: the headline, then a line per change.
     public static func text(_ report: DiffReport) -> String {
         var lines = [headline(report)]
+        if let line = resolutionLine(report) { lines.append("  \(line)") }
         var pageLines = 0
         for document in report.documents where document.status == .changed {
             if let error = document.error { lines.append("  \(document.source): failed: \(error)") }
             if let why = document.textUnavailable { lines.append("  \(document.source): words not compared: \(why)") }
-            for shift in document.shifts { lines.append("  \(document.source): \(describe(shift))") }
-            for change in document.changes where change.status != .similar {
+            for change in document.changes where isShown(change) {
                 pageLines += 1
                 guard pageLines <= pageLineLimit else { continue }
                 lines.append("  \(document.source): \(pageName(change)) \(describe(change))")
@@ -34,6 +58,7 @@ public enum DiffSummary {
                     lines.append("    \(quoted(edit.removed)) → \(quoted(edit.added))")
                 }
             }
+            for shift in document.shifts { lines.append("  \(document.source): \(describe(shift, in: document))") }
         }
         if pageLines > pageLineLimit { lines.append("  … and \(pageLines - pageLineLimit) more changed pages (diff.json lists them all)") }
         for document in report.documents where document.status == .added {
@@ -60,7 +85,9 @@ public enum DiffSummary {
         out.append("| changed | \(d.changed) | \(p.changed)\(p.resized > 0 ? " (\(p.resized) resized)" : "") |")
         out.append("| added | \(d.added) | \(p.added) |")
         out.append("| removed | \(d.removed) | \(p.removed) |")
+        if p.shifted > 0 { out.append("| shifted | | \(p.shifted) |") }
         out.append("| unchanged | \(d.unchanged) | \(p.unchanged)\(p.similar > 0 ? " (\(p.similar) within the limits)" : "") |")
+        if let line = resolutionLine(report) { out += ["", markdownEscape(line.prefix(1).uppercased() + line.dropFirst()) + "."] }
         var pageLines = 0
         for document in report.documents where document.status == .changed {
             out.append("")
@@ -68,8 +95,7 @@ public enum DiffSummary {
             out.append("")
             if let error = document.error { out.append("- failed: `\(error.code.rawValue)` \(markdownEscape(error.message))") }
             if let why = document.textUnavailable { out.append("- words not compared: \(markdownEscape(why))") }
-            for shift in document.shifts { out.append("- \(describe(shift))") }
-            for change in document.changes where change.status != .similar {
+            for change in document.changes where isShown(change) {
                 pageLines += 1
                 guard pageLines <= pageLineLimit else { continue }
                 var line = "- \(pageName(change)) \(describe(change))"
@@ -77,6 +103,7 @@ public enum DiffSummary {
                 if !edits.isEmpty { line += ": " + edits.joined(separator: ", ") }
                 out.append(line)
             }
+            for shift in document.shifts { out.append("- \(describe(shift, in: document))") }
         }
         if pageLines > pageLineLimit { out.append("\n… and \(pageLines - pageLineLimit) more changed pages (diff.json lists them all)") }
         let added = report.documents.filter { $0.status == .added }, removed = report.documents.filter { $0.status == .removed }
@@ -89,6 +116,13 @@ public enum DiffSummary {
             out.append("Removed: " + removed.map { "\(Escape.markdownCode($0.source)) (\(plural($0.pages.removed, "page")))" }.joined(separator: ", "))
         }
         return out.joined(separator: "\n") + "\n"
+    }
+
+    /// Whether a page gets a line of its own: not when it stayed within the limits, nor when it
+    /// is the base's page moved by pages inserted or removed before it (its shift's line says so),
+    /// nor when only the resolution changed its pictures (`resolutionLine` counts those).
+    static func isShown(_ change: DiffReport.PageChange) -> Bool {
+        change.status != .similar && change.status != .shifted && !isRedrawn(change)
     }
 
     /// `page 3`, or `page 3 (portrait)` for an article's layout.
@@ -110,14 +144,38 @@ public enum DiffSummary {
         case .added: return "added"
         case .removed: return "removed"
         case .unreadable: return "unreadable: \(change.error ?? "")"
+        case .shifted: return "shifted: the base's page \(change.baseNumber ?? change.number), unchanged"
         }
     }
 
-    static func describe(_ shift: DiffReport.Shift) -> String {
+    /// Where pages were inserted or removed, and which pages after it are the base's shifted
+    /// (`5–62 were 6–63`): those are not changes.
+    static func describe(_ shift: DiffReport.Shift, in document: DiffReport.Document) -> String {
         let verb = shift.kind == .inserted ? "inserted" : "removed"
         let at = shift.kind == .inserted ? "at page \(shift.at)" : "after page \(shift.at - 1)"
-        return "\(plural(shift.count, "page")) \(verb) \(at)\(shift.layout.map { " (\($0))" } ?? ""): "
-            + "the \(plural(shift.matchingPages, "page")) after it match the base's shifted by \(shift.count) (by \(shift.matchedBy))"
+        let moved = document.changes.filter { $0.status == .shifted && $0.layout == shift.layout }
+        var line = "\(plural(shift.count, "page")) \(verb) \(at)\(shift.layout.map { " (\($0))" } ?? ""): "
+        if moved.isEmpty {
+            line += "the pages after it differ from the base's shifted by \(shift.count)"
+        } else {
+            line += "\(plural(moved.count, "page")) after it are the base's shifted by \(shift.count), not changed "
+                + "(matched by \(shift.matchedBy): \(moved.count == 1 ? "page" : "pages") \(ranges(moved.map(\.number))) "
+                + "\(moved.count == 1 ? "was" : "were") \(ranges(moved.map { $0.baseNumber ?? $0.number })))"
+        }
+        return line
+    }
+
+    /// Numbers as ranges: `3, 5–9`.
+    static func ranges(_ numbers: [Int]) -> String {
+        var parts: [String] = []
+        var index = 0
+        while index < numbers.count {
+            var end = index
+            while end + 1 < numbers.count && numbers[end + 1] == numbers[end] + 1 { end += 1 }
+            parts.append(end == index ? "\(numbers[index])" : "\(numbers[index])–\(numbers[end])")
+            index = end + 1
+        }
+        return parts.joined(separator: ", ")
     }
 
     static func plural(_ count: Int, _ noun: String) -> String {

@@ -15,4 +15,15 @@ enum FilePaths {
         defer { free(resolved) }
         return String(cString: resolved)
     }
+
+    /// `path` relative to the folder `base` (both made absolute and standardized): `..`,
+    /// `../docs`, `.` for the folder itself.
+    static func relativePath(of path: String, from base: String) -> String {
+        let target = URL(fileURLWithPath: path).standardizedFileURL.pathComponents
+        let origin = URL(fileURLWithPath: base).standardizedFileURL.pathComponents
+        var common = 0
+        while common < min(target.count, origin.count) && target[common] == origin[common] { common += 1 }
+        let parts = Array(repeating: "..", count: origin.count - common) + target[common...]
+        return parts.isEmpty ? "." : parts.joined(separator: "/")
+    }
 }

@@ -174,7 +174,13 @@ public struct FreedesktopThumbnails: Sendable {
     }
 
     static func mimeType(_ document: SourceDocument) -> String {
-        switch document.url.pathExtension.lowercased() {
+        switch document.sniffed {
+        case .pdf?: return "application/pdf"
+        case .html?: return "text/html"
+        case .text?: return "text/plain"
+        case nil: break
+        }
+        return switch document.url.pathExtension.lowercased() {
         case "pdf": "application/pdf"
         case "txt": "text/plain"
         case "xhtml": "application/xhtml+xml"

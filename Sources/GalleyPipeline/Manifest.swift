@@ -62,6 +62,12 @@ public struct Manifest: Codable, Sendable, Equatable {
         public var durationSeconds: Double
         public var workers: Workers
         public var maxPagesInFlight: Int
+        /// The folder the documents' `input` paths are relative to (the configuration file's,
+        /// or the current folder for inputs given on the command line), relative to the output
+        /// folder: `..` for a pipeline.yml beside the output folder, `../docs` for
+        /// `docs/pipeline.yml` and an output folder at the repository's root. `galley diff
+        /// --text` finds PDF sources through it. Absent from manifests of earlier versions.
+        public var inputsFolder: String?
     }
 
     public struct Workers: Codable, Sendable, Equatable {

@@ -240,7 +240,7 @@ struct OpenedArticle {
         var parser = MarkupParser(base: base)
         let files = ArticleFiles(document: document)
         parser.styleSheetLoader = { files.styleSheet($0) }
-        if document.url.pathExtension.lowercased() == "txt" { return parser.parse(plainText: bytes) }
+        if document.isPlainText { return parser.parse(plainText: bytes) }
         return parser.parse(html: bytes, baseURL: document.url.deletingLastPathComponent())
     }
 }

@@ -1,7 +1,9 @@
-/// Pages inserted or removed in the middle of a document: pages are compared by number, so one
-/// page inserted changes every page after it; when the pages after the first difference match
-/// the base's shifted by the difference in page count, the report says pages were inserted
-/// (or removed) there, so a reviewer does not read twenty "changed" pages as twenty changes.
+/// Pages inserted or removed in the middle of a document. Pages are paired by number, so one
+/// page inserted would change every page after it; when the pages after the first difference
+/// match the base's shifted by the difference in page count, they are paired with those pages
+/// instead: the report says pages were inserted (or removed) there, and the pages equal to
+/// their shifted partner are `shifted`, not changed, so a reviewer does not read fifty-eight
+/// "changed" pages as fifty-eight changes, and a real change elsewhere stays in view.
 enum PageShifts {
     /// How two pages are told equal: by the SHA-256 of their pictures, or (`--text`) by their
     /// words when the pictures differ (a running page number in a footer changes every image).
@@ -9,35 +11,52 @@ enum PageShifts {
         var sha256: String?
         var words: [Substring]?
 
+        /// Close enough to find a shift: the same picture, or nine in ten words alike.
         func matches(_ other: Fingerprint) -> (Bool, by: String) {
             if let a = sha256, a == other.sha256 { return (true, "image") }
             if let a = words, let b = other.words, !a.isEmpty, WordDiff.similarity(a, b) >= 0.9 { return (true, "text") }
             return (false, "")
         }
+
+        /// The same page moved: the same picture, or the same words but for numbers (a
+        /// running page number). Anything else is compared and reported as a change.
+        func isSamePage(as other: Fingerprint) -> Bool {
+            if let a = sha256, a == other.sha256 { return true }
+            guard let a = words, let b = other.words else { return false }
+            let x = a.filter { !$0.allSatisfy(\.isNumber) }, y = b.filter { !$0.allSatisfy(\.isNumber) }
+            return !x.isEmpty && x == y
+        }
     }
 
-    /// The shifts of each layout of a document whose page jobs are `jobs` (in order);
-    /// `words(job, isBase)` gives a page's words when text is compared.
-    static func find(_ jobs: [DiffPlan.PageJob], words: (DiffPlan.PageJob, Bool) -> [Substring]? = { _, _ in nil }) -> [DiffReport.Shift] {
-        var layouts: [String?] = []
-        for job in jobs where !layouts.contains(job.layout) { layouts.append(job.layout) }
-        var shifts: [DiffReport.Shift] = []
-        for layout in layouts {
-            let group = jobs.filter { $0.layout == layout }
-            let base = group.filter { $0.base != nil }.map { Fingerprint(sha256: $0.base?.picture?.sha256, words: words($0, true)) }
-            let new = group.filter { $0.new != nil }.map { Fingerprint(sha256: $0.new?.picture?.sha256, words: words($0, false)) }
-            if let shift = shift(base: base, new: new) {
-                shifts.append(DiffReport.Shift(kind: shift.inserted ? .inserted : .removed, layout: layout, at: shift.at,
-                                               count: shift.count, matchingPages: shift.matching, matchedBy: shift.by))
-            }
+    /// Pages of one layout paired: positions in the base's and the new run's page lists (nil
+    /// for a page the other run does not have), in reading order.
+    struct Alignment {
+        var pairs: [(base: Int?, new: Int?)]
+        /// The shift found, with `at` the position (0-based) of the first page inserted or removed.
+        var shift: (inserted: Bool, at: Int, count: Int, matching: Int, by: String)?
+    }
+
+    /// The pairs for `base` and `new` pages: shifted where a shift is found, else by position.
+    static func align(base: [Fingerprint], new: [Fingerprint]) -> Alignment {
+        guard let found = shift(base: base, new: new) else {
+            return Alignment(pairs: (0..<max(base.count, new.count)).map { ($0 < base.count ? $0 : nil, $0 < new.count ? $0 : nil) })
         }
-        return shifts
+        let first = found.at, count = found.count
+        var pairs: [(base: Int?, new: Int?)] = (0..<first).map { ($0, $0) }
+        if found.inserted {
+            pairs += (first..<first + count).map { (nil, $0) }
+            pairs += (first..<base.count).map { ($0, $0 + count) }
+        } else {
+            pairs += (first..<first + count).map { ($0, nil) }
+            pairs += (first..<new.count).map { ($0 + count, $0) }
+        }
+        return Alignment(pairs: pairs, shift: found)
     }
 
     /// Where `new` has pages inserted into (or removed from) `base`: from the first page that
     /// differs, the pages after it must match the other run's shifted by the difference in
     /// page count (at least four in five of them, and one at least). Pages added or removed at
-    /// the end are not a shift.
+    /// the end are not a shift. `at` is 0-based.
     static func shift(base: [Fingerprint], new: [Fingerprint]) -> (inserted: Bool, at: Int, count: Int, matching: Int, by: String)? {
         let difference = new.count - base.count
         guard difference != 0 else { return nil }
@@ -57,6 +76,6 @@ enum PageShifts {
             }
         }
         guard matching > 0, matching * 5 >= following * 4 else { return nil }
-        return (difference > 0, first + 1, count, matching, by.contains("text") ? "text" : "image")
+        return (difference > 0, first, count, matching, by.contains("text") ? "text" : "image")
     }
 }

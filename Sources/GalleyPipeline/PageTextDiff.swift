@@ -11,8 +11,9 @@ import GalleyText
 ///   `document.txt`, pages apart by form feeds), written by the run itself, so a downloaded
 ///   artifact has it too;
 /// * a PDF's pages: MuPDF's text of the source file (through the shim), when the file is found
-///   where the manifest says (its input, relative to the current folder or to the folder that
-///   holds the output folder) and still has the SHA-256 the manifest recorded, so the text is
+///   where the manifest says (its input, relative to the configuration file's folder, which the
+///   manifest records as `run.inputs_folder`; for manifests without it, relative to the current
+///   folder or to the folder that holds the output folder) and still has the SHA-256 the manifest recorded, so the text is
 ///   the text of the pages compared. A CI artifact without its sources has no PDF text.
 ///
 /// A document whose text cannot be had says why in the report (`text_unavailable`).
@@ -91,7 +92,11 @@ final class RunTexts {
         let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
         let input = document.input
         var candidates: [URL] = []
-        for base in input.hasPrefix("/") ? [URL(fileURLWithPath: "/")] : [cwd, run.folder.deletingLastPathComponent()] {
+        // Inputs are relative to the configuration file's folder, which the manifest records
+        // relative to the output folder; before it did, the current folder or the output's parent.
+        let recorded = run.manifest.run.inputsFolder.map { URL(fileURLWithPath: $0, relativeTo: run.folder).standardizedFileURL }
+        let bases = input.hasPrefix("/") ? [URL(fileURLWithPath: "/")] : [recorded, cwd, run.folder.deletingLastPathComponent()].compactMap { $0 }
+        for base in bases {
             let root = URL(fileURLWithPath: input, relativeTo: base).standardizedFileURL
             candidates += [root.appendingPathComponent(document.source), root, root.deletingLastPathComponent().appendingPathComponent(document.source)]
         }
@@ -106,37 +111,45 @@ final class RunTexts {
     }
 }
 
-extension RunDiff {
-    /// Adds the word changes of every changed page to `report`, and the shifts that the pages'
-    /// words show where their pictures did not.
-    static func addText(to report: inout DiffReport, plan: DiffPlan, base: RunOutputs, new: RunOutputs) {
+/// Both runs' texts, read once for finding shifts and for the word diff.
+final class DiffTexts {
+    let base: RunTexts
+    let new: RunTexts
+
+    init(base: RunOutputs, new: RunOutputs) {
         let engine = try? MuPDFEngine()
-        let baseTexts = RunTexts(run: base, engine: engine), newTexts = RunTexts(run: new, engine: engine)
+        self.base = RunTexts(run: base, engine: engine)
+        self.new = RunTexts(run: new, engine: engine)
+    }
+
+    /// The words of page `number` of `layout` of `document` in the base or the new run.
+    func words(of document: Manifest.Document, layout: String?, number: Int, isBase: Bool) -> [Substring]? {
+        (isBase ? base : new).words(of: document, layout: layout, number: number)
+    }
+}
+
+extension RunDiff {
+    /// Adds the word changes of every changed page to `report` (a page moved by pages inserted
+    /// or removed before it against the base's page it was paired with).
+    static func addText(to report: inout DiffReport, plan: DiffPlan, texts: DiffTexts) {
         for (index, pair) in plan.documents.enumerated() {
             guard let b = pair.base, let n = pair.new, report.documents[index].status == .changed else { continue }
             var reasons: [String] = []
-            if case .failure(let why) = baseTexts.pages(of: b) { reasons.append("base: \(why.reason)") }
-            if case .failure(let why) = newTexts.pages(of: n) { reasons.append("new: \(why.reason)") }
+            if case .failure(let why) = texts.base.pages(of: b) { reasons.append("base: \(why.reason)") }
+            if case .failure(let why) = texts.new.pages(of: n) { reasons.append("new: \(why.reason)") }
             if !reasons.isEmpty {
                 report.documents[index].textUnavailable = reasons.joined(separator: "; ")
                 continue
             }
             for (changeIndex, change) in report.documents[index].changes.enumerated()
             where [.changed, .resized, .similar].contains(change.status) {
-                guard let before = baseTexts.words(of: b, layout: change.layout, number: change.number),
-                      let after = newTexts.words(of: n, layout: change.layout, number: change.number) else { continue }
+                guard let before = texts.base.words(of: b, layout: change.layout, number: change.baseNumber ?? change.number),
+                      let after = texts.new.words(of: n, layout: change.layout, number: change.number) else { continue }
                 let steps = WordDiff.script(before, after)
                 let removed = steps.filter { if case .remove = $0 { true } else { false } }.count
                 let added = steps.filter { if case .add = $0 { true } else { false } }.count
                 report.documents[index].changes[changeIndex].words = DiffReport.WordChanges(
                     edits: WordDiff.edits(steps), removed: removed, added: added)
-            }
-            if report.documents[index].shifts.isEmpty {
-                let jobs = plan.jobs.filter { $0.document == index }
-                report.documents[index].shifts = PageShifts.find(jobs) { job, isBase in
-                    isBase ? baseTexts.words(of: b, layout: job.layout, number: job.number)
-                        : newTexts.words(of: n, layout: job.layout, number: job.number)
-                }
             }
         }
     }

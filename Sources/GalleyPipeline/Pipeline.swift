@@ -148,8 +148,22 @@ public final class Pipeline: Sendable {
         let engine = try MuPDFEngine()
         let slots = PageSlots(capacity: configuration.maxPagesInFlight)
         let outputsPerPage = OutputVariant.all(configuration).count
-        let recorder = RunRecorder(documents: documents, outputsPerPage: outputsPerPage, slots: slots, onEvent: onEvent,
+        // The sheet written while the run goes, told of each document finished before the caller is.
+        let progressSheet = Mutex<ProgressSheet?>(nil)
+        let recorder = RunRecorder(documents: documents, outputsPerPage: outputsPerPage, slots: slots,
+                                   onEvent: { event in
+                                       if case .documentFinished = event { progressSheet.withLock { $0 }?.documentFinished() }
+                                       onEvent(event)
+                                   },
                                    onFinished: { index, entry in runCatalog.finish(index, kind: documents[index].kind, entry: entry) })
+        let settings = Manifest.Settings(
+            dpi: configuration.dpi, pageImages: configuration.pageImages, thumbnails: configuration.thumbnailBoxes, png: configuration.png.rawValue,
+            format: configuration.format.rawValue, thumbnailFormat: (configuration.thumbnailFormat ?? configuration.format).rawValue,
+            quality: configuration.outputFormats.first(where: \.isLossy).map { configuration.quality ?? ImageEncoding.defaultQuality($0) },
+            pages: configuration.pageSelection?.description, maxPages: configuration.maxPages)
+        if let interval = options.progressSheetInterval {
+            progressSheet.withLock { $0 = ProgressSheet(interval: interval, started: started, store: store, settings: settings, recorder: recorder) }
+        }
         let fonts = LazyFonts(configuration: configuration)
         let stages = Stages(configuration: configuration, documents: documents, engine: engine, fonts: fonts,
                             store: store, slots: slots, recorder: recorder, catalog: runCatalog, drawImages: !options.thumbnailsOnly,
@@ -174,6 +188,7 @@ public final class Pipeline: Sendable {
         let fontWarnings = fonts.substitutionWarnings(configuration.layouts)
         for warning in fontWarnings { logger.warning("\(warning)") }
         warnings += fontWarnings
+        progressSheet.withLock { $0 }?.finish(interrupted: cancellation.isCancelled)
         if cancellation.isCancelled {
             return RunSummary(outcome: .interrupted, manifest: nil, outputFolder: store.root, duration: duration, warnings: warnings,
                               inboxMoves: inboxMoves)
@@ -188,10 +203,7 @@ public final class Pipeline: Sendable {
         let failed = manifestDocuments.filter { $0.status == .failed }.count
         let unchanged = manifestDocuments.filter { $0.status == .unchanged }.count
         let manifest = Manifest(
-            settings: .init(dpi: configuration.dpi, pageImages: configuration.pageImages, thumbnails: configuration.thumbnailBoxes, png: configuration.png.rawValue,
-                            format: configuration.format.rawValue, thumbnailFormat: (configuration.thumbnailFormat ?? configuration.format).rawValue,
-                            quality: configuration.outputFormats.first(where: \.isLossy).map { configuration.quality ?? ImageEncoding.defaultQuality($0) },
-                            pages: configuration.pageSelection?.description, maxPages: configuration.maxPages),
+            settings: settings,
             totals: .init(documents: manifestDocuments.count, ok: manifestDocuments.count - failed - unchanged, failed: failed,
                           unchanged: unchanged, pages: manifestDocuments.reduce(0) { $0 + $1.pages.count }),
             documents: manifestDocuments,
@@ -201,11 +213,13 @@ public final class Pipeline: Sendable {
                        durationSeconds: (duration * 1000).rounded() / 1000,
                        workers: .init(open: configuration.workers.open, render: configuration.workers.render,
                                       thumbnails: configuration.workers.thumbnails, encode: configuration.workers.encode),
-                       maxPagesInFlight: configuration.maxPagesInFlight))
+                       maxPagesInFlight: configuration.maxPagesInFlight,
+                       inputsFolder: FilePaths.relativePath(of: (configuration.inputBaseDirectory ?? configuration.baseDirectory).path,
+                                                            from: store.root.path)))
         // A manifest that cannot be written (a full disk) does not hide the documents' outcomes:
         // the summary carries them and says so, and the run counts as failed.
         var manifestError: String?
-        var diff: DiffReport?, diffError: String?
+        var diff: DiffReport?, diffError: String?, baselineNote: String?
         do {
             try store.write(to: "manifest.json") { sink in try manifest.write(to: sink.write) }
             if let baseline = options.baseline {
@@ -220,6 +234,13 @@ public final class Pipeline: Sendable {
                 } catch {
                     diffError = "the diff against \(baseline.folder.path) could not be made: \(error)"
                     logger.error("\(diffError ?? "")")
+                }
+            } else if let missing = options.missingBaseline {
+                baselineNote = RunDiff.missingBaselineNote(missing)
+                do {
+                    try RunDiff.writeMissingBaselineNote(baselineNote ?? "", in: store)
+                } catch {
+                    diffError = "the note on the missing baseline could not be written: \(error)"
                 }
             }
             let sources = SourceFiles(documents)
@@ -240,6 +261,6 @@ public final class Pipeline: Sendable {
                           drawnOutputs: counts.drawn, reusedOutputs: counts.reused, removedDocuments: removed, removals: stale + vanished, manifestError: manifestError,
                           cacheEvicted: cache.evicted, cachePruned: cache.pruned, inboxMoves: inboxMoves, skipped: skipped,
                           sources: Dictionary(documents.map { ($0.name, $0.url) }, uniquingKeysWith: { first, _ in first }),
-                          diff: diff, diffError: diffError)
+                          diff: diff, diffError: diffError, baselineNote: baselineNote)
     }
 }

@@ -103,12 +103,11 @@ public enum RunDiff {
             try? FileManager.default.removeItem(at: output.appendingPathComponent(picturesFolder))
         }
         try AtomicFile.makeFolders(output.path)
-        let plan = DiffPlan(base: base, new: new, options: options)
+        let texts = options.text ? DiffTexts(base: base, new: new) : nil
+        let plan = DiffPlan(base: base, new: new, options: options, texts: texts)
         let results = try plan.comparePages(into: output, options: options)
         var report = plan.report(results: results, options: options, labels: labels)
-        if options.text {
-            addText(to: &report, plan: plan, base: base, new: new)
-        }
+        if let texts { addText(to: &report, plan: plan, texts: texts) }
         try write(report, to: output)
         return report
     }
@@ -122,6 +121,23 @@ public enum RunDiff {
             (textSummaryName, Array(DiffSummary.text(report).utf8)),
         ]
         for (name, bytes) in files { try writeAtomically(bytes, to: output.appendingPathComponent(name)) }
+    }
+
+    /// What a run with `--baseline` naming a missing or empty folder says.
+    public static func missingBaselineNote(_ path: String) -> String {
+        "no baseline at \(path) (none yet, as on a first run): nothing was compared"
+    }
+
+    /// The diff folder of a run whose baseline is missing: the note as both summaries, so a CI
+    /// step that shows `diff/summary.md` shows why there is no diff; a diff an earlier run
+    /// left there is removed (its `diff.json` would describe another run).
+    static func writeMissingBaselineNote(_ note: String, in store: OutputStore) throws {
+        _ = try store.confined.openFolder(defaultFolder, create: true).map(close)
+        for name in [reportName, reviewPageName] { _ = store.confined.removeFile("\(defaultFolder)/\(name)") }
+        try? FileManager.default.removeItem(at: store.root.appendingPathComponent(defaultFolder).appendingPathComponent(picturesFolder))
+        try store.write(Array("### Galley diff: no baseline\n\n\(Escape.markdown(note.prefix(1).uppercased() + note.dropFirst())).\n".utf8),
+                        to: "\(defaultFolder)/\(markdownSummaryName)")
+        try store.write(Array("galley diff: \(note)\n".utf8), to: "\(defaultFolder)/\(textSummaryName)")
     }
 
     /// Writes through a temporary name in the destination's folder (the same file system).
@@ -150,7 +166,7 @@ struct DiffPlan {
 
     /// A page in either run, and what to do with it.
     struct PageJob: Sendable {
-        enum Kind: Sendable { case compare, resized, added, removed, unchanged }
+        enum Kind: Sendable { case compare, resized, added, removed, unchanged, shifted }
         var document: Int
         var layout: String?
         var number: Int
@@ -173,7 +189,14 @@ struct DiffPlan {
     /// Jobs of documents in both runs, in document then layout then page order.
     let jobs: [PageJob]
 
-    init(base: RunOutputs, new: RunOutputs, options: DiffOptions) {
+    /// Pages inserted or removed in the middle, per document index.
+    let shifts: [Int: [DiffReport.Shift]]
+    /// The two runs' resolutions, when they differ.
+    let dpi: DiffReport.DPIChange?
+
+    /// The plan for `base` and `new`; with `texts` (`--text`), pages are also matched by their
+    /// words when finding pages inserted or removed.
+    init(base: RunOutputs, new: RunOutputs, options: DiffOptions, texts: DiffTexts? = nil) {
         baseFolder = base.folder
         newFolder = new.folder
         let baseByName = Dictionary(base.manifest.documents.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
@@ -182,22 +205,50 @@ struct DiffPlan {
         documents += base.manifest.documents.filter { !newNames.contains($0.name) }.map { DocumentPair(base: $0, new: nil) }
         self.documents = documents
         var jobs: [PageJob] = []
+        var shifts: [Int: [DiffReport.Shift]] = [:]
+        // Runs drawn at different resolutions: page images of one page differ in pixels, so
+        // the pages are compared by a thumbnail box both runs have (drawn to the box, whatever the dpi).
+        let redrawn = base.manifest.settings.dpi != new.manifest.settings.dpi
+        self.dpi = redrawn ? DiffReport.DPIChange(base: base.manifest.settings.dpi, new: new.manifest.settings.dpi) : nil
         for (index, pair) in documents.enumerated() {
             guard let b = pair.base, let n = pair.new else { continue }
             for layout in Self.groups(b, n) {
-                let basePages = b.pages.filter { $0.layout == layout }, newPages = n.pages.filter { $0.layout == layout }
-                let baseByNumber = Dictionary(basePages.map { ($0.number, $0) }, uniquingKeysWith: { a, _ in a })
-                let newByNumber = Dictionary(newPages.map { ($0.number, $0) }, uniquingKeysWith: { a, _ in a })
-                let numbers = Set(baseByNumber.keys).union(newByNumber.keys).sorted()
-                for number in numbers {
-                    let stem = [RunDiff.picturesFolder, n.name, layout].compactMap { $0 }.joined(separator: "/")
-                        + "/p" + String(format: "%04d", number)
-                    let bp = baseByNumber[number], np = newByNumber[number]
-                    let (bPicture, nPicture) = Self.pictures(bp, np)
+                let basePages = Self.pages(of: b, layout: layout), newPages = Self.pages(of: n, layout: layout)
+                // Words only where a shift is possible: the page counts differ.
+                let useWords = texts != nil && basePages.count != newPages.count
+                let basePrints = basePages.map { page in
+                    PageShifts.Fingerprint(sha256: Self.pictures(page, page, thumbnailsFirst: redrawn).0?.sha256,
+                                           words: useWords ? texts?.words(of: b, layout: layout, number: page.number, isBase: true) : nil)
+                }
+                let newPrints = newPages.map { page in
+                    PageShifts.Fingerprint(sha256: Self.pictures(page, page, thumbnailsFirst: redrawn).0?.sha256,
+                                           words: useWords ? texts?.words(of: n, layout: layout, number: page.number, isBase: false) : nil)
+                }
+                // Shifts are looked for where one run's page numbers begin the other's.
+                let baseNumbers = basePages.map(\.number), newNumbers = newPages.map(\.number)
+                let numbered = Array(newNumbers.prefix(baseNumbers.count)) == baseNumbers || Array(baseNumbers.prefix(newNumbers.count)) == newNumbers
+                let alignment = numbered ? PageShifts.align(base: basePrints, new: newPrints) : nil
+                let found = alignment?.shift
+                if let found {
+                    shifts[index, default: []].append(DiffReport.Shift(
+                        kind: found.inserted ? .inserted : .removed, layout: layout,
+                        at: found.inserted ? newPages[found.at].number : basePages[found.at].number,
+                        count: found.count, matchingPages: found.matching, matchedBy: found.by))
+                }
+                let folder = [RunDiff.picturesFolder, n.name, layout].compactMap { $0 }.joined(separator: "/")
+                for (i, j) in found != nil ? alignment?.pairs ?? [] : Self.byNumber(basePages, newPages) {
+                    let bp = i.map { basePages[$0] }, np = j.map { newPages[$0] }
+                    let moved = bp != nil && np != nil && bp?.number != np?.number
+                    // A page removed in a shift has the number of a new page: its pictures get a name of their own.
+                    let stem = folder + "/p" + String(format: "%04d", np?.number ?? bp?.number ?? 0)
+                        + (np == nil && found != nil ? "-removed" : "")
+                    let (bPicture, nPicture) = Self.pictures(bp, np, thumbnailsFirst: redrawn)
                     let kind: PageJob.Kind
                     switch (bp, np) {
                     case let (bp?, np?):
-                        if Self.isResized(bp, np) || bPicture.map({ ($0.width, $0.height) }) ?? (0, 0) != nPicture.map({ ($0.width, $0.height) }) ?? (0, 0) {
+                        if moved, let i, let j, basePrints[i].isSamePage(as: newPrints[j]) {
+                            kind = .shifted
+                        } else if Self.isResized(bp, np) || bPicture.map({ ($0.width, $0.height) }) ?? (0, 0) != nPicture.map({ ($0.width, $0.height) }) ?? (0, 0) {
                             kind = .resized
                         } else if let bPicture, let nPicture, bPicture.sha256 == nPicture.sha256 {
                             kind = .unchanged
@@ -209,13 +260,27 @@ struct DiffPlan {
                     case (nil, _?): kind = .added
                     default: kind = .removed
                     }
-                    jobs.append(PageJob(document: index, layout: layout, number: number, kind: kind,
+                    jobs.append(PageJob(document: index, layout: layout, number: np?.number ?? bp?.number ?? 0, kind: kind,
                                         base: bp.map { Side(page: $0, picture: bPicture) }, new: np.map { Side(page: $0, picture: nPicture) },
                                         stem: stem))
                 }
             }
         }
         self.jobs = jobs
+        self.shifts = shifts
+    }
+
+    /// The pages of one layout of a document, by number (the first of a number only).
+    static func pages(of document: Manifest.Document, layout: String?) -> [Manifest.Page] {
+        var seen = Set<Int>()
+        return document.pages.filter { $0.layout == layout && seen.insert($0.number).inserted }.sorted { $0.number < $1.number }
+    }
+
+    /// Pages paired by number: positions in `base` and `new`.
+    static func byNumber(_ base: [Manifest.Page], _ new: [Manifest.Page]) -> [(base: Int?, new: Int?)] {
+        let basePositions = Dictionary(base.enumerated().map { ($1.number, $0) }, uniquingKeysWith: { a, _ in a })
+        let newPositions = Dictionary(new.enumerated().map { ($1.number, $0) }, uniquingKeysWith: { a, _ in a })
+        return Set(basePositions.keys).union(newPositions.keys).sorted().map { (basePositions[$0], newPositions[$0]) }
     }
 
     /// The layouts of a document's pages (nil for a PDF), the new run's order first.
@@ -230,8 +295,9 @@ struct DiffPlan {
         abs(a.widthPt - b.widthPt) > 0.01 || abs(a.heightPt - b.heightPt) > 0.01 || a.rotation != b.rotation
     }
 
-    /// The pictures to compare: both page images, or else the largest thumbnail box both have.
-    static func pictures(_ a: Manifest.Page?, _ b: Manifest.Page?) -> (Picture?, Picture?) {
+    /// The pictures to compare: both page images, or else the largest thumbnail box both have
+    /// (`thumbnailsFirst`: that box when there is one, for runs at different resolutions).
+    static func pictures(_ a: Manifest.Page?, _ b: Manifest.Page?, thumbnailsFirst: Bool = false) -> (Picture?, Picture?) {
         func image(_ page: Manifest.Page?) -> Picture? {
             page?.image.map { Picture(path: $0.path, width: $0.width, height: $0.height, sha256: $0.sha256) }
         }
@@ -242,8 +308,9 @@ struct DiffPlan {
             image(page) ?? page.thumbnails.max { $0.box < $1.box }.flatMap { thumbnail(page, $0.box) }
         }
         guard let a, let b else { return (a.flatMap(best), b.flatMap(best)) }
-        if let x = image(a), let y = image(b) { return (x, y) }
         let common = Set(a.thumbnails.map(\.box)).intersection(b.thumbnails.map(\.box)).max()
+        if thumbnailsFirst, let common, let x = thumbnail(a, common), let y = thumbnail(b, common) { return (x, y) }
+        if let x = image(a), let y = image(b) { return (x, y) }
         return (common.flatMap { thumbnail(a, $0) }, common.flatMap { thumbnail(b, $0) })
     }
 
@@ -258,7 +325,7 @@ struct DiffPlan {
         let baseFolder = baseFolder, newFolder = newFolder
         // At most one per worker: each operation takes one and gives it back.
         let scratches = Mutex<[DiffScratch]>([])
-        for (index, job) in jobs.enumerated() where job.kind != .unchanged {
+        for (index, job) in jobs.enumerated() where job.kind != .unchanged && job.kind != .shifted {
             queue.addOperation {
                 guard firstError.withLock({ $0 == nil }) else { return }
                 let scratch = scratches.withLock { $0.popLast() } ?? DiffScratch()
@@ -302,8 +369,9 @@ struct DiffPlan {
                     documentJobs.append((jobs[jobIndex], results[jobIndex]))
                     jobIndex += 1
                 }
-                for (job, change) in documentJobs {
+                for (job, result) in documentJobs {
                     if job.kind == .compare { compared += 1 }
+                    let change = job.kind == .shifted ? PageComparison.entry(for: job, status: .shifted) : result
                     guard let change else {
                         counts.unchanged += 1
                         continue
@@ -314,10 +382,11 @@ struct DiffPlan {
                     case .added: counts.added += 1
                     case .removed: counts.removed += 1
                     case .similar: counts.unchanged += 1; counts.similar += 1
+                    case .shifted: counts.shifted += 1
                     }
                     changes.append(change)
                 }
-                shifts = PageShifts.find(documentJobs.map(\.job))
+                shifts = self.shifts[index] ?? []
                 let failureChanged = pair.base?.error?.code != pair.new?.error?.code
                 status = counts.changed + counts.added + counts.removed > 0 || failureChanged ? .changed : .unchanged
             }
@@ -330,13 +399,14 @@ struct DiffPlan {
             }
             pageTotals.added += counts.added; pageTotals.removed += counts.removed; pageTotals.changed += counts.changed
             pageTotals.unchanged += counts.unchanged; pageTotals.resized += counts.resized; pageTotals.similar += counts.similar
+            pageTotals.shifted += counts.shifted
             entries.append(DiffReport.Document(
                 name: any.name, source: any.source, kind: any.kind, status: status, baseStatus: pair.base?.status,
                 newStatus: pair.new?.status, error: pair.new?.error, pages: counts, shifts: shifts, changes: changes))
         }
         let changed = documentTotals.added + documentTotals.removed + documentTotals.changed > 0
         return DiffReport(
-            base: labels.base, new: labels.new,
+            base: labels.base, new: labels.new, dpi: dpi,
             settings: .init(threshold: options.threshold, maxChangedPixels: options.maxChangedPixels,
                             maxChangedFraction: options.maxChangedFraction, text: options.text),
             outcome: changed ? .changed : .unchanged,
@@ -367,8 +437,7 @@ struct PageComparison {
 
     /// The page's entry in the report.
     func run() throws -> DiffReport.PageChange {
-        var change = DiffReport.PageChange(layout: job.layout, number: job.number, status: .changed,
-                                           base: job.base.map { size($0.page) }, new: job.new.map { size($0.page) })
+        var change = Self.entry(for: job, status: .changed)
         // Read both pictures (the bytes are copied into the diff folder as they are).
         var before: (bytes: [UInt8], bitmap: Bitmap)?, after: (bytes: [UInt8], bitmap: Bitmap)?
         do {
@@ -390,7 +459,7 @@ struct PageComparison {
         case .added: change.status = .added
         case .removed: change.status = .removed
         case .resized: change.status = .resized
-        case .unchanged: preconditionFailure("unchanged pages are not read")
+        case .unchanged, .shifted: preconditionFailure("unchanged and shifted pages are not read")
         case .compare:
             guard let before, let after, let page = job.new?.page else { break }
             let diff = PixelDiff(base: before.bitmap, new: after.bitmap, threshold: options.threshold)
@@ -425,8 +494,14 @@ struct PageComparison {
         return change
     }
 
-    private func size(_ page: Manifest.Page) -> DiffReport.PageSize {
-        DiffReport.PageSize(widthPt: page.widthPt, heightPt: page.heightPt, rotation: page.rotation)
+    /// The page's entry in the report before its pictures are read: its numbers and sizes.
+    static func entry(for job: DiffPlan.PageJob, status: DiffReport.PageStatus) -> DiffReport.PageChange {
+        func size(_ page: Manifest.Page) -> DiffReport.PageSize {
+            DiffReport.PageSize(widthPt: page.widthPt, heightPt: page.heightPt, rotation: page.rotation)
+        }
+        let baseNumber = job.base?.page.number
+        return DiffReport.PageChange(layout: job.layout, number: job.number, baseNumber: baseNumber == job.number ? nil : baseNumber,
+                                     status: status, base: job.base.map { size($0.page) }, new: job.new.map { size($0.page) })
     }
 
     /// Pixels to points, two decimals.

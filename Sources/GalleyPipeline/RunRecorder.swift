@@ -425,6 +425,13 @@ final class RunRecorder: Sendable {
     }
 
     /// The manifest's documents, in scan order, with pages in page order.
+    /// The entries of the documents finished so far, in document order, and how many there are in all.
+    func finishedDocuments() -> (documents: [Manifest.Document], total: Int) {
+        state.withLock { state in
+            (state.documents.filter(\.finished).map { Self.entry($0, outputsPerPage: outputsPerPage) }, state.documents.count)
+        }
+    }
+
     func manifestDocuments() -> [Manifest.Document] {
         state.withLock { state in
             state.documents.map { Self.entry($0, outputsPerPage: outputsPerPage) }

@@ -43,6 +43,8 @@ public struct RunSummary: Sendable {
     public var diff: DiffReport?
     /// With a baseline: why the diff could not be made, when it could not.
     public var diffError: String?
+    /// `--baseline` named a folder that is missing or empty: the note saying nothing was compared.
+    public var baselineNote: String?
 }
 
 /// Output files a run removed: how many, of which document, and why.

@@ -89,6 +89,10 @@ public enum ShardMerge {
         var run = first.manifest.run
         run.startedAt = parts.map(\.manifest.run.startedAt).min() ?? run.startedAt
         run.durationSeconds = parts.map(\.manifest.run.durationSeconds).max() ?? run.durationSeconds
+        // The first shard's inputs folder, seen from the merged folder instead.
+        run.inputsFolder = run.inputsFolder.map {
+            FilePaths.relativePath(of: URL(fileURLWithPath: $0, relativeTo: first.folder).standardizedFileURL.path, from: output.path)
+        }
         let manifest = Manifest(settings: first.manifest.settings,
                                 totals: .init(documents: merged.count, ok: merged.count - failed - unchanged, failed: failed,
                                               unchanged: unchanged, pages: merged.reduce(0) { $0 + $1.pages.count }),

@@ -31,8 +31,23 @@ public struct SingleFile: Sendable {
     /// files of its type. Its input folder is `root` when given (a documentation tree whose
     /// pages link `../_static/style.css`), else the file's own folder: as in a run, an article
     /// reads only files under its input folder.
-    public static func document(_ file: URL, root: URL? = nil) -> SourceDocument? {
-        guard let kind = InputScanner.extensions[file.pathExtension.lowercased()] else { return nil }
+    /// With `sniffing` (`galley thumbnail`: a file manager hands over any text/plain or PDF
+    /// file), a file whose extension Galley does not read (none, `.log`) is read for what its
+    /// content is: a PDF, HTML, or text (`SourceDocument.Sniffed`); a binary file is still refused.
+    public static func document(_ file: URL, root: URL? = nil, sniffing: Bool = false) -> SourceDocument? {
+        var sniffed: SourceDocument.Sniffed?
+        if InputScanner.extensions[file.pathExtension.lowercased()] == nil {
+            guard sniffing else { return nil }
+            guard let handle = FileHandle(forReadingAtPath: file.path) else { return nil }
+            defer { try? handle.close() }
+            sniffed = (try? handle.read(upToCount: 1024)).flatMap { SourceDocument.Sniffed.of(Array($0)[...]) }
+            guard sniffed != nil else { return nil }
+        }
+        let kind: SourceDocument.Kind = switch sniffed {
+        case .pdf?: .pdf
+        case .html?, .text?: .markup
+        case nil: InputScanner.extensions[file.pathExtension.lowercased()] ?? .markup
+        }
         let file = file.standardizedFileURL
         var input = file.deletingLastPathComponent().path, relative = file.lastPathComponent
         if let root {
@@ -41,7 +56,7 @@ public struct SingleFile: Sendable {
             (input, relative) = (folder, String(file.path.dropFirst(folder.hasSuffix("/") ? folder.count : folder.count + 1)))
         }
         return SourceDocument(url: file, input: input, relativePath: relative, kind: kind,
-                              name: file.deletingPathExtension().lastPathComponent)
+                              name: file.deletingPathExtension().lastPathComponent, sniffed: sniffed)
     }
 
     /// Whether `file` lies under `root` (a `--root` given with a file outside it is a usage
@@ -123,8 +138,8 @@ public struct SingleFile: Sendable {
     /// chunks: the standard's thumbnails are PNG).
     public func thumbnail(of file: URL, size: Int, format: ImageFormat = .png,
                           cancellation: Cancellation = Cancellation()) throws(Failure) -> [UInt8] {
-        guard let document = Self.document(file, root: root) else {
-            throw Failure(code: .unreadable, message: "not a file Galley reads (.pdf, .html, .htm, .xhtml, .txt)")
+        guard let document = Self.document(file, root: root, sniffing: true) else {
+            throw Failure(code: .unreadable, message: "not a file Galley reads (a PDF, HTML or text)")
         }
         guard let stamp = FileStamp(path: document.url.path) else {
             throw Failure(code: .unreadable, message: "cannot read the file")

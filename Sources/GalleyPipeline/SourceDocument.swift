@@ -22,6 +22,44 @@ public struct SourceDocument: Sendable, Hashable {
     /// Why the scan already refuses to read it (a link leading outside the inputs); the run
     /// records it as failed without opening it.
     public var refusal: Failure?
+    /// What its content showed it to be, when its name has no extension Galley reads (a
+    /// `README`, a `.log`, a PDF saved without `.pdf`, given to `galley thumbnail`); nil: the
+    /// extension says.
+    public var sniffed: Sniffed?
+
+    /// A file's type told from its first bytes.
+    public enum Sniffed: String, Sendable, Hashable {
+        case pdf, html, text
+
+        /// `%PDF-` in the first 1,024 bytes (as readers accept it), markup at the start
+        /// (`<!DOCTYPE html`, `<html`, `<head`, `<body`, `<?xml` then `<html`), else text: no
+        /// NUL byte and valid UTF-8 (a multi-byte character cut at the end excepted); else nil.
+        public static func of(_ bytes: ArraySlice<UInt8>) -> Sniffed? {
+            let head = Array(bytes.prefix(1024))
+            let pdf = Array("%PDF-".utf8)
+            if head.count >= pdf.count, (0...(head.count - pdf.count)).contains(where: { head[$0..<$0 + pdf.count].elementsEqual(pdf) }) {
+                return .pdf
+            }
+            guard !head.contains(0) else { return nil }
+            var start = head[...]
+            if start.starts(with: [0xEF, 0xBB, 0xBF]) { start = start.dropFirst(3) }
+            let text = String(decoding: start.prefix(512), as: UTF8.self).lowercased()
+            let trimmed = text.drop { $0.isWhitespace }
+            if trimmed.hasPrefix("<") {
+                let markup = ["<!doctype html", "<html", "<head", "<body"]
+                if markup.contains(where: { trimmed.hasPrefix($0) }) || (trimmed.hasPrefix("<?xml") && text.contains("<html")) { return .html }
+            }
+            // Valid UTF-8 but for a character the 1,024-byte cut split.
+            var sample = Array(start)
+            while let last = sample.last, last & 0xC0 == 0x80 || last >= 0xC0, sample.count > start.count - 4 { sample.removeLast() }
+            return String(validating: sample, as: UTF8.self) != nil ? .text : nil
+        }
+    }
+
+    /// Whether it is set as plain text (`.txt`, or content sniffed as text).
+    public var isPlainText: Bool {
+        sniffed.map { $0 == .text } ?? (url.pathExtension.lowercased() == "txt")
+    }
 }
 
 /// Makes output folder names from relative source paths.

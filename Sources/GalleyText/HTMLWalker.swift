@@ -147,7 +147,8 @@ struct HTMLWalker {
 
     private let styleSheetLoader: (@Sendable (String) -> StyleSheetLoad)?
     /// Style sheets not read, as warnings.
-    private var styleSheetWarnings: [String] = []
+    /// Style sheets not read, and why.
+    private var styleSheetWarnings: [(href: String, reason: String)] = []
     /// CSS properties Galley does not support, with how many computed styles declared them.
     private var ignoredProperties: [String: Int] = [:]
     /// Elements left out by `display: none` or `visibility: hidden`, and their characters.
@@ -185,11 +186,16 @@ struct HTMLWalker {
 
     mutating func article(from output: GumboOutput) -> ParsedArticle {
         collectStyleSheetsAndTitle(output.document)
-        var warnings = styleSheetWarnings
-        if sheet.unsupportedSelectorCount > 0 || sheet.skippedAtRuleCount > 0 {
-            warnings.append("style sheet: \(sheet.unsupportedSelectorCount) selectors not supported (sibling combinators, "
-                            + "pseudo-classes but :first-child, pseudo-elements) and \(sheet.skippedAtRuleCount) at-rules "
-                            + "(@media screen, @font-face, ...) ignored")
+        // One line per kind: the sheets refused for one reason together, then what was passed over.
+        var warnings = Self.grouped(styleSheetWarnings)
+        if sheet.unsupportedSelectorCount > 0 {
+            warnings.append("style sheet: \(sheet.unsupportedSelectorCount) selector\(sheet.unsupportedSelectorCount == 1 ? "" : "s") not supported "
+                            + "(sibling combinators, pseudo-classes but :first-child, pseudo-elements); their rules ignored")
+        }
+        if sheet.skippedAtRuleCount > 0 {
+            let names = sheet.skippedAtRules.sorted { $0.key < $1.key }.map { $0.value == 1 ? $0.key : "\($0.key) ×\($0.value)" }
+            warnings.append("style sheet: \(sheet.skippedAtRuleCount) at-rule\(sheet.skippedAtRuleCount == 1 ? "" : "s") not supported, ignored: "
+                            + names.joined(separator: ", "))
         }
         var language: String?
         if let root = output.root, root.pointee.type == GUMBO_NODE_ELEMENT {
@@ -333,16 +339,30 @@ struct HTMLWalker {
         return StyleSheet.isPrintMedia("@media " + media)
     }
 
+    /// Style sheets refused for the same reason, in one line: `style sheets "a.css", "b.css": outside the input folder`.
+    static func grouped(_ refusals: [(href: String, reason: String)]) -> [String] {
+        var order: [String] = [], hrefs: [String: [String]] = [:]
+        for (href, reason) in refusals {
+            if hrefs[reason] == nil { order.append(reason) }
+            if hrefs[reason]?.contains(href) != true { hrefs[reason, default: []].append(href) }
+        }
+        return order.map { reason in
+            let names = hrefs[reason] ?? []
+            let shown = names.prefix(5).map { "\"\($0)\"" }.joined(separator: ", ") + (names.count > 5 ? " and \(names.count - 5) more" : "")
+            return "style sheet\(names.count == 1 ? "" : "s") \(shown): \(reason)"
+        }
+    }
+
     /// Reads a linked or imported style sheet through the loader, warning when it cannot.
     private mutating func loadStyleSheet(_ href: String, depth: Int) {
         guard let styleSheetLoader else { return }
         guard depth < 8 else {
-            styleSheetWarnings.append("style sheet \"\(href)\": @import nested more than 8 deep; not read")
+            styleSheetWarnings.append((href, "@import nested more than 8 deep; not read"))
             return
         }
         switch styleSheetLoader(href) {
         case .css(let css): addStyleSheet(css, href: href, depth: depth)
-        case .refused(let reason): styleSheetWarnings.append("style sheet \"\(href)\": \(reason)")
+        case .refused(let reason): styleSheetWarnings.append((href, reason))
         }
     }
 

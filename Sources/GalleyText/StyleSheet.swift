@@ -18,8 +18,11 @@ struct StyleSheet: Sendable {
     private var universalRules: [Int] = []
     /// Selectors skipped because they use something unsupported.
     private(set) var unsupportedSelectorCount = 0
-    /// At-rules skipped, with any rules inside them.
-    private(set) var skippedAtRuleCount = 0
+    /// At-rules skipped, with any rules inside them, that could have changed the pages, by
+    /// name (`@font-face`, `@page`); rules for other media, animations and the like are
+    /// skipped without a word (`isPrintIrrelevant`).
+    private(set) var skippedAtRules: [String: Int] = [:]
+    var skippedAtRuleCount: Int { skippedAtRules.values.reduce(0, +) }
     /// Some rule looks at ancestors or at an element's position (descendant and child
     /// combinators, `:first-child`): an element's style then depends on more than its parent's.
     private(set) var hasStructuralSelectors = false
@@ -43,18 +46,18 @@ struct StyleSheet: Sendable {
                 i += 3
             } else if c == UInt8(ascii: "@") {
                 let end = Self.scan(text, from: i, untilEither: UInt8(ascii: "{"), UInt8(ascii: ";"))
+                let prelude = String(decoding: text[i..<min(end, text.count)], as: UTF8.self).lowercased()
                 guard end < text.count && text[end] == UInt8(ascii: "{") else {
-                    skippedAtRuleCount += 1
+                    noteSkipped(prelude)
                     i = end + 1
                     continue
                 }
                 let block = Self.skipBlock(text, openBrace: end)
-                let prelude = String(decoding: text[i..<end], as: UTF8.self).lowercased()
                 if Self.isPrintMedia(prelude) {
                     // Galley makes pages: the rules for print (and all media) apply.
                     add(css: String(decoding: text[(end + 1)..<block.bodyEnd], as: UTF8.self))
                 } else {
-                    skippedAtRuleCount += 1
+                    noteSkipped(prelude)
                 }
                 i = block.end
             } else {
@@ -67,6 +70,20 @@ struct StyleSheet: Sendable {
                 addRule(prelude: prelude, body: body)
             }
         }
+    }
+
+    /// Counts an at-rule passed over, unless it could not have changed printed pages.
+    private mutating func noteSkipped(_ prelude: String) {
+        let name = String(prelude.prefix { !$0.isWhitespace && $0 != "(" && $0 != "\"" && $0 != "'" })
+        guard !Self.isPrintIrrelevant(name) else { return }
+        skippedAtRules[name, default: 0] += 1
+    }
+
+    /// At-rules with nothing for printed pages: `@media` for other media (screen, speech),
+    /// the encoding, `@import` (the walker follows it), namespaces, animations and viewports.
+    static func isPrintIrrelevant(_ name: String) -> Bool {
+        let unprefixed = name.hasPrefix("@-") ? "@" + (name.dropFirst(2).split(separator: "-", maxSplits: 1).last ?? "") : name
+        return ["@media", "@charset", "@import", "@namespace", "@keyframes", "@viewport"].contains(unprefixed)
     }
 
     /// Whether an at-rule's prelude (lowercased) is `@media` for print or all media: a media

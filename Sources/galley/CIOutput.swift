@@ -46,7 +46,8 @@ struct CIReportOptions: ParsableArguments {
         discussion: "auto is github when GITHUB_ACTIONS=true: an ::error line per failed document and a ::warning per warning, and a Markdown summary appended to $GITHUB_STEP_SUMMARY when it is set."))
     var annotations: AnnotationMode = .auto
 
-    @Option(name: .long, help: "Write a JUnit XML report to this file (a test case per document, a failure per failed document).")
+    @Option(name: .long, help: "Write a JUnit XML report to this file (a test case per document, a failure per failed document).",
+            completion: .file(extensions: ["xml"]))
     var junit: String?
 
     /// Writes what was asked for. Annotations go to standard output, or to standard error
@@ -66,14 +67,32 @@ struct CIReportOptions: ParsableArguments {
             }
         }
         // An interrupted run has no documents to report: no JUnit file rather than an empty one.
-        if let junit, summary.manifest != nil {
-            let path = junit.hasPrefix("/") ? junit : FileManager.default.currentDirectoryPath + "/" + junit
-            do {
-                try AtomicFile.write(Array(report.junitXML().utf8), to: path,
-                                     through: PathText.parent(of: path) + "/.\((path as NSString).lastPathComponent).\(getpid()).tmp")
-            } catch {
-                warn("the JUnit report \(path) could not be written: \(error)")
+        if let junit, summary.manifest != nil { writeJUnit(report.junitXML(), to: junit) }
+    }
+
+    /// A run stopped before any document was counted (`failure`, exit 2 for a configuration
+    /// mistake): an error annotation on the configuration file's line when there is one, the
+    /// step summary and a JUnit file with one error, so a CI job shows why nothing was drawn.
+    func writeStopped(_ failure: CommandFailure, environment: [String: String] = ProcessInfo.processInfo.environment) {
+        let workspace = environment["GITHUB_WORKSPACE"].map { URL(fileURLWithPath: $0) }
+            ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        let stopped = CIReport.Stopped(message: failure.message, status: failure.status, file: failure.file, line: failure.line)
+        if annotations.resolved(environment) == .github {
+            FileHandle.standardOutput.write(Data((stopped.githubAnnotation(workspace: workspace) + "\n").utf8))
+            if let path = environment["GITHUB_STEP_SUMMARY"], !path.isEmpty {
+                append(stopped.markdown(workspace: workspace), to: path, what: "the step summary")
             }
+        }
+        if let junit { writeJUnit(stopped.junitXML(), to: junit) }
+    }
+
+    private func writeJUnit(_ xml: String, to junit: String) {
+        let path = junit.hasPrefix("/") ? junit : FileManager.default.currentDirectoryPath + "/" + junit
+        do {
+            try AtomicFile.write(Array(xml.utf8), to: path,
+                                 through: PathText.parent(of: path) + "/.\((path as NSString).lastPathComponent).\(getpid()).tmp")
+        } catch {
+            warn("the JUnit report \(path) could not be written: \(error)")
         }
     }
 

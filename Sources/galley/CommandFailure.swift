@@ -5,6 +5,10 @@ import GalleyPipeline
 struct CommandFailure: Error, CustomStringConvertible {
     var message: String
     var status: Int32
+    /// The configuration file at fault and the line, when a setting in it is (for a CI
+    /// annotation on that line).
+    var file: String?
+    var line: Int?
 
     /// Bad configuration or usage unless `status` says otherwise.
     init(_ message: String, status: Int32 = Galley.Status.usage) {
@@ -18,6 +22,7 @@ struct CommandFailure: Error, CustomStringConvertible {
     init(stopping error: any Error) {
         let usage = error is ConfigurationError || error is UsageError
         self.init("\(error)", status: usage ? Galley.Status.usage : Galley.Status.someFailed)
+        if let error = error as? ConfigurationError { (file, line) = (error.file, error.line) }
     }
 
     var description: String { message }
@@ -26,8 +31,12 @@ struct CommandFailure: Error, CustomStringConvertible {
     static func catching<T>(_ body: () throws -> T) throws(CommandFailure) -> T {
         do {
             return try body()
+        } catch let failure as CommandFailure {
+            throw failure
         } catch {
-            throw CommandFailure("\(error)")
+            var failure = CommandFailure("\(error)")
+            if let error = error as? ConfigurationError { (failure.file, failure.line) = (error.file, error.line) }
+            throw failure
         }
     }
 }

@@ -18,13 +18,13 @@ struct Diff: ParsableCommand {
             cannot be written).
             """)
 
-    @Argument(help: "The earlier run: its output folder or manifest.json.")
+    @Argument(help: "The earlier run: its output folder or manifest.json.", completion: .file())
     var base: String
 
-    @Argument(help: "The later run: its output folder or manifest.json.")
+    @Argument(help: "The later run: its output folder or manifest.json.", completion: .file())
     var new: String
 
-    @Option(name: .long, help: "Folder for the report, review page and pictures (default NEW/diff).")
+    @Option(name: .long, help: "Folder for the report, review page and pictures (default NEW/diff).", completion: .directory)
     var output: String?
 
     @OptionGroup var settings: DiffSettings

@@ -93,10 +93,20 @@ struct Galley: ParsableCommand {
         let url = URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
         guard FileManager.default.fileExists(atPath: url.path) else {
             guard path == "pipeline.yml", defaultsWithoutFile else {
-                throw CommandFailure("\(url.path): no such configuration file" + (hint.map { "; \($0)" } ?? ""))
+                var failure = CommandFailure("\(url.path): no such configuration file" + (hint.map { "; \($0)" } ?? ""))
+                failure.file = url.path
+                throw failure
             }
             return Configuration()
         }
         return try CommandFailure.catching { try Configuration.load(file: url) }
     }
+}
+
+/// What the shell completions offer for Galley's kinds of values (`galley --generate-completion-script`).
+extension CompletionKind {
+    /// File names, folders included; `.yml` and `.yaml` files first where the shell can filter.
+    static var configurationFile: CompletionKind { .file(extensions: ["yml", "yaml"]) }
+    /// `png`, `webp`, `jpeg`, `avif`.
+    static var imageFormats: CompletionKind { .list(ImageFormat.allCases.map(\.rawValue)) }
 }

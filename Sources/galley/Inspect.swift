@@ -13,13 +13,13 @@ struct Inspect: ParsableCommand {
             1 when one or more could not (each with the code a run would record), 2 for bad usage.
             """)
 
-    @Option(name: .long, help: "The configuration file (passwords, layouts, fonts; without one, the defaults).")
+    @Option(name: .long, help: "The configuration file (passwords, layouts, fonts; without one, the defaults).", completion: .configurationFile)
     var config: String = "pipeline.yml"
 
     @Flag(name: .long, help: "Print JSON (one object with a `documents` array) instead of text.")
     var json = false
 
-    @Argument(help: "PDF and article files, folders or globs.")
+    @Argument(help: "PDF and article files, folders or globs.", completion: .file())
     var paths: [String]
 
     func run() throws {

@@ -14,10 +14,10 @@ struct Merge: ParsableCommand {
             2 when a folder is not a shard of the same run or a shard is missing.
             """)
 
-    @Argument(help: "The merged output folder.")
+    @Argument(help: "The merged output folder.", completion: .directory)
     var output: String
 
-    @Argument(help: "The shards' output folders.")
+    @Argument(help: "The shards' output folders.", completion: .directory)
     var shards: [String]
 
     func run() throws {

@@ -16,10 +16,10 @@ struct Render: ParsableCommand {
             one failed (the others are still drawn), 2 for bad usage.
             """)
 
-    @Option(name: .long, help: "The configuration file (layouts, fonts, passwords; without one, the defaults).")
+    @Option(name: .long, help: "The configuration file (layouts, fonts, passwords; without one, the defaults).", completion: .configurationFile)
     var config: String = "pipeline.yml"
 
-    @Option(name: [.short, .customLong("output")], help: "The folder to write into (made if missing).")
+    @Option(name: [.short, .customLong("output")], help: "The folder to write into (made if missing).", completion: .directory)
     var output: String = "."
 
     @Option(name: .long, help: "Page image resolution in pixels per inch (1...2400).")
@@ -28,16 +28,16 @@ struct Render: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Pages to draw: 1-3,7, first, last, 5-N.", valueName: "PAGES"))
     var pages: String?
 
-    @Option(name: .long, help: "Image format: png, webp, jpeg or avif (default: format: in the configuration, else png).")
+    @Option(name: .long, help: "Image format: png, webp, jpeg or avif (default: format: in the configuration, else png).", completion: .imageFormats)
     var format: String?
 
     @Option(name: .long, help: "Pages drawn at once (1...256).")
     var jobs: Int?
 
-    @Option(name: .long, help: ArgumentHelp("The folder the articles' linked pictures and style sheets may come from (default: each file's own folder); every file must be under it.", valueName: "DIR"))
+    @Option(name: .long, help: ArgumentHelp("The folder the articles' linked pictures and style sheets may come from (default: each file's own folder); every file must be under it.", valueName: "DIR"), completion: .directory)
     var root: String?
 
-    @Argument(help: "PDFs and articles (.pdf, .html, .htm, .xhtml, .txt).")
+    @Argument(help: "PDFs and articles (.pdf, .html, .htm, .xhtml, .txt).", completion: .file())
     var files: [String]
 
     func validate() throws {
@@ -95,28 +95,34 @@ struct Thumbnail: ParsableCommand {
         abstract: "Write a thumbnail of a file's first page (a PNG with freedesktop.org's text chunks).",
         discussion: """
             The form a file manager's thumbnailer calls (galley.thumbnailer: Exec=galley thumbnail -s %s %i %o). \
-            The page is fitted into SIZE×SIZE with its aspect ratio kept. Exit status 0 when the thumbnail was \
+            The page is fitted into SIZE×SIZE with its aspect ratio kept. A file without an extension Galley reads \
+            is read by its content (%PDF-, HTML, UTF-8 text). Settings come only from --config, never from a \
+            pipeline.yml in the current folder. Exit status 0 when the thumbnail was \
             written, 1 when the file could not be drawn (nothing is written), 2 for bad usage.
             """)
 
     @Option(name: [.short, .customLong("size")], help: "The box in pixels (8...4096).")
     var size: Int = 256
 
-    @Option(name: .long, help: "The configuration file (layouts, fonts, passwords; without one, the defaults).")
-    var config: String = "pipeline.yml"
+    @Option(name: .long, help: ArgumentHelp(
+        "A configuration file (layouts, fonts, passwords); without it, the defaults.",
+        discussion: "Unlike the other commands, thumbnail never reads pipeline.yml from the current folder: a file manager calls it from any folder."),
+        completion: .configurationFile)
+    var config: String?
 
-    @Option(name: .long, help: ArgumentHelp("The folder the article's linked pictures and style sheets may come from (default: the file's own folder); the file must be under it.", valueName: "DIR"))
+    @Option(name: .long, help: ArgumentHelp("The folder the article's linked pictures and style sheets may come from (default: the file's own folder); the file must be under it.", valueName: "DIR"), completion: .directory)
     var root: String?
 
-    @Argument(help: "The PDF or article.")
+    @Argument(help: "The PDF or article.", completion: .file())
     var input: String
 
-    @Argument(help: "The PNG to write.")
+    @Argument(help: "The PNG to write.", completion: .file())
     var output: String
 
     @Option(name: .long, help: ArgumentHelp(
         "Image format: png (the default: freedesktop.org's RGBA PNG with its text chunks), webp, jpeg or avif.",
-        discussion: "Other formats are written with the configuration's quality and settings, without the thumbnail chunks."))
+        discussion: "Other formats are written with the configuration's quality and settings, without the thumbnail chunks."),
+        completion: .imageFormats)
     var format: String?
 
     func validate() throws {
@@ -125,11 +131,12 @@ struct Thumbnail: ParsableCommand {
     }
 
     func run() throws {
-        let configuration = try Galley.loadConfiguration(config)
+        // Only what the command line names: a thumbnailer runs in whatever folder its caller is in.
+        let configuration = try config.map { try Galley.loadConfiguration($0, defaultsWithoutFile: false) } ?? Configuration()
         let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
         let url = URL(fileURLWithPath: input, relativeTo: cwd).standardizedFileURL
         let rootURL = try root.map(Galley.rootFolder)
-        try Galley.checkSingleFile(url, named: input, root: rootURL)
+        try Galley.checkSingleFile(url, named: input, root: rootURL, sniffing: true)
         let destination = URL(fileURLWithPath: output, relativeTo: cwd).standardizedFileURL
         let bytes: [UInt8]
         do {
@@ -162,9 +169,12 @@ extension Galley {
 
     /// A file given to `galley render` or `galley thumbnail`: it exists, Galley reads its
     /// type, and it is under `--root` when one is given; else a usage error naming it.
-    static func checkSingleFile(_ url: URL, named path: String, root: URL?) throws(CommandFailure) {
+    static func checkSingleFile(_ url: URL, named path: String, root: URL?, sniffing: Bool = false) throws(CommandFailure) {
         guard FileManager.default.fileExists(atPath: url.path) else { throw CommandFailure("\(path): no such file") }
         if let root, !SingleFile.isInside(url, root: root) { throw CommandFailure("\(path): not under --root \(root.path)") }
-        guard SingleFile.document(url, root: root) != nil else { throw CommandFailure("\(path): not a file Galley reads (.pdf, .html, .htm, .xhtml, .txt)") }
+        guard SingleFile.document(url, root: root, sniffing: sniffing) != nil else {
+            throw CommandFailure("\(path): not a file Galley reads (.pdf, .html, .htm, .xhtml, .txt"
+                                 + (sniffing ? ", or without such an extension a PDF, HTML or UTF-8 text by its content)" : ")"))
+        }
     }
 }

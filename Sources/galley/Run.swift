@@ -7,22 +7,23 @@ import Logging
 
 /// Options every command that runs the pipeline takes.
 struct PipelineOptions: ParsableArguments {
-    @Option(name: .long, help: "The configuration file.")
+    @Option(name: .long, help: "The configuration file.", completion: .configurationFile)
     var config: String = "pipeline.yml"
 
-    @Option(name: .long, help: "An input folder, file or glob; repeat for several. Replaces the file's inputs.")
+    @Option(name: .long, help: "An input folder, file or glob; repeat for several. Replaces the file's inputs.", completion: .file())
     var input: [String] = []
 
-    @Option(name: .long, help: "The output folder.")
+    @Option(name: .long, help: "The output folder.", completion: .directory)
     var output: String?
 
     @Option(name: .long, help: "Page image resolution in pixels per inch (1...2400).")
     var dpi: Double?
 
-    @Option(name: .long, help: "PNG compression preset: fast, balanced or small.")
+    @Option(name: .long, help: "PNG compression preset: fast, balanced or small.", completion: .list(PNGCompression.allCases.map(\.rawValue)))
     var png: String?
 
-    @Option(name: .long, help: "Format of page images, and of thumbnails unless thumbnail_format: says otherwise: png, webp, jpeg or avif.")
+    @Option(name: .long, help: "Format of page images, and of thumbnails unless thumbnail_format: says otherwise: png, webp, jpeg or avif.",
+            completion: .imageFormats)
     var format: String?
 
     @Option(name: .long, help: ArgumentHelp(
@@ -194,12 +195,23 @@ struct Run: ParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp(
         "An earlier run's output folder (or manifest.json) to compare this run with, as its last stage.",
-        discussion: "Writes <output>/diff/ as galley diff does and marks the changed pages on the contact sheet; the exit status stays the run's (see diff/diff.json's outcome)."))
+        discussion: "Writes <output>/diff/ as galley diff does and marks the changed pages on the contact sheet; the exit status stays the run's (see diff/diff.json's outcome). A folder that does not exist or is empty is a first run: nothing is compared, and the summaries (and diff/summary.md) say so."), completion: .directory)
     var baseline: String?
 
     @OptionGroup(title: "With --baseline") var diffSettings: DiffSettings
 
     func run() throws {
+        do {
+            try runReporting()
+        } catch let failure as CommandFailure {
+            // Stopped before any document was counted (a configuration mistake, bad usage):
+            // CI still gets an annotation, a step summary and a JUnit file saying why.
+            reports.writeStopped(failure)
+            throw failure
+        }
+    }
+
+    private func runReporting() throws {
         let logger = options.logger()
         var configuration = try options.configuration()
         configuration.shard = try CommandFailure.catching {
@@ -209,7 +221,12 @@ struct Run: ParsableCommand {
         runOptions.continuesRunStartedAt = CrashRestart.runStartedAt
         if let baseline {
             let url = URL(fileURLWithPath: baseline, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
-            runOptions.baseline = try CommandFailure.catching { try RunOutputs(at: url.standardizedFileURL) }
+            if Self.isMissingOrEmpty(url.standardizedFileURL) {
+                // A first run: the artifact download found no earlier run and left no folder.
+                runOptions.missingBaseline = baseline
+            } else {
+                runOptions.baseline = try CommandFailure.catching { try RunOutputs(at: url.standardizedFileURL) }
+            }
             runOptions.diffOptions = diffSettings.options(workers: configuration.workers.render)
         }
         let reporter = ProgressReporter(mode: progress, interval: progressInterval)
@@ -222,6 +239,16 @@ struct Run: ParsableCommand {
         Self.printSummary(summary, toStandardError: reporter.mode == .json)
         reports.write(summary, durations: timer.durations, standardOutputIsJSON: reporter.mode == .json)
         try Self.requireSuccess(summary)
+    }
+
+    /// A `--baseline` that is no earlier run yet: no such path, or an empty folder.
+    static func isMissingOrEmpty(_ url: URL) -> Bool {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else {
+            // A dangling link is a mistake, not a first run.
+            return (try? FileManager.default.destinationOfSymbolicLink(atPath: url.path)) == nil
+        }
+        return isFolder.boolValue && (try? FileManager.default.contentsOfDirectory(atPath: url.path))?.isEmpty == true
     }
 
     /// Runs the pipeline once with Ctrl-C handling, holding the output folder's lock
@@ -335,6 +362,12 @@ struct Run: ParsableCommand {
         let rate = summary.duration > 0 ? String(format: "%.1f", Double(totals.pages) / summary.duration) : "-"
         print("galley: \(plural(totals.documents, "document")): \(totals.ok) ok, \(totals.failed) failed, \(totals.unchanged) unchanged; "
               + "\(plural(totals.pages, "page")) in \(seconds) s (\(rate) pages/s)")
+        // Warnings are in the manifest and on the contact sheet, not on the terminal: say how many.
+        let warned = manifest.documents.filter { !$0.warnings.isEmpty }
+        let warnings = warned.reduce(0) { $0 + $1.warnings.count }
+        if warnings > 0 {
+            print("galley: \(plural(warnings, "warning")) in \(plural(warned.count, "document")) (the contact sheet and manifest.json list them; --annotations github shows them in CI)")
+        }
         var work = "galley: \(plural(summary.drawnOutputs, "image")) drawn, \(summary.reusedOutputs) reused"
         if summary.removedDocuments > 0 { work += "; outputs of \(plural(summary.removedDocuments, "vanished document")) removed" }
         print(work)
@@ -354,6 +387,7 @@ struct Run: ParsableCommand {
             print(DiffSummary.headline(diff))
             print("galley: review page: \(summary.outputFolder.appendingPathComponent(RunDiff.defaultFolder).appendingPathComponent(RunDiff.reviewPageName).path)")
         }
+        if let note = summary.baselineNote { print("galley: \(note)") }
         if let diffError = summary.diffError { print("galley: \(diffError)") }
         if let manifestError = summary.manifestError {
             print("galley: the manifest could not be written, so it is out of date or missing: \(manifestError)")

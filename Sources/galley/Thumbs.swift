@@ -28,10 +28,11 @@ struct Thumbs: ParsableCommand {
     @Flag(name: .long, help: "Write freedesktop.org thumbnails (to DIR, or the default cache folder).")
     var freedesktop = false
 
-    @Option(name: .long, help: "With --freedesktop: sizes to make, comma-separated (normal, large, x-large, xx-large).")
+    @Option(name: .long, help: "With --freedesktop: sizes to make, comma-separated (normal, large, x-large, xx-large).",
+            completion: .list(FreedesktopThumbnails.Size.allCases.map(\.rawValue) + [FreedesktopThumbnails.Size.allCases.map(\.rawValue).joined(separator: ",")]))
     var sizes: String = FreedesktopThumbnails.Size.allCases.map(\.rawValue).joined(separator: ",")
 
-    @Argument(help: "With --freedesktop: the thumbnail folder.")
+    @Argument(help: "With --freedesktop: the thumbnail folder.", completion: .directory)
     var directory: String?
 
     func validate() throws {

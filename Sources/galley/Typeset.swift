@@ -15,7 +15,7 @@ struct Typeset: ParsableCommand {
             as `galley run` does.
             """)
 
-    @Option(name: .long, help: "The configuration file (its layouts, fonts and dpi are used; without one, the defaults).")
+    @Option(name: .long, help: "The configuration file (its layouts, fonts and dpi are used; without one, the defaults).", completion: .configurationFile)
     var config: String = "pipeline.yml"
 
     @Option(name: .long, help: "Page image resolution in pixels per inch, for --render.")
@@ -33,7 +33,7 @@ struct Typeset: ParsableCommand {
     @Flag(name: .long, help: "Also list every line: page, column, text range, element, how it was spread, its text.")
     var lines = false
 
-    @Argument(help: "Article files (.html, .htm, .xhtml, .txt).")
+    @Argument(help: "Article files (.html, .htm, .xhtml, .txt).", completion: .file())
     var files: [String]
 
     func validate() throws {

@@ -69,6 +69,19 @@ import Testing
         #expect(steps["Upload the previews"]?.with?["path"] == "new")
     }
 
+    /// A repository's first run: the baseline download found nothing, so the folder is missing.
+    @Test func aFirstRunWithoutTheBaselineFolderPassesAndSaysSo() throws {
+        let folder = try command.folderWithConfig("inputs: [docs]\ndpi: 30\nthumbnails: []\n", files: [Fixtures.pdf("rotated.pdf")])
+        let steps = try runAction(in: folder, inputs: ["output": "previews", "baseline": "baseline"])
+        let run = try #require(steps["Run Galley"])
+        #expect(run.outputs?["status"] == "0", "\(run.stdout ?? "")")
+        #expect(run.stdout?.contains("::notice title=galley::no baseline at baseline") == true, "\(run.stdout ?? "")")
+        #expect(steps["Fail when galley failed"]?.ran == false)
+        #expect(FileManager.default.fileExists(atPath: folder.path("previews/rotated/page-0001.png").path))
+        let summary = try String(contentsOf: folder.path("summary.md"), encoding: .utf8)
+        #expect(summary.contains("No baseline at baseline"), "\(summary)")
+    }
+
     @Test func aCleanRunPassesTheStep() throws {
         let folder = try command.folderWithConfig("inputs: [docs]\ndpi: 30\nthumbnails: []\n", files: [Fixtures.pdf("rotated.pdf")])
         let steps = try runAction(in: folder, inputs: [:])

@@ -66,6 +66,28 @@ import Testing
             """, "\(report.stdout)")
     }
 
+    /// A configuration mistake stops the run (exit 2) before any document: the job still gets
+    /// an error on the file's line, a step summary and a JUnit file saying why.
+    @Test func aConfigurationMistakeIsReportedToCI() throws {
+        let folder = try ScratchFolder("ci-config")
+        try FileManager.default.createDirectory(at: folder.path("docs"), withIntermediateDirectories: true)
+        try "inputs: [.]\ndpi: lots\n".write(to: folder.path("docs/pipeline.yml"), atomically: true, encoding: .utf8)
+        let outcome = try github(folder, ["--config", "docs/pipeline.yml"])
+        #expect(outcome.status == 2, "\(outcome.stderr)")
+        let errors = outcome.stdout.split(separator: "\n").filter { $0.hasPrefix("::error ") }
+        #expect(errors.count == 1 && errors.first?.hasPrefix("::error file=docs/pipeline.yml,line=2,title=galley%3A configuration::") == true,
+                "\(outcome.stdout)")
+        let summary = try String(contentsOf: folder.path("summary.md"), encoding: .utf8)
+        #expect(summary.contains("Galley: stopped") && summary.contains("`docs/pipeline.yml:2`") && summary.contains("dpi"), "\(summary)")
+        let report = try PeerTools.run("python3", ["-c", """
+            import sys, xml.etree.ElementTree as ET
+            root = ET.parse(sys.argv[1]).getroot()
+            case = root.find('testsuite').find('testcase')
+            print(root.get('tests'), root.get('errors'), case.get('name'), case.find('error').get('type'))
+            """, folder.path("reports/junit.xml").path])
+        #expect(report.stdout == "1 1 configuration configuration\n", "\(report.stdout) \(report.stderr)")
+    }
+
     /// Names and warnings planted to inject workflow commands, terminal sequences and Markdown:
     /// the job log gets no line Galley did not mean as a command, no control character reaches
     /// the terminal, the summary or the contact sheet, and the summary shows no image or link.

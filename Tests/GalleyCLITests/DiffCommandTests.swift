@@ -25,6 +25,30 @@ import Testing
     /// `twoRuns()` once for every bad usage: each is refused before anything is read or written.
     static let runsForBadUsage = MadeOnce { try DiffCommandTests().twoRuns().keepUntilExit() }
 
+    /// The Action's layout: the configuration in `docs/`, inputs relative to it, galley run
+    /// from the repository's root with the output folder there. `--text` finds the PDFs'
+    /// sources where the manifest's inputs say, relative to the configuration's folder.
+    @Test func wordsAreComparedWithTheConfigurationInASubfolder() throws {
+        let folder = try ScratchFolder("diff-cli-docs")
+        for (name, word) in [("v1", "waits"), ("v2", "gives up")] {
+            try FileManager.default.createDirectory(at: folder.path("docs/\(name)"), withIntermediateDirectories: true)
+            try TestPDF.write(pages: ["BT /F1 14 Tf 72 700 Td (The request \(word) after a deadline.) Tj ET"], font: true,
+                              to: folder.path("docs/\(name)/guide.pdf"))
+            try "inputs: [\(name)]\ndpi: 36\nthumbnails: []\n".write(to: folder.path("docs/\(name).yml"), atomically: true, encoding: .utf8)
+            let outcome = try galley(["run", "--config", "docs/\(name).yml", "--output", name], in: folder)
+            #expect(outcome.status == 0, "\(outcome.stderr)")
+        }
+        let outcome = try galley(["diff", "v1", "v2", "--text"], in: folder)
+        #expect(outcome.status == 1, "\(outcome.stderr)")
+        #expect(!outcome.stdout.contains("words not compared"), "\(outcome.stdout)")
+        #expect(outcome.stdout.contains("\"waits\" → \"gives up\""), "\(outcome.stdout)")
+        // From another folder, the same.
+        try FileManager.default.createDirectory(at: folder.path("elsewhere"), withIntermediateDirectories: true)
+        let away = try PeerTools.run(GalleyCommandTests.binary.path, ["diff", "../v1", "../v2", "--text", "--output", "../away"],
+                                     in: folder.path("elsewhere"))
+        #expect(away.stdout.contains("\"waits\" → \"gives up\""), "\(away.stdout)")
+    }
+
     @Test func aChangeExitsOneAndWritesTheReview() throws {
         let folder = try twoRuns()
         let outcome = try galley(["diff", "before", "after"], in: folder)

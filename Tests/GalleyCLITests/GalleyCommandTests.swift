@@ -24,6 +24,14 @@ import Testing
         return folder
     }
 
+    /// Warnings are not printed as they happen; the summary counts them.
+    @Test func theSummaryCountsWarnings() throws {
+        let folder = try folderWithConfig("inputs: [docs]\ndpi: 30\nthumbnails: []\n", files: [Fixtures.pdf("damaged-content.pdf"), Fixtures.pdf("rotated.pdf")])
+        let outcome = try galley(["run"], in: folder.url)
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        #expect(outcome.stdout.contains("galley: 2 warnings in 1 document"), "\(outcome.stdout)")
+    }
+
     @Test func successExitsZeroAndSaysWhereOutputsAre() throws {
         let folder = try folderWithConfig("inputs: [docs]\ndpi: 50\nthumbnails: [64]\n",
                                           files: [Fixtures.pdf("article.pdf"), Fixtures.pdf("rotated.pdf")])

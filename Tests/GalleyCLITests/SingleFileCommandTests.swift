@@ -109,14 +109,8 @@ import Testing
         _ = try folder.copy([Fixtures.articlesFolder.appendingPathComponent("long-essay.html")], into: "docs")
         let entry = try String(contentsOf: Fixtures.repositoryRoot.appendingPathComponent("share/thumbnailers/galley.thumbnailer"), encoding: .utf8)
         #expect(entry.contains("MimeType=application/pdf;text/html;text/plain;"))
-        let exec = try #require(entry.split(separator: "\n").first { $0.hasPrefix("Exec=") }).dropFirst(5)
         func thumbnail(_ input: String, size: Int, to output: String) throws -> PeerTools.Outcome {
-            var arguments = exec.split(separator: " ").map { element in
-                String(element).replacingOccurrences(of: "%s", with: String(size))
-                    .replacingOccurrences(of: "%i", with: folder.path(input).path).replacingOccurrences(of: "%o", with: folder.path(output).path)
-            }
-            #expect(arguments.removeFirst() == "galley")
-            return try command.galley(arguments, in: folder.url)
+            try thumbnailer(in: folder, input, size: size, to: output)
         }
         let pdf = try thumbnail("docs/landscape.pdf", size: 256, to: "landscape.png")
         #expect(pdf.status == 0, "\(pdf.stderr)")
@@ -139,6 +133,41 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: folder.path("broken.png").path))
     }
 
+    /// The entry's Exec line, expanded as GNOME's thumbnail factory does (split into
+    /// arguments, then %s, %i and %o replaced in each), run in `folder`.
+    func thumbnailer(in folder: ScratchFolder, _ input: String, size: Int, to output: String) throws -> PeerTools.Outcome {
+        let entry = try String(contentsOf: Fixtures.repositoryRoot.appendingPathComponent("share/thumbnailers/galley.thumbnailer"), encoding: .utf8)
+        let exec = try #require(entry.split(separator: "\n").first { $0.hasPrefix("Exec=") }).dropFirst(5)
+        var arguments = exec.split(separator: " ").map { element in
+            String(element).replacingOccurrences(of: "%s", with: String(size))
+                .replacingOccurrences(of: "%i", with: folder.path(input).path).replacingOccurrences(of: "%o", with: folder.path(output).path)
+        }
+        #expect(arguments.removeFirst() == "galley")
+        return try command.galley(arguments, in: folder.url)
+    }
+
+    /// The entry lists text/plain and application/pdf, and a file manager hands over a `README`,
+    /// a `.log` and a PDF saved without its extension: each is read for what it holds. The
+    /// thumbnailer runs in its caller's folder, whose pipeline.yml (here a broken one) is not its own.
+    @Test func theThumbnailerReadsFilesWithoutExtensionsByContentAndIgnoresTheFoldersConfiguration() throws {
+        let folder = try command.folderWithConfig("dpii: 3\n\tbroken: [\n", files: [])
+        try FileManager.default.createDirectory(at: folder.path("docs"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: Fixtures.pdf("landscape.pdf"), to: folder.path("docs/scan"))
+        try "Read me first.\nThe notes of a project, a line or two.\n".write(to: folder.path("docs/README"), atomically: true, encoding: .utf8)
+        try "2026-11-29 04:00 build started\n2026-11-29 04:01 build done\n".write(to: folder.path("docs/build.log"), atomically: true, encoding: .utf8)
+        try "<!DOCTYPE html><html><body><p>A page saved without its name's end.</p></body></html>"
+            .write(to: folder.path("docs/saved"), atomically: true, encoding: .utf8)
+        try Data((0..<600).map { UInt8(($0 * 7 + 3) % 256) }).write(to: folder.path("docs/blob"))
+        for (file, mime) in [("scan", "application/pdf"), ("README", "text/plain"), ("build.log", "text/plain"), ("saved", "text/html")] {
+            let outcome = try thumbnailer(in: folder, "docs/\(file)", size: 64, to: "\(file).png")
+            #expect(outcome.status == 0, "\(file): \(outcome.stderr)")
+            let facts = try pngFacts(folder.path("\(file).png"))
+            #expect(facts.texts["Thumb::Mimetype"] == mime && max(facts.width, facts.height) == 64, "\(file): \(facts)")
+        }
+        let blob = try thumbnailer(in: folder, "docs/blob", size: 64, to: "blob.png")
+        #expect(blob.status == 2 && blob.stderr.contains("not a file Galley reads"), "\(blob.stderr)")
+    }
+
     @Test func theInstallScriptWritesAnEntryNamingTheBinary() throws {
         let folder = try ScratchFolder("galley-thumbnailer")
         let script = Fixtures.repositoryRoot.appendingPathComponent("scripts/install-thumbnailer.sh").path
@@ -147,6 +176,9 @@ import Testing
         for _ in 0..<2 {
             let outcome = try PeerTools.run("bash", [script, folder.path("prefix").path], environment: ["PATH": path])
             #expect(outcome.status == 0, "\(outcome.stderr)")
+            // A binary outside /usr is one GNOME's thumbnailer sandbox cannot see: said, with the way out.
+            #expect(outcome.stderr.contains("outside /usr: GNOME Files (Nautilus) runs thumbnailers in a sandbox")
+                    && outcome.stderr.contains("sudo bash scripts/install.sh /usr/local"), "\(outcome.stderr)")
         }
         let installed = try String(contentsOf: folder.path("prefix/share/thumbnailers/galley.thumbnailer"), encoding: .utf8)
         #expect(installed.contains("Exec=\(GalleyCommandTests.binary.path) thumbnail -s %s %i %o"), "\(installed)")

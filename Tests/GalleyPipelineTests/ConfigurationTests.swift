@@ -79,6 +79,33 @@ import Testing
         #expect(error.description.contains("thumbnails"), "lists the known keys")
     }
 
+    /// A misspelled key names the key it is likely meant to be, not a list of every key.
+    @Test func aMisspelledKeySuggestsTheNearest() throws {
+        let error = try #require(loadError("inputs: [a]\ndpii: 100\n"))
+        #expect(error.line == 2 && error.key == "dpii")
+        #expect(error.message == "unknown key; did you mean dpi?", "\(error)")
+        let layout = try #require(loadError("layouts:\n  - name: a4\n    font_sise: 11\n"))
+        #expect(layout.message == "unknown layout key; did you mean font_size?", "\(layout)")
+        // Nothing near: the known keys.
+        let far = try #require(loadError("colour_scheme: dark\n"))
+        #expect(far.message.contains("keys are inputs, output, dpi"), "\(far)")
+    }
+
+    /// libyaml's "cannot start any token" for a tab: the message names the tab and the line.
+    @Test func aTabInTheIndentationIsNamed() throws {
+        let error = try #require(loadError("inputs: [a]\nlayouts:\n\t- name: a4\n"))
+        #expect(error.line == 3, "\(error)")
+        #expect(error.message.contains("a tab in the indentation") && error.message.contains("spaces"), "\(error)")
+    }
+
+    /// A length with a unit: the message says lengths are points.
+    @Test func aLengthWithAUnitSaysLengthsArePoints() throws {
+        let error = try #require(loadError("layouts:\n  - name: a4\n    column_gap: 5mm\n"))
+        #expect(error.line == 3 && error.message.contains("in points") && error.message.contains("'5mm'"), "\(error)")
+        let page = try #require(loadError("layouts:\n  - name: a4\n    page: [210mm, 297mm]\n"))
+        #expect(page.message.contains("in points"), "\(page)")
+    }
+
     @Test(arguments: [
         ("dpi: lots\n", "dpi", 1),
         ("dpi: 0\n", "dpi", 1),

@@ -112,9 +112,11 @@ import Testing
         let new = try runs.run("new", pdfs: ["doc.pdf": Array(pages[..<2]) + [Self.shapes(9)] + Array(pages[2...])])
         let report = try runs.diff(base, new)
         let document = try #require(report.documents.first)
-        // Pages are compared by number: from the inserted page on, each differs; the last is new.
+        // The inserted page is new; the pages after it are the base's 3–5, shifted, not changed.
         #expect(document.changes.map(\.number) == [3, 4, 5, 6])
-        #expect(document.changes.map(\.status) == [.changed, .changed, .changed, .added])
+        #expect(document.changes.map(\.status) == [.added, .shifted, .shifted, .shifted])
+        #expect(document.changes.map(\.baseNumber) == [nil, 3, 4, 5])
+        #expect(document.pages.changed == 0 && document.pages.added == 1 && document.pages.shifted == 3)
         #expect(document.shifts == [DiffReport.Shift(kind: .inserted, layout: nil, at: 3, count: 1, matchingPages: 3, matchedBy: "image")])
         #expect(DiffSummary.text(report).contains("1 page inserted at page 3"))
         #expect(DiffSummary.markdown(report).contains("1 page inserted at page 3"))
@@ -123,7 +125,8 @@ import Testing
         let back = try runs.diff(new, base, output: "back")
         let shift = try #require(back.documents.first?.shifts.first)
         #expect(shift.kind == .removed && shift.at == 3 && shift.count == 1)
-        #expect(back.documents.first?.changes.last?.status == .removed)
+        #expect(back.documents.first?.changes.map(\.status) == [.removed, .shifted, .shifted, .shifted])
+        #expect(back.documents.first?.changes.first?.number == 3)
     }
 
     /// A page of text in Helvetica: `lines`, and a footer with the page number.
@@ -168,6 +171,8 @@ import Testing
         let report = try runs.diff(base, new, DiffOptions(text: true))
         let document = try #require(report.documents.first)
         #expect(document.changes.map(\.number) == [3, 4, 5, 6])
+        // Their words are the same but for the page number: shifted, not changed.
+        #expect(document.changes.map(\.status) == [.added, .shifted, .shifted, .shifted])
         #expect(document.shifts == [DiffReport.Shift(kind: .inserted, layout: nil, at: 3, count: 1, matchingPages: 3, matchedBy: "text")])
         #expect(DiffSummary.text(report).contains("1 page inserted at page 3"))
     }

@@ -42,6 +42,25 @@ import Testing
         #expect(refused.warnings.contains { $0.contains("style sheet \"_static/basic.css\": no such file") })
     }
 
+    /// A documentation page's style sheets: rules for the screen, the encoding and animations
+    /// are no warning; what is passed over is one line per kind, refusals one line per reason.
+    @Test func styleSheetWarningsAreOneLinePerKindAndOtherMediaAreNone() {
+        let quiet = "<html><head><style>@charset \"utf-8\"; @media screen and (max-width: 875px) { p { margin: 0 } }\n"
+            + "@media (prefers-color-scheme: dark) and screen { p { color: white } } @keyframes spin { from { opacity: 0 } }\n"
+            + "@-webkit-keyframes spin { to { opacity: 1 } } p { color: black }</style></head><body><p>Text.</p></body></html>"
+        #expect(parse(quiet).warnings.filter { $0.contains("style sheet") } == [], "\(parse(quiet).warnings)")
+
+        let html = "<html><head><link rel='stylesheet' href='a.css'><link rel='stylesheet' href='b.css'>"
+            + "<style>a + b { color: red } p::after { content: 'x' } @font-face { font-family: X } @page { margin: 1in }</style>"
+            + "</head><body><p>Text.</p></body></html>"
+        let warnings = parse(html).warnings.filter { $0.contains("style sheet") }
+        #expect(warnings == [
+            "style sheets \"a.css\", \"b.css\": no such file",
+            "style sheet: 2 selectors not supported (sibling combinators, pseudo-classes but :first-child, pseudo-elements); their rules ignored",
+            "style sheet: 2 at-rules not supported, ignored: @font-face, @page",
+        ], "\(warnings)")
+    }
+
     @Test func displayNoneAndVisibilityHiddenLeaveTextOutButNeverTheBody() {
         let article = parse("<body><p>Shown.</p><div style='display:none'><p>Gone.</p></div><p style='visibility:hidden'>Hidden.</p>"
                             + "<p style='display:none; display:block'>Back.</p></body>")

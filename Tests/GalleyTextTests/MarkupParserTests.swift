@@ -256,7 +256,7 @@ import Testing
         #expect(style(of: "purple", in: article)?.font.weight == 700)
         #expect(style(of: "green", in: article)?.color == RGBColor(r: 0, g: 128, b: 0))
         #expect(style(of: "bold", in: article)?.font.weight == 700)
-        #expect(article.warnings.contains { $0.contains("selectors not supported") })
+        #expect(article.warnings.contains { $0.contains("style sheet: 1 selector not supported") })
     }
 
     /// Class names are separated by ASCII white space only, as in browsers: a no-break space
