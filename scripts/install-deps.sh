@@ -29,6 +29,8 @@ packages=(
   # the release package: strip and readelf (binutils), man to check the man page renders;
   # PyYAML for scripts/run-action.py, which runs action.yml's steps in a test
   binutils man-db python3-yaml
+  # jq: the last step of docs/review.md's GitHub Actions recipe, which CIRecipeTests runs
+  jq
   # fixtures (mutool create, qpdf --encrypt, cjpeg) and tests (schema validation; PNGs checked
   # chunk by chunk with pngcheck and decoded by independent decoders: Pillow, netpbm's pngtopnm)
   mupdf-tools qpdf libjpeg-turbo-progs python3 python3-jsonschema pngcheck python3-pil netpbm
