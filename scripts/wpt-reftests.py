@@ -21,11 +21,15 @@ page differ and the page counts are equal.
 
 A match counts as an honest pass only when the reference draws something the test is about:
 coloured pixels, a solid block (an Ahem glyph, a box) of 6 x 6 px or more, or a rule 48 px
-long. A reference drawn blank or with nothing but running text (a test whose boxes neither page
-draws) is counted apart as "empty", never as a pass. A page a renderer refuses to draw is
+long; or, when the reference draws running text and nothing else, when the test drawn without its
+CSS (style sheets and style attributes taken out) looks different, so the renderer did apply
+the CSS (text-transform, counters, white-space). A match of pages drawn blank, or as if they
+had no style at all (a test whose boxes neither page draws), is counted apart as "empty",
+never as a pass. A page a renderer refuses to draw is
 "refused", one that kills it is a "crash", one that takes longer than --timeout is a "timeout".
 
-Results go to .build-bench/css-reftests/ (the extracted suite, the font, the pages, results.json).
+Results go to .build-bench/css-reftests/ (the extracted suite, the font, the WeasyPrint virtual
+environment) and to --out (the pages and results.json, each test's outcome).
 """
 import argparse
 import concurrent.futures
@@ -188,8 +192,8 @@ def select(suite, per_area, only):
                 if not name.endswith(TEST_SUFFIXES) or (name_filter and not name_filter.search(name)):
                     continue
                 path = os.path.join(directory, name)
-                if name.endswith(".xhtml") and os.path.exists(path[:-2]):
-                    continue  # the twin of a .xht page (readable)
+                if (name.endswith(".xhtml") and os.path.exists(path[:-2])) or ".nocss." in name:
+                    continue  # a twin this script wrote (readable, without_css)
                 relative = os.path.relpath(path, suite)
                 if only and not any(re.search(pattern, relative) for pattern in only):
                     continue
@@ -208,6 +212,7 @@ VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "met
 SELF_CLOSED = re.compile(r"<([A-Za-z][A-Za-z0-9]*)((?:[^>\"']|\"[^\"]*\"|'[^']*')*?)\s*/>")
 CDATA = re.compile(r"<!\[CDATA\[|\]\]>")
 STYLE = re.compile(r"(<style\b[^>]*>)(.*?)(</style>)", re.S | re.I)
+STYLE_ATTRIBUTE = re.compile(r"""\bstyle\s*=\s*(?:"([^"]*)"|'([^']*)')""", re.I)
 
 
 def as_html(text):
@@ -233,6 +238,26 @@ def readable(suite, relative):
             handle.write(as_html(read_text(path)))
         os.replace(temporary, twin)
     return twin
+
+
+STYLESHEET_LINK = re.compile(r"<link\b[^>]*\bstylesheet\b[^>]*>", re.I)
+
+
+def without_css(suite, relative):
+    """A twin of the page with its style sheets and style attributes taken out (.nocss.html
+    beside it), to tell whether a renderer's drawing of the page depends on its CSS at all."""
+    path = os.path.join(suite, relative)
+    twin = path + ".nocss.html"
+    if not os.path.exists(twin):
+        text = read_text(path)
+        text = as_html(text) if path.endswith(".xht") else text
+        text = STYLESHEET_LINK.sub("", STYLE.sub("", text))
+        text = STYLE_ATTRIBUTE.sub("", text)
+        temporary = f"{twin}.{os.getpid()}.{threading.get_ident()}"
+        with open(temporary, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(temporary, twin)
+    return os.path.relpath(twin, suite)
 
 
 # ----------------------------------------------------------------------------- the pages
@@ -343,7 +368,7 @@ for line in sys.stdin:
     request = json.loads(line)
     start = time.monotonic()
     try:
-        weasyprint.HTML(filename=request["source"]).write_pdf(request["pdf"], stylesheets=[page])
+        weasyprint.HTML(filename=request["source"]).write_pdf(request["pdf"], stylesheets=[page], presentational_hints=True)
         answer = {"ok": True}
     except Exception as error:
         answer = {"ok": False, "error": f"{type(error).__name__}: {error}"[:300]}
@@ -421,7 +446,7 @@ class WeasyPrint:
         if not result["ok"]:
             return "refused", [], result["seconds"], result["error"]
         start = time.monotonic()
-        status, stderr, _ = run_with_timeout(["pdftoppm", "-r", str(DPI), "-png", pdf, os.path.join(output, "page")],
+        status, stderr, _ = run_with_timeout(["pdftoppm", "-r", str(DPI), "-aa", "no", "-aaVector", "no", "-png", pdf, os.path.join(output, "page")],
                                              self.timeout)
         seconds = result["seconds"] + time.monotonic() - start
         pages = sorted(glob.glob(os.path.join(output, "page-*.png")))
@@ -471,8 +496,18 @@ def run_test(renderer, work, references, area, test, reference):
         result["differing_pixels"] = differing
         if not match:
             result["outcome"] = "fail"
+        elif draws_subject(ref_pages):
+            result["outcome"] = "pass"
+        elif all((page == page[0, 0]).all() for page in ref_pages):
+            result["outcome"] = "empty"  # blank pages: nothing was drawn, whatever the CSS did
         else:
-            result["outcome"] = "pass" if draws_subject(ref_pages) else "empty"
+            # Only running text on the reference: the match counts when the test's CSS changed
+            # how the renderer drew it (text-transform, counters, white-space), not when the
+            # renderer drew the test as if it had no style at all.
+            stripped = without_css(renderer.suite, test)
+            state, stripped_paths, _, _ = renderer.draw(stripped, output_folder(work, renderer.name, "without-css", test))
+            plain = state == "ok" and pages_match(load_pages(paths), load_pages(stripped_paths))[0]
+            result["outcome"] = "empty" if plain else "pass"
     return result
 
 
@@ -531,7 +566,6 @@ def print_table(areas, tallies, timings):
 
 
 PROPERTY = re.compile(r"(?<![\w-])(-?[a-z][a-z-]*)\s*:\s*([^;}\"']*)")
-STYLE_ATTRIBUTE = re.compile(r"""\bstyle\s*=\s*(?:"([^"]*)"|'([^']*)')""", re.I)
 
 
 def features(text):
@@ -595,7 +629,8 @@ def write_expected(path, results, suite_commit):
     with open(path, "w", encoding="utf-8") as handle:
         handle.write(f"""# CSS reftests Galley passes honestly (scripts/wpt-reftests.py): the test and its reference
 # draw the same pixels on a {PAGE_WIDTH_PT} x {PAGE_HEIGHT_PT} pt page at {DPI} dpi (channel tolerance {CHANNEL_TOLERANCE}, at most
-# {PIXEL_TOLERANCE} differing pixels a page) and the reference draws what the test is about.
+# {PIXEL_TOLERANCE} differing pixels a page) and the reference draws what the test is about (a box,
+# a rule, colour; or text that the test's CSS changes).
 # Suite: w3c/csswg-test at {suite_commit or EXPECTED_COMMIT}.
 # `python3 scripts/wpt-reftests.py --tests PATH --check` fails when one of these stops passing;
 # `--all --update-expected` rewrites this list.
@@ -644,6 +679,8 @@ def main():
     parser.add_argument("--timeout", type=float, default=30, help="seconds a page may take (default 30)")
     parser.add_argument("--jobs", type=int, default=2, help="tests drawn at once (default 2)")
     parser.add_argument("--list-failures", action="store_true", help="print every test that did not pass")
+    parser.add_argument("--out", default=os.path.join(CACHE, "pages"),
+                        help="folder for the pages and results.json (default .build-bench/css-reftests/pages)")
     parser.add_argument("--causes", action="store_true", help="print the CSS features of the tests that did not pass")
     arguments = parser.parse_args()
 
@@ -682,7 +719,7 @@ def main():
         return 0 if arguments.check else 1
 
     prepare_font()
-    work = os.path.join(CACHE, "pages")
+    work = os.path.abspath(arguments.out)
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     renderers = [Galley(galley, work, suite, arguments.timeout)]
@@ -703,9 +740,9 @@ def main():
         everything[renderer.name] = results
     areas = list(dict.fromkeys(test[0] for test in tests))
     print_table(areas, tallies, timings)
-    with open(os.path.join(CACHE, "results.json"), "w") as handle:
+    with open(os.path.join(work, "results.json"), "w") as handle:
         json.dump({"suite": suite, "commit": suite_commit, "results": everything}, handle, indent=1)
-    log(f"wpt-reftests: each test's outcome in {os.path.join(CACHE, 'results.json')}, the pages in {work}")
+    log(f"wpt-reftests: each test's outcome in {os.path.join(work, 'results.json')}, the pages beside it")
     if arguments.list_failures:
         for name, results in everything.items():
             for result in results:
