@@ -7,8 +7,8 @@
 #
 # --conformance also installs what the CSS conformance runner needs (scripts/wpt-reftests.py
 # and scripts/make-ahem.py): fontTools, which builds the Ahem test font, and NumPy, which
-# compares the pages. WeasyPrint, its peer, goes into a virtual environment from PyPI when
-# the runner is asked for it.
+# compares the pages; python3-venv for the virtual environment that WeasyPrint, its peer,
+# is installed into from PyPI when the runner is asked for it.
 set -euo pipefail
 
 packages=(
@@ -54,7 +54,7 @@ packages=(
 )
 for argument in "$@"; do
   case "$argument" in
-    --conformance) packages+=(python3-fonttools python3-numpy) ;;
+    --conformance) packages+=(python3-fonttools python3-numpy python3-venv) ;;
     *) echo "install-deps: unknown option $argument (known: --conformance)" >&2; exit 2 ;;
   esac
 done

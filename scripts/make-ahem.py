@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Makes the Ahem test font that the CSS reftests are written for, from its published metrics.
 
-    python3 scripts/make-ahem.py [OUTPUT.ttf]     (default .build-bench/fonts/Ahem.ttf)
+    python3 scripts/make-ahem.py [OUTPUT.ttf]     (default .build-bench/css-reftests/fonts/Ahem.ttf)
 
 Debian does not package Ahem, and the project makes its own fixtures, so the font is built here
 with fontTools (Debian's python3-fonttools: `bash scripts/install-deps.sh --conformance`) from
@@ -147,7 +147,7 @@ def build(path):
 
 def main():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(root, ".build-bench", "fonts", "Ahem.ttf")
+    path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(root, ".build-bench", "css-reftests", "fonts", "Ahem.ttf")
     count = build(path)
     print(f"make-ahem: {path} ({count} characters, em {EM}, ascent {ASCENT}, descent {DESCENT})")
 

@@ -382,7 +382,7 @@ for line in sys.stdin:
     request = json.loads(line)
     start = time.monotonic()
     try:
-        weasyprint.HTML(filename=request["source"]).write_pdf(request["pdf"], stylesheets=[page], presentational_hints=True)
+        weasyprint.HTML(filename=request["source"], encoding=request["encoding"]).write_pdf(request["pdf"], stylesheets=[page], presentational_hints=True)
         answer = {"ok": True}
     except Exception as error:
         answer = {"ok": False, "error": f"{type(error).__name__}: {error}"[:300]}
@@ -445,7 +445,10 @@ class WeasyPrint:
         source = readable(self.suite, relative)
         pdf = os.path.join(output, "page.pdf")
         process = self.worker()
-        process.stdin.write(json.dumps({"source": source, "pdf": pdf}) + "\n")
+        # XML's default encoding is UTF-8, an HTML parser's windows-1252: a .xht page without a
+        # declaration is read as UTF-8, as a browser reads it (Galley reads UTF-8 anyway).
+        encoding = "utf-8" if relative.endswith(".xht") else None
+        process.stdin.write(json.dumps({"source": source, "pdf": pdf, "encoding": encoding}) + "\n")
         process.stdin.flush()
         answer = [None]
         reader = threading.Thread(target=lambda: answer.__setitem__(0, process.stdout.readline()))
@@ -668,8 +671,9 @@ def galley_binary(given):
 def prepare_font():
     folder = os.path.join(CACHE, "fonts")
     font = os.path.join(folder, "Ahem.ttf")
-    if not os.path.exists(font):
-        subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "make-ahem.py"), font], check=True)
+    # Made each run (a fraction of a second, the same bytes), so a change to the script counts.
+    subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "make-ahem.py"), font], check=True,
+                   stdout=subprocess.DEVNULL)
     with open(os.path.join(folder, "fonts.conf"), "w") as handle:
         handle.write(f"""<?xml version="1.0"?>
 <!DOCTYPE fontconfig SYSTEM "fonts.dtd">
