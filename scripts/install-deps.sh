@@ -2,6 +2,13 @@
 # Installs every system package Galley needs to build, test and benchmark.
 # Idempotent: packages already present are left alone, and apt is not touched at all
 # when nothing is missing.
+#
+#   bash scripts/install-deps.sh [--conformance]
+#
+# --conformance also installs what the CSS conformance runner needs (scripts/wpt-reftests.py
+# and scripts/make-ahem.py): fontTools, which builds the Ahem test font, and NumPy, which
+# compares the pages; python3-venv for the virtual environment that WeasyPrint, its peer,
+# is installed into from PyPI when the runner is asked for it.
 set -euo pipefail
 
 packages=(
@@ -47,6 +54,12 @@ packages=(
   # scripts/fuzz-articles.sh (articles with invalid UTF-8 and control bytes)
   zzuf
 )
+for argument in "$@"; do
+  case "$argument" in
+    --conformance) packages+=(python3-fonttools python3-numpy python3-venv) ;;
+    *) echo "install-deps: unknown option $argument (known: --conformance)" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for p in "${packages[@]}"; do
