@@ -214,12 +214,13 @@ struct OpenedArticle {
     }
 
     /// The article parsed for `layout` (the first parse when the base style is the same: the
-    /// parse depends on nothing else), and the layout in the markup's writing mode, which is
-    /// the article's own and wins over the layout's.
+    /// parse depends on nothing else), and the layout in the markup's writing mode and page
+    /// colour, which are the article's own and win over the layout's.
     func prepared(for layout: ArticleLayout) -> (parsed: ParsedArticle, layout: ArticleLayout) {
         let parsed = layout.base == firstBase ? first : Self.parse(bytes, document: document, base: layout.base)
         var layout = layout
         if let mode = parsed.writingMode { layout.writingMode = mode }
+        if let background = parsed.pageBackground { layout.background = background }
         return (parsed, layout)
     }
 

@@ -94,6 +94,9 @@ struct HTMLWalker {
     private var pragmaLanguage: String?
     /// The article's writing mode, and the element that declared it.
     private var writingMode: (mode: WritingMode, element: String)?
+    /// The first `<html>` and `<body>` backgrounds: the page's (`ParsedArticle.pageBackground`).
+    private var rootBackground: RGBColor?
+    private var bodyBackground: RGBColor?
     /// Writing-mode declarations not followed, as warnings.
     private var writingModeWarnings: [String] = []
     /// How often each of `writingModeWarnings` came up: one warning per kind, with its count.
@@ -247,6 +250,7 @@ struct HTMLWalker {
                                         return count > 1 ? "\(warning) (\(count) elements)" : warning
                                     })
         article.author = author
+        article.pageBackground = rootBackground ?? bodyBackground
         article.sourceCharacters = sourceCharacters
         article.ignoredProperties = ignoredProperties
         return article
@@ -464,6 +468,10 @@ struct HTMLWalker {
             }
         }
         if let declared = style.declaredWritingMode { noteWritingMode(declared, element: name) }
+        // The canvas takes the root's background, or the body's when the root has none.
+        if let background = style.box.background, (name == "html" && rootBackground == nil) || (name == "body" && bodyBackground == nil) {
+            if name == "html" { rootBackground = background } else { bodyBackground = background }
+        }
         if style.hidden && name != "html" && name != "body" {
             hiddenElements += 1
             hiddenCharacters += visibleCharacters(inside: element)

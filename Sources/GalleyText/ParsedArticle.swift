@@ -16,6 +16,10 @@ public struct ParsedArticle: Sendable {
     /// `<body>` or `<html>`, else on the first element that declares one); nil when it
     /// declares none, and the layout's applies.
     public var writingMode: WritingMode?
+    /// The page's colour the markup gives: `<html>`'s background, else `<body>`'s, which a
+    /// browser paints over the whole canvas (CSS 2.1 §14.2); nil when neither has one, and
+    /// the layout's `background` applies.
+    public var pageBackground: RGBColor?
     /// What a reader of the log may want to know: charset fallbacks, replaced bytes, dropped
     /// tags, ignored CSS.
     public var warnings: [String]

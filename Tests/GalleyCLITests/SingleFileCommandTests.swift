@@ -99,6 +99,27 @@ import Testing
         #expect(try command.galley(["thumbnail", "--root", "nowhere", "docs/library/page.html", "t.png"], in: folder.url).status == 2)
     }
 
+    /// The article's `<body>` (or `<html>`) background is the page's, as a browser paints it
+    /// over the whole canvas: margins included, over the layout's `background`.
+    @Test func theBodysBackgroundColoursTheWholePage() throws {
+        let folder = try command.folderWithConfig("layouts:\n  - name: a5\n    page: a5\n    background: \"#ffffff\"\n", files: [])
+        try "<html><body style='background: #102030; color: white'><p>Light words on a dark page.</p></body></html>"
+            .write(to: folder.path("dark.html"), atomically: true, encoding: .utf8)
+        try "<html style='background: #203040'><body style='background: #102030'><p>The root's colour wins.</p></body></html>"
+            .write(to: folder.path("root.html"), atomically: true, encoding: .utf8)
+        try "<p>No colour given: the layout's.</p>".write(to: folder.path("plain.html"), atomically: true, encoding: .utf8)
+        let outcome = try command.galley(["render", "dark.html", "root.html", "plain.html", "-o", "out", "--dpi", "36"], in: folder.url)
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        func corner(_ name: String) throws -> [UInt8] {
+            let bitmap = try Bitmap(pngData: Array(try Data(contentsOf: folder.path("out/\(name)-0001.png"))))
+            let p = bitmap.pixel(x: 1, y: bitmap.height - 2)
+            return [p.r, p.g, p.b]
+        }
+        #expect(try corner("dark") == [0x10, 0x20, 0x30])
+        #expect(try corner("root") == [0x20, 0x30, 0x40])
+        #expect(try corner("plain") == [255, 255, 255])
+    }
+
     /// The installed thumbnailer entry, its Exec line expanded as GNOME's thumbnail factory
     /// does (split into arguments, then %s, %i and %o replaced in each), makes a thumbnail
     /// that fits the size and carries the standard's chunks; a file it cannot draw exits
