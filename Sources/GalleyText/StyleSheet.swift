@@ -1,7 +1,8 @@
 /// The author style sheet of one document: the rules of its `<style>` elements whose
 /// selectors the parser supports, indexed by id, class and type for matching.
 ///
-/// Parsing never fails: comments, `<!--`/`-->` wrappers, at-rules (`@media` for print or all
+/// Parsing never fails: comments, `<!--`/`-->` and XHTML's `<![CDATA[`/`]]>` wrappers,
+/// at-rules (`@media` for print or all
 /// media is read, other `@media`, `@font-face` and the rest are skipped with the rules inside
 /// them; `@import` is followed by the walker), unbalanced braces and unsupported selectors
 /// are passed over. It is linear in the length of the text.
@@ -43,6 +44,12 @@ struct StyleSheet: Sendable {
             } else if Self.hasPrefix(text, at: i, "<!--") {
                 i += 4
             } else if Self.hasPrefix(text, at: i, "-->") {
+                i += 3
+            } else if Self.hasPrefix(text, at: i, "<![CDATA[") {
+                // XHTML's wrapper of a style sheet (EPUB chapters, `.xht` pages), which an XML
+                // parser removes and an HTML parser leaves in the text: skipped like `<!--`.
+                i += 9
+            } else if Self.hasPrefix(text, at: i, "]]>") {
                 i += 3
             } else if c == UInt8(ascii: "@") {
                 let end = Self.scan(text, from: i, untilEither: UInt8(ascii: "{"), UInt8(ascii: ";"))

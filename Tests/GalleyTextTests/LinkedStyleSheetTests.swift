@@ -44,6 +44,14 @@ import Testing
 
     /// A documentation page's style sheets: rules for the screen, the encoding and animations
     /// are no warning; what is passed over is one line per kind, refusals one line per reason.
+    /// XHTML wraps a style sheet in `<![CDATA[ ... ]]>` (EPUB chapters, `.xht` pages); an HTML
+    /// parser leaves the markers in the CSS, where they must not swallow the first rule.
+    @Test func anXHTMLStyleSheetInCDATAApplies() {
+        let article = parse("<style type='text/css'><![CDATA[\nem { color: #ff0000 }\nb { color: #0000ff }\n]]></style><p><em>red</em> and <b>blue</b></p>")
+        #expect(style(of: "red", in: article)?.color == RGBColor(r: 255, g: 0, b: 0))
+        #expect(style(of: "blue", in: article)?.color == RGBColor(r: 0, g: 0, b: 255))
+    }
+
     @Test func styleSheetWarningsAreOneLinePerKindAndOtherMediaAreNone() {
         let quiet = "<html><head><style>@charset \"utf-8\"; @media screen and (max-width: 875px) { p { margin: 0 } }\n"
             + "@media (prefers-color-scheme: dark) and screen { p { color: white } } @keyframes spin { from { opacity: 0 } }\n"
