@@ -188,6 +188,9 @@ struct OpenedArticle {
     let images: AttachmentImages
     /// The parse's warnings and the pictures'.
     let warnings: [String]
+    /// Pictures that could not be read and are set as their `alt` text
+    /// (`MarkupParser.unavailablePictures`), in every layout's parse.
+    let unavailablePictures: Set<String>
 
     /// Reads the article, or fails with the reason a run records: unreadable, binary, or no
     /// text to lay out.
@@ -202,7 +205,7 @@ struct OpenedArticle {
             throw Failure(code: .notText, message: "\(reason); is it really an \(document.url.pathExtension) file?")
         }
         firstBase = configuration.layouts[0].base
-        first = Self.parse(bytes, document: document, base: firstBase)
+        var first = Self.parse(bytes, document: document, base: firstBase)
         guard first.text.scalars.contains(where: { !$0.properties.isWhitespace }) else {
             throw Failure(code: .noText,
                                    message: bytes.isEmpty ? "the file is empty" : "the article has no text to lay out (is it an HTML or text file?)")
@@ -210,6 +213,15 @@ struct OpenedArticle {
         let drawn = ArticleImageLoader.drawnAtMost(layouts: configuration.layouts, dpi: configuration.dpi)
         let loaded = ArticleImageLoader(document: document, engine: engine, drawnAtMost: drawn).load(first.text.attachments)
         images = loaded.images
+        // A picture that could not be read, with no size in the markup and an alt text, is set
+        // as that text: parsed again, only then (the warning about the picture stays).
+        let unavailable = Set(first.text.attachments.lazy.filter { attachment in
+            loaded.images[attachment.source] == nil && attachment.width == nil && attachment.height == nil
+                && !attachment.alternative.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+        }.map(\.source))
+        unavailablePictures = unavailable
+        if !unavailable.isEmpty { first = Self.parse(bytes, document: document, base: firstBase, unavailablePictures: unavailable) }
+        self.first = first
         warnings = first.warnings + loaded.warnings
     }
 
@@ -217,7 +229,8 @@ struct OpenedArticle {
     /// parse depends on nothing else), and the layout in the markup's writing mode and page
     /// colour, which are the article's own and win over the layout's.
     func prepared(for layout: ArticleLayout) -> (parsed: ParsedArticle, layout: ArticleLayout) {
-        let parsed = layout.base == firstBase ? first : Self.parse(bytes, document: document, base: layout.base)
+        let parsed = layout.base == firstBase ? first
+            : Self.parse(bytes, document: document, base: layout.base, unavailablePictures: unavailablePictures)
         var layout = layout
         if let mode = parsed.writingMode { layout.writingMode = mode }
         if let background = parsed.pageBackground { layout.background = background }
@@ -237,8 +250,9 @@ struct OpenedArticle {
         return nil
     }
 
-    static func parse(_ bytes: [UInt8], document: SourceDocument, base: BaseStyle) -> ParsedArticle {
+    static func parse(_ bytes: [UInt8], document: SourceDocument, base: BaseStyle, unavailablePictures: Set<String> = []) -> ParsedArticle {
         var parser = MarkupParser(base: base)
+        parser.unavailablePictures = unavailablePictures
         let files = ArticleFiles(document: document)
         parser.styleSheetLoader = { files.styleSheet($0) }
         if document.isPlainText { return parser.parse(plainText: bytes) }

@@ -161,11 +161,16 @@ struct HTMLWalker {
     private var unsetObjects: [String: Int] = [:]
     private var hiddenCharacters = 0
 
-    init(base: BaseStyle, baseURL: URL?, styleSheetLoader: (@Sendable (String) -> StyleSheetLoad)? = nil) {
+    init(base: BaseStyle, baseURL: URL?, styleSheetLoader: (@Sendable (String) -> StyleSheetLoad)? = nil,
+         unavailablePictures: Set<String> = []) {
         self.base = base
         self.baseURL = baseURL
         self.styleSheetLoader = styleSheetLoader
+        self.unavailablePictures = unavailablePictures
     }
+
+    /// `MarkupParser.unavailablePictures`.
+    private let unavailablePictures: Set<String>
 
     /// Elements whose content is not shown: scripts, style sheets, the head, and raw-text
     /// elements whose content is markup source.
@@ -977,8 +982,14 @@ struct HTMLWalker {
             builder.addMargin(style.marginTop)
             builder.paragraphStyle = style.paragraphStyle(base: base)
         }
-        builder.appendAttachment(source: source, width: width, height: height,
-                                 alternative: alternative ?? attribute(element, "alt") ?? "", style: style.text, float: style.float)
+        let alternativeText = alternative ?? attribute(element, "alt") ?? ""
+        let shownText = alternativeText.trimmingASCIIWhitespace()
+        if width == nil && height == nil && !shownText.isEmpty && unavailablePictures.contains(source) {
+            builder.append(shownText.unicodeScalars, style: style.text)
+        } else {
+            builder.appendAttachment(source: source, width: width, height: height,
+                                     alternative: alternativeText, style: style.text, float: style.float)
+        }
         if isBlock {
             builder.breakParagraph()
             builder.addMargin(style.marginBottom)

@@ -60,6 +60,11 @@ public struct MarkupParser: Sendable {
     /// Tests and the markup fuzzer make it small, to compare pieces with the whole.
     public var pieceSize = 1 << 20
 
+    /// Pictures (`src` as written) that could not be read: one the markup gives no size and
+    /// an `alt` text is set as that text, as a browser and WeasyPrint show a broken picture,
+    /// instead of a placeholder box (a DocBook note's `[Tip]` icon missing beside the page).
+    public var unavailablePictures: Set<String> = []
+
     /// A parser whose articles start from `base`.
     public init(base: BaseStyle) {
         self.base = base
@@ -94,7 +99,7 @@ public struct MarkupParser: Sendable {
                 }
                 guard let output = gumbo_parse_with_options(&options, pointer, buffer.count) else { return nil }
                 defer { gumbo_destroy_output(&options, output) }
-                var walker = HTMLWalker(base: base, baseURL: baseURL, styleSheetLoader: styleSheetLoader)
+                var walker = HTMLWalker(base: base, baseURL: baseURL, styleSheetLoader: styleSheetLoader, unavailablePictures: unavailablePictures)
                 var article = walker.article(from: output.pointee)
                 if !walker.unclosedRawText.isEmpty, let repaired = reparse(buffer, closing: walker.unclosedRawText, baseURL: baseURL) {
                     article = repaired
@@ -124,7 +129,7 @@ public struct MarkupParser: Sendable {
             buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) { pointer in
                 guard let output = gumbo_parse_with_options(&options, pointer, buffer.count) else { return nil }
                 defer { gumbo_destroy_output(&options, output) }
-                var walker = HTMLWalker(base: base, baseURL: baseURL, styleSheetLoader: styleSheetLoader)
+                var walker = HTMLWalker(base: base, baseURL: baseURL, styleSheetLoader: styleSheetLoader, unavailablePictures: unavailablePictures)
                 return walker.article(from: output.pointee)
             }
         }
@@ -151,7 +156,7 @@ public struct MarkupParser: Sendable {
         var piece = 0
         var fragment: UnsafeMutablePointer<GumboOutput>?
         defer { if let fragment { gumbo_destroy_output(&fragmentOptions, fragment) } }
-        var walker = HTMLWalker(base: base, baseURL: baseURL, styleSheetLoader: styleSheetLoader)
+        var walker = HTMLWalker(base: base, baseURL: baseURL, styleSheetLoader: styleSheetLoader, unavailablePictures: unavailablePictures)
         walker.nextBodyPiece = {
             if let done = fragment {
                 gumbo_destroy_output(&fragmentOptions, done)

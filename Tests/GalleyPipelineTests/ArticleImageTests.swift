@@ -109,6 +109,29 @@ import Testing
         #expect(page.attachments?.count == sources.count)
     }
 
+    /// A picture that cannot be read, with an `alt` text and no size in the markup, is set as
+    /// its text, as browsers and WeasyPrint show it (a DocBook note's missing `[Tip]` icon was a
+    /// 120 × 90 pt box that squeezed the note into a narrow column); one with a size, or with
+    /// no text to show, keeps its placeholder; each is still warned about.
+    @Test func aMissingPictureWithAnAltTextAndNoSizeIsSetAsItsText() throws {
+        let folder = try ScratchFolder()
+        let input = folder.path("in")
+        try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
+        let html = "<html><body><table><tr><td><img src='tip.png' alt='[Tip]'></td><td>Install the package first.</td></tr></table>"
+            + "<p>No text: <img src='gone.png'> and sized: <img src='sized.png' alt='Sized' width='80' height='60'>.</p></body></html>"
+        try Data(html.utf8).write(to: input.appendingPathComponent("note.html"))
+        let (_, manifest) = try run(folder)
+        let document = try #require(manifest.documents.first)
+        #expect(document.status == .ok)
+        #expect(document.warnings.contains("image \"tip.png\": no such file"), "\(document.warnings)")
+        let sources = document.pages.flatMap { $0.attachments ?? [] }.map(\.source)
+        #expect(sources.sorted() == ["gone.png", "sized.png"], "\(sources)")
+        // The text is set: the table's first column is as wide as "[Tip]", not 120 pt.
+        let cells = document.pages.flatMap { $0.tables ?? [] }.flatMap(\.cells)
+        let first = try #require(cells.first { $0.row == 0 && $0.column == 0 })
+        #expect(first.rect.width < 60, "\(first.rect)")
+    }
+
     /// A scratch folder whose `in/tall.jpg` is a valid 70 × 8,238 JPEG (white).
     static func folderWithATallPicture() throws -> ScratchFolder {
         let folder = try ScratchFolder()
