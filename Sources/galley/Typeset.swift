@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GalleyBase
 import GalleyPipeline
 import GalleyText
 
@@ -27,6 +28,9 @@ struct Typeset: ParsableCommand {
     @Option(name: .long, help: "Threads drawing pages for --render (1: typeset and draw on one thread).")
     var jobs: Int = 1
 
+    @Option(name: .long, help: "Documents typeset at once, each on a thread of its own (1: one after the other, for timings undisturbed by another; default: the number of cores).")
+    var documents: Int = ProcessInfo.processInfo.activeProcessorCount
+
     @Flag(name: .long, help: "Print JSON instead of a table.")
     var json = false
 
@@ -38,6 +42,7 @@ struct Typeset: ParsableCommand {
 
     func validate() throws {
         guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1 (got \(jobs))") }
+        guard documents >= 1 else { throw ValidationError("--documents must be at least 1 (got \(documents))") }
     }
 
     func run() throws {
@@ -45,15 +50,29 @@ struct Typeset: ParsableCommand {
         var configuration = try Galley.loadConfiguration(config)
         if let dpi { configuration.dpi = dpi }
         let fonts: FontLibrary = try CommandFailure.catching { try configuration.fontLibrary() }
+        // Documents side by side (the font library and its faces are shared, as a run's
+        // workers share them); results and errors are reported in the order of the files.
+        let outcomes = Mutex([Result<TypesetMeasurement, any Error>?](repeating: nil, count: files.count))
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = min(documents, max(1, files.count))
+        for (index, file) in files.enumerated() {
+            let (configuration, render, jobs, lines) = (configuration, render, jobs, lines)
+            queue.addOperation {
+                let outcome = Result { try TypesetMeasurement.measure(file: URL(fileURLWithPath: file, relativeTo: cwd), configuration: configuration,
+                                                                      fonts: fonts, render: render, jobs: jobs, lines: lines) }
+                outcomes.withLock { $0[index] = outcome }
+            }
+        }
+        queue.waitUntilAllOperationsAreFinished()
         var results: [TypesetMeasurement] = []
         var failed = false
-        for file in files {
-            do {
-                results.append(try TypesetMeasurement.measure(file: URL(fileURLWithPath: file, relativeTo: cwd), configuration: configuration,
-                                                              fonts: fonts, render: render, jobs: jobs, lines: lines))
-            } catch {
+        for (file, outcome) in zip(files, outcomes.withLock { $0 }) {
+            switch outcome {
+            case .success(let result)?: results.append(result)
+            case .failure(let error)?:
                 FileHandle.standardError.write(Data("galley: \(file): \(error)\n".utf8))
                 failed = true
+            case nil: failed = true
             }
         }
         if json {

@@ -145,6 +145,29 @@ import Testing
         #expect((three[0]["render_seconds"] as? Double ?? 0) > 0)
     }
 
+    /// Several documents typeset side by side report what one after the other does, in the
+    /// order of the files (a missing one reported and the others kept).
+    @Test func typesetOfSeveralDocumentsAtOnceReportsThemInOrder() throws {
+        let names = ["magazine.html", "feature.html", "long-essay.html", "dispatch.html"]
+        let files = names.map { Fixtures.articlesFolder.appendingPathComponent($0) }.filter { FileManager.default.fileExists(atPath: $0.path) }
+        #expect(files.count >= 3)
+        let folder = try folderWithConfig("inputs: [docs]\nlayouts:\n  - name: two\n    columns: 2\n", files: files)
+        let arguments = files.map { "docs/" + $0.lastPathComponent }
+        func report(documents: Int) throws -> (sources: [String], lines: [String]) {
+            let outcome = try galley(["typeset", "--json", "--lines", "--documents", "\(documents)"] + arguments + ["docs/none.html"], in: folder.url)
+            #expect(outcome.status == 1, "the missing file fails the command: \(outcome.stderr)")
+            #expect(outcome.stderr.contains("none.html"))
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: Any])
+            let documents = try #require(json["documents"] as? [[String: Any]])
+            let lines = documents.flatMap { ($0["layouts"] as? [[String: Any]] ?? []).flatMap { $0["line_details"] as? [[String: Any]] ?? [] } }
+            return (documents.compactMap { $0["source"] as? String }, lines.compactMap { $0["text"] as? String })
+        }
+        let alone = try report(documents: 1), together = try report(documents: 4)
+        #expect(alone.sources.map { URL(fileURLWithPath: $0).lastPathComponent } == files.map(\.lastPathComponent))
+        #expect(together.sources == alone.sources)
+        #expect(together.lines == alone.lines && !alone.lines.isEmpty)
+    }
+
     /// The feature article's magazine layout as data: its floated pictures with their sides,
     /// its boxed sidebar and its table, page by page.
     @Test func typesetReportsFloatsBoxesAndTables() throws {
