@@ -63,16 +63,16 @@ public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
 /// | key | type | default |
 /// | --- | --- | --- |
 /// | `name` | letters, digits, `-`, `_`; unique | — |
-/// | `page` | `a3`, `a4`, `a5`, `b5`, `letter`, `legal`, `tabloid`, or `[width, height]` in points | `a4` |
+/// | `page` | `a3`, `a4`, `a5`, `b5`, `letter`, `legal`, `tabloid`, or `[width, height]`, lengths 36...14400 pt | `a4` |
 /// | `orientation` | `portrait` or `landscape` (swaps a named page's sides) | `portrait` |
 /// | `columns` | 1...12 | 1 |
-/// | `column_gap` | points, 0...500 | 18 |
+/// | `column_gap` | length, 0...500 pt | 18 |
 /// | `column_fill` | `balance` or `auto` (the last page's columns) | `balance` |
-/// | `inset` | points on every side, or a map of `top`, `right`, `bottom`, `left` | 54 |
+/// | `inset` | length on every side, 0...5000 pt, or a map of `top`, `right`, `bottom`, `left` | 54 |
 /// | `background` | CSS colour (`#fff`, `#f8f4e8`, `white`) | white |
 /// | `color` | CSS colour of text | black |
 /// | `font_family` | a fontconfig family or generic name (`serif`, `sans-serif`, `monospace`) | `DejaVu Serif` |
-/// | `font_size` | points, 1...500 | 11 |
+/// | `font_size` | length, 1...500 pt | 11 |
 /// | `line_height` | multiple of the fonts' natural line height, 0.5...5 | 1.2 |
 /// | `language` | BCP 47 tag for text whose markup gives none (`en`, `ja`, `zh-Hans`) | none |
 /// | `justify_threshold` | 0...1: start-aligned lines at least this full are justified; 1 = off | 1 |
@@ -82,6 +82,10 @@ public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
 /// | `max_letter_spacing` | em added at most between letters of a justified line whose spaces are at their limit, 0...0.2 | 0.04 |
 /// | `line_breaking` | `greedy` (each line takes what fits) or `optimal` (Knuth–Plass per paragraph) | `greedy` |
 /// | `vertical` | lines top to bottom, right to left, `columns` as bands stacked down the page (markup's `writing-mode` wins) | false |
+///
+/// A length is points as a bare number, or a number with an absolute CSS unit (`15mm`); in
+/// `inset` and `column_gap` also `em` and `rem`, the layout's `font_size` (see
+/// `YAMLReader.length`).
 ///
 /// Unknown keys, wrong types and impossible values are errors naming the key and line, and so
 /// are a key written twice in one map, numbers not in plain decimal notation (see
@@ -439,19 +443,63 @@ private struct YAMLReader {
         return allowed && point == UInt8(ascii: ".") && !fraction.isEmpty && fraction.allSatisfy(isDigit)
     }
 
-    /// A decimal number in `range`; with `points`, a length, whose messages say its unit.
-    func number(_ node: Node, key: String, in range: ClosedRange<Double>, points: Bool = false) throws(ConfigurationError) -> Double {
+    /// A decimal number in `range`.
+    func number(_ node: Node, key: String, in range: ClosedRange<Double>) throws(ConfigurationError) -> Double {
         guard case .scalar(let scalar) = node, Self.isDecimal(scalar.string, fraction: true), let value = Double(scalar.string) else {
-            if points {
-                throw error(node, key: key, "expected a length in points (1/72 inch) from \(format(range.lowerBound)) to \(format(range.upperBound)), "
-                            + "a number in decimal notation like 36 or 72.5, without a unit, got \(describe(node))")
-            }
             throw error(node, key: key, "expected a number from \(format(range.lowerBound)) to \(format(range.upperBound)) in decimal notation (like 150 or 72.5), got \(describe(node))")
         }
         guard range.contains(value) else {
             throw error(node, key: key, "\(scalar.string) is outside the allowed \(format(range.lowerBound))...\(format(range.upperBound))")
         }
         return value
+    }
+
+    /// The units a length may have; a bare number is points.
+    static let lengthUnits = "mm, cm, in, pt, pc, px, q"
+
+    /// A length in points within `range` (points): a decimal number of points, or one with an
+    /// absolute CSS unit (`15mm`, `4.5mm`, `10.5pt`, `1in`, `2cm`, `3pc`, `96px` = 72 pt,
+    /// `40q` = 10 mm), read by `CSSLength` as the article's CSS is. With `em` (the layout's
+    /// font size: insets and the column gap), `em` and `rem` are that many of it; else they
+    /// are refused, as is `%`: a page size or a font size has nothing to be relative to.
+    func length(_ node: Node, key: String, in range: ClosedRange<Double>, em: Double? = nil) throws(ConfigurationError) -> Double {
+        guard case .scalar(let scalar) = node, let points = Self.points(scalar.string, em: em) else {
+            let units = em == nil ? Self.lengthUnits : "\(Self.lengthUnits), or em and rem (of the layout's font_size)"
+            var message = "expected a length (a number in points, or with a unit: \(units)) "
+                + "from \(format(range.lowerBound)) to \(format(range.upperBound)) pt, written in decimal like 72.5 or 15mm, got \(describe(node))"
+            if case .scalar(let scalar) = node, let relative = CSSLength(scalar.string) {
+                switch relative {
+                case .em where em == nil, .rem where em == nil: message += "; em and rem are read only in inset and column_gap, as the layout's font_size"
+                case .percent: message += "; % is not read in pipeline.yml, as there is nothing for it to be a percentage of"
+                default: break
+                }
+            }
+            throw error(node, key: key, message)
+        }
+        guard range.contains(points) else {
+            let converted = Self.isDecimal(scalar.string, fraction: true) ? "" : " (\(format((points * 100).rounded() / 100)) pt)"
+            throw error(node, key: key, "\(scalar.string)\(converted) is outside the allowed \(format(range.lowerBound))...\(format(range.upperBound)) pt")
+        }
+        return points
+    }
+
+    /// Points of a length's text: a plain decimal number (see `isDecimal`) is points; a number
+    /// in the same notation followed by one of `lengthUnits`, or by `em` or `rem` when `em`
+    /// gives their size, is converted; anything else is nil.
+    static func points(_ text: String, em: Double? = nil) -> Double? {
+        if isDecimal(text, fraction: true) { return Double(text) }
+        let number = String(text.prefix { !$0.isLetter })
+        guard isDecimal(number, fraction: true), let length = CSSLength(text) else { return nil }
+        let points: Double
+        switch length {
+        case .points(let value): points = value
+        // Only the units themselves: CSSLength also reads ex and ch, as half an em.
+        case .em(let count), .rem(let count):
+            guard let em, ["em", "rem"].contains(text.dropFirst(number.count).lowercased()) else { return nil }
+            points = count * em
+        case .percent, .number: return nil
+        }
+        return points.isFinite ? points : nil
     }
 
     func integer(_ node: Node, key: String, in range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
@@ -504,6 +552,10 @@ private struct YAMLReader {
         let prefix = "\(key).\(name)"
         var orientation = "portrait"
         var named = true
+        // em and rem in insets and the column gap are the layout's font size, wherever in the
+        // map font_size is written.
+        if let sizeNode = map["font_size"] { layout.base.fontSize = try length(sizeNode, key: "\(prefix).font_size", in: 1...500) }
+        let em = layout.base.fontSize
         for (keyNode, value) in map {
             let field = keyNode.string ?? ""
             let fieldKey = "\(prefix).\(field)"
@@ -512,14 +564,14 @@ private struct YAMLReader {
             case "page":
                 if case .sequence = value {
                     let sides = try list(value, key: fieldKey)
-                    guard sides.count == 2 else { throw error(value, key: fieldKey, "expected [width, height] in points") }
-                    layout.pageWidth = try number(sides[0], key: fieldKey, in: 36...14_400, points: true)
-                    layout.pageHeight = try number(sides[1], key: fieldKey, in: 36...14_400, points: true)
+                    guard sides.count == 2 else { throw error(value, key: fieldKey, "expected [width, height], each a length in points or with a unit (\(Self.lengthUnits)), like [210mm, 297mm]") }
+                    layout.pageWidth = try length(sides[0], key: fieldKey, in: 36...14_400)
+                    layout.pageHeight = try length(sides[1], key: fieldKey, in: 36...14_400)
                     named = false
                 } else {
                     let size = try string(value, key: fieldKey).lowercased()
                     guard let sides = Self.pageSizes[size] else {
-                        throw error(value, key: fieldKey, "unknown page size '\(size)'; use one of \(Self.pageSizes.keys.sorted().joined(separator: ", ")) or [width, height] in points")
+                        throw error(value, key: fieldKey, "unknown page size '\(size)'; use one of \(Self.pageSizes.keys.sorted().joined(separator: ", ")) or [width, height], in points or with a unit (\(Self.lengthUnits)), like [210mm, 297mm]")
                     }
                     (layout.pageWidth, layout.pageHeight) = sides
                 }
@@ -529,13 +581,13 @@ private struct YAMLReader {
                     throw error(value, key: fieldKey, "expected portrait or landscape, got '\(orientation)'")
                 }
             case "columns": layout.columns = try integer(value, key: fieldKey, in: 1...12)
-            case "column_gap": layout.columnGap = try number(value, key: fieldKey, in: 0...500, points: true)
+            case "column_gap": layout.columnGap = try length(value, key: fieldKey, in: 0...500, em: em)
             case "inset":
                 if let sides = value.mapping {
                     var inset = layout.inset
                     for (sideNode, sideValue) in sides {
                         let side = sideNode.string ?? ""
-                        let amount = try number(sideValue, key: "\(fieldKey).\(side)", in: 0...5000, points: true)
+                        let amount = try length(sideValue, key: "\(fieldKey).\(side)", in: 0...5000, em: em)
                         switch side {
                         case "top": inset.top = amount
                         case "right": inset.right = amount
@@ -546,7 +598,7 @@ private struct YAMLReader {
                     }
                     layout.inset = inset
                 } else {
-                    layout.inset = ArticleLayout.Insets(all: try number(value, key: fieldKey, in: 0...5000, points: true))
+                    layout.inset = ArticleLayout.Insets(all: try length(value, key: fieldKey, in: 0...5000, em: em))
                 }
             case "background", "color", "link_color":
                 let text = try string(value, key: fieldKey)
@@ -566,7 +618,7 @@ private struct YAMLReader {
             case "font_family":
                 layout.base.fontFamily = try string(value, key: fieldKey)
                 guard !layout.base.fontFamily.isEmpty else { throw error(value, key: fieldKey, "must not be empty") }
-            case "font_size": layout.base.fontSize = try number(value, key: fieldKey, in: 1...500, points: true)
+            case "font_size": break  // read above
             case "line_height": layout.base.lineHeight = try number(value, key: fieldKey, in: 0.5...5)
             case "language":
                 let language = try string(value, key: fieldKey)
@@ -615,6 +667,6 @@ private struct YAMLReader {
     }
 
     private func format(_ value: Double) -> String {
-        value == value.rounded() ? String(Int(value)) : String(value)
+        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
     }
 }

@@ -1,5 +1,6 @@
-/// A CSS length or number, before it is resolved against a font size.
-enum CSSLength: Sendable, Hashable {
+/// A CSS length or number, before it is resolved against a font size. Public for
+/// `pipeline.yml`, whose lengths take the same absolute units.
+public enum CSSLength: Sendable, Hashable {
     /// An absolute length, converted to points (`px` × 0.75, `in`, `cm`, `mm`, `pc`, `pt`).
     case points(Double)
     case em(Double)
@@ -11,7 +12,7 @@ enum CSSLength: Sendable, Hashable {
     /// Points per CSS px (1/96 in), also what an HTML attribute or a picture's pixel counts.
     static let pointsPerPixel = 0.75
 
-    init?(_ text: String) {
+    public init?(_ text: String) {
         let value = text.trimmingASCIIWhitespace().lowercased()
         let bytes = Array(value.utf8)
         var end = 0

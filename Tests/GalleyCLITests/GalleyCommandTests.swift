@@ -125,6 +125,31 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: folder.path("out/manifest.json").path))
     }
 
+    /// A layout in millimetres draws pages of that size: 100 × 50 mm at 96 dpi is
+    /// 377.95 × 188.98 pixels, drawn as 378 × 189 (a part pixel is a pixel).
+    @Test func aLayoutInMillimetresDrawsPagesOfThatSize() throws {
+        let folder = try folderWithConfig("""
+            inputs: [docs]
+            dpi: 96
+            thumbnails: []
+            layouts:
+              - name: card
+                page: [100mm, 50mm]
+                inset: {top: 5mm, right: 0.5cm, bottom: 5mm, left: 14.17pt}
+                column_gap: 4.5mm
+                columns: 2
+                font_size: 9pt
+            """, files: [])
+        try FileManager.default.createDirectory(at: folder.path("docs"), withIntermediateDirectories: true)
+        try Data("<p>\(String(repeating: "A card set in millimetres. ", count: 40))</p>".utf8).write(to: folder.path("docs/card.html"))
+        let outcome = try galley(["run"], in: folder.url)
+        #expect(outcome.status == 0, "\(outcome.stdout)\(outcome.stderr)")
+        let bytes = [UInt8](try Data(contentsOf: folder.path("out/card/card/page-0001.png")))
+        let page = try IndependentImageDecoder.decode(bytes, format: .png).bitmap
+        let (width, height) = ((100 / 25.4 * 96).rounded(.up), (50 / 25.4 * 96).rounded(.up))
+        #expect(page.width == Int(width) && page.height == Int(height), "\(page.width) × \(page.height)")
+    }
+
     /// Drawing on several threads while one typesets changes the timing, never the pages.
     @Test func typesetReportsTheSamePagesWhateverTheDrawingThreads() throws {
         let article = Fixtures.articlesFolder.appendingPathComponent("magazine.html")

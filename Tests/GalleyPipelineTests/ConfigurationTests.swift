@@ -98,14 +98,6 @@ import Testing
         #expect(error.message.contains("a tab in the indentation") && error.message.contains("spaces"), "\(error)")
     }
 
-    /// A length with a unit: the message says lengths are points.
-    @Test func aLengthWithAUnitSaysLengthsArePoints() throws {
-        let error = try #require(loadError("layouts:\n  - name: a4\n    column_gap: 5mm\n"))
-        #expect(error.line == 3 && error.message.contains("in points") && error.message.contains("'5mm'"), "\(error)")
-        let page = try #require(loadError("layouts:\n  - name: a4\n    page: [210mm, 297mm]\n"))
-        #expect(page.message.contains("in points"), "\(page)")
-    }
-
     @Test(arguments: [
         ("dpi: lots\n", "dpi", 1),
         ("dpi: 0\n", "dpi", 1),
@@ -160,6 +152,8 @@ import Testing
         #expect(configuration.password(forRelativePath: "encrypted.pdf") == Fixtures.encryptedPassword)
         #expect(configuration.layouts.map(\.name) == ["portrait", "landscape"])
         #expect(configuration.layouts[1].pageWidth == 842 && configuration.layouts[1].columns == 3)
+        // Written in inches: the same 18 pt gap and 54 pt inset as the defaults.
+        #expect(configuration.layouts[0].columnGap == 18 && configuration.layouts[0].inset == ArticleLayout.Insets(all: 54))
     }
 
     @Test func layoutsAreReadWithDefaultsForWhatIsLeftOut() throws {
