@@ -86,7 +86,7 @@ public struct Failure: Error, Codable, Sendable, Hashable, CustomStringConvertib
         /// Bytes that are not a readable image (reading back a PNG; never a document's failure).
         public static let decodeFailed = Code(rawValue: "decode-failed")
 
-        /// Every code a manifest may carry, in the order the README's table lists them.
+        /// Every code a manifest may carry, in the order docs/guide.md's table lists them.
         public static let documented: [Code] = [
             .notPDF, .corrupt, .truncated, .noPages, .impossiblePageTree, .passwordRequired, .wrongPassword, .unreadable,
             .renderFailed, .encodeFailed, .writeFailed, .timedOut, .outOfMemory, .tooLarge, .tooLargeForFormat, .outsideInput, .invalidName, .crashed,

@@ -5,11 +5,11 @@ import Testing
 
 /// The one failure vocabulary: what users match on in manifests and CI scripts.
 struct FailureTests {
-    /// The codes the README's table lists, in its order.
+    /// The codes the table of docs/guide.md lists, in its order.
     static func readmeCodes() throws -> [String] {
-        let readme = try String(contentsOf: Fixtures.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try String(contentsOf: Fixtures.repositoryRoot.appendingPathComponent("docs/guide.md"), encoding: .utf8)
         let lines = readme.components(separatedBy: "\n")
-        let start = try #require(lines.firstIndex(of: "### Failure codes"))
+        let start = try #require(lines.firstIndex(of: "## Failure codes"))
         var codes: [String] = []
         for line in lines[start...].dropFirst() {
             if line.hasPrefix("#") { break }

@@ -3,12 +3,12 @@ import GalleyTestSupport
 import GalleyText
 import Testing
 
-/// The README's tables of supported HTML elements and CSS properties, checked row by row, so
-/// the README cannot promise what the parser does not do.
+/// The tables of supported HTML elements and CSS properties (docs/articles.md), checked row by
+/// row, so the documentation cannot promise what the parser does not do.
 @Suite struct SupportedMarkupTests {
-    /// The rows of the README table after the marker comment `<!-- name: ...`, as cells.
+    /// The rows of the docs/articles.md table after the marker comment `<!-- name: ...`, as cells.
     static func table(_ name: String) throws -> [[String]] {
-        let readme = try String(contentsOf: Fixtures.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try String(contentsOf: Fixtures.repositoryRoot.appendingPathComponent("docs/articles.md"), encoding: .utf8)
         let lines = readme.components(separatedBy: "\n")
         let start = try #require(lines.firstIndex { $0.hasPrefix("<!-- \(name):") })
         return lines[(start + 1)...].prefix { !$0.isEmpty }.dropFirst(2).map { row in
@@ -54,7 +54,7 @@ import Testing
                 case "block": #expect(paragraphs.contains("b") || paragraphs.contains { $0.hasSuffix("b") && !$0.contains("a") }, "<\(tag)> is a block: \(paragraphs)")
                 case "inline": #expect(paragraphs.contains { $0.contains("abc") }, "<\(tag)> is inline: \(paragraphs)")
                 case "not set": #expect(!text.string.contains("b"), "<\(tag)> is not set: \(paragraphs)")
-                default: Issue.record("unknown kind \(kind) in the README")
+                default: Issue.record("unknown kind \(kind) in docs/articles.md")
                 }
             }
         }
@@ -77,7 +77,7 @@ import Testing
             switch row[2] {
             case "set": #expect(changed, "\(property): \(value) changes nothing")
             case "ignored": #expect(!changed, "\(property): \(value) is listed as ignored but changes the article")
-            default: Issue.record("unknown kind \(row[2]) in the README")
+            default: Issue.record("unknown kind \(row[2]) in docs/articles.md")
             }
         }
     }
