@@ -235,7 +235,7 @@ struct HTMLWalker {
             warnings.append("\(hiddenElements) elements hidden by display: none or visibility: hidden were left out "
                             + "(\(hiddenCharacters) characters of text)")
         }
-        var article = ParsedArticle(text: builder.build(), title: title, language: language, writingMode: writingMode?.mode,
+        var article = ParsedArticle(text: builder.finish(), title: title, language: language, writingMode: writingMode?.mode,
                                     warnings: warnings + writingModeWarnings.map { warning in
                                         let count = writingModeWarningCounts[warning, default: 1]
                                         return count > 1 ? "\(warning) (\(count) elements)" : warning
@@ -807,21 +807,25 @@ struct HTMLWalker {
                 .map { $0 <= 0 ? TextTable.maximumRowSpan : min($0, TextTable.maximumRowSpan) } ?? 1
             let box = style.box
             let padding = open.cellPadding ?? CSSLength.pointsPerPixel
-            cell.style.padding.top = box.padding.top ?? padding
-            cell.style.padding.right = box.padding.right ?? padding
-            cell.style.padding.bottom = box.padding.bottom ?? padding
-            cell.style.padding.left = box.padding.left ?? padding
+            var cellStyle = TextTable.CellStyle()
+            cellStyle.padding.top = box.padding.top ?? padding
+            cellStyle.padding.right = box.padding.right ?? padding
+            cellStyle.padding.bottom = box.padding.bottom ?? padding
+            cellStyle.padding.left = box.padding.left ?? padding
             let attributeBorder = TextTable.Border(width: open.cellBorders ? CSSLength.pointsPerPixel : 0, color: Self.attributeBorderColor)
             func cellBorder(_ side: ComputedStyle.Box.Side) -> TextTable.Border {
                 side.visible ? box.drawn(side, color: style.text.color) : attributeBorder
             }
-            cell.style.border.top = cellBorder(box.border.top)
-            cell.style.border.right = cellBorder(box.border.right)
-            cell.style.border.bottom = cellBorder(box.border.bottom)
-            cell.style.border.left = cellBorder(box.border.left)
-            cell.style.background = box.background ?? open.rowBackground ?? open.groupBackground
-            cell.style.verticalAlignment = box.verticalAlignment ?? .middle
-            cell.style.width = style.width ?? Self.htmlLength(attribute(element, "width"))
+            cellStyle.border.top = cellBorder(box.border.top)
+            cellStyle.border.right = cellBorder(box.border.right)
+            cellStyle.border.bottom = cellBorder(box.border.bottom)
+            cellStyle.border.left = cellBorder(box.border.left)
+            cellStyle.background = box.background ?? open.rowBackground ?? open.groupBackground
+            cellStyle.verticalAlignment = box.verticalAlignment ?? .middle
+            cellStyle.width = style.width ?? Self.htmlLength(attribute(element, "width"))
+            cell.style = cellStyle
+            // Cells of one style share it: the cell before, in this row or the one above.
+            if let previous = open.row?.last ?? open.table.rows.last?.cells.last { cell = cell.sharingStyle(of: previous) }
             open.cell = cell
             openTable = open
         case .caption, .nestedTable:
@@ -875,7 +879,11 @@ struct HTMLWalker {
                 column += span
             }
             for index in open.spans.indices where open.spans[index] > 0 { open.spans[index] -= 1 }
-            open.table.rows.append(TextTable.Row(cells: cells))
+            // Kept at its size: grown by appending, a row of 10 cells had room for 16.
+            var exact: [TextTable.Cell] = []
+            exact.reserveCapacity(cells.count)
+            exact.append(contentsOf: cells)
+            open.table.rows.append(TextTable.Row(cells: exact))
             if open.inHeader { open.table.headerRowCount = open.table.rows.count }
             open.row = nil
             openTable = open
@@ -883,13 +891,15 @@ struct HTMLWalker {
             guard var open = openTable else { return }
             // The table it is nested in, if any, is built on from here.
             openTable = enclosingTables.popLast()
+            // Taken out of `open`, so that the rows are changed in place, not copied.
             var table = open.table
+            open.table = TextTable(paragraphs: 0..<0, rows: [])
             let end = builder.paragraphCount
             if !open.firstCell { table.paragraphs = table.paragraphs.lowerBound..<end }
             for rowIndex in table.rows.indices {
                 for cellIndex in table.rows[rowIndex].cells.indices {
                     let span = table.rows[rowIndex].cells[cellIndex].rowSpan
-                    table.rows[rowIndex].cells[cellIndex].rowSpan = min(span, table.rows.count - rowIndex)
+                    if span > table.rows.count - rowIndex { table.rows[rowIndex].cells[cellIndex].rowSpan = table.rows.count - rowIndex }
                     let cell = table.rows[rowIndex].cells[cellIndex]
                     table.columnCount = max(table.columnCount, cell.column + cell.columnSpan)
                 }
