@@ -28,6 +28,8 @@ struct HTMLWalker {
         var boxIndex: Int?
         /// Whether the element is the floated block being built (`openFloat`).
         var floats = false
+        /// The element's tag, for the pieces of a table cut between rows (`nextPiece`).
+        var tag = GUMBO_TAG_UNKNOWN
     }
 
     /// A block floated to a side, open: where its paragraphs start, and the margin waiting
@@ -119,10 +121,13 @@ struct HTMLWalker {
         var attributes: [UInt8]
     }
 
-    /// The body's next children when its current ones run out: the next piece of a document
-    /// parsed in pieces (`HTMLPieces`), nil when there is none. The children it returned
-    /// before are not used again.
-    var nextBodyPiece: (() -> GumboVector?)?
+    /// The next children of the body (false) or of the row group of a body-level table that
+    /// was cut between its rows (true) when its current ones run out: the next piece of a
+    /// document parsed in pieces (`HTMLPieces`), and whether it holds rows; nil when there is
+    /// none (or, asked for rows, when the body goes on). Asked for the body, it may give rows:
+    /// those of a table that was not walked (hidden). The children it returned before are not
+    /// used again, nor are those of the elements around that table.
+    var nextPiece: ((_ inTable: Bool) -> (children: GumboVector, inTable: Bool)?)?
     /// Index in `frames` of `<body>`'s frame, once entered.
     private var bodyFrame: Int?
     /// Non-white-space characters of the text read from the source: what is shown, and what
@@ -209,8 +214,13 @@ struct HTMLWalker {
         while let top = frames.indices.last {
             let index = frames[top].next
             guard index < Int(frames[top].children.length) else {
-                if top == bodyFrame, let next = nextBodyPiece?() {
-                    frames[top].children = next
+                if top == bodyFrame || continuesTable(top), let next = nextPiece?(top != bodyFrame) {
+                    if next.inTable && top == bodyFrame {
+                        // Rows of a hidden table or row group, left out.
+                        hiddenCharacters += visibleCharacters(in: next.children)
+                        continue
+                    }
+                    frames[top].children = next.children
                     frames[top].next = 0
                     continue
                 }
@@ -244,6 +254,14 @@ struct HTMLWalker {
         article.sourceCharacters = sourceCharacters
         article.ignoredProperties = ignoredProperties
         return article
+    }
+
+    /// Whether frame `index` is the row group of a body-level table ending a piece: it, its
+    /// table and the body have no children left, so a piece cut between rows may follow.
+    private func continuesTable(_ index: Int) -> Bool {
+        guard let body = bodyFrame, index == body + 2, frames[index].tag == GUMBO_TAG_TBODY,
+              frames[index - 1].tag == GUMBO_TAG_TABLE else { return false }
+        return frames[body...].allSatisfy { $0.next >= Int($0.children.length) }
     }
 
     /// Takes an element's `writing-mode` as the article's when it is the first, or when it is
@@ -529,7 +547,8 @@ struct HTMLWalker {
         }
         if let tableRole { beginTablePart(tableRole, element, style: style) }
         frames.append(Frame(children: element.children, style: style, styleID: styleID, paragraph: paragraph, list: list,
-                            element: structural ? selected : nil, tableRole: tableRole, boxIndex: boxIndex, floats: floats))
+                            element: structural ? selected : nil, tableRole: tableRole, boxIndex: boxIndex, floats: floats,
+                            tag: element.tag))
         if list != nil { listFrames.append(frames.count - 1) }
         if element.tag == GUMBO_TAG_BODY && bodyFrame == nil { bodyFrame = frames.count - 1 }
     }
@@ -1168,9 +1187,11 @@ struct HTMLWalker {
     }
 
     /// Characters of text (not white space) inside an element, scripts and style sheets aside.
-    private func visibleCharacters(inside element: GumboElement) -> Int {
+    private func visibleCharacters(inside element: GumboElement) -> Int { visibleCharacters(in: element.children) }
+
+    private func visibleCharacters(in nodes: GumboVector) -> Int {
         var count = 0
-        var pending = [element.children]
+        var pending = [nodes]
         while let children = pending.popLast() {
             for index in 0..<Int(children.length) {
                 guard let child = children.data[index]?.assumingMemoryBound(to: GumboNode.self) else { continue }
