@@ -113,6 +113,33 @@ import Testing
         expectSame("<!DOCTYPE html><body><table><tbody style='display: none'>\(Self.rows)</tbody></table><p>b</p></body>", cutsAtLeast: 30)
     }
 
+    /// Random long tables, some with what a cut table cannot hold (footers, captions, text
+    /// between rows, stray end tags, hidden parts) put among their rows: parsed in pieces, they
+    /// must read as parsed whole.
+    @Test func randomTablesParseTheSame() {
+        let extras = ["<tfoot><tr><td>f</td></tr></tfoot>", "<caption>c</caption>", "text", " \n ", "<!-- c -->", "</tbody>",
+                      "<tbody>", "<thead><tr><th>h</th></tr></thead>", "</tr>", "<td>loose</td>", "<p>p</p>", "</table>",
+                      "<tr style='display: none'><td>hidden</td></tr>", "<b>", "</b>", "&amp;", "<col>", "<script>1</script>"]
+        var generator = SplitMix(seed: 0x7AB1E)
+        var cutDocuments = 0
+        for round in 0..<200 {
+            var body = ["<p>before</p>", ""].randomElement(using: &generator)!
+            body += ["<table>", "<table border=1>", "<table style='display: none'>", "<table><tbody>",
+                     "<table><tbody style='display: none'>"].randomElement(using: &generator)!
+            for row in 0..<Int.random(in: 5...40, using: &generator) {
+                if Int.random(in: 0..<60, using: &generator) == 0 { body += extras.randomElement(using: &generator)! }
+                body += "\n<tr><td>\(row)</td><td><i>cell</i> \(row)</td></tr>"
+            }
+            body += ["</table>", "</tbody></table>", "", "</table><p>after</p>"].randomElement(using: &generator)!
+            let html = "<!DOCTYPE html><html><body>\(body)</body></html>"
+            let (whole, pieces, _) = bothWays(html)
+            let bytes = Array(html.utf8)
+            if bytes.withUnsafeBufferPointer({ HTMLPieces.cuts($0, pieceSize: 1) }).contains(where: \.inTable) { cutDocuments += 1 }
+            #expect(pieces.text == whole.text && pieces.warnings == whole.warnings, "round \(round): \(html)")
+        }
+        #expect(cutDocuments > 50, "enough of the tables were cut between rows: \(cutDocuments)")
+    }
+
     /// Random documents from the pieces of real pages, half of them broken a little (unclosed
     /// and stray tags, mis-nesting): parsed in pieces, they must read as parsed whole.
     @Test func randomDocumentsParseTheSame() {
