@@ -2,7 +2,7 @@
 """Peak memory of `galley run` on inputs that test its bounds: one huge text line, an article
 with a million elements, a 10 MB HTML paragraph, a 20 MB <pre>, 4 MB of `a` with no space, an
 article with 8 PNGs of 6,300 px square, one with 8 tiny SVGs declaring 30,000 px square, a
-table of 100,000 rows, the stress corpus's PDFs with --max-pages 5, a scanned page holding a
+table of 100,000 rows (and of 20,000), the stress corpus's PDFs with --max-pages 5, a scanned page holding a
 9,000 px square image, a corrupt 10 KB TIFF, a page of 17,500 px square, one
 just under the pixel limit of WebP (4,094 px square), one under AVIF's (3,544 px), and 300
 against 3,000 pages. Prints a
@@ -161,12 +161,12 @@ def article(folder, name, images):
         f.write("</body></html>\n")
 
 
-def long_table(path):
-    """An HTML table of 100,000 rows of 10 cells."""
+def long_table(path, rows=100_000):
+    """An HTML table of `rows` rows of 10 cells (100,000, and 20,000 to see how it grows)."""
     rng = random.Random(6)
     with open(path, "w") as f:
         f.write("<!doctype html><html lang=en><body><table>\n")
-        for r in range(100_000):
+        for r in range(rows):
             f.write("<tr>" + "".join("<td>%s %d</td>" % (rng.choice(WORDS), r) for _ in range(10)) + "</tr>\n")
         f.write("</table></body></html>\n")
 
@@ -233,6 +233,7 @@ CASES = [
     ("text-100k-accents", lambda d: combining_accents(os.path.join(d, "accents.txt")), 96, "[128]", 300),
     ("html-8-pngs-6300px", png_article, 150, "[128]", 300),
     ("html-8-svgs-declared-30000px", svg_article, 150, "[128]", 300),
+    ("html-table-20000-rows", lambda d: long_table(os.path.join(d, "table.html"), 20_000), 96, "[128]", 300),
     ("html-table-100000-rows", lambda d: long_table(os.path.join(d, "table.html")), 96, "[128]", 300),
     ("pdf-corpus-max-pages-5", stress_corpus, 150, "[128]", 300),
     ("pdf-scan-9000px-image", scanned_pdf, 150, "[128]", 300),

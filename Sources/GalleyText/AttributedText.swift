@@ -262,63 +262,102 @@ public enum WritingDirection: String, Sendable, Hashable {
     case auto
 }
 
-/// Paragraph attributes. Lengths are in points.
+/// Paragraph attributes (`ParagraphStyle.Attributes`, read and set as its own properties).
+/// Lengths are in points.
+///
+/// Every paragraph carries one, and a long table has a paragraph per cell: a million cells
+/// held a million copies of the same 130 bytes (issue #33). So the attributes live in one
+/// shared, copy-on-write box, and the builder gives paragraphs of equal style the same box:
+/// a paragraph costs a reference, not a copy of its style.
+@dynamicMemberLookup
 public struct ParagraphStyle: Hashable, Sendable {
-    public var alignment: TextAlignment = .start
-    /// CSS `text-align-last`: how the last line and lines before a forced break are aligned;
-    /// nil (`auto`) is `alignment`, with `justify` meaning the start.
-    public var lastLineAlignment: TextAlignment?
-    public var direction: WritingDirection = .auto
-    /// Indent of the first line, relative to `startIndent`; negative hangs (list markers).
-    public var firstLineIndent: Double = 0
-    /// Indent from the column's start edge (left for LTR), for every line.
-    public var startIndent: Double = 0
-    /// Indent from the column's end edge.
-    public var endIndent: Double = 0
-    public var spaceBefore: Double = 0
-    public var spaceAfter: Double = 0
-    /// Line height as a multiple of the fonts' natural line height (ascender + descender +
-    /// line gap).
-    public var lineHeight: Double = 1
-    /// Lines are never closer than their text is high (ascent + descent): set for a line
-    /// height inherited as a length from an element with a smaller font, which CSS applies as
-    /// it is and which would print a large heading's lines over one another. A line height
-    /// declared on the element itself is kept as given, however tight.
-    public var lineHeightAtLeastText = false
-    /// Draw a horizontal rule above the paragraph (`<hr>`).
-    public var ruleAbove = false
-    /// Whether its lines may be justified: false for headings and preformatted text, which
-    /// keep their natural spacing whatever the alignment and the layout's `justify_threshold`.
-    public var justifiable = true
-    /// Extra start indent of a line that continues a line wrapped at the measure (not after a
-    /// forced break): preformatted text, whose wrapped lines hang so they read as one line.
-    public var continuationIndent: Double = 0
-    /// CSS `break-before` and `break-after` of the blocks the paragraph starts and ends, and
-    /// `break-inside` of the innermost block holding it.
-    public var breakBefore = BlockBreak.auto
-    public var breakAfter = BlockBreak.auto
-    public var avoidBreakInside = false
-    /// Fewest lines of the paragraph left at the foot of a column (CSS `orphans`) and carried
-    /// to the head of the next (`widows`) when it breaks across columns.
-    public var orphans = 2
-    public var widows = 2
-    /// Set across all the columns of the page (CSS `column-span: all` on the block or a block
-    /// holding it): the columns above are balanced, and they go on below it.
-    public var spansColumns = false
-    /// CSS `clear`: the paragraph starts below the pictures floated to these sides.
-    public var clear: Set<FloatSide> = []
-    /// CSS `line-break`: how strictly Japanese and Chinese line-start and line-end rules apply.
-    public var lineBreak = LineBreakStrictness.auto
-    /// Characters of the list marker the paragraph starts with (`•` and its no-break space):
-    /// a marker stands outside the text in a browser, so its space never stretches or shrinks
-    /// when the line is justified.
-    public var markerLength = 0
-    /// The block element the paragraph's text is in, as `tag.class.class` (`h2`, `p.note`,
-    /// `pre.literal-block`); empty when unknown (plain text). For reports (`galley typeset
-    /// --lines`), not for layout.
-    public var element = ""
+    private var storage: Storage
 
-    public init() {}
+    /// The box: mutated in place only while no other style holds it.
+    private final class Storage: @unchecked Sendable {
+        var attributes: Attributes
+        init(_ attributes: Attributes) { self.attributes = attributes }
+    }
+
+    private static let defaultStorage = Storage(Attributes())
+
+    public init() { storage = Self.defaultStorage }
+
+    public subscript<Value>(dynamicMember key: WritableKeyPath<Attributes, Value>) -> Value {
+        get { storage.attributes[keyPath: key] }
+        set {
+            if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.attributes) }
+            storage.attributes[keyPath: key] = newValue
+        }
+    }
+
+    /// Whether the two share one box: equal without comparing their attributes.
+    func sharesStorage(with other: ParagraphStyle) -> Bool { storage === other.storage }
+
+    public static func == (lhs: ParagraphStyle, rhs: ParagraphStyle) -> Bool {
+        lhs.storage === rhs.storage || lhs.storage.attributes == rhs.storage.attributes
+    }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(storage.attributes) }
+
+    /// What a paragraph style holds, by value.
+    public struct Attributes: Hashable, Sendable {
+        public var alignment: TextAlignment = .start
+        /// CSS `text-align-last`: how the last line and lines before a forced break are aligned;
+        /// nil (`auto`) is `alignment`, with `justify` meaning the start.
+        public var lastLineAlignment: TextAlignment?
+        public var direction: WritingDirection = .auto
+        /// Indent of the first line, relative to `startIndent`; negative hangs (list markers).
+        public var firstLineIndent: Double = 0
+        /// Indent from the column's start edge (left for LTR), for every line.
+        public var startIndent: Double = 0
+        /// Indent from the column's end edge.
+        public var endIndent: Double = 0
+        public var spaceBefore: Double = 0
+        public var spaceAfter: Double = 0
+        /// Line height as a multiple of the fonts' natural line height (ascender + descender +
+        /// line gap).
+        public var lineHeight: Double = 1
+        /// Lines are never closer than their text is high (ascent + descent): set for a line
+        /// height inherited as a length from an element with a smaller font, which CSS applies as
+        /// it is and which would print a large heading's lines over one another. A line height
+        /// declared on the element itself is kept as given, however tight.
+        public var lineHeightAtLeastText = false
+        /// Draw a horizontal rule above the paragraph (`<hr>`).
+        public var ruleAbove = false
+        /// Whether its lines may be justified: false for headings and preformatted text, which
+        /// keep their natural spacing whatever the alignment and the layout's `justify_threshold`.
+        public var justifiable = true
+        /// Extra start indent of a line that continues a line wrapped at the measure (not after a
+        /// forced break): preformatted text, whose wrapped lines hang so they read as one line.
+        public var continuationIndent: Double = 0
+        /// CSS `break-before` and `break-after` of the blocks the paragraph starts and ends, and
+        /// `break-inside` of the innermost block holding it.
+        public var breakBefore = BlockBreak.auto
+        public var breakAfter = BlockBreak.auto
+        public var avoidBreakInside = false
+        /// Fewest lines of the paragraph left at the foot of a column (CSS `orphans`) and carried
+        /// to the head of the next (`widows`) when it breaks across columns.
+        public var orphans = 2
+        public var widows = 2
+        /// Set across all the columns of the page (CSS `column-span: all` on the block or a block
+        /// holding it): the columns above are balanced, and they go on below it.
+        public var spansColumns = false
+        /// CSS `clear`: the paragraph starts below the pictures floated to these sides.
+        public var clear: Set<FloatSide> = []
+        /// CSS `line-break`: how strictly Japanese and Chinese line-start and line-end rules apply.
+        public var lineBreak = LineBreakStrictness.auto
+        /// Characters of the list marker the paragraph starts with (`•` and its no-break space):
+        /// a marker stands outside the text in a browser, so its space never stretches or shrinks
+        /// when the line is justified.
+        public var markerLength = 0
+        /// The block element the paragraph's text is in, as `tag.class.class` (`h2`, `p.note`,
+        /// `pre.literal-block`); empty when unknown (plain text). For reports (`galley typeset
+        /// --lines`), not for layout.
+        public var element = ""
+
+        public init() {}
+    }
 }
 
 /// Where a column may end before or after a block (CSS `break-before`, `break-after`).

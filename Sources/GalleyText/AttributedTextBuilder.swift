@@ -39,6 +39,8 @@ public struct AttributedTextBuilder: Sendable {
     /// Where the open paragraph starts and its attributes; nil when no paragraph is open.
     private var openStart: Int?
     private var openStyle = ParagraphStyle()
+    /// Paragraph styles given so far, each in the box its paragraphs share.
+    private var sharedStyles: [ParagraphStyle: ParagraphStyle] = [:]
     /// A collapsed space that is written only if more content follows on the same line, with
     /// the style of the text it came from.
     private var pendingSpace: TextStyle?
@@ -189,7 +191,7 @@ public struct AttributedTextBuilder: Sendable {
         if scalars.count - start > 1, scalars.last == AttributedText.lineSeparator {
             removeLastScalar()
         }
-        paragraphs.append(AttributeRun(range: start..<scalars.count, value: openStyle))
+        paragraphs.append(AttributeRun(range: start..<scalars.count, value: shared(openStyle)))
         openStart = nil
         pendingSpace = nil
         atLineStart = true
@@ -266,14 +268,22 @@ public struct AttributedTextBuilder: Sendable {
     /// last paragraph.
     public func build() -> AttributedText {
         var copy = self
-        copy.flushListMarker()
-        copy.breakParagraph()
-        if !copy.paragraphs.isEmpty {
-            copy.paragraphs[copy.paragraphs.count - 1].value.spaceAfter = copy.takeMargin()
+        return copy.finish()
+    }
+
+    /// `build()` for a builder that is done: the text takes its arrays without copying them
+    /// (`build()` copies the text and the paragraphs of a builder that goes on), and the builder
+    /// is left empty.
+    public mutating func finish() -> AttributedText {
+        flushListMarker()
+        breakParagraph()
+        if !paragraphs.isEmpty {
+            paragraphs[paragraphs.count - 1].value.spaceAfter = takeMargin()
         }
-        return AttributedText(scalars: copy.scalars, styleRuns: copy.styleRuns,
-                              paragraphs: copy.paragraphs, attachments: copy.attachments, tables: copy.tables,
-                              boxes: copy.boxes, floats: copy.floats)
+        let text = AttributedText(scalars: scalars, styleRuns: styleRuns, paragraphs: paragraphs, attachments: attachments,
+                                  tables: tables, boxes: boxes, floats: floats)
+        self = AttributedTextBuilder()
+        return text
     }
 
     // MARK: - Internals
@@ -331,6 +341,16 @@ public struct AttributedTextBuilder: Sendable {
             commit(marker.text, style: marker.style)
         }
         openStyle = style
+    }
+
+    /// `style`, in the box of an equal style given before: the paragraphs of a long table's
+    /// cells, or of an article's `<p>`s, share one (`ParagraphStyle`).
+    private mutating func shared(_ style: ParagraphStyle) -> ParagraphStyle {
+        if let known = sharedStyles[style] { return known }
+        // A page whose every paragraph differs (margins, indents) starts over now and then.
+        if sharedStyles.count >= 4096 { sharedStyles.removeAll(keepingCapacity: true) }
+        sharedStyles[style] = style
+        return style
     }
 
     private mutating func takeMargin() -> Double {

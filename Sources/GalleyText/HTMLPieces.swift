@@ -21,10 +21,26 @@
 /// `<base>`, a second `<body>` or `<html>`, `<head>`, `<frameset>`) are only allowed before the
 /// first cut, since the walker reads them from the first piece, and so are `<svg>` and `<math>`,
 /// which gumbo's fragment parser does not close at their end tags.
+///
+/// A long table at body level is cut between its rows too (issue #33: gumbo's tree of a table
+/// of 100,000 rows took 300 MB), after a `</tr>` that leaves only the table and its row group
+/// (`<tbody>`, written or implied) open. The pieces after such a cut hold rows and are parsed
+/// as fragments in `<tbody>`, whose children the walker takes as the row group's next ones.
+/// Once a table is cut, its level may hold only more rows, white space and comments, and a cut
+/// back to `<body>` is made before its `</tbody>` or `</table>` (end tags that `<body>` ignores,
+/// as the table is then closed); anything else there (a `<tfoot>`, text the tree builder would
+/// move before the table) and the document is parsed whole.
 enum HTMLPieces {
-    /// Offsets where pieces after the first start, at least `pieceSize` bytes apart; empty when
-    /// the document must be parsed whole.
-    static func cuts(_ html: UnsafeBufferPointer<UInt8>, pieceSize: Int) -> [Int] {
+    /// Where a piece after the first starts, and whether it holds rows of a table (parsed in
+    /// `<tbody>`) or content of the body.
+    struct Cut: Equatable {
+        var offset: Int
+        var inTable: Bool
+    }
+
+    /// Where pieces after the first start, at least `pieceSize` bytes apart (a table's end is
+    /// cut wherever it is); empty when the document must be parsed whole.
+    static func cuts(_ html: UnsafeBufferPointer<UInt8>, pieceSize: Int) -> [Cut] {
         var scanner = Scanner(html: html)
         return scanner.cuts(pieceSize: pieceSize) ?? []
     }
@@ -90,10 +106,26 @@ enum HTMLPieces {
             self.html = html
         }
 
+        /// Whether `stack` is a body-level table with its row group, where the tree builder's
+        /// stack is `html`, `body`, `table`, `tbody` (implied when not written).
+        private static func atTableLevel(_ stack: [[UInt8]]) -> Bool {
+            stack.first == tableName && (stack.count == 1 || (stack.count == 2 && stack[1] == tbodyName))
+        }
+        private static let tableName = Array("table".utf8), tbodyName = Array("tbody".utf8), trName = Array("tr".utf8)
+
+        /// Whether text here is outside the cells of a body-level table: in the table or a row.
+        private func outsideCells(_ stack: [[UInt8]]) -> Bool {
+            Self.atTableLevel(stack) || (stack.last == Self.trName && Self.atTableLevel(Array(stack.dropLast())))
+        }
+
         /// nil: parse whole.
-        mutating func cuts(pieceSize: Int) -> [Int]? {
+        mutating func cuts(pieceSize: Int) -> [Cut]? {
             guard startsWithHTMLDoctype() else { return nil }
-            var cuts: [Int] = []
+            var cuts: [Cut] = []
+            /// The open body-level table has been cut between rows, and cut back to the body
+            /// before its end tags.
+            var tableCut = false
+            var tableEnded = false
             var inBody = false
             var bodyEnded = false
             var stack: [[UInt8]] = []
@@ -104,6 +136,9 @@ enum HTMLPieces {
                 guard html[index] == UInt8(ascii: "<"), index + 1 < html.count else {
                     // Text before `<body>` starts the body itself, with whatever is open.
                     if !inBody && !html[index].isHTMLWhitespace { return nil }
+                    // Text outside the cells of a cut table goes before the table in the whole
+                    // parse, somewhere else in a piece.
+                    if tableCut && !html[index].isHTMLWhitespace && outsideCells(stack) { return nil }
                     index += 1
                     continue
                 }
@@ -119,8 +154,20 @@ enum HTMLPieces {
                         guard skip(past: UInt8(ascii: ">"), from: index + 2) else { return nil }
                         continue
                     }
+                    let tagStart = index
                     guard let tag = readTag(from: index + 2) else { return nil }
                     index = tag.end
+                    if tableCut, Self.atTableLevel(stack), tag.name == stack.last {
+                        // The table's end: the rest is parsed in the body, which ignores
+                        // `</tbody>` and `</table>`.
+                        if !tableEnded {
+                            if cuts.last?.offset == tagStart { cuts[cuts.count - 1].inTable = false } else { cuts.append(Cut(offset: tagStart, inTable: false)) }
+                            lastCut = tagStart
+                            tableEnded = true
+                        }
+                    } else if tableEnded, Self.atTableLevel(stack) {
+                        return nil
+                    }
                     guard inBody else {
                         guard headEndTags.contains(tag.name) else { return nil }
                         continue
@@ -133,9 +180,17 @@ enum HTMLPieces {
                     guard let open = stack.last, open == tag.name else { return nil }
                     stack.removeLast()
                     if let start = foreignStart, stack.count <= start { foreignStart = nil }
-                    if stack.isEmpty, !bodyEnded, index - lastCut >= pieceSize, index < html.count {
-                        cuts.append(index)
+                    if stack.isEmpty {
+                        (tableCut, tableEnded) = (false, false)
+                        if !bodyEnded, index - lastCut >= pieceSize, index < html.count {
+                            cuts.append(Cut(offset: index, inTable: false))
+                            lastCut = index
+                        }
+                    } else if tag.name == Self.trName, Self.atTableLevel(stack), foreignStart == nil, !tableEnded,
+                              index - lastCut >= pieceSize, index < html.count {
+                        cuts.append(Cut(offset: index, inTable: true))
                         lastCut = index
+                        tableCut = true
                     }
                 } else if next.isASCIILetter {
                     guard let tag = readTag(from: index + 1) else { return nil }
@@ -153,6 +208,8 @@ enum HTMLPieces {
                         continue
                     }
                     if !cuts.isEmpty || bodyEnded, documentLevelElements.contains(tag.name) { return nil }
+                    // A cut table's level holds only rows until its end.
+                    if tableCut, Self.atTableLevel(stack), tableEnded || tag.name != Self.trName { return nil }
                     if tag.name == Array("plaintext".utf8) || tag.name == Array("frameset".utf8) { return nil }
                     if foreignStart != nil {
                         // These leave foreign content, closing what is open in it.
@@ -175,6 +232,7 @@ enum HTMLPieces {
                     }
                     stack.append(tag.name)
                 } else {
+                    if tableCut && outsideCells(stack) { return nil }
                     index += 1  // A `<` that starts no tag is text.
                 }
             }

@@ -28,6 +28,8 @@ struct HTMLWalker {
         var boxIndex: Int?
         /// Whether the element is the floated block being built (`openFloat`).
         var floats = false
+        /// The element's tag, for the pieces of a table cut between rows (`nextPiece`).
+        var tag = GUMBO_TAG_UNKNOWN
     }
 
     /// A block floated to a side, open: where its paragraphs start, and the margin waiting
@@ -122,10 +124,13 @@ struct HTMLWalker {
         var attributes: [UInt8]
     }
 
-    /// The body's next children when its current ones run out: the next piece of a document
-    /// parsed in pieces (`HTMLPieces`), nil when there is none. The children it returned
-    /// before are not used again.
-    var nextBodyPiece: (() -> GumboVector?)?
+    /// The next children of the body (false) or of the row group of a body-level table that
+    /// was cut between its rows (true) when its current ones run out: the next piece of a
+    /// document parsed in pieces (`HTMLPieces`), and whether it holds rows; nil when there is
+    /// none (or, asked for rows, when the body goes on). Asked for the body, it may give rows:
+    /// those of a table that was not walked (hidden). The children it returned before are not
+    /// used again, nor are those of the elements around that table.
+    var nextPiece: ((_ inTable: Bool) -> (children: GumboVector, inTable: Bool)?)?
     /// Index in `frames` of `<body>`'s frame, once entered.
     private var bodyFrame: Int?
     /// Non-white-space characters of the text read from the source: what is shown, and what
@@ -223,8 +228,13 @@ struct HTMLWalker {
         while let top = frames.indices.last {
             let index = frames[top].next
             guard index < Int(frames[top].children.length) else {
-                if top == bodyFrame, let next = nextBodyPiece?() {
-                    frames[top].children = next
+                if top == bodyFrame || continuesTable(top), let next = nextPiece?(top != bodyFrame) {
+                    if next.inTable && top == bodyFrame {
+                        // Rows of a hidden table or row group, left out.
+                        hiddenCharacters += visibleCharacters(in: next.children)
+                        continue
+                    }
+                    frames[top].children = next.children
                     frames[top].next = 0
                     continue
                 }
@@ -249,7 +259,7 @@ struct HTMLWalker {
             warnings.append("\(hiddenElements) elements hidden by display: none or visibility: hidden were left out "
                             + "(\(hiddenCharacters) characters of text)")
         }
-        var article = ParsedArticle(text: builder.build(), title: title, language: language, writingMode: writingMode?.mode,
+        var article = ParsedArticle(text: builder.finish(), title: title, language: language, writingMode: writingMode?.mode,
                                     warnings: warnings + writingModeWarnings.map { warning in
                                         let count = writingModeWarningCounts[warning, default: 1]
                                         return count > 1 ? "\(warning) (\(count) elements)" : warning
@@ -259,6 +269,14 @@ struct HTMLWalker {
         article.sourceCharacters = sourceCharacters
         article.ignoredProperties = ignoredProperties
         return article
+    }
+
+    /// Whether frame `index` is the row group of a body-level table ending a piece: it, its
+    /// table and the body have no children left, so a piece cut between rows may follow.
+    private func continuesTable(_ index: Int) -> Bool {
+        guard let body = bodyFrame, index == body + 2, frames[index].tag == GUMBO_TAG_TBODY,
+              frames[index - 1].tag == GUMBO_TAG_TABLE else { return false }
+        return frames[body...].allSatisfy { $0.next >= Int($0.children.length) }
     }
 
     /// Takes an element's `writing-mode` as the article's when it is the first, or when it is
@@ -562,7 +580,8 @@ struct HTMLWalker {
         }
         if let tableRole { beginTablePart(tableRole, element, style: style) }
         frames.append(Frame(children: element.children, style: style, styleID: styleID, paragraph: paragraph, list: list,
-                            element: structural ? selected : nil, tableRole: tableRole, boxIndex: boxIndex, floats: floats))
+                            element: structural ? selected : nil, tableRole: tableRole, boxIndex: boxIndex, floats: floats,
+                            tag: element.tag))
         if list != nil { listFrames.append(frames.count - 1) }
         if element.tag == GUMBO_TAG_BODY && bodyFrame == nil { bodyFrame = frames.count - 1 }
     }
@@ -842,21 +861,25 @@ struct HTMLWalker {
                 .map { $0 <= 0 ? TextTable.maximumRowSpan : min($0, TextTable.maximumRowSpan) } ?? 1
             let box = style.box
             let padding = open.cellPadding ?? CSSLength.pointsPerPixel
-            cell.style.padding.top = box.padding.top ?? padding
-            cell.style.padding.right = box.padding.right ?? padding
-            cell.style.padding.bottom = box.padding.bottom ?? padding
-            cell.style.padding.left = box.padding.left ?? padding
+            var cellStyle = TextTable.CellStyle()
+            cellStyle.padding.top = box.padding.top ?? padding
+            cellStyle.padding.right = box.padding.right ?? padding
+            cellStyle.padding.bottom = box.padding.bottom ?? padding
+            cellStyle.padding.left = box.padding.left ?? padding
             let attributeBorder = TextTable.Border(width: open.cellBorders ? CSSLength.pointsPerPixel : 0, color: Self.attributeBorderColor)
             func cellBorder(_ side: ComputedStyle.Box.Side) -> TextTable.Border {
                 side.visible ? box.drawn(side, color: style.text.color) : attributeBorder
             }
-            cell.style.border.top = cellBorder(box.border.top)
-            cell.style.border.right = cellBorder(box.border.right)
-            cell.style.border.bottom = cellBorder(box.border.bottom)
-            cell.style.border.left = cellBorder(box.border.left)
-            cell.style.background = box.background ?? open.rowBackground ?? open.groupBackground
-            cell.style.verticalAlignment = box.verticalAlignment ?? .middle
-            cell.style.width = style.width ?? Self.htmlLength(attribute(element, "width"))
+            cellStyle.border.top = cellBorder(box.border.top)
+            cellStyle.border.right = cellBorder(box.border.right)
+            cellStyle.border.bottom = cellBorder(box.border.bottom)
+            cellStyle.border.left = cellBorder(box.border.left)
+            cellStyle.background = box.background ?? open.rowBackground ?? open.groupBackground
+            cellStyle.verticalAlignment = box.verticalAlignment ?? .middle
+            cellStyle.width = style.width ?? Self.htmlLength(attribute(element, "width"))
+            cell.style = cellStyle
+            // Cells of one style share it: the cell before, in this row or the one above.
+            if let previous = open.row?.last ?? open.table.rows.last?.cells.last { cell = cell.sharingStyle(of: previous) }
             open.cell = cell
             openTable = open
         case .caption, .nestedTable:
@@ -910,7 +933,11 @@ struct HTMLWalker {
                 column += span
             }
             for index in open.spans.indices where open.spans[index] > 0 { open.spans[index] -= 1 }
-            open.table.rows.append(TextTable.Row(cells: cells))
+            // Kept at its size: grown by appending, a row of 10 cells had room for 16.
+            var exact: [TextTable.Cell] = []
+            exact.reserveCapacity(cells.count)
+            exact.append(contentsOf: cells)
+            open.table.rows.append(TextTable.Row(cells: exact))
             if open.inHeader { open.table.headerRowCount = open.table.rows.count }
             open.row = nil
             openTable = open
@@ -918,13 +945,15 @@ struct HTMLWalker {
             guard var open = openTable else { return }
             // The table it is nested in, if any, is built on from here.
             openTable = enclosingTables.popLast()
+            // Taken out of `open`, so that the rows are changed in place, not copied.
             var table = open.table
+            open.table = TextTable(paragraphs: 0..<0, rows: [])
             let end = builder.paragraphCount
             if !open.firstCell { table.paragraphs = table.paragraphs.lowerBound..<end }
             for rowIndex in table.rows.indices {
                 for cellIndex in table.rows[rowIndex].cells.indices {
                     let span = table.rows[rowIndex].cells[cellIndex].rowSpan
-                    table.rows[rowIndex].cells[cellIndex].rowSpan = min(span, table.rows.count - rowIndex)
+                    if span > table.rows.count - rowIndex { table.rows[rowIndex].cells[cellIndex].rowSpan = table.rows.count - rowIndex }
                     let cell = table.rows[rowIndex].cells[cellIndex]
                     table.columnCount = max(table.columnCount, cell.column + cell.columnSpan)
                 }
@@ -1199,9 +1228,11 @@ struct HTMLWalker {
     }
 
     /// Characters of text (not white space) inside an element, scripts and style sheets aside.
-    private func visibleCharacters(inside element: GumboElement) -> Int {
+    private func visibleCharacters(inside element: GumboElement) -> Int { visibleCharacters(in: element.children) }
+
+    private func visibleCharacters(in nodes: GumboVector) -> Int {
         var count = 0
-        var pending = [element.children]
+        var pending = [nodes]
         while let children = pending.popLast() {
             for index in 0..<Int(children.length) {
                 guard let child = children.data[index]?.assumingMemoryBound(to: GumboNode.self) else { continue }

@@ -144,31 +144,39 @@ public struct MarkupParser: Sendable {
     /// Parses `html` as a document up to `cuts[0]`, and each piece after it as a fragment in
     /// `<body>` once the walker has walked the body so far; one tree at a time is alive. Nil
     /// when the pieces did not all reach the body (the caller then parses the document whole).
-    private func parseInPieces(_ html: UnsafePointer<CChar>, count: Int, cuts: [Int], options: GumboOptions,
+    private func parseInPieces(_ html: UnsafePointer<CChar>, count: Int, cuts: [HTMLPieces.Cut], options: GumboOptions,
                                baseURL: URL?) -> ParsedArticle? {
         var options = options
-        guard let first = gumbo_parse_with_options(&options, html, cuts[0]) else { return nil }
+        guard let first = gumbo_parse_with_options(&options, html, cuts[0].offset) else { return nil }
         defer { gumbo_destroy_output(&options, first) }
         var fragmentOptions = options
         fragmentOptions.fragment_context = GUMBO_TAG_BODY
         fragmentOptions.fragment_namespace = GUMBO_NAMESPACE_HTML
-        let bounds = cuts + [count]
+        // Rows of a long table, after a cut between them.
+        var rowOptions = fragmentOptions
+        rowOptions.fragment_context = GUMBO_TAG_TBODY
+        let bounds = cuts.map(\.offset) + [count]
         var piece = 0
-        var fragment: UnsafeMutablePointer<GumboOutput>?
-        defer { if let fragment { gumbo_destroy_output(&fragmentOptions, fragment) } }
+        var fragment: (output: UnsafeMutablePointer<GumboOutput>, inTable: Bool)?
+        func destroyFragment() {
+            guard let done = fragment else { return }
+            if done.inTable { gumbo_destroy_output(&rowOptions, done.output) } else { gumbo_destroy_output(&fragmentOptions, done.output) }
+            fragment = nil
+        }
+        defer { destroyFragment() }
         var walker = HTMLWalker(base: base, baseURL: baseURL, styleSheetLoader: styleSheetLoader, unavailablePictures: unavailablePictures)
-        walker.nextBodyPiece = {
-            if let done = fragment {
-                gumbo_destroy_output(&fragmentOptions, done)
-                fragment = nil
-            }
-            guard piece < cuts.count else { return nil }
-            let start = bounds[piece], end = bounds[piece + 1]
+        walker.nextPiece = { inTable in
+            // Asked for rows where the body goes on: the table ended in the piece before.
+            guard piece < cuts.count, !inTable || cuts[piece].inTable else { return nil }
+            destroyFragment()
+            let start = bounds[piece], end = bounds[piece + 1], rows = cuts[piece].inTable
             piece += 1
-            guard let output = gumbo_parse_with_options(&fragmentOptions, html + start, end - start),
-                  let root = output.pointee.root, root.pointee.type == GUMBO_NODE_ELEMENT else { return nil }
-            fragment = output
-            return root.pointee.v.element.children
+            let parsed = rows ? gumbo_parse_with_options(&rowOptions, html + start, end - start)
+                : gumbo_parse_with_options(&fragmentOptions, html + start, end - start)
+            guard let output = parsed else { return nil }
+            fragment = (output, rows)
+            guard let root = output.pointee.root, root.pointee.type == GUMBO_NODE_ELEMENT else { return nil }
+            return (root.pointee.v.element.children, rows)
         }
         let article = walker.article(from: first.pointee)
         return piece == cuts.count ? article : nil
@@ -218,7 +226,7 @@ public struct MarkupParser: Sendable {
         }
         endLine()
         builder.addMargin(margin)
-        let (text, guessed) = withLanguageFromText(builder.build())
+        let (text, guessed) = withLanguageFromText(builder.finish())
         var article = ParsedArticle(text: text, title: nil, language: nil, warnings: decoded.warnings)
         article.guessedLanguage = guessed
         article.sourceCharacters = decoded.utf8.withUnsafeBufferPointer { HTMLWalker.visibleCharacters($0) }

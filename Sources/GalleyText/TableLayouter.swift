@@ -222,9 +222,13 @@ final class TableLayouter {
         table.style.rowSpacing = table.style.rowSpacing.map { min($0, limit) }
         for row in table.rows.indices {
             for cell in table.rows[row].cells.indices {
-                table.rows[row].cells[cell].style.padding.top = min(table.rows[row].cells[cell].style.padding.top, limit)
-                table.rows[row].cells[cell].style.padding.bottom = min(table.rows[row].cells[cell].style.padding.bottom, limit)
-                bound(&table.rows[row].cells[cell].style.border)
+                let style = table.rows[row].cells[cell].style
+                var bounded = style
+                bounded.padding.top = min(style.padding.top, limit)
+                bounded.padding.bottom = min(style.padding.bottom, limit)
+                bound(&bounded.border)
+                // Only a cell that changes is written: the rows stay the parsed table's, not a copy.
+                if bounded != style { table.rows[row].cells[cell].style = bounded }
             }
         }
         return table
