@@ -41,9 +41,26 @@ public struct Shard: Sendable, Hashable, CustomStringConvertible {
     /// command line gives none: `GALLEY_SHARD` (`K/N`); a Kubernetes Indexed Job's
     /// `JOB_COMPLETION_INDEX` or an AWS Batch array job's `AWS_BATCH_JOB_ARRAY_INDEX` (both
     /// 0-based) with the total from `count` (`--shard-count`) or `GALLEY_SHARD_COUNT`, since
-    /// neither engine tells a job how many there are. nil when none of them is set.
+    /// neither engine tells a job how many there are; a Slurm job array's task
+    /// (`SLURM_ARRAY_TASK_ID` counted from `SLURM_ARRAY_TASK_MIN` in steps of
+    /// `SLURM_ARRAY_TASK_STEP`, of `SLURM_ARRAY_TASK_COUNT`, which `count` overrides: `sbatch
+    /// --array=1-8` and `--array=0-7` both make shards 1/8 to 8/8). nil when none is set.
     public static func fromEnvironment(_ environment: [String: String], count: Int?) throws(UsageError) -> Shard? {
         if let value = environment["GALLEY_SHARD"], !value.isEmpty { return try Shard(parsing: value) }
+        if let value = environment["SLURM_ARRAY_TASK_ID"], !value.isEmpty {
+            func number(_ name: String) -> Int? { environment[name].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } }
+            guard let task = Int(value.trimmingCharacters(in: .whitespaces)), let first = number("SLURM_ARRAY_TASK_MIN") else {
+                throw UsageError(subject: "--shard", message: "SLURM_ARRAY_TASK_ID=\(value) without a numeric SLURM_ARRAY_TASK_MIN is not a task of a job array")
+            }
+            let step = max(1, number("SLURM_ARRAY_TASK_STEP") ?? 1)
+            guard task >= first, (task - first) % step == 0 else {
+                throw UsageError(subject: "--shard", message: "SLURM_ARRAY_TASK_ID=\(value) is not a task of the array from \(first) in steps of \(step); give the array as a range (sbatch --array=1-N)")
+            }
+            guard let total = count ?? number("SLURM_ARRAY_TASK_COUNT") else {
+                throw UsageError(subject: "--shard", message: "SLURM_ARRAY_TASK_ID is set but not SLURM_ARRAY_TASK_COUNT; pass --shard-count N")
+            }
+            return try Shard(index: (task - first) / step + 1, count: total)
+        }
         for variable in ["JOB_COMPLETION_INDEX", "AWS_BATCH_JOB_ARRAY_INDEX"] {
             guard let value = environment[variable], !value.isEmpty else { continue }
             guard let zeroBased = Int(value), zeroBased >= 0 else {

@@ -173,7 +173,7 @@ struct Run: ParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp(
         "Process shard K of N (1-based), chosen by content hash; combine the shards' outputs with galley merge.",
-        discussion: "Without it, GALLEY_SHARD=K/N, or a 0-based JOB_COMPLETION_INDEX (Kubernetes Indexed Job) or AWS_BATCH_JOB_ARRAY_INDEX with --shard-count, name the shard.",
+        discussion: "Without it, GALLEY_SHARD=K/N, a Slurm array task (SLURM_ARRAY_TASK_ID of SLURM_ARRAY_TASK_COUNT), or a 0-based JOB_COMPLETION_INDEX (Kubernetes Indexed Job) or AWS_BATCH_JOB_ARRAY_INDEX with --shard-count, name the shard.",
         valueName: "K/N"))
     var shard: String?
 

@@ -24,6 +24,26 @@ import Testing
         #expect(throws: UsageError.self) { try Shard.fromEnvironment(["AWS_BATCH_JOB_ARRAY_INDEX": "x"], count: 4) }
     }
 
+    /// Slurm tells a task its array's range: `--array=1-8`, `--array=0-7` and `--array=2-16:2`
+    /// all make shards 1/8 to 8/8, the count from the array unless --shard-count says otherwise.
+    @Test func aSlurmArrayTaskNamesTheShard() throws {
+        func slurm(_ task: Int, min: Int, step: Int? = nil, count: Int? = 8) -> [String: String] {
+            var environment = ["SLURM_ARRAY_TASK_ID": "\(task)", "SLURM_ARRAY_TASK_MIN": "\(min)", "SLURM_JOB_ID": "77"]
+            if let step { environment["SLURM_ARRAY_TASK_STEP"] = "\(step)" }
+            if let count { environment["SLURM_ARRAY_TASK_COUNT"] = "\(count)" }
+            return environment
+        }
+        #expect(try Shard.fromEnvironment(slurm(1, min: 1), count: nil) == Shard(index: 1, count: 8))
+        #expect(try Shard.fromEnvironment(slurm(8, min: 1), count: nil) == Shard(index: 8, count: 8))
+        #expect(try Shard.fromEnvironment(slurm(0, min: 0), count: nil) == Shard(index: 1, count: 8))
+        #expect(try Shard.fromEnvironment(slurm(16, min: 2, step: 2), count: nil) == Shard(index: 8, count: 8))
+        #expect(try Shard.fromEnvironment(slurm(3, min: 1, count: nil), count: 4) == Shard(index: 3, count: 4))
+        #expect(throws: UsageError.self) { try Shard.fromEnvironment(slurm(3, min: 2, step: 2), count: nil) }
+        #expect(throws: UsageError.self) { try Shard.fromEnvironment(slurm(9, min: 1), count: nil) }
+        let noCount = #expect(throws: UsageError.self) { try Shard.fromEnvironment(slurm(2, min: 1, count: nil), count: nil) }
+        #expect(noCount?.message.contains("--shard-count") == true)
+    }
+
     @Test func everyDocumentIsInExactlyOneShardAndTheSplitIsEven() throws {
         let count = 7
         let shards = try (1...count).map { try Shard(index: $0, count: count) }
