@@ -31,6 +31,8 @@ Per page and layout, and in total, it prints:
                         CJ), which CSS `line-break: strict`, the default, keeps off line starts
   overlapping           a line whose baseline is closer to the line before than 0.75 of their
                         text size, the two meeting along the line: printed over it (should be 0)
+  punct_face            punctuation set in another face than the letters of its own style run
+                        on both sides (`<b>bold</b>,` with a bold comma), as galley counts it
   objects_unset         <object>/<embed> elements not set, from the documents' warnings
 
 --show KIND prints each line counted as KIND (heading_foot, widows, orphans, loose). Exits 1
@@ -81,7 +83,7 @@ LAYOUTS = """layouts:
 """
 HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
 KINDS = ["lines", "pages", "hyphenated", "loose", "heading_foot", "widows", "orphans", "pre_spread", "gaps",
-         "cut_no_hyphen", "rehyphenated", "kana_start", "overlapping", "objects_unset"]
+         "cut_no_hyphen", "rehyphenated", "kana_start", "overlapping", "punct_face", "objects_unset"]
 # Line breaking class CJ (Unicode's LineBreak.txt): small kana and the prolonged sound mark.
 SMALL_KANA = set("ぁぃぅぇぉっゃゅょゎゕゖァィゥェォッャュョヮヵヶーㇰㇱㇲㇳㇴㇵㇶㇷㇸㇹㇺㇻㇼㇽㇾㇿｧｨｩｪｫｬｭｮｯｰ")
 
@@ -180,6 +182,9 @@ def count(lines, show, label, german=False):
             found.append("kana_start")
         if overlaps(line, lines[i - 1] if not first else None, vertical):
             found.append("overlapping")
+        # Punctuation in another face than its style run's letters on both sides (a bold comma
+        # after bold text), as galley counts it per line.
+        found += ["punct_face"] * line.get("punctuation_in_another_face", 0)
         for kind in found:
             counts[kind] += 1
             if kind == show:

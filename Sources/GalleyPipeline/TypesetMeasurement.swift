@@ -66,6 +66,9 @@ public struct TypesetMeasurement: Codable, Sendable {
         public var rect: Manifest.Rect
         public var baseline: Double
         public var size: Double
+        /// Punctuation set in another face than the letters of its own style run on both
+        /// sides (`<b>bold</b>,` with a bold comma).
+        public var punctuationInAnotherFace: Int
         /// Justified at its spaces: each space's growth (positive) or shrink (negative) as a
         /// fraction of the line's average space.
         public var spaceRatio: Double?
@@ -111,7 +114,8 @@ public struct TypesetMeasurement: Codable, Sendable {
             var floatedBlocks: [Manifest.FloatedBlockFrame] = []
             let layoutStarted = clock.now - .seconds(parseSeconds)
             var started = clock.now
-            let (parsed, layout) = article.prepared(for: configured)
+            var (parsed, layout) = article.prepared(for: configured)
+            layout.typography.countsPunctuationFaces = listLines
             parseSeconds = 0
             let typesetter = try ArticleTypesetter(text: parsed.text, layout: layout, fonts: fonts, images: article.images)
             typesetSeconds += seconds(clock.now - started)
@@ -175,6 +179,7 @@ public struct TypesetMeasurement: Codable, Sendable {
                             rect: Manifest.Rect(x: manifestPoints(line.rect.x), y: manifestPoints(line.rect.y),
                                                 width: manifestPoints(line.rect.width), height: manifestPoints(line.rect.height)),
                             baseline: manifestPoints(line.baseline), size: manifestPoints(line.textSize),
+                            punctuationInAnotherFace: line.punctuationInAnotherFace,
                             spaceRatio: line.spaceRatio.map { ($0 * 1000).rounded() / 1000 }, clusterGap: line.clusterGap.map(manifestPoints),
                             letterGap: line.letterGap.map { ($0 * 1000).rounded() / 1000 }, badness: (line.badness * 10).rounded() / 10, text: String(characters))
             }

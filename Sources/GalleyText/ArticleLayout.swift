@@ -62,6 +62,10 @@ public struct ArticleLayout: Hashable, Sendable {
         /// wrapped at the measure (`↪`), in the hanging indent, in the code's face; it is not
         /// part of the text. Default: none (the hanging indent alone shows the wrap).
         public var continuationMarker: Unicode.Scalar?
+        /// Not a setting of the page: asks each line for its count of punctuation set in
+        /// another face than its style run's letters (`LineBox.punctuationInAnotherFace`),
+        /// for `galley typeset --lines`; off, nothing is counted.
+        public var countsPunctuationFaces = false
         /// How far apart letters may be spaced (a fraction of the em, added between two
         /// letters) in a justified line whose spaces are already at their stretch limit, before
         /// the line is left ragged as loose. Only between letters of alphabets written with

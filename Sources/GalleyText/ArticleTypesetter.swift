@@ -268,6 +268,7 @@ public final class ArticleTypesetter {
                                          letterGap: line.expansion?.letterExtra,
                                          badness: line.badness))
                     lines[lines.count - 1].textSize = line.runs.reduce(0) { max($0, $1.style.size) }
+                    lines[lines.count - 1].punctuationInAnotherFace = line.punctuationInAnotherFace
                 }
                 if placed.continuation, let marker = layout.typography.continuationMarker, let first = line.runs.first,
                    let glyph = first.face.glyph(for: marker) {

@@ -521,6 +521,7 @@ public final class Framesetter {
                                                    typography: typography)
             let (expansion, loose) = (justification.expansion, justification.loose)
             var line = TypesetLine(analysis: analysis, local: local, expansion: expansion)
+            if typography.countsPunctuationFaces { line.punctuationInAnotherFace = analysis.punctuationInAnotherFace(line.range) }
             // Only lines meant to be flush have a badness: a ragged line of code, a heading or
             // a start-aligned line short of the threshold is as it should be. A loose line has
             // the worst, as the optimal breaker scores it.

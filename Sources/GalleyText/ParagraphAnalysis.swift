@@ -191,6 +191,42 @@ struct ParagraphAnalysis {
     /// The character at global offset `offset`.
     func scalar(at offset: Int) -> Unicode.Scalar { scalars[offset] }
 
+    /// How many punctuation characters in `line` (global offsets) are set in another face than
+    /// the nearest letters of their own style run on both sides where it has them: a comma
+    /// after `<b>bold</b>` set bold, a bracket after `<code>` set in the code's font.
+    /// Ideographs, kana and hangul are not counted as neighbours (their fallback font's
+    /// punctuation is theirs; a Latin quote beside them keeps the text's font). For reports
+    /// (`galley typeset --lines`, `scripts/check-typesetting.py`).
+    func punctuationInAnotherFace(_ line: Range<Int>) -> Int {
+        var count = 0
+        for offset in line {
+            let scalar = scalars[offset]
+            guard scalar.isPunctuation else { continue }
+            let item = items[items.firstIndex(endingAfter: offset)].item
+            guard case .text(let face) = item.kind else { continue }
+            func neighbour(_ step: Int) -> FontFace?? {
+                var other = offset + step
+                while line.contains(other) {
+                    let near = scalars[other]
+                    // Ideographs, kana and hangul come from a fallback font whose punctuation a
+                    // Latin quote beside them need not share: not the neighbours that count.
+                    if near.isWideCJK || (0xAC00...0xD7AF).contains(near.value) { return .some(nil) }
+                    if near.properties.isAlphabetic || near.properties.numericType != nil {
+                        let nearItem = items[items.firstIndex(endingAfter: other)].item
+                        guard nearItem.style == item.style, case .text(let nearFace) = nearItem.kind else { return .some(nil) }
+                        return .some(nearFace)
+                    }
+                    other += step
+                }
+                return nil
+            }
+            // nil: no letter that side; .some(nil): the nearest is in another style run.
+            let sides = [neighbour(-1), neighbour(1)].compactMap { $0 }.compactMap { $0 }
+            if !sides.isEmpty && sides.allSatisfy({ $0 !== face }) { count += 1 }
+        }
+        return count
+    }
+
     /// Whether global `offset` is in the list marker the paragraph starts with, whose space
     /// never takes a justified line's slack (`ParagraphStyle.markerLength`).
     func isInMarker(_ offset: Int) -> Bool { offset < paragraph.lowerBound + style.markerLength }

@@ -37,6 +37,8 @@ struct TypesetLine {
     var expansion: Expansion?
     /// How far its spaces had (or would have had) to stretch: `OptimalBreaker.badness`.
     var badness = 0.0
+    /// `ParagraphAnalysis.punctuationInAnotherFace` of the line, when the typography asks.
+    var punctuationInAnotherFace = 0
 
     /// Slack given out to make a line flush at both edges.
     enum Expansion: Equatable {

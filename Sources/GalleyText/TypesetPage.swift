@@ -28,6 +28,9 @@ public struct LineBox: Hashable, Sendable {
     /// The largest font size of the line's text (points): lines whose baselines are much
     /// closer than this print over one another.
     public var textSize = 0.0
+    /// Punctuation set in another face than the letters of its style run on both sides (a
+    /// bold comma after bold text), counted when `Typography.countsPunctuationFaces` asks.
+    public var punctuationInAnotherFace = 0
     /// Spread to the measure (flush at both edges).
     public var isJustified = false
     /// Ends in a hyphen (soft or automatic).

@@ -139,3 +139,22 @@ extension UInt8 {
         (0x41...0x5A).contains(self) || (0x61...0x7A).contains(self)
     }
 }
+
+extension Unicode.Scalar {
+    /// Unicode's punctuation (general category P*); ASCII without a property lookup, since
+    /// letters, digits and spaces are most of a text.
+    var isPunctuation: Bool {
+        if isASCII {
+            let v = value
+            return (0x21...0x2F).contains(v) && v != 0x24 && v != 0x2B || (0x3A...0x40).contains(v) && v != 0x3C && v != 0x3D && v != 0x3E
+                || (0x5B...0x60).contains(v) && v != 0x5E && v != 0x60 || v == 0x7B || v == 0x7D
+        }
+        switch properties.generalCategory {
+        case .connectorPunctuation, .dashPunctuation, .openPunctuation, .closePunctuation, .initialPunctuation,
+             .finalPunctuation, .otherPunctuation:
+            return true
+        default:
+            return false
+        }
+    }
+}

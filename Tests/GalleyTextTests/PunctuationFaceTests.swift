@@ -28,4 +28,20 @@ import Testing
                     "'\(scalar)' at \(index) in \"\(string)\" is set in \(face(at: paragraph.range.lowerBound + index)?.family ?? "?")")
         }
     }
+
+    /// The count `galley typeset --lines` reports (`punctuation_in_another_face`): a comma after
+    /// bold text is not counted, an ideographic comma between Latin letters (set in the CJK
+    /// font, another face than its run's letters on both sides) is, and without the
+    /// typography asking nothing is counted.
+    @Test func punctuationInAnotherFaceIsCountedPerLine() throws {
+        func counts(_ html: String, asking: Bool = true) throws -> [Int] {
+            var layout = column(400)
+            layout.typography.countsPunctuationFaces = asking
+            let article = MarkupParser(base: layout.base).parse(html: Array(html.utf8), baseURL: nil)
+            return try typesetAll(article.text, layout, fonts: sharedFonts).flatMap { $0.columns.flatMap(\.lines) }.map(\.punctuationInAnotherFace)
+        }
+        #expect(try counts("<p>Use <b>dpkg</b>, then <i>aptitude</i>; or <code>apt</code> (p).</p>") == [0])
+        #expect(try counts("<p>word\u{3001}word and again\u{3001}again</p>") == [2])
+        #expect(try counts("<p>word\u{3001}word</p>", asking: false) == [0])
+    }
 }
