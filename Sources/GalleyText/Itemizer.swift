@@ -144,8 +144,13 @@ struct Itemizer {
                 continue
             }
             let shared = ownScripts[local] == HB_SCRIPT_COMMON || ownScripts[local] == HB_SCRIPT_INHERITED
+            // An opening quote or bracket belongs to what follows it: before a word the primary
+            // face covers (`の "Debian`), it is that word's, not the ideographs' before it.
+            let opensPrimaryText = shared && offset + 1 < range.upperBound && offset + 1 < runEnd
+                && Self.opens(scalar) && !scalars[offset + 1].isWideCJK && !scalars[offset + 1].properties.isWhitespace
+                && coverage.covers(primary, scalars[offset + 1])
             let face = chooseFace(for: scalar, shared: shared, fallback: fallback, primary: primary, previous: previousFace,
-                                  previousInRun: previousRun == runIndex, counting: offset >= countingFrom)
+                                  previousInRun: previousRun == runIndex && !opensPrimaryText, counting: offset >= countingFrom)
             if face !== previousFace { previousFace = face }
             previousRun = runIndex
             if itemFace === face, continuesItem(local) { continue }
@@ -212,6 +217,16 @@ struct Itemizer {
             uncovered[scalar, default: 0] += 1
         }
         return previous ?? primary
+    }
+
+    /// Opening punctuation: Unicode's open and initial quotes and brackets, and the ASCII
+    /// quotes, which open as often as they close.
+    static func opens(_ scalar: Unicode.Scalar) -> Bool {
+        if scalar == "\"" || scalar == "'" { return true }
+        switch scalar.properties.generalCategory {
+        case .openPunctuation, .initialPunctuation: return true
+        default: return false
+        }
     }
 
     /// Whether each character stands upright in vertical text (UAX #50); marks, joiners and

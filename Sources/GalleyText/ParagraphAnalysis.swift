@@ -221,8 +221,10 @@ struct ParagraphAnalysis {
                 return nil
             }
             // nil: no letter that side; .some(nil): the nearest is in another style run.
+            // A mark the neighbours' face does not have (an ideographic comma before a Latin
+            // word) could be set in no other face.
             let sides = [neighbour(-1), neighbour(1)].compactMap { $0 }.compactMap { $0 }
-            if !sides.isEmpty && sides.allSatisfy({ $0 !== face }) { count += 1 }
+            if !sides.isEmpty && sides.allSatisfy({ $0 !== face && $0.glyph(for: scalar) != nil }) { count += 1 }
         }
         return count
     }

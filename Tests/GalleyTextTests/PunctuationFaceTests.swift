@@ -30,9 +30,11 @@ import Testing
     }
 
     /// The count `galley typeset --lines` reports (`punctuation_in_another_face`): a comma after
-    /// bold text is not counted, an ideographic comma between Latin letters (set in the CJK
-    /// font, another face than its run's letters on both sides) is, and without the
-    /// typography asking nothing is counted.
+    /// bold text is not counted; an opening quote before a Latin word in Japanese text takes
+    /// the word's face (it took the ideographs' before it); a comma after ideographs keeps
+    /// their face before a Latin word, which Latin face has a comma too: counted; an
+    /// ideographic comma, which the Latin face lacks, is not; and without the typography
+    /// asking nothing is counted.
     @Test func punctuationInAnotherFaceIsCountedPerLine() throws {
         func counts(_ html: String, asking: Bool = true) throws -> [Int] {
             var layout = column(400)
@@ -41,7 +43,9 @@ import Testing
             return try typesetAll(article.text, layout, fonts: sharedFonts).flatMap { $0.columns.flatMap(\.lines) }.map(\.punctuationInAnotherFace)
         }
         #expect(try counts("<p>Use <b>dpkg</b>, then <i>aptitude</i>; or <code>apt</code> (p).</p>") == [0])
-        #expect(try counts("<p>word\u{3001}word and again\u{3001}again</p>") == [2])
-        #expect(try counts("<p>word\u{3001}word</p>", asking: false) == [0])
+        #expect(try counts("<p lang=ja>これは \"Debian\" と「Debian」です</p>") == [0])
+        #expect(try counts("<p>漢字, word and 漢字; again</p>") == [2])
+        #expect(try counts("<p>word\u{3001}word</p>") == [0])
+        #expect(try counts("<p>漢字, word</p>", asking: false) == [0])
     }
 }
