@@ -1044,10 +1044,11 @@ public final class Framesetter {
             return Justification(expansion: .spaces((measure - natural) / Double(stretch.opportunities)))
         }
         let slack = max(0, measure - natural)
-        let stretch = analysis.stretch(local.lowerBound, local.upperBound)
         if lastLine || analysis.breaks[local.upperBound - 1] == .mandatory {
             // `text-align-last: justify`: spread however far it takes, as CSS does.
-            guard analysis.style.lastLineAlignment == .justify, analysis.style.justifiable, stretch.opportunities > 0 else { return Justification() }
+            guard analysis.style.lastLineAlignment == .justify, analysis.style.justifiable else { return Justification() }
+            let stretch = analysis.stretch(local.lowerBound, local.upperBound)
+            guard stretch.opportunities > 0 else { return Justification() }
             return Justification(expansion: stretch.betweenClusters ? .clusters(slack / Double(stretch.opportunities))
                                                                    : .spaces(slack / Double(stretch.opportunities)))
         }
@@ -1059,6 +1060,7 @@ public final class Framesetter {
             guard natural >= typography.justifyThreshold * measure else { return Justification(shortOfThreshold: true) }
         case .right, .center: return Justification()
         }
+        let stretch = analysis.stretch(local.lowerBound, local.upperBound)
         if stretch.betweenClusters {
             guard stretch.opportunities > 0 else { return Justification(loose: true) }
             return Justification(expansion: .clusters(slack / Double(stretch.opportunities)))
