@@ -130,7 +130,7 @@ public struct TypesetMeasurement: Codable, Sendable {
                 loose += page.looseLineCount
                 badness += page.totalBadness
                 if listLines { details += Self.lines(of: page, text: parsed.text, vertical: layout.writingMode.isVertical) }
-                tables += Manifest.tables(of: page).map { table in
+                tables += Manifest.tables(of: page, cells: true).map { table in
                     var table = table
                     table.page = page.number
                     return table
