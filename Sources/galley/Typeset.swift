@@ -59,7 +59,8 @@ struct Typeset: ParsableCommand {
             let (configuration, render, jobs, lines) = (configuration, render, jobs, lines)
             queue.addOperation {
                 let outcome = Result { try TypesetMeasurement.measure(file: URL(fileURLWithPath: file, relativeTo: cwd), configuration: configuration,
-                                                                      fonts: fonts, render: render, jobs: jobs, lines: lines) }
+                                                                      fonts: fonts, render: render, jobs: jobs, lines: lines,
+                                                                      frames: json || lines) }
                 outcomes.withLock { $0[index] = outcome }
             }
         }
