@@ -99,6 +99,18 @@ public struct ConfinedFolder: Sendable {
         return openat(fd, name, flags | O_NOFOLLOW | O_CLOEXEC, mode)
     }
 
+    /// Makes `path` (absolute, on the same file system, not there yet) a second name of the
+    /// regular file `relative`: a hard link, no bytes copied. False when `relative` is missing,
+    /// not a regular file or lies beyond a link, or the link cannot be made (another file
+    /// system); the caller then writes the bytes instead.
+    public func link(_ relative: String, to path: String) -> Bool {
+        let (folder, name) = split(relative)
+        guard let fd = try? openFolder(folder, create: false) else { return false }
+        defer { close(fd) }
+        // linkat without AT_SYMLINK_FOLLOW would link a symbolic link itself: checked first.
+        return Self.kind(of: name, in: fd) == 0 && linkat(fd, name, AT_FDCWD, path, 0) == 0
+    }
+
     /// The bytes of the regular file `relative`; nil when it is missing, not a regular file, lies
     /// beyond a link, or cannot be read.
     public func read(_ relative: String) -> [UInt8]? {

@@ -80,15 +80,30 @@ public final class ThumbnailCache: Sendable {
     /// free one inode and allocate another for nothing, and on ext4 without a journal every
     /// allocation then steps over the inodes freed in the last minutes, which made a forced
     /// thumbnail-only rerun of 480 pages take 1.3 s longer.
-    public func store(_ bytes: [UInt8], forKey key: String, sourcePath: String) throws(CatalogError) {
+    ///
+    /// `written`: the output file that holds these bytes (a folder and a name in it), which the
+    /// entry becomes a second name of (a hard link: one file written a thumbnail, not two;
+    /// outputs are replaced by renaming, never rewritten in place, so the entry keeps its bytes
+    /// when the output changes or goes); the bytes are written when that cannot be done.
+    public func store(_ bytes: [UInt8], forKey key: String, sourcePath: String,
+                      written: (folder: ConfinedFolder, path: String)? = nil) throws(CatalogError) {
         memory.withLock { $0.put(key, bytes, budget: memoryBudget) }
         let name = entry(forKey: key)
         if parent.read(name) != bytes {
             let temporary = temporaryFolder.appendingPathComponent("cache-\(UUID().uuidString).tmp")
-            // Written and renamed into place like an output; the folders are made when the
-            // first write finds them missing.
-            do {
-                try AtomicFile.write(bytes, to: name, in: parent, through: temporary.path)
+            // Written (or linked) and renamed into place like an output; the folders are made
+            // when the first write finds them missing.
+            do throws(OutputError) {
+                if let written, written.folder.link(written.path, to: temporary.path) {
+                    do {
+                        try parent.place(temporary.path, at: name)
+                    } catch {
+                        unlink(temporary.path)
+                        throw error
+                    }
+                } else {
+                    try AtomicFile.write(bytes, to: name, in: parent, through: temporary.path)
+                }
             } catch {
                 throw CatalogError(path: parent.path(name), message: "cannot write a cached thumbnail: \(error.message)")
             }
@@ -162,6 +177,12 @@ public final class ThumbnailCache: Sendable {
     }
 
     /// `file(forKey:)` relative to `parent`.
+    /// Makes `path` (absolute, on the same file system, not there yet) a second name of the
+    /// entry stored under `key`; false when there is none on disk or it cannot be linked.
+    public func linkEntry(forKey key: String, to path: String) -> Bool {
+        parent.link(entry(forKey: key), to: path)
+    }
+
     private func entry(forKey key: String) -> String {
         folder.lastPathComponent + "/" + ContentHash.sha256(Array(key.utf8)) + ".png"
     }

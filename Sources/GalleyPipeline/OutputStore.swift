@@ -43,6 +43,20 @@ public struct OutputStore: Sendable {
                              through: temporaryFolder.appendingPathComponent("\(UUID().uuidString).tmp").path)
     }
 
+    /// Puts at `relativePath` under the root, atomically, the file `link` makes a second name
+    /// of at the temporary path it is given; false (nothing written) when `link` fails.
+    public func place(to relativePath: String, linking link: (String) -> Bool) throws(OutputError) -> Bool {
+        let temporary = temporaryFolder.appendingPathComponent("\(UUID().uuidString).tmp").path
+        guard link(temporary) else { return false }
+        do {
+            try confined.place(temporary, at: relativePath)
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        return true
+    }
+
     /// Writes what `contents` gives its sink to `relativePath` under the root, atomically, a
     /// piece at a time.
     public func write(to relativePath: String, contents: (AtomicFile.Sink) throws -> Void) throws {

@@ -283,7 +283,8 @@ final class RunCatalog: Sendable {
         guard !force, let thumbnails, let (key, _) = cacheKey(index, facts, variant),
               let bytes = thumbnails.bytes(forKey: key), let size = encoder.pixelSize(of: bytes) else { return nil }
         do {
-            try store.write(bytes, to: path)
+            // The cached file itself, under a second name, when it can be; else its bytes.
+            if try !store.place(to: path, linking: { thumbnails.linkEntry(forKey: key, to: $0) }) { try store.write(bytes, to: path) }
         } catch {
             return nil
         }
@@ -291,9 +292,11 @@ final class RunCatalog: Sendable {
     }
 
     /// A thumbnail just drawn goes into the cache.
-    func cache(_ index: Int, page facts: PageFacts, variant: OutputVariant, bytes: [UInt8]) {
+    /// `path`: the output just written with these bytes, which the cache entry becomes a
+    /// second name of.
+    func cache(_ index: Int, page facts: PageFacts, variant: OutputVariant, bytes: [UInt8], path: String) {
         guard let thumbnails, let (key, source) = cacheKey(index, facts, variant) else { return }
-        note { try thumbnails.store(bytes, forKey: key, sourcePath: source) }
+        note { try thumbnails.store(bytes, forKey: key, sourcePath: source, written: (store.confined, path)) }
     }
 
     /// The end of a run: the disk cache is brought within its budget, and with `prune`

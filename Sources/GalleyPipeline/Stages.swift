@@ -411,7 +411,7 @@ final class Stages: Sendable {
             // Page images record their resolution; a thumbnail's is no round figure and of no use.
             let bytes = try encoder(variant).encode(bitmap, dpi: variant == .image ? configuration.dpi : nil)
             let written = try write(bytes, width: bitmap.width, height: bitmap.height, path: path)
-            catalog.cache(index, page: facts, variant: variant, bytes: bytes)
+            catalog.cache(index, page: facts, variant: variant, bytes: bytes, path: path)
             return written
         }.mapError { Failure($0, page: facts.number) }
         report(index, facts, variant, result)

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import GalleyPipeline
 import GalleyRaster
 import GalleyTestSupport
@@ -56,5 +59,35 @@ import Testing
         let once = try run(fresh, thumbnails: [64, 160], pageImages: false, workers: 1)
         let (a, b) = (try #require(later.manifest?.documents.first?.pages.first), try #require(once.manifest?.documents.first?.pages.first))
         #expect(a.thumbnails.map(\.sha256) == b.thumbnails.map(\.sha256))
+    }
+
+    /// With the thumbnail cache on, a thumbnail and its cache entry are one file with two
+    /// names (one written a thumbnail, not two), and a thumbnail served from the cache is that
+    /// file again; a drawing that replaces an output leaves the cache's bytes as they were.
+    @Test func aThumbnailAndItsCacheEntryAreOneFile() throws {
+        let folder = try ScratchFolder()
+        _ = try folder.copy([Fixtures.pdf("photo.pdf"), Fixtures.pdf("article.pdf")], into: "in")
+        func links(_ summary: RunSummary) throws -> [Int] {
+            try summary.manifest!.documents.flatMap(\.pages).flatMap(\.thumbnails).map { thumbnail in
+                var info = stat()
+                #expect(lstat(summary.outputFolder.appendingPathComponent(thumbnail.path).path, &info) == 0)
+                return Int(info.st_nlink)
+            }
+        }
+        let first = try run(folder, thumbnails: [64, 128], pageImages: false)
+        let counts = try links(first)
+        #expect(!counts.isEmpty && counts.allSatisfy { $0 == 2 }, "\(counts)")
+        let cache = first.outputFolder.appendingPathComponent(".galley/thumbnail-cache")
+        let cached = try FileManager.default.contentsOfDirectory(atPath: cache.path).sorted()
+        #expect(cached.count == counts.count)
+        let before = try cached.map { try Data(contentsOf: cache.appendingPathComponent($0)) }
+        // A document's outputs deleted: the next run takes them from the cache, as the same
+        // files; the entries keep their bytes.
+        try FileManager.default.removeItem(at: first.outputFolder.appendingPathComponent("photo"))
+        let again = try run(folder, thumbnails: [64, 128], pageImages: false)
+        #expect(again.drawnOutputs == 0)
+        let countsAgain = try links(again)
+        #expect(countsAgain.allSatisfy { $0 == 2 }, "\(countsAgain)")
+        #expect(try cached.map { try Data(contentsOf: cache.appendingPathComponent($0)) } == before)
     }
 }
