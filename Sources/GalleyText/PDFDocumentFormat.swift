@@ -338,7 +338,8 @@ final class PDFDocumentWriter: DocumentWriter {
     }
 
     /// A cairo image of the picture's pixels (opaque pictures without an alpha channel), with
-    /// a unique ID so cairo writes it once however often it is drawn.
+    /// a unique ID so cairo writes it once however often it is drawn, and the JPEG file it came
+    /// from when it has one, which cairo embeds instead of the pixels.
     private static func surface(of image: RasterImage, id: Int) -> OpaquePointer {
         let opaque = stride(from: 3, to: image.pixels.count, by: 4).allSatisfy { image.pixels[$0] == 255 }
         let format = opaque ? CAIRO_FORMAT_RGB24 : CAIRO_FORMAT_ARGB32
@@ -358,6 +359,12 @@ final class PDFDocumentWriter: DocumentWriter {
             }
         }
         cairo_surface_mark_dirty(surface)
+        // A JPEG whose pixels these are goes into the PDF as it is (DCTDecode), not re-encoded.
+        if let jpeg = image.jpeg, let copy = malloc(jpeg.count) {
+            jpeg.withUnsafeBytes { copy.copyMemory(from: $0.baseAddress!, byteCount: jpeg.count) }
+            cairo_surface_set_mime_data(surface, CAIRO_MIME_TYPE_JPEG, copy.assumingMemoryBound(to: UInt8.self), UInt(jpeg.count),
+                                        { free($0) }, copy)
+        }
         let unique = Array("galley-picture-\(id)-\(image.width)x\(image.height)".utf8)
         let copy = malloc(unique.count)!
         unique.withUnsafeBytes { copy.copyMemory(from: $0.baseAddress!, byteCount: unique.count) }

@@ -173,6 +173,12 @@ struct PDFOutputTests {
         #expect(images.count >= 1)
         let objects = Set(images.compactMap { line in line.split(separator: "(").last.map { String($0.prefix { $0 != ")" }) } })
         #expect(objects.count == 1, "\(images)")
+        // The JPEG goes in as it is (DCTDecode), at its own 120 × 80 pixels, not re-encoded.
+        let photo = try [UInt8](Data(contentsOf: Fixtures.articlesFolder.appendingPathComponent("images/photo.jpg")))
+        let facts = try #require(JPEGFile.facts(photo))
+        #expect(images.allSatisfy { $0.contains("[ DCT ]") && $0.contains("\(facts.width)x\(facts.height)") }, "\(images)")
+        let pdfBytes = try [UInt8](Data(contentsOf: sample.pdf))
+        #expect(pdfBytes.indices.contains { pdfBytes[$0...].starts(with: photo) })
         // The link's URI, as a PDF reader's link annotation has it.
         let bytes = try String(decoding: Data(contentsOf: sample.pdf), as: UTF8.self)
         #expect(bytes.contains("/URI (https://example.org/galley?page=1&view='full')"))
