@@ -48,6 +48,8 @@ let package = Package(
         .systemLibrary(name: "CExtTextCat", pkgConfig: "libexttextcat", providers: [.apt(["libexttextcat-dev"])]),
         // SHA-256 and MD5 (GalleyCatalog's ContentHash) from OpenSSL's libcrypto.
         .systemLibrary(name: "CLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // The vector painter: typeset pages as PDF (cairo's PDF surface and FreeType fonts).
+        .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
         .systemLibrary(name: "CFriBidi", pkgConfig: "fribidi", providers: [.apt(["libfribidi-dev"])]),
         // Page images and thumbnails as WebP and AVIF (libavif encodes with Debian's libaom).
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpmux", providers: [.apt(["libwebp-dev"])]),
@@ -83,7 +85,7 @@ let package = Package(
             dependencies: ["GalleyBase", "CGalleyMuPDF", "GalleyRaster"]),
         .target(
             name: "GalleyText",
-            dependencies: ["GalleyBase", "GalleyRaster", "CHarfBuzz", "CFreeType", "CFontconfig", "CGumbo", "CUnibreak", "CFriBidi", "CHyphen", "CExtTextCat"],
+            dependencies: ["GalleyBase", "GalleyRaster", "CHarfBuzz", "CFreeType", "CFontconfig", "CGumbo", "CUnibreak", "CFriBidi", "CHyphen", "CExtTextCat", "CCairo"],
             // Compiled into the binary: a statically linked galley copied anywhere has no resource bundle.
             resources: [.embedInCode("UserAgent.css")]),
         // The catalog: SQLite through GRDB (which links the system libsqlite3); content hashes.
@@ -130,7 +132,7 @@ let package = Package(
         .testTarget(
             name: "GalleyPipelineTests",
             dependencies: [
-                "GalleyPipeline", "GalleyBase", "GalleyCatalog", "GalleyRaster", "GalleyText", "GalleyTestSupport",
+                "GalleyPipeline", "GalleyBase", "GalleyCatalog", "GalleyPDF", "GalleyRaster", "GalleyText", "GalleyTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 // YAMLNestingScannerTests compares the scanner's count with the trees Yams builds.
                 .product(name: "Yams", package: "Yams"),

@@ -33,6 +33,9 @@ packages=(
   # the language of text whose markup and layout give none, guessed from its letters (for
   # hyphenation): libexttextcat, LibreOffice's n-gram language guesser, and its fingerprints
   libexttextcat-dev
+  # the vector painter: typeset articles written as PDF through cairo (its PDF surface and
+  # FreeType font faces)
+  libcairo2-dev
   # the release package: strip and readelf (binutils), man to check the man page renders;
   # PyYAML for scripts/run-action.py, which runs action.yml's steps in a test
   binutils man-db python3-yaml

@@ -43,6 +43,7 @@ threaded_suites=(
   'GalleyPipelineTests\.ManifestPiecesTests'
   'GalleyPipelineTests\.OutputLockTests'
   'GalleyPipelineTests\.PageSelectionTests'
+  'GalleyPipelineTests\.PDFOutputTests'
   'GalleyPipelineTests\.PageWatchdogTests'
   'GalleyPipelineTests\.PictureMemoryTests'
   'GalleyPipelineTests\.PipelineTests'

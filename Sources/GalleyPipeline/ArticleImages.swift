@@ -92,7 +92,8 @@ struct ArticleImageLoader {
         }
         do {
             if MuPDFEngine.isSVG(path: path, bytes: bytes) { return .success(try engine.renderSVG(bytes, drawnAtMost: drawn)) }
-            return .success(try engine.decodeImage(bytes, drawnAtMost: drawn))
+            // A JPEG decoded whole keeps its file, which a PDF embeds as it is.
+            return .success(try engine.decodeImage(bytes, drawnAtMost: drawn).rememberingJPEG(bytes))
         } catch where error.code == .tooLarge {
             return .failure(ArticleFiles.Refusal(reason: "\(error.message); it is left out to bound memory"))
         } catch {

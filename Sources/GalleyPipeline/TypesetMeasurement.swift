@@ -42,6 +42,8 @@ public struct TypesetMeasurement: Codable, Sendable {
         public var floats: [Manifest.AttachmentFrame]?
         /// Floated blocks, page by page, each with its page; absent when the article has none.
         public var floatedBlocks: [Manifest.FloatedBlockFrame]?
+        /// Seconds spent drawing the pages into the PDF and writing it (`--pdf`); nil without.
+        public var pdfSeconds: Double?
     }
 
     /// One line as set: where it is, what it holds and how it was spread.
@@ -93,7 +95,8 @@ public struct TypesetMeasurement: Codable, Sendable {
     /// `frames` false leaves out the pieces of tables, boxes and floats (for figures alone: a
     /// table of 100,000 rows lists a million cells).
     public static func measure(file: URL, configuration: Configuration, fonts: FontLibrary, render: Bool,
-                               jobs: Int = 1, lines listLines: Bool = false, frames: Bool = true) throws -> TypesetMeasurement {
+                               jobs: Int = 1, lines listLines: Bool = false, frames: Bool = true,
+                               pdf pdfPath: ((_ layout: String) -> String)? = nil) throws -> TypesetMeasurement {
         let document = SourceDocument(url: file, input: file.path, relativePath: file.lastPathComponent, kind: .markup, name: "")
         var result = TypesetMeasurement(source: file.path, textLength: 0, layouts: [])
         // Pictures decoded once, from the article's folder, as a run with that folder as input does.
@@ -122,6 +125,10 @@ public struct TypesetMeasurement: Codable, Sendable {
             parseSeconds = 0
             let typesetter = try ArticleTypesetter(text: parsed.text, layout: layout, fonts: fonts, images: article.images)
             typesetSeconds += seconds(clock.now - started)
+            // The PDF is written as the pages come, as a run's document writers are fed.
+            let metadata = DocumentMetadata(title: parsed.title, author: parsed.author, date: DocumentMetadata.sourceDate(ofFile: file.path))
+            let pdf = pdfPath.map { _ in PDFDocumentFormat().makeWriter(text: parsed.text, layout: layout, metadata: metadata) }
+            var pdfSeconds = 0.0
             func collectFrames(of page: TypesetPage) {
                 tables += Manifest.tables(of: page, cells: true).map { table in
                     var table = table
@@ -159,14 +166,26 @@ public struct TypesetMeasurement: Codable, Sendable {
                 if listLines { details += Self.lines(of: page, text: parsed.text, vertical: layout.writingMode.isVertical) }
                 if frames { collectFrames(of: page) }
                 try drawer.draw(page)
+                if let pdf {
+                    started = clock.now
+                    try pdf.add(page)
+                    pdfSeconds += seconds(clock.now - started)
+                }
             }
             let renderSeconds = try drawer.finish()
+            if let pdf, let path = pdfPath?(layout.name) {
+                started = clock.now
+                let bytes = try pdf.finish()
+                try AtomicFile.write(bytes, to: path, through: path + ".galley-tmp")
+                pdfSeconds += seconds(clock.now - started)
+            }
             result.layouts.append(Layout(name: layout.name, pages: pages, lines: lines, justifiedLines: justified,
                                          hyphenatedLines: hyphenated, looseLines: loose, badness: badness, typesetSeconds: typesetSeconds,
                                          renderSeconds: renderSeconds, wallSeconds: seconds(clock.now - layoutStarted),
                                          lineDetails: listLines ? details : nil, tables: tables.isEmpty ? nil : tables,
                                          boxes: boxes.isEmpty ? nil : boxes, floats: floats.isEmpty ? nil : floats,
-                                         floatedBlocks: floatedBlocks.isEmpty ? nil : floatedBlocks))
+                                         floatedBlocks: floatedBlocks.isEmpty ? nil : floatedBlocks,
+                                         pdfSeconds: pdfPath == nil ? nil : pdfSeconds))
         }
         return result
     }

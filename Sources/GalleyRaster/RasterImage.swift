@@ -18,8 +18,22 @@ public struct RasterImage: Sendable, Equatable {
     /// are fewer than the file's and the sides need not share one density).
     public let intrinsicWidth: Double
     public let intrinsicHeight: Double
+    /// The JPEG file the pixels were decoded from, whole and unreduced, when a PDF may embed
+    /// it as it is (`JPEGFile.passesThrough`); nil otherwise.
+    public private(set) var jpeg: [UInt8]?
 
     public static let channels = 4
+
+    /// The same picture, remembering the JPEG file it was decoded from when that file's
+    /// pixels are these (same size, greyscale or RGB, baseline or progressive): a PDF then
+    /// embeds the file instead of the pixels.
+    public func rememberingJPEG(_ bytes: [UInt8]) -> RasterImage {
+        guard let facts = JPEGFile.facts(bytes), facts.width == width, facts.height == height,
+              facts.components == 1 || facts.components == 3 else { return self }
+        var copy = self
+        copy.jpeg = bytes
+        return copy
+    }
 
     public init(width: Int, height: Int, pixels: [UInt8], density: Double = 1,
                 intrinsic: (width: Double, height: Double)? = nil) {

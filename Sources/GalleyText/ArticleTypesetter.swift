@@ -290,7 +290,8 @@ public final class ArticleTypesetter {
                     }
                     runs.append(GlyphRun(face: run.face, size: run.style.size, color: run.style.color, orientation: run.orientation,
                                          glyphs: run.glyphs,
-                                         positions: run.positions.map { flow.point(placed.origin + $0.x, placed.baseline + $0.y) }))
+                                         positions: run.positions.map { flow.point(placed.origin + $0.x, placed.baseline + $0.y) },
+                                         clusters: run.clusters, text: run.text, link: run.style.link))
                     // Lines through the run, at the face's underline or strikeout offset from
                     // the (shifted) baseline, as thick as its underline. In vertical text the
                     // underline goes on the right of the line (over, as Japanese sets it) and

@@ -1,5 +1,5 @@
 /// Turns a whole typeset document into one file: the output seam for documents, beside the
-/// page description it reads (a PDF or SVG writer would be one; the text writer is the first).
+/// page description it reads (the text and PDF writers; an SVG writer would be another).
 ///
 /// A writer is made for one layout of one article and fed that layout's pages in order as the
 /// typesetter makes them, so a long article is never held whole; `finish` gives the file.
@@ -23,17 +23,29 @@ public protocol DocumentFormat: Sendable {
     var fingerprint: String { get }
     /// A writer for the pages of `text` set in `layout`.
     func makeWriter(text: AttributedText, layout: ArticleLayout) -> any DocumentWriter
+    /// A writer for the pages of `text` set in `layout`, for a file that records `metadata`
+    /// (the PDF's title and dates); formats without metadata take the writer above.
+    func makeWriter(text: AttributedText, layout: ArticleLayout, metadata: DocumentMetadata) -> any DocumentWriter
+}
+
+extension DocumentFormat {
+    public func makeWriter(text: AttributedText, layout: ArticleLayout, metadata: DocumentMetadata) -> any DocumentWriter {
+        makeWriter(text: text, layout: layout)
+    }
 }
 
 /// The document formats `pipeline.yml` can ask for under `documents:`.
 public enum DocumentFormatName: String, CaseIterable, Sendable, Codable {
     /// The text as set: `TextDocumentFormat`.
     case text
+    /// The pages as vector PDF: `PDFDocumentFormat`.
+    case pdf
 
     /// The format's implementation.
     public var format: any DocumentFormat {
         switch self {
         case .text: TextDocumentFormat()
+        case .pdf: PDFDocumentFormat()
         }
     }
 }

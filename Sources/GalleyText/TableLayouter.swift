@@ -853,6 +853,10 @@ extension TypesetLine {
     /// Moves a line set in a table's own text to the article's offsets.
     mutating func shift(by offset: Int, attachments: Int) {
         range = (range.lowerBound + offset)..<(range.upperBound + offset)
+        for index in runs.indices {
+            runs[index].text = (runs[index].text.lowerBound + offset)..<(runs[index].text.upperBound + offset)
+            for glyph in runs[index].clusters.indices where runs[index].clusters[glyph] >= 0 { runs[index].clusters[glyph] += offset }
+        }
         for index in boxes.indices {
             boxes[index].offset += offset
             boxes[index].attachment += attachments

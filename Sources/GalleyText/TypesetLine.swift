@@ -10,6 +10,11 @@ struct TypesetLine {
         /// Pen extent of the run, for underline and strikethrough.
         var x0: Double
         var x1: Double
+        /// Each glyph's cluster (global text offset); `GlyphRun.insertedHyphen` for a hyphen
+        /// added at the break. For the PDF's text (`PDFDocumentWriter`).
+        var clusters: [Int] = []
+        /// The global offsets of the text the run's glyphs show.
+        var text: Range<Int> = 0..<0
     }
 
     struct Box {
@@ -131,7 +136,8 @@ struct TypesetLine {
             switch shaped.item.kind {
             case .text(let face):
                 let orientation: GlyphOrientation = !analysis.vertical ? .horizontal : shaped.item.upright ? .upright : .sideways
-                var run = Run(face: face, style: shaped.item.style, orientation: orientation, glyphs: [], positions: [], x0: pen, x1: pen)
+                var run = Run(face: face, style: shaped.item.style, orientation: orientation, glyphs: [], positions: [], x0: pen, x1: pen,
+                              text: shaped.item.range.clamped(to: visible))
                 // A run turned sideways is centred on the vertical line's central baseline.
                 let centring = orientation == .sideways ? (face.ascender - face.descender) / 2 * shaped.item.style.size : 0
                 let shift = shaped.item.style.baselineShift - centring
@@ -141,6 +147,7 @@ struct TypesetLine {
                 if addHyphen, rightToLeft, let hyphen {
                     run.glyphs.append(hyphen.glyph)
                     run.positions.append((pen + hyphen.xOffset, -hyphen.yOffset - shift))
+                    run.clusters.append(GlyphRun.insertedHyphen)
                     pen += hyphen.advance
                 }
                 let indices = shaped.glyphIndices(covering: visible)
@@ -150,6 +157,7 @@ struct TypesetLine {
                     gap(before: glyph.cluster, pen: &pen)
                     run.glyphs.append(glyph.id)
                     run.positions.append((pen + glyph.xOffset, -glyph.yOffset - shift))
+                    run.clusters.append(glyph.cluster)
                     pen += glyph.advance
                     if spaceExtra != 0, !shaped.item.style.verbatim, analysis.scalar(at: glyph.cluster).isWordSeparator,
                        !analysis.isInMarker(glyph.cluster) {
@@ -159,6 +167,7 @@ struct TypesetLine {
                 if addHyphen, !rightToLeft, let hyphen {
                     run.glyphs.append(hyphen.glyph)
                     run.positions.append((pen + hyphen.xOffset, -hyphen.yOffset - shift))
+                    run.clusters.append(GlyphRun.insertedHyphen)
                     pen += hyphen.advance
                 }
                 run.x1 = pen

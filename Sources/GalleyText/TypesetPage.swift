@@ -121,6 +121,17 @@ struct GlyphRun: Sendable {
     var orientation: GlyphOrientation = .horizontal
     var glyphs: [UInt32]
     var positions: [(x: Double, y: Double)]
+    /// Each glyph's cluster: the global offset of the first character it shows, or
+    /// `insertedHyphen`; empty for glyphs that show no text of the article (a continuation
+    /// marker). What the PDF writer maps glyphs to text with.
+    var clusters: [Int] = []
+    /// The global offsets of the text the glyphs show (its clusters' characters).
+    var text: Range<Int> = 0..<0
+    /// The target of the link (`<a href>`) the run is in.
+    var link: String?
+
+    /// The cluster of a hyphen added where a line breaks inside a word: it shows a "-".
+    static let insertedHyphen = -1
 }
 
 /// A filled rectangle: underline, strikethrough, rule, attachment placeholder.

@@ -9,11 +9,11 @@ import GalleyText
 struct Typeset: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "typeset",
-        abstract: "Typeset articles in each configured layout and report pages, lines (--lines: every line) and timings; writes nothing.",
+        abstract: "Typeset articles in each configured layout and report pages, lines (--lines: every line) and timings; writes nothing but --pdf.",
         discussion: """
             --render also draws every page at the configured dpi (no PNG encoding). With --jobs 1 (the default) \
             everything runs on one thread; with more, one thread typesets while that many draw the finished pages, \
-            as `galley run` does.
+            as `galley run` does. --pdf writes the pages as vector PDF, as `documents: [pdf]` does in a run.
             """)
 
     @Option(name: .long, help: "The configuration file (its layouts, fonts and dpi are used; without one, the defaults).", completion: .configurationFile)
@@ -37,6 +37,9 @@ struct Typeset: ParsableCommand {
     @Flag(name: .long, help: "Also list every line: page, column, text range, element, how it was spread, its text.")
     var lines = false
 
+    @Option(name: .long, help: ArgumentHelp("Also write each article's pages as vector PDF: to this file for one article in one layout, else into this folder as <article>.<layout>.pdf.", valueName: "path"), completion: .file(extensions: ["pdf"]))
+    var pdf: String?
+
     @Argument(help: "Article files (.html, .htm, .xhtml, .txt).", completion: .file())
     var files: [String]
 
@@ -55,12 +58,19 @@ struct Typeset: ParsableCommand {
         let outcomes = Mutex([Result<TypesetMeasurement, any Error>?](repeating: nil, count: files.count))
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = min(documents, max(1, files.count))
+        // One article in one layout: the path is the PDF; else a folder of them.
+        let pdfFolder = pdf.map { files.count == 1 && configuration.layouts.count == 1 ? nil : URL(fileURLWithPath: $0, relativeTo: cwd).path } ?? nil
+        if let pdfFolder { try CommandFailure.catching { try AtomicFile.makeFolders(pdfFolder) } }
         for (index, file) in files.enumerated() {
             let (configuration, render, jobs, lines) = (configuration, render, jobs, lines)
+            let pdfPath: (@Sendable (String) -> String)? = pdf.map { pdf in
+                let stem = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
+                return { layout in pdfFolder.map { "\($0)/\(stem).\(layout).pdf" } ?? URL(fileURLWithPath: pdf, relativeTo: cwd).path }
+            }
             queue.addOperation {
                 let outcome = Result { try TypesetMeasurement.measure(file: URL(fileURLWithPath: file, relativeTo: cwd), configuration: configuration,
                                                                       fonts: fonts, render: render, jobs: jobs, lines: lines,
-                                                                      frames: json || lines) }
+                                                                      frames: json || lines, pdf: pdfPath) }
                 outcomes.withLock { $0[index] = outcome }
             }
         }
@@ -87,6 +97,7 @@ struct Typeset: ParsableCommand {
                     var line = "  \(layout.name): \(layout.pages) pages, \(layout.lines) lines (\(layout.justifiedLines) justified, "
                         + "\(layout.hyphenatedLines) hyphenated, \(layout.looseLines) loose, badness \(Int(layout.badness.rounded()))), "
                         + "typeset \(String(format: "%.3f", layout.typesetSeconds)) s"
+                    if let pdfSeconds = layout.pdfSeconds { line += String(format: ", pdf %.3f s", pdfSeconds) }
                     if render {
                         line += String(format: ", render %.3f s, wall %.3f s (%.1f pages/s)", layout.renderSeconds, layout.wallSeconds,
                                        Double(layout.pages) / max(1e-9, layout.wallSeconds))

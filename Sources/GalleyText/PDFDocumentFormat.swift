@@ -1,0 +1,375 @@
+import CCairo
+import Foundation
+import GalleyBase
+import GalleyRaster
+
+/// What a document file says about its article besides the pages: for the PDF's document
+/// information. `date` is fixed by the caller (the source's modification time, or
+/// `SOURCE_DATE_EPOCH`), never the clock, so the same input gives the same bytes.
+public struct DocumentMetadata: Sendable, Hashable {
+    public var title: String?
+    public var author: String?
+    /// Seconds since 1970-01-01 UTC: the creation and modification date written.
+    public var date: Int64
+
+    public init(title: String? = nil, author: String? = nil, date: Int64 = 0) {
+        self.title = title
+        self.author = author
+        self.date = date
+    }
+
+    /// The date to record for an article read from `path`: `SOURCE_DATE_EPOCH` when the
+    /// environment sets it (reproducible builds' convention), else the file's modification
+    /// time, else the epoch. Never the clock.
+    public static func sourceDate(ofFile path: String) -> Int64 {
+        if let epoch = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"].flatMap({ Int64($0) }), epoch >= 0 { return epoch }
+        var status = stat()
+        guard stat(path, &status) == 0 else { return 0 }
+        return Int64(status.st_mtim.tv_sec)
+    }
+
+    /// `date` as ISO 8601 in UTC (`2024-05-01T12:00:00Z`), the form cairo takes.
+    var isoDate: String {
+        let days = date >= 0 ? date / 86_400 : (date - 86_399) / 86_400
+        let seconds = date - days * 86_400
+        // Civil date from days since the epoch (Howard Hinnant's algorithm).
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(year)-\(two(month))-\(two(day))T\(two(seconds / 3600)):\(two(seconds / 60 % 60)):\(two(seconds % 60))Z"
+    }
+}
+
+/// The typeset pages as one PDF, drawn with cairo: vector text in the article's fonts
+/// (embedded and subset, with the characters each glyph shows, so text copied or extracted
+/// from the PDF is the article's), rules, borders and backgrounds as filled paths, pictures
+/// embedded once per document, links, an outline from the headings and the title.
+public struct PDFDocumentFormat: DocumentFormat {
+    public init() {}
+
+    public var name: DocumentFormatName { .pdf }
+    public var fileExtension: String { "pdf" }
+    public var fingerprint: String { "pdf 1 cairo \(String(cString: cairo_version_string()))" }
+
+    public func makeWriter(text: AttributedText, layout: ArticleLayout) -> any DocumentWriter {
+        PDFDocumentWriter(text: text, layout: layout, metadata: DocumentMetadata())
+    }
+
+    public func makeWriter(text: AttributedText, layout: ArticleLayout, metadata: DocumentMetadata) -> any DocumentWriter {
+        PDFDocumentWriter(text: text, layout: layout, metadata: metadata)
+    }
+}
+
+/// Where cairo's PDF stream goes: bytes appended as cairo writes them.
+private final class ByteSink {
+    var bytes: [UInt8] = []
+}
+
+/// Draws each page onto a cairo PDF surface as it arrives, in the page description's order
+/// (background, rects, pictures, glyph runs), as the raster painter does, in points (cairo's
+/// user space is the page's: points, origin top left, y down).
+///
+/// Fonts are cairo FreeType font faces over faces of the same files and indices the raster
+/// painter's `FontFace` opens, each with a FreeType face and library of its own, so the
+/// painters on other threads never share an `FT_Face` with cairo.
+final class PDFDocumentWriter: DocumentWriter {
+    private let scalars: [Unicode.Scalar]
+    private let text: AttributedText
+    private let sink = ByteSink()
+    private let surface: OpaquePointer
+    private let context: OpaquePointer
+    /// cairo font faces by `FontFace.id`.
+    private var fonts: [Int: OpaquePointer?] = [:]
+    /// Pictures made into cairo surfaces, by their pixels' storage (the same picture placed
+    /// twice shares its storage: `AttachmentImages` holds one per source), each kept so its
+    /// storage is not reused while the document is written.
+    private var images: [ImageKey: (image: RasterImage, surface: OpaquePointer)] = [:]
+    /// Outline entries of the headings met so far that a later heading may go under.
+    private var outline: [(level: Int, id: Int32)] = []
+    private var pages = 0
+    private var finished = false
+
+    private struct ImageKey: Hashable {
+        var storage: UnsafeRawPointer?
+        var width: Int
+        var height: Int
+    }
+
+    init(text: AttributedText, layout: ArticleLayout, metadata: DocumentMetadata) {
+        self.text = text
+        scalars = text.scalars
+        let write: cairo_write_func_t = { closure, data, length in
+            guard let closure, let data else { return CAIRO_STATUS_WRITE_ERROR }
+            Unmanaged<ByteSink>.fromOpaque(closure).takeUnretainedValue().bytes.append(contentsOf: UnsafeBufferPointer(start: data, count: Int(length)))
+            return CAIRO_STATUS_SUCCESS
+        }
+        surface = cairo_pdf_surface_create_for_stream(write, Unmanaged.passUnretained(sink).toOpaque(), layout.pageWidth, layout.pageHeight)
+        cairo_pdf_surface_restrict_to_version(surface, CAIRO_PDF_VERSION_1_5)
+        if let title = metadata.title { cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_TITLE, title) }
+        if let author = metadata.author { cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_AUTHOR, author) }
+        cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_CREATOR, "Galley")
+        cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_CREATE_DATE, metadata.isoDate)
+        cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_MOD_DATE, metadata.isoDate)
+        context = cairo_create(surface)
+    }
+
+    deinit {
+        cairo_destroy(context)
+        if !finished { cairo_surface_finish(surface) }
+        cairo_surface_destroy(surface)
+        for case let font? in fonts.values { cairo_font_face_destroy(font) }
+        for (_, surface) in images.values { cairo_surface_destroy(surface) }
+    }
+
+    func add(_ page: TypesetPage) throws(TypesetError) {
+        pages += 1
+        cairo_pdf_surface_set_size(surface, page.size.width, page.size.height)
+        let cr = context
+        if page.background != RGBColor(r: 255, g: 255, b: 255) {
+            setColor(page.background)
+            cairo_paint(cr)
+        }
+        // Rules, borders, backgrounds, table grids: one path per run of rects of one colour.
+        var index = page.rects.startIndex
+        while index < page.rects.endIndex {
+            let color = page.rects[index].color
+            setColor(color)
+            while index < page.rects.endIndex, page.rects[index].color == color {
+                let r = page.rects[index].rect
+                if r.width > 0, r.height > 0 { cairo_rectangle(cr, r.x, r.y, r.width, r.height) }
+                index += 1
+            }
+            cairo_fill(cr)
+        }
+        for placed in page.images { try draw(placed) }
+        for run in page.glyphRuns { try draw(run) }
+        addOutline(page)
+        cairo_show_page(cr)
+        try check("page \(page.number)")
+    }
+
+    func finish() throws(TypesetError) -> [UInt8] {
+        cairo_surface_finish(surface)
+        finished = true
+        try check("the document")
+        return sink.bytes
+    }
+
+    private func check(_ what: String) throws(TypesetError) {
+        let status = cairo_status(context) != CAIRO_STATUS_SUCCESS ? cairo_status(context) : cairo_surface_status(surface)
+        guard status == CAIRO_STATUS_SUCCESS else {
+            throw TypesetError(.encodeFailed, "cairo cannot write \(what) of the PDF: \(String(cString: cairo_status_to_string(status)))")
+        }
+    }
+
+    private func setColor(_ color: RGBColor) {
+        cairo_set_source_rgb(context, Double(color.r) / 255, Double(color.g) / 255, Double(color.b) / 255)
+    }
+
+    // MARK: Text
+
+    /// The cairo font face for `face`, opened on first use; nil when its file cannot be.
+    private func font(_ face: FontFace) -> OpaquePointer? {
+        if let font = fonts[face.id] { return font }
+        let font = galley_cairo_open_ft_face(face.path, face.index)
+        fonts[face.id] = font
+        return font
+    }
+
+    private func draw(_ run: GlyphRun) throws(TypesetError) {
+        guard !run.glyphs.isEmpty else { return }
+        guard let font = font(run.face) else {
+            throw TypesetError(.fontMissing, "cannot open the font file \(run.face.path) for the PDF")
+        }
+        let cr = context
+        cairo_set_font_face(cr, font)
+        var matrix = cairo_matrix_t()
+        cairo_matrix_init_scale(&matrix, run.size, run.size)
+        // A sideways run is turned a quarter turn clockwise: its glyphs' baseline runs down
+        // the page, as the raster painter turns them.
+        if run.orientation == .sideways { cairo_matrix_rotate(&matrix, Double.pi / 2) }
+        cairo_set_font_matrix(cr, &matrix)
+        setColor(run.color)
+        var run = run
+        // Glyphs of invisible characters (a soft hyphen where the line did not break, a zero
+        // width space) are left out: HarfBuzz gives them a blank glyph that would read as a space.
+        if run.clusters.count == run.glyphs.count,
+           run.clusters.contains(where: { $0 >= 0 && $0 < scalars.count && scalars[$0].properties.isDefaultIgnorableCodePoint }) {
+            let kept = run.clusters.indices.filter { run.clusters[$0] < 0 || run.clusters[$0] >= scalars.count || !scalars[run.clusters[$0]].properties.isDefaultIgnorableCodePoint }
+            run.glyphs = kept.map { run.glyphs[$0] }
+            run.positions = kept.map { run.positions[$0] }
+            run.clusters = kept.map { run.clusters[$0] }
+            guard !run.glyphs.isEmpty else { return }
+        }
+        var glyphs = zip(run.glyphs, run.positions).map { cairo_glyph_t(index: UInt($0), x: $1.x, y: $1.y) }
+        let link = run.link.flatMap(Self.linkAttributes)
+        if let link { cairo_tag_begin(cr, CAIRO_TAG_LINK, link) }
+        if let (utf8, clusters, backward) = textClusters(of: run) {
+            var utf8 = utf8
+            var clusters = clusters
+            cairo_show_text_glyphs(cr, &utf8, Int32(utf8.count), &glyphs, Int32(glyphs.count), &clusters, Int32(clusters.count),
+                                   backward ? CAIRO_TEXT_CLUSTER_FLAG_BACKWARD : cairo_text_cluster_flags_t(rawValue: 0))
+        } else {
+            cairo_show_glyphs(cr, &glyphs, Int32(glyphs.count))
+        }
+        if link != nil { cairo_tag_end(cr, CAIRO_TAG_LINK) }
+    }
+
+    /// The link attributes cairo takes for an external target (`uri='…'`, quotes and
+    /// backslashes escaped); nil for a target inside the article (`#id`) or an empty one.
+    static func linkAttributes(_ target: String) -> String? {
+        let target = target.trimmingASCIIWhitespace()
+        guard !target.isEmpty, !target.hasPrefix("#") else { return nil }
+        var escaped = ""
+        for character in target {
+            if character == "'" || character == "\\" { escaped.append("\\") }
+            escaped.append(character)
+        }
+        return "uri='\(escaped)'"
+    }
+
+    /// The text the run's glyphs show, UTF-8, and cairo's clusters mapping its bytes to the
+    /// glyphs: each cluster's characters run from its offset to the next cluster's in the run
+    /// (or the end of the run's text), soft hyphens and object replacement characters left
+    /// out; a hyphen added at a break shows "-". Glyphs of a right-to-left run come in visual
+    /// order, their clusters backward. Nil when the run keeps no clusters.
+    private func textClusters(of run: GlyphRun) -> ([CChar], [cairo_text_cluster_t], Bool)? {
+        guard run.clusters.count == run.glyphs.count else { return nil }
+        // Consecutive glyphs of one cluster, in glyph order.
+        var groups: [(cluster: Int, glyphs: Int)] = []
+        for cluster in run.clusters {
+            if let last = groups.last, last.cluster == cluster { groups[groups.count - 1].glyphs += 1 } else { groups.append((cluster, 1)) }
+        }
+        let starts = Set(run.clusters.filter { $0 >= 0 }).sorted()
+        let text = run.text.clamped(to: 0..<scalars.count)
+        let backward = (starts.count > 1) && (run.clusters.first { $0 >= 0 } ?? 0) > (run.clusters.last { $0 >= 0 } ?? 0)
+        if backward { groups.reverse() }
+        var utf8: [CChar] = []
+        var clusters: [cairo_text_cluster_t] = []
+        for group in groups {
+            let before = utf8.count
+            if group.cluster == GlyphRun.insertedHyphen {
+                utf8.append(CChar(UInt8(ascii: "-")))
+            } else if group.cluster >= 0 {
+                let next = starts.firstIndex(of: group.cluster).map { $0 + 1 < starts.count ? starts[$0 + 1] : text.upperBound } ?? group.cluster + 1
+                let characters = max(group.cluster, text.lowerBound)..<min(max(next, group.cluster + 1), max(text.upperBound, group.cluster + 1), scalars.count)
+                for scalar in scalars[characters] where scalar != "\u{AD}" && scalar != AttributedText.objectReplacement {
+                    let shown = scalar == AttributedText.lineSeparator || scalar == AttributedText.paragraphSeparator ? " " : scalar
+                    for byte in String(shown).utf8 { utf8.append(CChar(bitPattern: byte)) }
+                }
+            }
+            clusters.append(cairo_text_cluster_t(num_bytes: Int32(utf8.count - before), num_glyphs: Int32(group.glyphs)))
+        }
+        return (utf8, clusters, backward)
+    }
+
+    // MARK: Outline
+
+    /// An outline entry for each heading (`h1`–`h6`) whose first line is on the page, under
+    /// the nearest heading before it of a higher level, pointing at the line.
+    private func addOutline(_ page: TypesetPage) {
+        for column in page.columns {
+            for line in column.lines {
+                let paragraph = text.paragraphs[text.paragraphIndex(at: line.range.lowerBound)]
+                guard paragraph.range.lowerBound == line.range.lowerBound, let level = Self.headingLevel(paragraph.value.element) else { continue }
+                let title = Self.collapsed(scalars[paragraph.range.clamped(to: 0..<scalars.count)])
+                guard !title.isEmpty else { continue }
+                while let last = outline.last, last.level >= level { outline.removeLast() }
+                let parent = outline.last?.id ?? Int32(CAIRO_PDF_OUTLINE_ROOT)
+                let destination = "page=\(pages) pos=[\(Self.number(line.rect.x)) \(Self.number(line.rect.y))]"
+                let id = cairo_pdf_surface_add_outline(surface, parent, title, destination, cairo_pdf_outline_flags_t(rawValue: 0))
+                outline.append((level, id))
+            }
+        }
+    }
+
+    /// 1 to 6 for a paragraph of an `h1` to `h6` element (`h2`, `h2.title`), nil otherwise.
+    static func headingLevel(_ element: String) -> Int? {
+        let name = element.prefix { $0 != "." }
+        guard name.count == 2, name.first == "h", let level = name.last?.wholeNumberValue, (1...6).contains(level) else { return nil }
+        return level
+    }
+
+    /// Text with white space runs as one space, soft hyphens and pictures left out.
+    static func collapsed(_ scalars: ArraySlice<Unicode.Scalar>) -> String {
+        var result = String.UnicodeScalarView()
+        var space = false
+        for scalar in scalars where scalar != "\u{AD}" && scalar != AttributedText.objectReplacement {
+            if scalar.properties.isWhitespace { space = !result.isEmpty; continue }
+            if space { result.append(" "); space = false }
+            result.append(scalar)
+        }
+        return String(result)
+    }
+
+    private static func number(_ value: Double) -> String {
+        String((value * 100).rounded() / 100)
+    }
+
+    // MARK: Pictures
+
+    private func draw(_ placed: PlacedImage) throws(TypesetError) {
+        let image = placed.image
+        guard placed.rect.width > 0, placed.rect.height > 0 else { return }
+        let key = image.pixels.withUnsafeBufferPointer { ImageKey(storage: UnsafeRawPointer($0.baseAddress), width: image.width, height: image.height) }
+        let source: OpaquePointer
+        if let made = images[key] {
+            source = made.surface
+        } else {
+            source = Self.surface(of: image, id: images.count)
+            images[key] = (image, source)
+        }
+        let cr = context
+        cairo_save(cr)
+        cairo_rectangle(cr, placed.rect.x, placed.rect.y, placed.rect.width, placed.rect.height)
+        cairo_clip(cr)
+        cairo_translate(cr, placed.rect.x, placed.rect.y)
+        cairo_scale(cr, placed.rect.width / Double(image.width), placed.rect.height / Double(image.height))
+        cairo_set_source_surface(cr, source, 0, 0)
+        cairo_paint(cr)
+        cairo_restore(cr)
+    }
+
+    /// A cairo image of the picture's pixels (opaque pictures without an alpha channel), with
+    /// a unique ID so cairo writes it once however often it is drawn, and the JPEG file it came
+    /// from when it has one, which cairo embeds instead of the pixels.
+    private static func surface(of image: RasterImage, id: Int) -> OpaquePointer {
+        let opaque = stride(from: 3, to: image.pixels.count, by: 4).allSatisfy { image.pixels[$0] == 255 }
+        let format = opaque ? CAIRO_FORMAT_RGB24 : CAIRO_FORMAT_ARGB32
+        let surface = cairo_image_surface_create(format, Int32(image.width), Int32(image.height))!
+        cairo_surface_flush(surface)
+        if let data = cairo_image_surface_get_data(surface) {
+            let stride = Int(cairo_image_surface_get_stride(surface))
+            image.pixels.withUnsafeBufferPointer { pixels in
+                for y in 0..<image.height {
+                    let row = UnsafeMutableRawPointer(data + y * stride).assumingMemoryBound(to: UInt32.self)
+                    for x in 0..<image.width {
+                        let p = (y * image.width + x) * 4
+                        // Both premultiplied; cairo's pixel is a native-endian 0xAARRGGBB.
+                        row[x] = UInt32(pixels[p + 3]) << 24 | UInt32(pixels[p]) << 16 | UInt32(pixels[p + 1]) << 8 | UInt32(pixels[p + 2])
+                    }
+                }
+            }
+        }
+        cairo_surface_mark_dirty(surface)
+        // A JPEG whose pixels these are goes into the PDF as it is (DCTDecode), not re-encoded.
+        if let jpeg = image.jpeg, let copy = malloc(jpeg.count) {
+            jpeg.withUnsafeBytes { copy.copyMemory(from: $0.baseAddress!, byteCount: jpeg.count) }
+            cairo_surface_set_mime_data(surface, CAIRO_MIME_TYPE_JPEG, copy.assumingMemoryBound(to: UInt8.self), UInt(jpeg.count),
+                                        { free($0) }, copy)
+        }
+        let unique = Array("galley-picture-\(id)-\(image.width)x\(image.height)".utf8)
+        let copy = malloc(unique.count)!
+        unique.withUnsafeBytes { copy.copyMemory(from: $0.baseAddress!, byteCount: unique.count) }
+        cairo_surface_set_mime_data(surface, CAIRO_MIME_TYPE_UNIQUE_ID, copy.assumingMemoryBound(to: UInt8.self), UInt(unique.count),
+                                    { free($0) }, copy)
+        return surface
+    }
+}

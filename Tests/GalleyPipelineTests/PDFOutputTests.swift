@@ -1,0 +1,259 @@
+import Foundation
+import GalleyCatalog
+import GalleyPDF
+import GalleyPipeline
+import GalleyRaster
+import GalleyTestSupport
+import GalleyText
+import Logging
+import Testing
+
+/// Typeset articles written as vector PDF (`documents: [pdf]`): one file per layout that MuPDF
+/// and poppler read back with the pages, text, fonts, pictures, links and outline the page
+/// images show, and the same bytes every run.
+struct PDFOutputTests {
+    /// An article with what the PDF must carry besides plain text: a title and author, headings
+    /// for the outline, an external link, a word with soft hyphens that stays whole, and one
+    /// picture placed twice.
+    static let sample = """
+        <!doctype html>
+        <html lang="en"><head><title>Links, Pictures and Hyphens</title><meta name="author" content="Ada Printer"></head>
+        <body>
+        <h1>Links and pictures</h1>
+        <p>Read the <a href="https://example.org/galley?page=1&amp;view='full'">printer's notes</a> before the run.
+        The photograph below is placed twice: <img src="photo.jpg" width="90"> and again, smaller,
+        <img src="photo.jpg" width="40"> in the same paragraph.</p>
+        <h2>Hyphens</h2>
+        <p>A soft hyphen that does not break leaves no trace: un&shy;breakable. Incomprehensibilities
+        and internationalization are long words that a narrow column breaks with a hyphen, as do
+        characteristically, representationally and unconstitutionally, which the dictionary splits.</p>
+        <h2>Ending</h2>
+        <p>The end.</p>
+        </body></html>
+        """
+
+    /// A run over the sample, a feature with pictures and a vertical Japanese article, into
+    /// `out` of a scratch folder, writing text and PDF documents and 96 dpi page images.
+    func run(_ folder: ScratchFolder, output: String = "out", workers: Int? = nil) throws -> Manifest {
+        let input = folder.path("in")
+        if !FileManager.default.fileExists(atPath: input.path) {
+            try FileManager.default.createDirectory(at: input.appendingPathComponent("images"), withIntermediateDirectories: true)
+            for name in ["feature.html", "ja-vertical.html"] {
+                try FileManager.default.copyItem(at: Fixtures.articlesFolder.appendingPathComponent(name), to: input.appendingPathComponent(name))
+            }
+            for name in ["figure.png", "photo.jpg", "badge.png"] {
+                try FileManager.default.copyItem(at: Fixtures.articlesFolder.appendingPathComponent("images/\(name)"),
+                                                 to: input.appendingPathComponent("images/\(name)"))
+            }
+            try FileManager.default.copyItem(at: Fixtures.articlesFolder.appendingPathComponent("images/photo.jpg"),
+                                             to: input.appendingPathComponent("photo.jpg"))
+            try Data(Self.sample.utf8).write(to: input.appendingPathComponent("sample.html"))
+        }
+        var configuration = Configuration()
+        configuration.baseDirectory = folder.url
+        configuration.inputs = ["in"]
+        configuration.output = output
+        configuration.dpi = 96
+        configuration.thumbnailBoxes = []
+        var narrow = ArticleLayout(name: "narrow")
+        narrow.columns = 2
+        narrow.base.hyphens = .auto
+        narrow.base.language = "en"
+        narrow.typography.justifyThreshold = 0.8
+        configuration.layouts = [narrow]
+        configuration.documents = [.text, .pdf]
+        if let workers { configuration.workers = Configuration.Workers(all: workers) }
+        let manifest = try #require(try Pipeline(configuration: configuration, logger: Logger(label: "test")).run().manifest)
+        #expect(manifest.documents.count == 3 && manifest.documents.allSatisfy { $0.status == .ok })
+        return manifest
+    }
+
+    /// Each markup document's layouts with their PDF and text files.
+    func files(_ manifest: Manifest, in folder: URL) throws -> [(document: Manifest.Document, layout: Manifest.LayoutPages, pdf: URL, text: URL)] {
+        try manifest.documents.flatMap { document in
+            try (document.layouts ?? []).map { layout in
+                let pdf = try #require(layout.files?.first { $0.format == "pdf" })
+                let text = try #require(layout.files?.first { $0.format == "text" })
+                return (document, layout, folder.appendingPathComponent(pdf.path), folder.appendingPathComponent(text.path))
+            }
+        }
+    }
+
+    static func withoutWhiteSpace(_ text: Substring) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.filter { !$0.properties.isWhitespace }))
+    }
+
+    /// The pieces of `extracted` left over once `set` is matched in order inside it; ["set"]
+    /// when it is not all there.
+    static func extra(in extracted: String, beside set: String) -> [String] {
+        var pieces: [String] = [], piece = ""
+        var expected = set.makeIterator(), next = expected.next()
+        for character in extracted {
+            if character == next {
+                if !piece.isEmpty { pieces.append(piece); piece = "" }
+                next = expected.next()
+            } else {
+                piece.append(character)
+            }
+        }
+        if !piece.isEmpty { pieces.append(piece) }
+        return next == nil ? pieces : ["missing from the PDF: \(next.map(String.init) ?? "")…"]
+    }
+
+    @Test func eachLayoutGetsAPDFWithItsPagesAndTheWordsAsSet() throws {
+        let folder = try ScratchFolder("pdf-documents")
+        let manifest = try run(folder)
+        let out = folder.path("out")
+        let engine = try MuPDFEngine()
+        var hyphenated = 0
+        for (document, layout, pdfURL, textURL) in try files(manifest, in: out) {
+            let listed = try #require(layout.files?.first { $0.format == "pdf" })
+            #expect(listed.path == "\(document.name)/\(layout.name)/document.pdf")
+            let bytes = try [UInt8](Data(contentsOf: pdfURL))
+            #expect(ContentHash.sha256(bytes) == listed.sha256 && bytes.count == listed.bytes)
+            let pdf = try PDFDocument(path: pdfURL.path, password: nil, engine: engine)
+            // The same pages, in order, the same size as the page images'.
+            let pages = document.pages.filter { $0.layout == layout.name }.sorted { $0.number < $1.number }
+            #expect(pdf.pageCount == layout.pageCount && pages.count == layout.pageCount)
+            #expect(pdf.metadata("info:Title") == document.title)
+            // The text as set (the text document: lines as they appear, hyphens as the breaks show
+            // them, no soft hyphens), page by page; white space aside, since MuPDF makes lines of
+            // its own (a vertical line's characters come one a line).
+            let setText = try String(contentsOf: textURL, encoding: .utf8).split(separator: "\u{0C}", omittingEmptySubsequences: false)
+            #expect(setText.count == pdf.pageCount)
+            for index in 0..<min(pdf.pageCount, pages.count, setText.count) {
+                let size = try pdf.pageFacts(index).size
+                #expect(abs(size.width - pages[index].widthPt) < 0.01 && abs(size.height - pages[index].heightPt) < 0.01,
+                        "\(document.name) page \(index + 1): \(size) against \(pages[index].widthPt) × \(pages[index].heightPt)")
+                let extracted = try pdf.pageText(index)
+                let extra = Self.extra(in: Self.withoutWhiteSpace(extracted[...]), beside: Self.withoutWhiteSpace(setText[index]))
+                // Only the rows of a table's header repeated where the table goes on are drawn
+                // but not in the text document, which has them where they were first set.
+                let allSet = Self.withoutWhiteSpace(setText.joined()[...])
+                #expect(extra.allSatisfy { allSet.contains($0) && $0.count < allSet.count / 4 }, "\(document.name) page \(index + 1): \(extra)")
+                #expect(!extracted.unicodeScalars.contains("\u{AD}"))
+                hyphenated += pages[index].hyphenatedLineCount ?? 0
+            }
+            if document.name == "ja-vertical" { #expect(pages.first?.writingMode?.hasPrefix("vertical") == true) }
+            if document.name == "sample" {
+                #expect(pdf.metadata("info:Author") == "Ada Printer")
+                let all = try (0..<pdf.pageCount).map { try pdf.pageText($0) }.joined()
+                #expect(all.contains("unbreakable"))
+            }
+        }
+        // Lines broke inside words, and the PDF's text shows those hyphens (compared above).
+        #expect(hyphenated > 0)
+    }
+
+    @Test func everyFontIsEmbeddedAndSubsetWithItsCharacters() throws {
+        let folder = try ScratchFolder("pdf-fonts")
+        let manifest = try run(folder)
+        for (document, _, pdf, _) in try files(manifest, in: folder.path("out")) {
+            // poppler's pdffonts: name, type, encoding, then emb, sub and uni (a ToUnicode map).
+            let listing = try PeerTools.run("pdffonts", [pdf.path])
+            #expect(listing.status == 0)
+            let rows = listing.stdout.split(separator: "\n").dropFirst(2)
+            #expect(!rows.isEmpty, "\(document.name): no fonts")
+            for row in rows {
+                let fields = row.split(separator: " ")
+                let flags = fields.suffix(5).prefix(3)
+                #expect(flags.elementsEqual(["yes", "yes", "yes"]), "\(document.name): \(row)")
+                #expect(fields.first?.dropFirst(6).first == "+", "\(document.name): \(row) has no subset tag")
+            }
+        }
+    }
+
+    @Test func aPictureUsedTwiceIsEmbeddedOnceAndLinksAndHeadingsReadBack() throws {
+        let folder = try ScratchFolder("pdf-pictures")
+        let manifest = try run(folder)
+        let sample = try #require(try files(manifest, in: folder.path("out")).first { $0.document.name == "sample" })
+        // `mutool info` lists each page's images with their object: one object for both.
+        let info = try PeerTools.run("mutool", ["info", sample.pdf.path])
+        let images = info.stdout.split(separator: "\n").drop { !$0.hasPrefix("Images") }.dropFirst().prefix { $0.hasPrefix("\t") }
+        #expect(images.count >= 1)
+        let objects = Set(images.compactMap { line in line.split(separator: "(").last.map { String($0.prefix { $0 != ")" }) } })
+        #expect(objects.count == 1, "\(images)")
+        // The JPEG goes in as it is (DCTDecode), at its own 120 × 80 pixels, not re-encoded.
+        let photo = try [UInt8](Data(contentsOf: Fixtures.articlesFolder.appendingPathComponent("images/photo.jpg")))
+        let facts = try #require(JPEGFile.facts(photo))
+        #expect(images.allSatisfy { $0.contains("[ DCT ]") && $0.contains("\(facts.width)x\(facts.height)") }, "\(images)")
+        let pdfBytes = try [UInt8](Data(contentsOf: sample.pdf))
+        #expect(pdfBytes.indices.contains { pdfBytes[$0...].starts(with: photo) })
+        // The link's URI, as a PDF reader's link annotation has it.
+        let bytes = try String(decoding: Data(contentsOf: sample.pdf), as: UTF8.self)
+        #expect(bytes.contains("/URI (https://example.org/galley?page=1&view='full')"))
+        let engine = try MuPDFEngine()
+        let pdf = try PDFDocument(path: sample.pdf.path, password: nil, engine: engine)
+        #expect(try (0..<pdf.pageCount).map { try pdf.pageFacts($0).links }.reduce(0, +) >= 1)
+        // The outline: headings nested by level.
+        let outline = try PeerTools.run("mutool", ["show", sample.pdf.path, "outline"]).stdout
+        let entries = outline.split(separator: "\n").map { line in (line.prefix { $0 == "|" || $0 == "+" || $0 == "-" || $0 == "\t" }.count,
+                                                                     line.split(separator: "\"").dropFirst().first.map(String.init) ?? "") }
+        #expect(entries.map(\.1) == ["Links and pictures", "Hyphens", "Ending"])
+        #expect(entries.count == 3 && entries[1].0 > entries[0].0 && entries[2].0 == entries[1].0)
+    }
+
+    /// MuPDF's drawing of each PDF page at the page images' 96 dpi against Galley's own page
+    /// image. Two rasterizers differ at glyph edges, and Galley snaps baselines to whole pixels
+    /// where MuPDF does not, so both are compared as grey means of 4 × 4 pixel blocks, each of
+    /// Galley's blocks against MuPDF's drawing moved by at most one pixel either way: every
+    /// block within 48 of 255, and under 0.5% of them beyond 16. (Measured: at most 41 and
+    /// 0.1%.) Text, a rule or a picture missing or out of place by more than a pixel breaks it.
+    @Test func thePDFDrawnByMuPDFMatchesThePageImages() throws {
+        let folder = try ScratchFolder("pdf-pixels")
+        let manifest = try run(folder)
+        let out = folder.path("out")
+        for (document, layout, pdf, _) in try files(manifest, in: out) {
+            for page in document.pages where page.layout == layout.name {
+                let image = try #require(page.image)
+                let ours = try Bitmap(pngData: [UInt8](Data(contentsOf: out.appendingPathComponent(image.path))))
+                let theirs = try PeerTools.mutoolDraw(pdf, page: page.number, options: ["-r", "96"])
+                #expect(ours.width == theirs.width && ours.height == theirs.height)
+                guard ours.width == theirs.width, ours.height == theirs.height else { continue }
+                let a = Self.blocks(ours, dx: 0, dy: 0)
+                var differences = [Double](repeating: .infinity, count: a.count)
+                for dy in -1...1 {
+                    for dx in -1...1 {
+                        for (index, block) in Self.blocks(theirs, dx: dx, dy: dy).enumerated() {
+                            differences[index] = min(differences[index], abs(block - a[index]))
+                        }
+                    }
+                }
+                let worst = differences.max() ?? 0
+                let over = Double(differences.count { $0 > 16 }) / Double(max(1, differences.count))
+                #expect(worst <= 48 && over < 0.005, "\(document.name) page \(page.number): worst block \(worst), \(over * 100)% over 16")
+            }
+        }
+    }
+
+    /// Grey means of 4 × 4 pixel blocks of the bitmap moved by (dx, dy), a pixel's margin left
+    /// all round.
+    static func blocks(_ bitmap: Bitmap, dx: Int, dy: Int) -> [Double] {
+        var means: [Double] = []
+        let (columns, rows) = ((bitmap.width - 2) / 4, (bitmap.height - 2) / 4)
+        means.reserveCapacity(columns * rows)
+        for by in 0..<rows {
+            for bx in 0..<columns {
+                var sum = 0
+                for y in 0..<4 {
+                    for x in 0..<4 {
+                        let p = bitmap.pixel(x: 1 + bx * 4 + x + dx, y: 1 + by * 4 + y + dy)
+                        sum += Int(p.r) + Int(p.g) + Int(p.b)
+                    }
+                }
+                means.append(Double(sum) / 48)
+            }
+        }
+        return means
+    }
+
+    @Test func twoRunsWriteTheSameBytes() throws {
+        let folder = try ScratchFolder("pdf-same-bytes")
+        let first = try files(try run(folder, output: "one", workers: 1), in: folder.path("one"))
+        let second = try files(try run(folder, output: "two", workers: 3), in: folder.path("two"))
+        #expect(first.count == 3 && first.count == second.count)
+        for (a, b) in zip(first, second) {
+            #expect(try Data(contentsOf: a.pdf) == Data(contentsOf: b.pdf), "\(a.document.name)")
+        }
+    }
+}
