@@ -43,6 +43,7 @@ threaded_suites=(
   'GalleyPipelineTests\.OutputLockTests'
   'GalleyPipelineTests\.PageSelectionTests'
   'GalleyPipelineTests\.PageWatchdogTests'
+  'GalleyPipelineTests\.PagedMediaPipelineTests'
   'GalleyPipelineTests\.PictureMemoryTests'
   'GalleyPipelineTests\.PipelineTests'
   'GalleyPipelineTests\.ProgressSheetTests'

@@ -42,9 +42,25 @@ public struct TypesetMeasurement: Codable, Sendable {
         public var floats: [Manifest.AttachmentFrame]?
         /// Floated blocks, page by page, each with its page; absent when the article has none.
         public var floatedBlocks: [Manifest.FloatedBlockFrame]?
+        /// The margin boxes set on the pages (`@page` margin boxes, the layout's folio and
+        /// running head), with `--lines`; absent when none.
+        public var marginBoxes: [MarginBox]?
     }
 
     /// One line as set: where it is, what it holds and how it was spread.
+    /// A margin box set on a page, with `--lines`.
+    public struct MarginBox: Codable, Sendable {
+        /// The page (1-based) and its number as printed.
+        public var page: Int
+        public var label: String?
+        /// `top-center`, `bottom-right`, … (CSS Paged Media's margin boxes).
+        public var position: String
+        public var text: String
+        /// The box's first line and its baseline, on the page.
+        public var rect: Manifest.Rect
+        public var baseline: Double
+    }
+
     public struct Line: Codable, Sendable {
         /// 1-based page, 0-based column.
         public var page: Int
@@ -112,6 +128,7 @@ public struct TypesetMeasurement: Codable, Sendable {
             var boxes: [Manifest.BoxFrame] = []
             var floats: [Manifest.AttachmentFrame] = []
             var floatedBlocks: [Manifest.FloatedBlockFrame] = []
+            var marginBoxes: [MarginBox] = []
             let layoutStarted = clock.now - .seconds(parseSeconds)
             var started = clock.now
             var (parsed, layout) = article.prepared(for: configured)
@@ -129,7 +146,17 @@ public struct TypesetMeasurement: Codable, Sendable {
                 hyphenated += page.hyphenatedLineCount
                 loose += page.looseLineCount
                 badness += page.totalBadness
-                if listLines { details += Self.lines(of: page, text: parsed.text, vertical: layout.writingMode.isVertical) }
+                if listLines {
+                    details += Self.lines(of: page, text: parsed.text, vertical: layout.writingMode.isVertical)
+                    marginBoxes += page.marginBoxes.compactMap { box in
+                        box.lines.first.map { line in
+                            MarginBox(page: page.number, label: page.label, position: box.position.rawValue, text: box.text,
+                                      rect: Manifest.Rect(x: manifestPoints(line.rect.x), y: manifestPoints(line.rect.y),
+                                                          width: manifestPoints(line.rect.width), height: manifestPoints(line.rect.height)),
+                                      baseline: manifestPoints(line.baseline))
+                        }
+                    }
+                }
                 tables += Manifest.tables(of: page).map { table in
                     var table = table
                     table.page = page.number
@@ -160,7 +187,8 @@ public struct TypesetMeasurement: Codable, Sendable {
                                          renderSeconds: renderSeconds, wallSeconds: seconds(clock.now - layoutStarted),
                                          lineDetails: listLines ? details : nil, tables: tables.isEmpty ? nil : tables,
                                          boxes: boxes.isEmpty ? nil : boxes, floats: floats.isEmpty ? nil : floats,
-                                         floatedBlocks: floatedBlocks.isEmpty ? nil : floatedBlocks))
+                                         floatedBlocks: floatedBlocks.isEmpty ? nil : floatedBlocks,
+                                         marginBoxes: marginBoxes.isEmpty ? nil : marginBoxes))
         }
         return result
     }

@@ -12,8 +12,11 @@ public final class ArticleTypesetter {
     private let framesetter: Framesetter
     private let glyphCache: GlyphCache
     private let images: AttachmentImages
-    private var offset = 0
-    private var pagesMade = 0
+    /// Where the next page's text begins, and pages made so far (blank ones included).
+    private(set) var offset = 0
+    var pagesMade = 0
+    /// The article's and the layout's paged media: margin boxes, blank pages; nil when none.
+    private var dresser: PageDresser?
 
     /// - Parameter images: decoded pictures by attachment source. An attachment with a picture
     ///   is sized by it (when the markup leaves a dimension open) and shows it; one without
@@ -28,6 +31,8 @@ public final class ArticleTypesetter {
     /// pages.
     package init(text: AttributedText, layout: ArticleLayout, fonts: FontLibrary, images: AttachmentImages = [:],
                  analysisWindow: Int) throws(TypesetError) {
+        // The article's `@page` size and margins replace the layout's.
+        let layout = text.pagedMedia.pageLayout(layout)
         if let problem = layout.problem { throw TypesetError(.columnTooSmall, "layout \(layout.name): \(problem)") }
         let text = text.sizingAttachments(by: images)
         self.text = text
@@ -38,6 +43,7 @@ public final class ArticleTypesetter {
                                        typography: layout.typography, vertical: layout.writingMode.isVertical,
                                        analysisWindow: analysisWindow)
         framesetter.columnExtent = FlowMapping(column: layout.columnRects[0], mode: layout.writingMode).flowRect.height
+        dresser = PageDresser(text: text, layout: layout, fonts: fonts)
     }
 
     /// Cancelled, it stops typesetting between lines with a `cancelled` error: how
@@ -219,8 +225,15 @@ public final class ArticleTypesetter {
         return fills
     }
 
-    /// The next page, or nil when the text is used up.
+    /// The next page, or nil when the text is used up: dressed with its margin boxes when the
+    /// article or the layout gives any (`PageDresser`).
     public func nextPage() throws(TypesetError) -> TypesetPage? {
+        guard let dresser else { return try layOutPage() }
+        return try dresser.nextPage(of: self)
+    }
+
+    /// The next page as the columns hold it, or nil when the text is used up.
+    func layOutPage() throws(TypesetError) -> TypesetPage? {
         guard !isFinished else { return nil }
         var columns: [ColumnFrame] = []
         var attachments: [AttachmentFrame] = []

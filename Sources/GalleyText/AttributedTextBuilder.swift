@@ -53,6 +53,10 @@ public struct AttributedTextBuilder: Sendable {
     private var negativeMargin = 0.0
     private var ruleAbovePending = false
     private var breakBeforePending = BlockBreak.auto
+    /// The side of `break-before: left | right`, for the next paragraph.
+    public var pageSidePending: PageSide?
+    /// `string-set` values, in text order (`PagedMedia.strings`).
+    var namedStrings: [NamedString] = []
     /// A list marker waiting for the first paragraph of its item.
     private var pendingMarker: (text: [Unicode.Scalar], style: TextStyle, width: Double)?
 
@@ -82,6 +86,10 @@ public struct AttributedTextBuilder: Sendable {
 
     /// Whether no content has been appended yet.
     public var isEmpty: Bool { scalars.isEmpty && pendingMarker == nil }
+
+    /// The offset the next content will have: after the separator the next paragraph starts
+    /// with, when none is open.
+    var nextContentOffset: Int { openStart == nil && !paragraphs.isEmpty ? scalars.count + 1 : scalars.count }
 
     /// Appends text, treating its white space as `whiteSpace` says.
     ///
@@ -280,8 +288,9 @@ public struct AttributedTextBuilder: Sendable {
         if !paragraphs.isEmpty {
             paragraphs[paragraphs.count - 1].value.spaceAfter = takeMargin()
         }
-        let text = AttributedText(scalars: scalars, styleRuns: styleRuns, paragraphs: paragraphs, attachments: attachments,
+        var text = AttributedText(scalars: scalars, styleRuns: styleRuns, paragraphs: paragraphs, attachments: attachments,
                                   tables: tables, boxes: boxes, floats: floats)
+        text.pagedMedia.strings = namedStrings
         self = AttributedTextBuilder()
         return text
     }
@@ -330,6 +339,8 @@ public struct AttributedTextBuilder: Sendable {
         ruleAbovePending = false
         style.breakBefore = style.breakBefore.combined(with: breakBeforePending)
         breakBeforePending = .auto
+        style.pageSide = pageSidePending
+        pageSidePending = nil
         openStart = scalars.count
         pendingSpace = nil
         atLineStart = true

@@ -71,6 +71,10 @@ struct ComputedStyle: Sendable {
     var visibilityHidden = false
     /// `break-before`, `break-after`, `break-inside` (not inherited).
     var breakBefore = BlockBreak.auto
+    /// The side `break-before: left | right` starts the next page on (not inherited).
+    var pageSide: PageSide?
+    /// `string-set`, as written (not inherited).
+    var stringSet: String?
     var breakAfter = BlockBreak.auto
     var avoidBreakInside = false
     /// `column-span: all` on the block or a block holding it: everything inside a spanning
@@ -176,6 +180,8 @@ struct ComputedStyle: Sendable {
         style.displayNone = false
         style.breakBefore = .auto
         style.breakAfter = .auto
+        style.pageSide = nil
+        style.stringSet = nil
         style.avoidBreakInside = false
         style.float = nil
         style.clear = []
@@ -424,7 +430,7 @@ struct ComputedStyle: Sendable {
             default: break
             }
         case "break-before", "page-break-before", "-webkit-column-break-before":
-            if let kind = BlockBreak(css: value) { breakBefore = kind }
+            if let kind = BlockBreak(css: value) { (breakBefore, pageSide) = (kind, PageSide(css: value)) }
         case "break-after", "page-break-after", "-webkit-column-break-after":
             if let kind = BlockBreak(css: value) { breakAfter = kind }
         case "break-inside", "page-break-inside", "-webkit-column-break-inside":
@@ -457,6 +463,8 @@ struct ComputedStyle: Sendable {
         case "-galley-verbatim":
             // The user-agent style sheet's mark for code elements.
             text.verbatim = value == "yes"
+        case "string-set":
+            stringSet = value == "none" ? nil : rawValue
         case "-galley-justify":
             // The user-agent style sheet's mark for headings.
             justifiable = value != "never"
