@@ -18,10 +18,15 @@ extension PagedMedia {
     /// `layout` with the page size and margins of the `@page` rules without a selector
     /// (margins in `em` of the layout's font size, percentages of the page's width or height).
     func pageLayout(_ layout: ArticleLayout) -> ArticleLayout {
+        Self.applying(rules.filter(\.selectors.isEmpty), to: layout)
+    }
+
+    /// `layout` with the sizes (of rules without a selector) and margins of `rules`, in order.
+    static func applying(_ rules: [PageRule], to layout: ArticleLayout) -> ArticleLayout {
         var layout = layout
         var margins: [String: CSSLength] = [:]
-        for rule in rules where rule.selectors.isEmpty {
-            if let size = rule.size { (layout.pageWidth, layout.pageHeight) = size }
+        for rule in rules {
+            if let size = rule.size, rule.selectors.isEmpty { (layout.pageWidth, layout.pageHeight) = size }
             margins.merge(rule.margins) { $1 }
         }
         func points(_ side: String, of extent: Double) -> Double? {
@@ -127,6 +132,8 @@ final class PageDresser {
             blank.isBlank = true
             return (blank, start..<start)
         }
+        let insets = margins(page: typesetter.pagesMade + 1, blank: false)
+        typesetter.pageOffset = (insets.left - layout.inset.left, insets.top - layout.inset.top)
         guard let page = try typesetter.layOutPage() else { return nil }
         return (page, start..<typesetter.offset)
     }
@@ -154,7 +161,8 @@ final class PageDresser {
             }
             let text = self.text(of: tokens, page: page.number, range: range)
             guard !text.allSatisfy(\.isWhitespace) else { continue }
-            let (rect, defaultAlign, defaultAcross) = position.placement(width: page.size.width, height: page.size.height, margins: layout.inset)
+            let (rect, defaultAlign, defaultAcross) = position.placement(width: page.size.width, height: page.size.height,
+                                                                         margins: margins(page: page.number, blank: page.isBlank))
             let own = inherited + declarations.filter { $0.property != "content" }
             let verticalAlign = own.last { $0.property == "vertical-align" }?.value.lowercased()
             let across = verticalAlign == "top" ? -1 : verticalAlign == "bottom" ? 1 : verticalAlign == "middle" ? 0 : defaultAcross
@@ -172,6 +180,19 @@ final class PageDresser {
         dressed.label = label
         dressed.isBlank = page.isBlank
         return dressed
+    }
+
+    /// The margins of page `number`: those of the rules it matches, across and down the page,
+    /// where they leave the text area its width or height (`@page :left` and `:right` with
+    /// mirrored margins move it), else the layout's (the columns are the same on every page).
+    private func margins(page number: Int, blank: Bool) -> ArticleLayout.Insets {
+        let matching = rules.filter { $0.matches(first: number == 1, side: PageSide.of(page: number), blank: blank) }
+        guard matching.contains(where: { !$0.selectors.isEmpty && !$0.margins.isEmpty }) else { return layout.inset }
+        let own = PagedMedia.applying(matching, to: layout).inset
+        var insets = layout.inset
+        if abs(own.left + own.right - insets.left - insets.right) < 0.01 { (insets.left, insets.right) = (own.left, own.right) }
+        if abs(own.top + own.bottom - insets.top - insets.bottom) < 0.01 { (insets.top, insets.bottom) = (own.top, own.bottom) }
+        return insets
     }
 
     /// A margin box's `content`: strings, `counter(page)`, `counter(pages)` (each with an

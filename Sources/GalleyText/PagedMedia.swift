@@ -5,7 +5,7 @@ import CGumbo
 ///
 /// The rules without a page selector give every page its size and margins (they replace the
 /// layout's page size and inset); all rules, `:first`, `:left`, `:right` and `:blank` too,
-/// give the margin boxes (`@top-center`, `@bottom-right`, …), whose `content` holds strings,
+/// give margins that move the text area without resizing it, and the margin boxes (`@top-center`, `@bottom-right`, …), whose `content` holds strings,
 /// `counter(page)`, `counter(pages)` and `string(name)`. The typesetter sets the margin boxes
 /// as lines on each page (`PageMarginBoxes.swift`).
 public struct PagedMedia: Sendable, Hashable {
@@ -198,8 +198,8 @@ extension PagedMedia {
                 rule.declarations.append(declaration)
             }
         }
-        if !rule.selectors.isEmpty && (rule.size != nil || !rule.margins.isEmpty) {
-            unsupported.append("size and margins of @page :\(rule.selectors.map(\.rawValue).joined(separator: ":")) (only @page without a selector sets them)")
+        if !rule.selectors.isEmpty && rule.size != nil {
+            unsupported.append("size in @page :\(rule.selectors.map(\.rawValue).joined(separator: ":")) (only @page without a selector sets it)")
         }
         rules.append(rule)
     }

@@ -59,6 +59,27 @@ import Testing
         }
     }
 
+    /// A book's mirrored margins: the text area moves to the inner side of left and right pages,
+    /// with the margin boxes; margins that would change its size are not applied.
+    @Test func leftAndRightPageMarginsMoveTheTextAreaAndTheirBoxes() throws {
+        let style = "@page { size: A5; margin: 20mm; @bottom-right { content: counter(page) } } "
+            + "@page :left { margin-left: 30mm; margin-right: 10mm } @page :right { margin-left: 10mm; margin-right: 30mm } "
+            + "@page :first { margin-top: 60mm }"
+        let pages = try typeset(article(style: style, body: String(repeating: Self.paragraph, count: 24)))
+        #expect(pages.count >= 3)
+        let mm = Self.pointsPerMillimetre
+        for page in pages {
+            let lines = page.columns.flatMap(\.lines)
+            let (inner, outer) = page.number % 2 == 1 ? (10 * mm, 30 * mm) : (30 * mm, 10 * mm)
+            #expect(abs(try #require(lines.map(\.rect.x).min()) - inner) < 0.01, "page \(page.number)")
+            #expect(lines.allSatisfy { $0.rect.maxX <= page.size.width - outer + 0.01 })
+            // The first page's taller top margin would shorten its text area: not applied.
+            #expect(abs(try #require(lines.first).rect.y - 20 * mm) < 0.01)
+            let folio = try #require(page.marginBoxes.first?.lines.first)
+            #expect(abs(folio.rect.maxX - (page.size.width - outer)) < 1)
+        }
+    }
+
     @Test func bottomCenterShowsThePageNumberOfTheTotalInTheBottomMargin() throws {
         let style = "@page { margin: 20mm; @bottom-center { content: counter(page) \" / \" counter(pages) } }"
         let pages = try typeset(article(style: style, body: String(repeating: Self.paragraph, count: 30)))
