@@ -584,9 +584,7 @@ struct HTMLWalker {
             setListMarker(element, style: style)
         }
         if let tableRole { beginTablePart(tableRole, element, style: style) }
-        if let value = style.stringSet {
-            builder.namedStrings += PagedMedia.assignments(value, content: Self.textContent(deep: element), offset: builder.nextContentOffset)
-        }
+        if let value = style.stringSet { builder.openStringSet(value, depth: frames.count) }
         frames.append(Frame(children: element.children, style: style, styleID: styleID, paragraph: paragraph, list: list,
                             element: structural ? selected : nil, tableRole: tableRole, boxIndex: boxIndex, floats: floats,
                             tag: element.tag))
@@ -728,6 +726,7 @@ struct HTMLWalker {
             if let parent = frames.last { builder.paragraphStyle = parent.paragraph }
         }
         if let role = frame.tableRole { endTablePart(role) }
+        builder.closeStringSets(depth: frames.count)
     }
 
     // MARK: Boxes

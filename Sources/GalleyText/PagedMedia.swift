@@ -1,5 +1,3 @@
-import CGumbo
-
 /// CSS Paged Media for typeset articles: the article's `@page` rules and the strings its
 /// elements set for running heads (`string-set`).
 ///
@@ -301,38 +299,5 @@ enum ContentToken: Equatable {
             }
         }
         return tokens
-    }
-}
-
-extension HTMLWalker {
-    /// The text inside an element, its descendants' too, white space collapsed: what
-    /// `content()` of `string-set` gives.
-    static func textContent(deep element: GumboElement) -> String {
-        var text = ""
-        var pending = [element.children]
-        var positions = [0]
-        while let children = pending.last {
-            let index = positions[positions.count - 1]
-            guard index < Int(children.length) else {
-                pending.removeLast()
-                positions.removeLast()
-                continue
-            }
-            positions[positions.count - 1] += 1
-            guard let child = children.data[index]?.assumingMemoryBound(to: GumboNode.self) else { continue }
-            switch child.pointee.type {
-            case GUMBO_NODE_TEXT, GUMBO_NODE_CDATA, GUMBO_NODE_WHITESPACE:
-                if let value = child.pointee.v.text.text { text += String(cString: value) }
-            case GUMBO_NODE_ELEMENT, GUMBO_NODE_TEMPLATE:
-                let tag = child.pointee.v.element.tag
-                if tag != GUMBO_TAG_SCRIPT && tag != GUMBO_TAG_STYLE {
-                    pending.append(child.pointee.v.element.children)
-                    positions.append(0)
-                }
-            default:
-                break
-            }
-        }
-        return text.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
     }
 }

@@ -57,6 +57,7 @@ struct PagedMediaPipelineTests {
         let manifest = try run(folder, output: "out", layout: ArticleLayout(name: "a4"))
         let pages = try #require(manifest.documents.first?.pages)
         #expect(pages.map(\.label) == ["i", "ii", "iii"])
+        #expect(try ManifestSchema.violations(of: folder.path("out/manifest.json")) == [])
         #expect(pages.allSatisfy { abs($0.widthPt - 419.53) < 0.01 && abs($0.heightPt - 595.28) < 0.01 })
         // The blank page holds no text.
         #expect(pages.map { $0.lineCount ?? 0 }.map { $0 > 0 } == [true, false, true])
