@@ -124,7 +124,7 @@ final class PageDresser {
         guard !typesetter.isFinished else { return nil }
         let start = typesetter.offset
         let paragraph = typesetter.text.paragraphs[typesetter.text.paragraphIndex(at: start)]
-        if paragraph.range.lowerBound == start, let side = paragraph.value.pageSide, PageSide.of(page: typesetter.pagesMade + 1) != side {
+        if paragraph.range.lowerBound == start, let side = paragraph.value.pageSide, PageSide.of(page: typesetter.pagesMade + 1, in: layout.writingMode) != side {
             typesetter.pagesMade += 1
             var blank = TypesetPage(size: PageSize(width: layout.pageWidth, height: layout.pageHeight), number: typesetter.pagesMade,
                                     background: layout.background, writingMode: layout.writingMode, columns: [], attachments: [],
@@ -140,7 +140,7 @@ final class PageDresser {
 
     /// The page with its margin boxes set and its label.
     private func dress(_ page: TypesetPage, range: Range<Int>) -> TypesetPage {
-        let side = PageSide.of(page: page.number)
+        let side = PageSide.of(page: page.number, in: layout.writingMode)
         let matching = rules.filter { $0.matches(first: page.number == 1, side: side, blank: page.isBlank) }
         let inherited = matching.flatMap(\.declarations)
         var boxes: [MarginBoxPosition: [CSSDeclaration]] = [:]
@@ -186,7 +186,7 @@ final class PageDresser {
     /// where they leave the text area its width or height (`@page :left` and `:right` with
     /// mirrored margins move it), else the layout's (the columns are the same on every page).
     private func margins(page number: Int, blank: Bool) -> ArticleLayout.Insets {
-        let matching = rules.filter { $0.matches(first: number == 1, side: PageSide.of(page: number), blank: blank) }
+        let matching = rules.filter { $0.matches(first: number == 1, side: PageSide.of(page: number, in: layout.writingMode), blank: blank) }
         guard matching.contains(where: { !$0.selectors.isEmpty && !$0.margins.isEmpty }) else { return layout.inset }
         let own = PagedMedia.applying(matching, to: layout).inset
         var insets = layout.inset

@@ -40,9 +40,12 @@ public enum PageSide: String, Sendable, Hashable {
         }
     }
 
-    /// The side of the page numbered `number` (1-based): the first page is a right page, as
-    /// in a book set left to right.
-    static func of(page number: Int) -> PageSide { number % 2 == 1 ? .right : .left }
+    /// The side of the page numbered `number` (1-based): the first page is a right page in a
+    /// book whose pages turn to the left (horizontal text), a left page in one whose pages turn
+    /// to the right (`vertical-rl`), as CSS Paged Media says.
+    static func of(page number: Int, in mode: WritingMode = .horizontalTB) -> PageSide {
+        (number % 2 == 1) != (mode == .verticalRL) ? .right : .left
+    }
 }
 
 /// A page pseudo-class of an `@page` rule.

@@ -163,6 +163,16 @@ import Testing
         #expect(plain.count == 3 && plain.allSatisfy { !$0.isBlank && $0.lineCount > 0 })
     }
 
+    /// Vertical text's pages turn to the right: its first page is a left page.
+    @Test func verticalTextStartsOnALeftPage() throws {
+        let body = "<h1>一</h1><p>縦書きの文章です。</p><h1>二</h1><p>縦書きの文章です。</p>"
+        var vertical = ArticleLayout(name: "vertical")
+        vertical.writingMode = .verticalRL
+        let html = article(style: "h1 { break-before: left }", body: body)
+        #expect(try typeset(html, layout: vertical).map(\.isBlank) == [false, true, false])
+        #expect(try typeset(html).map(\.isBlank) == [true, false, true, false])
+    }
+
     @Test func layoutFolioAndRunningHeadNeedNoCSS() throws {
         var layout = ArticleLayout(name: "book")
         layout.folio = .bottomCenter
