@@ -71,8 +71,10 @@ struct ComputedStyle: Sendable {
     var visibilityHidden = false
     /// `break-before`, `break-after`, `break-inside` (not inherited).
     var breakBefore = BlockBreak.auto
-    /// The side `break-before: left | right` starts the next page on (not inherited).
+    /// The side `break-before: left | right` starts the block's page on, and the side
+    /// `break-after: left | right` the next block's (not inherited).
     var pageSide: PageSide?
+    var pageSideAfter: PageSide?
     /// `string-set`, as written (not inherited).
     var stringSet: String?
     var breakAfter = BlockBreak.auto
@@ -181,6 +183,7 @@ struct ComputedStyle: Sendable {
         style.breakBefore = .auto
         style.breakAfter = .auto
         style.pageSide = nil
+        style.pageSideAfter = nil
         style.stringSet = nil
         style.avoidBreakInside = false
         style.float = nil
@@ -432,7 +435,7 @@ struct ComputedStyle: Sendable {
         case "break-before", "page-break-before", "-webkit-column-break-before":
             if let kind = BlockBreak(css: value) { (breakBefore, pageSide) = (kind, PageSide(css: value)) }
         case "break-after", "page-break-after", "-webkit-column-break-after":
-            if let kind = BlockBreak(css: value) { breakAfter = kind }
+            if let kind = BlockBreak(css: value) { (breakAfter, pageSideAfter) = (kind, PageSide(css: value)) }
         case "break-inside", "page-break-inside", "-webkit-column-break-inside":
             if value == "auto" { avoidBreakInside = false } else if BlockBreak(css: value) == .avoid { avoidBreakInside = true }
         case "float":

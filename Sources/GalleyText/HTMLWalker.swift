@@ -721,6 +721,7 @@ struct HTMLWalker {
                 builder.addMargin(open.marginBefore)
             } else {
                 builder.addBreakAfter(frame.style.breakAfter)
+                builder.pageSidePending = frame.style.pageSideAfter ?? builder.pageSidePending
                 builder.addMargin(frame.style.marginBottom)
             }
             if let parent = frames.last { builder.paragraphStyle = parent.paragraph }

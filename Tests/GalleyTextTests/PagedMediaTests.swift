@@ -158,6 +158,9 @@ import Testing
             #expect(page.number % 2 == 1)
             #expect(page.marginBoxes.map(\.text) == ["\(page.number)"])
         }
+        // `break-after: right` on what ends each chapter does the same.
+        let after = try typeset(article(style: style + " h1 { break-before: auto } p { break-after: right }", body: body))
+        #expect(after.map(\.isBlank) == [false, true, false, true, false])
         // `break-before: page` leaves none.
         let plain = try typeset(article(style: "h1 { break-before: page }", body: body))
         #expect(plain.count == 3 && plain.allSatisfy { !$0.isBlank && $0.lineCount > 0 })
