@@ -151,7 +151,9 @@ final class PageDresser {
         var rects = page.rects
         var frames: [MarginBoxFrame] = []
         var label = String(page.number)
-        for (position, declarations) in boxes.sorted(by: { $0.key < $1.key }) {
+        let margins = margins(page: page.number, blank: page.isBlank)
+        var keys: [MarginBoxPosition: BoxKey] = [:]
+        for (position, declarations) in boxes {
             guard let content = declarations.last(where: { $0.property == "content" }) else { continue }
             let tokens = ContentToken.tokens(of: content.value)
             if case .function("counter", let arguments)? = tokens.first(where: {
@@ -161,17 +163,19 @@ final class PageDresser {
             }
             let text = self.text(of: tokens, page: page.number, range: range)
             guard !text.allSatisfy(\.isWhitespace) else { continue }
-            let (rect, defaultAlign, defaultAcross) = position.placement(width: page.size.width, height: page.size.height,
-                                                                         margins: margins(page: page.number, blank: page.isBlank))
+            let (rect, defaultAlign, defaultAcross) = position.placement(width: page.size.width, height: page.size.height, margins: margins)
             let own = inherited + declarations.filter { $0.property != "content" }
             let verticalAlign = own.last { $0.property == "vertical-align" }?.value.lowercased()
             let across = verticalAlign == "top" ? -1 : verticalAlign == "bottom" ? 1 : verticalAlign == "middle" ? 0 : defaultAcross
-            let key = BoxKey(text: text, rect: rect, declarations: own, align: defaultAlign, across: across)
+            keys[position] = BoxKey(text: text, rect: rect, declarations: own, align: defaultAlign, across: across)
+        }
+        shareRows(&keys)
+        for (position, key) in keys.sorted(by: { $0.key < $1.key }) {
             guard let set = setBoxes[key] ?? self.set(key) else { continue }
             setBoxes[key] = set
             runs += set.runs
             rects += set.rects
-            frames.append(MarginBoxFrame(position: position, text: text, rect: rect, lines: set.lines))
+            frames.append(MarginBoxFrame(position: position, text: key.text, rect: key.rect, lines: set.lines))
         }
         var dressed = TypesetPage(size: page.size, number: page.number, background: page.background, writingMode: page.writingMode,
                                   columns: page.columns, attachments: page.attachments, glyphRuns: runs, rects: rects, images: page.images,
@@ -180,6 +184,42 @@ final class PageDresser {
         dressed.label = label
         dressed.isBlank = page.isBlank
         return dressed
+    }
+
+    /// Shares the width of the top row, and of the bottom row, between its boxes so that their
+    /// texts do not overlap (after CSS Paged Media's §5.3.2, simplified): a centre box keeps the
+    /// middle, as wide as its text when the side boxes' texts leave room for it (at least a
+    /// third of the row), and the side boxes take what is left on either side; without one, the
+    /// left and right boxes share the row in proportion to their texts when these do not fit
+    /// side by side. A text wider than its box wraps.
+    private func shareRows(_ keys: inout [MarginBoxPosition: BoxKey]) {
+        for row in [[MarginBoxPosition.topLeft, .topCenter, .topRight], [.bottomLeft, .bottomCenter, .bottomRight]] {
+            let present = row.filter { keys[$0] != nil }
+            guard present.count > 1, let row0 = present.first.flatMap({ keys[$0] }) else { continue }
+            let full = row0.rect
+            /// The width of a box's text set on one line (or as wide as the row allows).
+            func natural(_ position: MarginBoxPosition) -> Double? {
+                guard let key = keys[position], let set = setBoxes[key] ?? self.set(key) else { return nil }
+                setBoxes[key] = set
+                return set.lines.map(\.rect.width).max()
+            }
+            func place(_ position: MarginBoxPosition, x: Double, width: Double) {
+                keys[position]?.rect = Rect(x: x, y: full.y, width: width, height: full.height)
+            }
+            let (left, right) = (natural(row[0]), natural(row[2]))
+            if let center = natural(row[1]) {
+                let sides = max(left ?? 0, right ?? 0)
+                let width = min(full.width, max(full.width / 3, min(center + 1, full.width - 2 * sides)))
+                let side = (full.width - width) / 2
+                place(row[1], x: full.x + side, width: width)
+                place(row[0], x: full.x, width: side)
+                place(row[2], x: full.maxX - side, width: side)
+            } else if let left, let right, left + right > full.width {
+                let share = full.width * left / (left + right)
+                place(row[0], x: full.x, width: share)
+                place(row[2], x: full.x + share, width: full.width - share)
+            }
+        }
     }
 
     /// The margins of page `number`: those of the rules it matches, across and down the page,

@@ -80,6 +80,30 @@ import Testing
         }
     }
 
+    /// A long running head in the top centre and a folio at the top right share the row: the
+    /// head wraps in the middle, the folio keeps its place, and no two lines overlap.
+    @Test func boxesOfARowShareItsWidth() throws {
+        let title = String(repeating: "A very long chapter title that runs on ", count: 3)
+        let style = "@page { margin: 30mm; @top-center { content: \"\(title)\" } @top-right { content: \"Page \" counter(page) } "
+            + "@top-left { content: \"Galley\" } } @page :first { @top-left { content: none } @top-center { content: none } }"
+        let pages = try typeset(article(style: style, body: String(repeating: Self.paragraph, count: 20)))
+        #expect(pages.count >= 2)
+        for page in pages {
+            let boxes = page.marginBoxes
+            #expect(boxes.map(\.position) == (page.number == 1 ? [.topRight] : [.topLeft, .topCenter, .topRight]))
+            let lines = boxes.flatMap(\.lines)
+            for (i, a) in lines.enumerated() {
+                for b in lines[(i + 1)...] {
+                    let apart = a.rect.maxX <= b.rect.x || b.rect.maxX <= a.rect.x || a.rect.maxY <= b.rect.y || b.rect.maxY <= a.rect.y
+                    #expect(apart, "page \(page.number): \(a.rect) and \(b.rect)")
+                }
+            }
+            let folio = try #require(boxes.last?.lines)
+            #expect(folio.count == 1 && abs(folio[0].rect.maxX - (page.size.width - 30 * Self.pointsPerMillimetre)) < 1)
+            if page.number > 1 { #expect(try #require(boxes.first { $0.position == .topCenter }).lines.count > 1) }
+        }
+    }
+
     @Test func bottomCenterShowsThePageNumberOfTheTotalInTheBottomMargin() throws {
         let style = "@page { margin: 20mm; @bottom-center { content: counter(page) \" / \" counter(pages) } }"
         let pages = try typeset(article(style: style, body: String(repeating: Self.paragraph, count: 30)))
