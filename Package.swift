@@ -60,8 +60,12 @@ let package = Package(
         .target(
             name: "CGalleyMuPDF",
             dependencies: ["CMuPDF"],
-            cSettings: commit.map { [.define("GALLEY_COMMIT", to: "\"\($0)\"")] } ?? [],
             linkerSettings: mupdfPrivateLibraries.map { .linkedLibrary($0) }),
+        // glibc's malloc tuning (malloc.h, which Swift's Glibc module leaves out) and the
+        // build's commit stamp: no library behind it, so no other shim needs to be seen for it.
+        .target(
+            name: "CGalleySystem",
+            cSettings: commit.map { [.define("GALLEY_COMMIT", to: "\"\($0)\"")] } ?? []),
         .target(
             name: "CGalleyPNG",
             dependencies: ["CPNG", "CDeflate"],
@@ -93,7 +97,7 @@ let package = Package(
         .target(
             name: "GalleyPipeline",
             dependencies: [
-                "GalleyBase", "GalleyPDF", "GalleyRaster", "GalleyText", "GalleyCatalog",
+                "GalleyBase", "GalleyPDF", "GalleyRaster", "GalleyText", "GalleyCatalog", "CGalleySystem",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
             ]),

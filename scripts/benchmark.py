@@ -17,6 +17,12 @@ fills with Debian's manuals), then measures wall time, peak RSS and PNG bytes of
               core, vipsthumbnail one page per call, a process per core
   memory      galley on the corpus and on a corpus 10x larger (peak RSS must not grow)
 
+With --per-document, instead: each PDF on its own, galley against mutool draw (its pages split
+over the cores) in alternating rounds, for page images and for thumbnails (128 and 256 boxes,
+mutool drawing each box), with the ratio per document and in total; --scans adds a generated
+scanned document (six letter pages of 300 dpi noisy scans, one holding a 9,000 x 9,000 colour
+image), and the real corpus's CJK manuals are picked up from --corpus like any other PDF.
+
 Every peer gets the cores galley uses (os.cpu_count()), so the ratios compare tools, not
 core counts; galley's page-image ratio is also given against the fastest peer. With --rounds
 R > 1, galley and the page-image peers run in alternating rounds and each figure is the
@@ -116,6 +122,95 @@ def galley(corpus, outdir, dpi, jobs, png="balanced", page_images=True, boxes=()
     return [[GALLEY, "run", "--config", config, "--force"]]
 
 
+def make_scans(path):
+    """Six letter pages, each one scanned image: five 2,550 x 3,300 grey-paper pages with lines of
+    dark "text" and sensor noise (rows drawn from a pool, so the file stays small and decoding
+    still costs what a scan costs), and one 9,000 x 9,000 colour image (a 30-inch poster scanned
+    at 300 dpi) drawn on its page."""
+    import random
+    import struct
+    import zlib
+    folder = os.path.dirname(path)
+    rng = random.Random(39)
+
+    def png(name, width, height, channels, row):
+        def chunk(kind, data):
+            return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+        deflate, parts = zlib.compressobj(6), []
+        for y in range(height):
+            parts.append(deflate.compress(b"\x00" + row(y)))
+        parts.append(deflate.flush())
+        with open(os.path.join(folder, name), "wb") as f:
+            f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, {1: 0, 3: 2}[channels], 0, 0, 0))
+                    + chunk(b"IDAT", b"".join(parts)) + chunk(b"IEND", b""))
+
+    def pool(width, channels, dark):
+        rows = []
+        for _ in range(48):
+            noise = bytes(rng.randrange(232 - dark, 250 - dark) for _ in range(width * channels))
+            rows.append(noise)
+        return rows
+    paper, ink = pool(2550, 1, 0), pool(2550, 1, 170)
+    page_rows = lambda y: (ink if (y // 40) % 3 == 1 and 300 < y < 3000 else paper)[(y * 7919) % 48]
+    specs = []
+    for i in range(5):
+        png("scan-%d.png" % i, 2550, 3300, 1, page_rows)
+        specs.append(("scan-%d.png" % i, "q 612 0 0 792 0 0 cm /Im1 Do Q"))
+    poster = [bytes(rng.randrange(0, 256) & 0xF0 | (x * 7 % 16) for x in range(9000 * 3)) for _ in range(24)]
+    png("poster.png", 9000, 9000, 3, lambda y: poster[(y // 375) % 24])
+    specs.insert(2, ("poster.png", "q 612 0 0 612 0 90 cm /Im1 Do Q"))
+    pages = []
+    for i, (image, body) in enumerate(specs):
+        spec = os.path.join(folder, "page-%d.txt" % i)
+        with open(spec, "w") as f:
+            f.write("%%%%MediaBox 0 0 612 792\n%%%%Image Im1 %s\n%s\n" % (os.path.join(folder, image), body))
+        pages.append(spec)
+    sh(["mutool", "create", "-o", path] + pages)
+    for name in os.listdir(folder):
+        if name.endswith((".txt", ".png")):
+            os.remove(os.path.join(folder, name))
+
+
+def per_document(files, dpi, cores, rounds):
+    """Each file alone: galley against mutool draw split per core, page images at `dpi` and
+    thumbnails of 128 and 256, in alternating rounds (medians); one Markdown row per file."""
+    boxes = (128, 256)
+    totals = {"gi": 0, "mi": 0, "gt": 0, "mt": 0}
+    print("| document | pages | page images: galley (s) | mutool (s) | ratio | thumbnails: galley (s) | mutool (s) | ratio |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for f in files:
+        count = page_count(f)
+        alone = os.path.join(WORK, "alone", os.path.basename(f))
+        shutil.rmtree(alone, ignore_errors=True)
+        os.makedirs(alone)
+        # A copy, not a link: galley reads only files inside its inputs.
+        shutil.copyfile(f, os.path.join(alone, os.path.basename(f)))
+        out = lambda n: os.path.join(WORK, "out-alone-" + n)
+        mutool = lambda extra, outdir: per_core([f], {f: count}, cores, lambda g, a, b: [
+            "mutool", "draw", "-q"] + extra(outdir) + [g, "%d-%d" % (a, b)])
+        runs = {
+            "gi": lambda: (galley(alone, out("gi"), dpi, cores), out("gi"), 1),
+            "mi": lambda: (mutool(lambda o: ["-r", str(dpi), "-o", os.path.join(o, "p-%d.png")], out("mi")), out("mi"), cores),
+            "gt": lambda: (galley(alone, out("gt"), dpi, cores, page_images=False, boxes=boxes), out("gt"), 1),
+            "mt": lambda: ([c for box in boxes for c in mutool(
+                lambda o, box=box: ["-w", str(box), "-h", str(box), "-o", os.path.join(o, "t%d-%%d.png" % box)], out("mt"))],
+                out("mt"), cores),
+        }
+        samples = {k: [] for k in runs}
+        for _ in range(rounds):
+            for key, make in runs.items():
+                commands, outdir, parallel = make()
+                samples[key].append(timed(commands, outdir, parallel)[0])
+        t = {k: statistics.median(v) for k, v in samples.items()}
+        for k in totals:
+            totals[k] += t[k]
+        print("| %s | %d | %.2f | %.2f | %.2fx | %.2f | %.2f | %.2fx |" % (
+            os.path.basename(f), count, t["gi"], t["mi"], t["mi"] / t["gi"], t["gt"], t["mt"], t["mt"] / t["gt"]))
+    print("| **all** | | %.2f | %.2f | %.2fx | %.2f | %.2f | %.2fx |" % (
+        totals["gi"], totals["mi"], totals["mi"] / totals["gi"], totals["gt"], totals["mt"], totals["mt"] / totals["gt"]))
+    print("\nRatios are mutool's time over galley's: above 1, galley is faster. Both on %d cores; medians of %d round(s)." % (cores, rounds))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--scale", type=int, default=1, help="corpus size in units of ~100 pages")
@@ -125,6 +220,8 @@ def main():
     parser.add_argument("--rounds", type=int, default=1, help="alternating rounds of the page-image runs (median)")
     parser.add_argument("--skip-memory", action="store_true")
     parser.add_argument("--skip-thumbnails", action="store_true")
+    parser.add_argument("--per-document", action="store_true", help="each PDF alone against mutool (see above)")
+    parser.add_argument("--scans", action="store_true", help="with --per-document: add a generated scanned document")
     args = parser.parse_args()
     if not os.access(GALLEY, os.X_OK):
         sys.exit("benchmark: build first: bash scripts/build-release.sh")
@@ -143,6 +240,15 @@ def main():
         shutil.rmtree(corpus, ignore_errors=True)
         files = make_corpus(corpus, args.scale)
         what = "text, vector art, photos, rotated and cropped pages"
+    if args.per_document:
+        if args.scans:
+            scans = os.path.join(WORK, "scans", "scans.pdf")
+            if not os.path.exists(scans):
+                os.makedirs(os.path.dirname(scans), exist_ok=True)
+                make_scans(scans)
+            files = files + [scans]
+        per_document(files, args.dpi, os.cpu_count(), args.rounds)
+        return
     counts = {f: page_count(f) for f in files}
     pages = sum(counts.values())
     out = lambda name: os.path.join(WORK, "out-" + name)

@@ -38,6 +38,7 @@ threaded_suites=(
   'GalleyPipelineTests\.ImageFormatPipelineTests'
   'GalleyPipelineTests\.IncrementalRunTests'
   'GalleyPipelineTests\.ThumbnailsOnlyTests'
+  'GalleyPipelineTests\.ThumbnailSetTests'
   'GalleyPipelineTests\.InspectorTests'
   'GalleyPipelineTests\.ManifestPiecesTests'
   'GalleyPipelineTests\.OutputLockTests'

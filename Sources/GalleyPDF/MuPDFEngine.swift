@@ -17,12 +17,6 @@ public final class MuPDFEngine: Sendable {
     /// The MuPDF version linked in.
     public static var version: String { String(cString: gm_mupdf_version()) }
 
-    /// The commit this galley was built from (release builds), or nil.
-    public static var buildCommit: String? {
-        let commit = String(cString: gm_build_commit())
-        return commit.isEmpty ? nil : commit
-    }
-
     /// Creates the engine. `storeBytes` bounds MuPDF's cache of parsed fonts, images and
     /// other resources, shared by all of its contexts. (Decoded image tiles do not affect
     /// output: every drawing decodes its own, see the CGalleyMuPDF shim.)

@@ -16,7 +16,10 @@ struct Fingerprints: Sendable {
         var parts = ["galley \(Pipeline.version)", "mupdf \(MuPDFEngine.version)", configuration.encoder(for: variant).fingerprint]
         switch variant {
         case .image: parts.append("image dpi \(configuration.dpi)")
-        case .thumbnail(let box): parts.append("thumbnail box \(box)")
+        case .thumbnail(let box):
+            parts.append("thumbnail box \(box)")
+            // Reduced from the largest box's drawing (`ThumbnailSet`): that box shapes it too.
+            if let master = ThumbnailSet(configuration)?.master, master > box { parts.append("reduced from box \(master)") }
         }
         if let layout { parts.append(layoutKey(layout)) }
         return ContentHash.sha256(Array(parts.joined(separator: "\n").utf8))

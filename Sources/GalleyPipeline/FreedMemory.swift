@@ -1,4 +1,4 @@
-import CGalleyMuPDF
+import CGalleySystem
 
 /// Gives memory that the drawing and encoding threads have freed back to the system, every
 /// `pagesBetweenReturns` finished pages.
@@ -9,8 +9,8 @@ import CGalleyMuPDF
 /// Over thousands of pages that made peak RSS grow with the page count (300 pages 45 MB,
 /// 3,000 pages 64 MB) though the work in flight is the same. `malloc_trim` walks every arena
 /// and returns their free pages; a few milliseconds every few hundred pages. There is no
-/// library for this: it is one glibc call (in the C shim, as Swift's Glibc module leaves
-/// `malloc.h` out).
+/// library for this: it is one glibc call (in the CGalleySystem shim, as Swift's Glibc module
+/// leaves `malloc.h` out).
 public enum FreedMemory {
     static let pagesBetweenReturns = 200
 
@@ -21,7 +21,7 @@ public enum FreedMemory {
     /// runs each, `/usr/bin/time -f %M`): 3,000 against 300 pages 1.22× the peak RSS without,
     /// 1.19× with; the time is the same.
     public static func limitArenas(toCores cores: Int) {
-        _ = gm_limit_malloc_arenas(Int32(clamping: max(2, cores)))
+        _ = gs_limit_malloc_arenas(Int32(clamping: max(2, cores)))
     }
 
     /// Keeps freed page-sized blocks in the malloc arenas for the next page, set by `galley`
@@ -38,10 +38,10 @@ public enum FreedMemory {
     /// peaked at 211 and 253 MB. `giveBack` still returns what is free every
     /// `pagesBetweenReturns` pages, so the peak does not grow with the run.
     public static func reuseLargeBlocks() {
-        _ = gm_reuse_large_blocks(32 << 20, 32 << 20)
+        _ = gs_reuse_large_blocks(32 << 20, 32 << 20)
     }
 
     static func giveBack() {
-        _ = gm_return_freed_memory()
+        _ = gs_return_freed_memory()
     }
 }

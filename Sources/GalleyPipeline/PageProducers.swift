@@ -39,13 +39,13 @@ extension Manifest {
         }
     }
 
-    /// The pieces of tables on a typeset page, in column order.
-    static func tables(of page: TypesetPage) -> [TableFrame] {
+    /// The pieces of tables on a typeset page, in column order; with their cells when `cells`.
+    static func tables(of page: TypesetPage, cells listCells: Bool) -> [TableFrame] {
         page.columns.enumerated().flatMap { index, column in
             column.tables.map { table in
                 TableFrame(column: index, table: table.table, parent: table.parent, rect: Rect(table.rect), rows: [table.rows.lowerBound, table.rows.upperBound],
                            rowCount: table.rowCount, columnCount: table.columnCount, scale: (table.scale * 1000).rounded() / 1000,
-                           cells: table.cells.map { cell in
+                           cells: !listCells ? nil : table.cells.map { cell in
                                TableFrame.Cell(row: cell.row, column: cell.column, rowSpan: cell.rowSpan, columnSpan: cell.columnSpan,
                                                rect: Rect(cell.rect), textRange: [cell.range.lowerBound, cell.range.upperBound],
                                                repeatedHeader: cell.isRepeatedHeader)
@@ -430,7 +430,7 @@ final class ArticlePages: PageProducer {
         let attachments = page.attachments.map {
             Manifest.AttachmentFrame(page: nil, column: $0.column, rect: rect($0.rect), offset: $0.offset, source: $0.source, float: $0.float?.rawValue)
         }
-        let tables = Manifest.tables(of: page)
+        let tables = Manifest.tables(of: page, cells: false)
         return PageFacts(index: sequence, number: page.number, folder: "\(article.document.name)/\(layout.name)",
                          widthPt: manifestPoints(page.size.width), heightPt: manifestPoints(page.size.height), rotation: 0,
                          layout: LayoutFacts(name: layout.name, writingMode: page.writingMode, columns: columns, lineCount: page.lineCount,

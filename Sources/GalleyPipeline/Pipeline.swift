@@ -1,3 +1,4 @@
+import CGalleySystem
 import Foundation
 import GalleyBase
 import GalleyCatalog
@@ -17,8 +18,14 @@ public final class Pipeline: Sendable {
     /// What `galley --version` prints: Galley's version and the commit it was built from
     /// (release builds), then the versions of the libraries that draw and set the pages.
     public static var versionDescription: String {
-        let build = MuPDFEngine.buildCommit.map { "commit \($0.prefix(12))" } ?? "development build"
+        let build = buildCommit.map { "commit \($0.prefix(12))" } ?? "development build"
         return "galley \(version) (\(build))\nMuPDF \(MuPDFEngine.version), HarfBuzz \(LibraryVersions.harfBuzz), FreeType \(LibraryVersions.freeType)"
+    }
+
+    /// The commit this galley was built from (release builds), or nil.
+    public static var buildCommit: String? {
+        let commit = String(cString: gs_build_commit())
+        return commit.isEmpty ? nil : commit
     }
 
     /// Pages with more pixels than this are drawn and encoded in horizontal bands, so a huge

@@ -481,3 +481,23 @@ final class RunRecorder: Sendable {
                                  setCharacters: document.characters?.set, layouts: document.layouts, pages: pages)
     }
 }
+
+/// A page's thumbnails, made from one drawing: the largest box is drawn, every smaller one
+/// is that drawing reduced by area averaging (`Bitmap.areaAveraged`). One interpretation of
+/// the page (one decoding of a scan's 9,000-pixel image instead of one per box), and the
+/// same pixels whatever order the boxes are made in, or whichever are already made: a
+/// thumbnail depends only on its page, its box and the largest box, which its fingerprint
+/// names.
+struct ThumbnailSet: Sendable {
+    /// The largest box, drawn.
+    let master: Int
+    /// Every box, the largest first.
+    let boxes: [Int]
+
+    init?(_ configuration: Configuration) {
+        guard let master = configuration.thumbnailBoxes.max() else { return nil }
+        self.master = master
+        var seen: Set<Int> = [master]
+        boxes = [master] + configuration.thumbnailBoxes.filter { seen.insert($0).inserted }
+    }
+}

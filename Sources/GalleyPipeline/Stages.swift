@@ -251,9 +251,9 @@ final class Stages: Sendable {
             }
             cursor.dispatched += 1
             let index = cursor.index
-            for variant in OutputVariant.all(configuration) {
-                dispatch(index, page, facts, variant: variant, here: cursor.lanes != nil)
-            }
+            let here = cursor.lanes != nil
+            if configuration.pageImages { dispatchImage(index, page, facts, here: here) }
+            if let thumbnails = ThumbnailSet(configuration) { dispatchThumbnails(index, page, facts, thumbnails, here: here) }
         }
         cursor.producer.finish()
         finishCursor(cursor.index, lanes: cursor.lanes, engine: cursor.engine, pages: cursor.dispatched, failure: nil)
@@ -281,22 +281,42 @@ final class Stages: Sendable {
         openNextDocument()
     }
 
-    /// Hands one output of a page to its stage, unless a finished output can stand in for it;
-    /// `here`: draws it in this operation instead (a page lane), leaving only the encoding to
-    /// another.
-    private func dispatch(_ index: Int, _ page: any PageSource, _ facts: PageFacts, variant: OutputVariant, here: Bool) {
-        let path = variant.path(folder: facts.folder, page: facts.number, fileExtension: encoder(variant).fileExtension)
-        if let kept = catalog.reuse(index, page: facts, variant: variant, path: path)
-            ?? catalog.cachedThumbnail(index, page: facts, variant: variant, path: path) {
-            report(index, facts, variant, .success(kept), reused: true)
-            return
+    /// Hands a page's image to its stage, unless a finished one can stand in for it; `here`:
+    /// draws it in this operation instead (a page lane), leaving only the encoding to another.
+    private func dispatchImage(_ index: Int, _ page: any PageSource, _ facts: PageFacts, here: Bool) {
+        let path = OutputVariant.image.path(folder: facts.folder, page: facts.number, fileExtension: imageEncoder.fileExtension)
+        if let kept = catalog.reuse(index, page: facts, variant: .image, path: path) {
+            report(index, facts, .image, .success(kept), reused: true)
+        } else if !drawImages {
+            record { [recorder] in recorder.skipped(index, page: facts, variant: .image) }
+        } else if here {
+            renderImage(index, page, facts, path: path)
+        } else {
+            submit(renderQueue) { [self] in renderImage(index, page, facts, path: path) }
         }
-        switch variant {
-        case .image where !drawImages: record { [recorder] in recorder.skipped(index, page: facts, variant: variant) }
-        case .image where here: renderImage(index, page, facts, path: path)
-        case .image: submit(renderQueue) { [self] in renderImage(index, page, facts, path: path) }
-        case .thumbnail(let box) where here: renderThumbnail(index, page, facts, box: box, path: path)
-        case .thumbnail(let box): submit(thumbnailQueue) { [self] in renderThumbnail(index, page, facts, box: box, path: path) }
+    }
+
+    /// Hands a page's thumbnails to their stage: the largest box is drawn, and the smaller ones
+    /// are reduced from its drawing (`ThumbnailSet`), one interpretation of the page for all,
+    /// unless finished outputs stand in for every one of them.
+    private func dispatchThumbnails(_ index: Int, _ page: any PageSource, _ facts: PageFacts, _ thumbnails: ThumbnailSet, here: Bool) {
+        var pending: [(box: Int, path: String)] = []
+        for box in thumbnails.boxes {
+            let variant = OutputVariant.thumbnail(box: box)
+            let path = variant.path(folder: facts.folder, page: facts.number, fileExtension: thumbnailEncoder.fileExtension)
+            if let kept = catalog.reuse(index, page: facts, variant: variant, path: path)
+                ?? catalog.cachedThumbnail(index, page: facts, variant: variant, path: path) {
+                report(index, facts, variant, .success(kept), reused: true)
+            } else {
+                pending.append((box, path))
+            }
+        }
+        guard !pending.isEmpty else { return }
+        let pendingNow = pending
+        if here {
+            renderThumbnails(index, page, facts, master: thumbnails.master, pending: pending)
+        } else {
+            submit(thumbnailQueue) { [self] in renderThumbnails(index, page, facts, master: thumbnails.master, pending: pendingNow) }
         }
     }
 
@@ -326,11 +346,35 @@ final class Stages: Sendable {
         render(index, page, facts, scale: scale, variant: .image, path: path)
     }
 
-    private func renderThumbnail(_ index: Int, _ page: any PageSource, _ facts: PageFacts, box: Int, path: String) {
-        let scale = page.thumbnailScale(box: box)
+    /// Draws the page once at the largest box and makes each pending thumbnail from that
+    /// drawing: the largest as drawn, the others reduced by area averaging. A thumbnail whose
+    /// encoder refuses its size is reported as such; the others go on.
+    private func renderThumbnails(_ index: Int, _ page: any PageSource, _ facts: PageFacts, master: Int, pending: [(box: Int, path: String)]) {
+        guard !cancellation.isCancelled else { return }
         // A box of 4096 pixels is over AVIF's pixel limit for a square page.
-        guard !refused(index, facts, .thumbnail(box: box), page.pixelBounds(scale: scale)) else { return }
-        render(index, page, facts, scale: scale, variant: .thumbnail(box: box), path: path)
+        let wanted = pending.filter { !refused(index, facts, .thumbnail(box: $0.box), page.pixelBounds(scale: page.thumbnailScale(box: $0.box))) }
+        guard !wanted.isEmpty else { return }
+        let drawn: Bitmap
+        do {
+            drawn = try limiter.run(page: facts.number, doing: "draw") { limit in
+                try page.render(scale: page.thumbnailScale(box: master), cancellation: limit)
+            }
+        } catch {
+            for (box, _) in wanted { report(index, facts, .thumbnail(box: box), .failure(Failure(error, page: facts.number))) }
+            return
+        }
+        for (box, path) in wanted {
+            let variant = OutputVariant.thumbnail(box: box)
+            let bitmap: Bitmap
+            do {
+                let bounds = page.pixelBounds(scale: page.thumbnailScale(box: box))
+                bitmap = box == master ? drawn : try drawn.areaAveraged(width: bounds.width, height: bounds.height)
+            } catch {
+                report(index, facts, variant, .failure(Failure(error, page: facts.number)))
+                continue
+            }
+            submit(encodeQueue) { [self] in encode(index, bitmap, facts, variant: variant, path: path) }
+        }
     }
 
     /// Reports `too-large-for-format` for an output its encoder cannot hold, before anything

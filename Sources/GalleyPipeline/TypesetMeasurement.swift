@@ -105,8 +105,11 @@ public struct TypesetMeasurement: Codable, Sendable {
     /// With `jobs` 1 everything happens on the calling thread, one page after the other. With
     /// more, the calling thread typesets while `jobs` threads draw the pages it has finished,
     /// as `galley run` does; at most `2 × jobs` pages wait to be drawn.
+    ///
+    /// `frames` false leaves out the pieces of tables, boxes and floats (for figures alone: a
+    /// table of 100,000 rows lists a million cells).
     public static func measure(file: URL, configuration: Configuration, fonts: FontLibrary, render: Bool,
-                               jobs: Int = 1, lines listLines: Bool = false) throws -> TypesetMeasurement {
+                               jobs: Int = 1, lines listLines: Bool = false, frames: Bool = true) throws -> TypesetMeasurement {
         let document = SourceDocument(url: file, input: file.path, relativePath: file.lastPathComponent, kind: .markup, name: "")
         var result = TypesetMeasurement(source: file.path, textLength: 0, layouts: [])
         // Pictures decoded once, from the article's folder, as a run with that folder as input does.
@@ -136,28 +139,8 @@ public struct TypesetMeasurement: Codable, Sendable {
             parseSeconds = 0
             let typesetter = try ArticleTypesetter(text: parsed.text, layout: layout, fonts: fonts, images: article.images)
             typesetSeconds += seconds(clock.now - started)
-            while true {
-                started = clock.now
-                guard let page = try typesetter.nextPage() else { break }
-                typesetSeconds += seconds(clock.now - started)
-                pages += 1
-                lines += page.lineCount
-                justified += page.justifiedLineCount
-                hyphenated += page.hyphenatedLineCount
-                loose += page.looseLineCount
-                badness += page.totalBadness
-                if listLines {
-                    details += Self.lines(of: page, text: parsed.text, vertical: layout.writingMode.isVertical)
-                    marginBoxes += page.marginBoxes.compactMap { box in
-                        box.lines.first.map { line in
-                            MarginBox(page: page.number, label: page.label, position: box.position.rawValue, text: box.text,
-                                      rect: Manifest.Rect(x: manifestPoints(line.rect.x), y: manifestPoints(line.rect.y),
-                                                          width: manifestPoints(line.rect.width), height: manifestPoints(line.rect.height)),
-                                      baseline: manifestPoints(line.baseline))
-                        }
-                    }
-                }
-                tables += Manifest.tables(of: page).map { table in
+            func collectFrames(of page: TypesetPage) {
+                tables += Manifest.tables(of: page, cells: true).map { table in
                     var table = table
                     table.page = page.number
                     return table
@@ -179,6 +162,29 @@ public struct TypesetMeasurement: Codable, Sendable {
                     block.page = page.number
                     return block
                 }
+            }
+            while true {
+                started = clock.now
+                guard let page = try typesetter.nextPage() else { break }
+                typesetSeconds += seconds(clock.now - started)
+                pages += 1
+                lines += page.lineCount
+                justified += page.justifiedLineCount
+                hyphenated += page.hyphenatedLineCount
+                loose += page.looseLineCount
+                badness += page.totalBadness
+                if listLines {
+                    details += Self.lines(of: page, text: parsed.text, vertical: layout.writingMode.isVertical)
+                    marginBoxes += page.marginBoxes.compactMap { box in
+                        box.lines.first.map { line in
+                            MarginBox(page: page.number, label: page.label, position: box.position.rawValue, text: box.text,
+                                      rect: Manifest.Rect(x: manifestPoints(line.rect.x), y: manifestPoints(line.rect.y),
+                                                          width: manifestPoints(line.rect.width), height: manifestPoints(line.rect.height)),
+                                      baseline: manifestPoints(line.baseline))
+                        }
+                    }
+                }
+                if frames { collectFrames(of: page) }
                 try drawer.draw(page)
             }
             let renderSeconds = try drawer.finish()

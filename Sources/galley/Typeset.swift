@@ -59,7 +59,8 @@ struct Typeset: ParsableCommand {
             let (configuration, render, jobs, lines) = (configuration, render, jobs, lines)
             queue.addOperation {
                 let outcome = Result { try TypesetMeasurement.measure(file: URL(fileURLWithPath: file, relativeTo: cwd), configuration: configuration,
-                                                                      fonts: fonts, render: render, jobs: jobs, lines: lines) }
+                                                                      fonts: fonts, render: render, jobs: jobs, lines: lines,
+                                                                      frames: json || lines) }
                 outcomes.withLock { $0[index] = outcome }
             }
         }
@@ -94,7 +95,7 @@ struct Typeset: ParsableCommand {
                     for table in lines ? layout.tables ?? [] : [] {
                         print("    p\(table.page ?? 0) c\(table.column) table \(table.table)"
                               + (table.parent.map { " (in table \($0))" } ?? "") + ": rows [\(table.rows[0]), \(table.rows[1])) of \(table.rowCount), "
-                              + "\(table.columnCount) columns, \(table.cells.count) cells"
+                              + "\(table.columnCount) columns, \(table.cells?.count ?? 0) cells"
                               + (table.scale < 1 ? String(format: ", font at %.0f%%", table.scale * 100) : "")
                               + String(format: ", %.1f × %.1f pt at (%.1f, %.1f)", table.rect.width, table.rect.height, table.rect.x, table.rect.y))
                     }

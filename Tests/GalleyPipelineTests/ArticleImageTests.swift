@@ -126,8 +126,13 @@ import Testing
         #expect(document.warnings.contains("image \"tip.png\": no such file"), "\(document.warnings)")
         let sources = document.pages.flatMap { $0.attachments ?? [] }.map(\.source)
         #expect(sources.sorted() == ["gone.png", "sized.png"], "\(sources)")
-        // The text is set: the table's first column is as wide as "[Tip]", not 120 pt.
-        let cells = document.pages.flatMap { $0.tables ?? [] }.flatMap(\.cells)
+        // The text is set: the table's first column is as wide as "[Tip]", not 120 pt (the
+        // cells are listed by `galley typeset --json`, not in the manifest).
+        var configuration = Configuration()
+        configuration.layouts = [ArticleLayout(name: "a4")]
+        let measured = try TypesetMeasurement.measure(file: input.appendingPathComponent("note.html"), configuration: configuration,
+                                                      fonts: try configuration.fontLibrary(), render: false)
+        let cells = measured.layouts.flatMap { $0.tables ?? [] }.flatMap { $0.cells ?? [] }
         let first = try #require(cells.first { $0.row == 0 && $0.column == 0 })
         #expect(first.rect.width < 60, "\(first.rect)")
     }

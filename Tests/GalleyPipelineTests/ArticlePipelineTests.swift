@@ -338,17 +338,25 @@ extension ArticlePipelineTests {
         #expect(error?.message.contains("no-such-fonts") == true)
     }
 
-    @Test func theManifestReportsTablesTheirCellsAndTheirText() throws {
+    /// The manifest lists the pieces of tables on each page; `galley typeset --json` lists
+    /// their cells too, each inside its piece, each cell's text inside its column's.
+    @Test func theManifestReportsTablesAndTypesetTheirCellsAndTheirText() throws {
         let folder = try ScratchFolder("tables")
         try FileManager.default.copyItem(at: Fixtures.repositoryRoot.appendingPathComponent("fixtures/tables"), to: folder.path("in"))
         let layouts = Array(Self.layouts.dropFirst())
         let summary = try run(in: folder, layouts: layouts, thumbnails: [])
         #expect(try ManifestSchema.violations(of: summary.outputFolder.appendingPathComponent("manifest.json")) == [])
         let documents = try #require(summary.manifest?.documents)
+        var configuration = Configuration()
+        configuration.layouts = layouts
+        let fonts = try configuration.fontLibrary()
         for document in documents {
             #expect(document.status == .ok)
+            let measured = try TypesetMeasurement.measure(file: folder.path("in").appendingPathComponent(document.source),
+                                                          configuration: configuration, fonts: fonts, render: false)
             for layout in layouts {
                 let pages = document.pages.filter { $0.layout == layout.name }
+                let typesetTables = try #require(measured.layouts.first { $0.name == layout.name }).tables ?? []
                 var next = 0
                 var repeated = 0
                 for page in pages {
@@ -357,13 +365,16 @@ extension ArticlePipelineTests {
                         #expect(column.textRange[0] == next)
                         next = column.textRange[1]
                     }
-                    for table in page.tables ?? [] {
+                    let listed = typesetTables.filter { $0.page == page.number }
+                    #expect(listed.map(\.rect) == (page.tables ?? []).map(\.rect), "the manifest's tables are the typesetter's")
+                    for table in page.tables ?? [] { #expect(table.cells == nil, "cells are not in the manifest") }
+                    for table in listed {
                         let column = columns[table.column]
                         // The piece inside its column, each cell inside the piece, each
                         // counted cell's text inside the column's.
                         #expect(table.rect.x >= column.rect.x - 0.01 && table.rect.x + table.rect.width <= column.rect.x + column.rect.width + 0.01)
                         #expect(table.rect.y >= column.rect.y - 0.01 && table.rect.y + table.rect.height <= column.rect.y + column.rect.height + 0.01)
-                        for cell in table.cells {
+                        for cell in try #require(table.cells) {
                             #expect(cell.rect.x >= table.rect.x - 0.01 && cell.rect.x + cell.rect.width <= table.rect.x + table.rect.width + 0.01)
                             if cell.repeatedHeader {
                                 repeated += 1
@@ -380,7 +391,9 @@ extension ArticlePipelineTests {
         let long = try #require(documents.first { $0.source == "long-table.html" })
         // The table nested in a cell is a grid of its own, reported with its parent.
         #expect(!long.warnings.contains { $0.contains("set as paragraphs in their cells") }, "\(long.warnings)")
-        #expect(long.pages.contains { ($0.tables ?? []).contains { $0.parent == 0 && $0.cells.count == 2 } })
+        let longTables = try TypesetMeasurement.measure(file: folder.path("in/long-table.html"), configuration: configuration, fonts: fonts,
+                                                        render: false).layouts.flatMap { $0.tables ?? [] }
+        #expect(longTables.contains { $0.parent == 0 && $0.cells?.count == 2 })
         #expect(long.warnings.contains { $0.contains("% of its font size") })
     }
     @Test func theManifestReportsBoxesByColumnOpenWhereTheyGoOn() throws {

@@ -52,8 +52,6 @@ typedef struct gm_page_info {
 } gm_page_info;
 
 const char *gm_mupdf_version(void);
-/* The commit this build was made from (scripts/build-release.sh), or "". */
-const char *gm_build_commit(void);
 
 gm_engine *gm_engine_new(size_t store_bytes, gm_error *error);
 void gm_engine_free(gm_engine *engine);
@@ -134,19 +132,6 @@ int gm_render_svg(fz_context *ctx, const unsigned char *data, size_t length, siz
                   int max_width, int max_height, int keeps_aspect, int *width, int *height, double *scale,
                   double *intrinsic_width, double *intrinsic_height, unsigned char **samples, gm_error *error);
 
-/// Gives the memory free in every malloc arena back to the system (glibc's malloc_trim), so
-/// that what the drawing threads freed stops counting in the process's RSS. Returns whether
-/// any was given back.
-int gm_return_freed_memory(void);
-
-/// Caps the number of malloc arenas (glibc's mallopt M_ARENA_MAX); call before threads start.
-/// Returns whether glibc took it.
-int gm_limit_malloc_arenas(int count);
-
-/// Serves allocations up to `mmap_threshold` bytes from the malloc arenas and keeps up to
-/// `trim_threshold` bytes free at the top of a heap (glibc's M_MMAP_THRESHOLD and
-/// M_TRIM_THRESHOLD); call before threads start. Returns whether glibc took both.
-int gm_reuse_large_blocks(int mmap_threshold, int trim_threshold);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,85 @@
+// Why by hand: the reduction must give the same bytes on every machine and in every order
+// (thumbnails are compared byte for byte across runs and worker counts), which rules out
+// floating-point filters whose rounding depends on the compiler's vectorisation; MuPDF's
+// scaler works on its own pixmaps inside a drawing, and libraries with a box filter
+// (libvips, pixman) are not among the project's dependencies for one loop. The arithmetic
+// here is exact integers.
+
+extension Bitmap {
+    /// The bitmap reduced to `width` × `height` by area averaging: each new pixel is the
+    /// mean of the old pixels under it, each weighted by how much of it lies under the new
+    /// one (exact rational weights, rounded once at the end). The proper filter for
+    /// reduction by any factor: no pixel is skipped, as sampling would skip thin lines.
+    /// The size must not grow in either direction.
+    public func areaAveraged(width newWidth: Int, height newHeight: Int) throws(RasterError) -> Bitmap {
+        guard newWidth <= width, newHeight <= height else {
+            throw RasterError(.invalidSize, "area averaging reduces: \(width)×\(height) to \(newWidth)×\(newHeight) grows")
+        }
+        let out = try Bitmap(width: newWidth, height: newHeight)
+        let channels = Bitmap.channels
+        // Horizontally, in units of 1/newWidth of an old pixel: old pixel i spans
+        // [i·newWidth, (i+1)·newWidth), new pixel j spans [j·width, (j+1)·width).
+        // Each new pixel takes its old pixels from `first[j]` with `weights` (summing to width).
+        var first = [Int](repeating: 0, count: newWidth)
+        var spans = [Int](repeating: 0, count: newWidth + 1)
+        var weights: [UInt32] = []
+        for j in 0..<newWidth {
+            let start = j * width, end = (j + 1) * width
+            first[j] = start / newWidth
+            spans[j] = weights.count
+            var i = first[j]
+            while i * newWidth < end {
+                let overlap = min(end, (i + 1) * newWidth) - max(start, i * newWidth)
+                weights.append(UInt32(overlap))
+                i += 1
+            }
+        }
+        spans[newWidth] = weights.count
+        // Vertically the same, rows at a time: `sums` holds each new row's weighted sums
+        // (denominator width · height) until its last old row has been added.
+        let rowValues = newWidth * channels
+        var row = [UInt64](repeating: 0, count: rowValues)
+        var sums = [UInt64](repeating: 0, count: rowValues)
+        let denominator = UInt64(width) * UInt64(height)
+        let source = UnsafeRawBufferPointer(pixels).bindMemory(to: UInt8.self)
+        let target = out.pixels.bindMemory(to: UInt8.self)
+        var outRow = 0
+        weights.withUnsafeBufferPointer { weights in
+            for y in 0..<height {
+                let base = y * rowBytes
+                for j in 0..<newWidth {
+                    var r: UInt64 = 0, g: UInt64 = 0, b: UInt64 = 0
+                    var offset = base + first[j] * channels
+                    for k in spans[j]..<spans[j + 1] {
+                        let weight = UInt64(weights[k])
+                        r += weight * UInt64(source[offset])
+                        g += weight * UInt64(source[offset + 1])
+                        b += weight * UInt64(source[offset + 2])
+                        offset += channels
+                    }
+                    row[j * channels] = r
+                    row[j * channels + 1] = g
+                    row[j * channels + 2] = b
+                }
+                // Old row y spans [y·newHeight, (y+1)·newHeight); new row k [k·height, (k+1)·height).
+                var top = y * newHeight
+                let bottom = (y + 1) * newHeight
+                while top < bottom {
+                    let rowEnd = (outRow + 1) * height
+                    let overlap = UInt64(min(bottom, rowEnd) - top)
+                    for v in 0..<rowValues { sums[v] += overlap * row[v] }
+                    top += Int(overlap)
+                    if top == rowEnd {
+                        let start = outRow * out.rowBytes
+                        for v in 0..<rowValues {
+                            target[start + v] = UInt8((sums[v] + denominator / 2) / denominator)
+                            sums[v] = 0
+                        }
+                        outRow += 1
+                    }
+                }
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import GalleyPipeline
+import GalleyRaster
+import GalleyTestSupport
+import Logging
+import Testing
+
+/// A page's thumbnails come from one drawing: the largest box is drawn, the smaller boxes are
+/// that drawing reduced by area averaging, whichever of them a run makes.
+@Suite struct ThumbnailSetTests {
+    func run(_ folder: ScratchFolder, thumbnails: [Int], pageImages: Bool, workers: Int = 2) throws -> RunSummary {
+        var configuration = Configuration()
+        configuration.baseDirectory = folder.url
+        configuration.inputs = ["in"]
+        configuration.output = "out"
+        configuration.dpi = 72
+        configuration.pageImages = pageImages
+        configuration.thumbnailBoxes = thumbnails
+        configuration.workers = Configuration.Workers(all: workers)
+        return try Pipeline(configuration: configuration, logger: Logger(label: "test")).run()
+    }
+
+    func thumbnail(_ summary: RunSummary, _ page: Manifest.Page, box: Int) throws -> Bitmap {
+        let thumbnail = try #require(page.thumbnails.first { $0.box == box })
+        let bytes = [UInt8](try Data(contentsOf: summary.outputFolder.appendingPathComponent(thumbnail.path)))
+        return try IndependentImageDecoder.decode(bytes, format: .png).bitmap
+    }
+
+    @Test(arguments: [true, false])
+    func smallerThumbnailsAreTheLargestReduced(pageImages: Bool) throws {
+        let folder = try ScratchFolder()
+        _ = try folder.copy(["article.pdf", "photo.pdf", "rotated.pdf"].map(Fixtures.pdf), into: "in")
+        let summary = try run(folder, thumbnails: [48, 200, 100], pageImages: pageImages)
+        let pages = try #require(summary.manifest?.documents).flatMap(\.pages)
+        #expect(pages.count >= 3)
+        for page in pages {
+            let largest = try thumbnail(summary, page, box: 200)
+            for box in [48, 100] {
+                let small = try thumbnail(summary, page, box: box)
+                #expect(max(small.width, small.height) <= box)
+                let reduced = try largest.areaAveraged(width: small.width, height: small.height)
+                #expect(Array(reduced.pixels) == Array(small.pixels), "page \(page.number), box \(box)")
+            }
+        }
+    }
+
+    /// A box added to a finished folder gets the thumbnail a fresh run makes, and the boxes it
+    /// no longer is the largest of are made again from it.
+    @Test func aLargerBoxAddedLaterGivesWhatAFreshRunGives() throws {
+        let folder = try ScratchFolder()
+        _ = try folder.copy([Fixtures.pdf("photo.pdf")], into: "in")
+        _ = try run(folder, thumbnails: [64], pageImages: false)
+        let later = try run(folder, thumbnails: [64, 160], pageImages: false)
+        let fresh = try ScratchFolder()
+        _ = try fresh.copy([Fixtures.pdf("photo.pdf")], into: "in")
+        let once = try run(fresh, thumbnails: [64, 160], pageImages: false, workers: 1)
+        let (a, b) = (try #require(later.manifest?.documents.first?.pages.first), try #require(once.manifest?.documents.first?.pages.first))
+        #expect(a.thumbnails.map(\.sha256) == b.thumbnails.map(\.sha256))
+    }
+}
