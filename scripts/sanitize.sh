@@ -45,6 +45,7 @@ threaded_suites=(
   'GalleyPipelineTests\.PageSelectionTests'
   'GalleyPipelineTests\.PDFOutputTests'
   'GalleyPipelineTests\.PageWatchdogTests'
+  'GalleyPipelineTests\.PagedMediaPipelineTests'
   'GalleyPipelineTests\.PictureMemoryTests'
   'GalleyPipelineTests\.PipelineTests'
   'GalleyPipelineTests\.ProgressSheetTests'

@@ -615,6 +615,18 @@ private struct YAMLReader {
                 default: layout.base.linkColor = color
                 }
             case "link_underline": layout.base.linkUnderline = try boolean(value, key: fieldKey)
+            case "folio":
+                let text = try string(value, key: fieldKey)
+                guard text == "none" || MarginBoxPosition(rawValue: text) != nil else {
+                    throw error(value, key: fieldKey, "expected a margin box (\(MarginBoxPosition.allCases.map(\.rawValue).joined(separator: ", "))) or none, got '\(text)'")
+                }
+                layout.folio = MarginBoxPosition(rawValue: text)
+            case "running_head":
+                let text = try string(value, key: fieldKey).lowercased()
+                guard text == "none" || (!text.isEmpty && text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) })) else {
+                    throw error(value, key: fieldKey, "expected an element name such as h1 or h2, or none, got '\(text)'")
+                }
+                layout.runningHead = text == "none" ? nil : text
             case "font_family":
                 layout.base.fontFamily = try string(value, key: fieldKey)
                 guard !layout.base.fontFamily.isEmpty else { throw error(value, key: fieldKey, "must not be empty") }
@@ -655,7 +667,7 @@ private struct YAMLReader {
                 }
                 layout.typography.lineBreaking = mode
             default:
-                let known = ["name", "page", "orientation", "columns", "column_gap", "column_fill", "inset", "background", "color", "link_color", "link_underline", "font_family", "font_size", "line_height", "language", "justify_threshold", "hyphenation", "hyphenate_before", "hyphenate_after", "max_hyphenated_lines", "max_letter_spacing", "line_breaking", "vertical", "text_autospace", "preformatted_marker"]
+                let known = ["name", "page", "orientation", "columns", "column_gap", "column_fill", "inset", "background", "color", "link_color", "link_underline", "font_family", "font_size", "line_height", "language", "justify_threshold", "hyphenation", "hyphenate_before", "hyphenate_after", "max_hyphenated_lines", "max_letter_spacing", "line_breaking", "vertical", "text_autospace", "preformatted_marker", "folio", "running_head"]
                 throw error(keyNode, key: fieldKey, Configuration.unknownKey(field, known: known, what: "layout key"))
             }
         }

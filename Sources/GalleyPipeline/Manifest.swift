@@ -136,6 +136,10 @@ public struct Manifest: Codable, Sendable, Equatable {
     public struct Page: Codable, Sendable, Equatable {
         /// 1-based; for articles, within the page's layout.
         public var number: Int
+        /// Articles whose pages are dressed (`@page` rules, `folio`, `running_head`,
+        /// `break-before: left | right`): the page's number as printed (`counter(page)`, in the
+        /// counter style the folio uses); absent otherwise.
+        public var label: String? = nil
         public var widthPt: Double
         public var heightPt: Double
         public var rotation: Int

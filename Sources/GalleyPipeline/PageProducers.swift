@@ -439,7 +439,8 @@ final class ArticlePages: PageProducer {
                                              looseLineCount: page.looseLineCount,
                                              wrappedPreformattedLineCount: page.wrappedPreformattedLineCount,
                                              breakExceptionCount: page.breakExceptionCount, attachments: attachments, tables: tables,
-                                             boxes: Manifest.boxes(of: page), floatedBlocks: Manifest.floatedBlocks(of: page)))
+                                             boxes: Manifest.boxes(of: page), floatedBlocks: Manifest.floatedBlocks(of: page),
+                                             label: page.label))
     }
 
     func finish() {

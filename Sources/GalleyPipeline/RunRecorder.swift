@@ -67,6 +67,8 @@ struct LayoutFacts: Sendable {
     var tables: [Manifest.TableFrame] = []
     var boxes: [Manifest.BoxFrame] = []
     var floatedBlocks: [Manifest.FloatedBlockFrame] = []
+    /// The page's number as printed, when its pages are dressed (`TypesetPage.label`).
+    var label: String?
 }
 
 /// Progress reported while a run goes on.
@@ -451,7 +453,7 @@ final class RunRecorder: Sendable {
                                           height: Int(output.height),
                                           sha256: output.sha256.hex, bytes: output.bytes)
             }
-            return Manifest.Page(number: page.facts.number, widthPt: page.facts.widthPt, heightPt: page.facts.heightPt,
+            return Manifest.Page(number: page.facts.number, label: page.facts.layout?.label, widthPt: page.facts.widthPt, heightPt: page.facts.heightPt,
                                  rotation: page.facts.rotation,
                                  image: outputs.first { $0.variant == .image }.map {
                                      Manifest.Image(path: $0.path(folder: folder, page: number), width: Int($0.width), height: Int($0.height), sha256: $0.sha256.hex,

@@ -44,9 +44,25 @@ public struct TypesetMeasurement: Codable, Sendable {
         public var floatedBlocks: [Manifest.FloatedBlockFrame]?
         /// Seconds spent drawing the pages into the PDF and writing it (`--pdf`); nil without.
         public var pdfSeconds: Double?
+        /// The margin boxes set on the pages (`@page` margin boxes, the layout's folio and
+        /// running head), with `--lines`; absent when none.
+        public var marginBoxes: [MarginBox]?
     }
 
     /// One line as set: where it is, what it holds and how it was spread.
+    /// A margin box set on a page, with `--lines`.
+    public struct MarginBox: Codable, Sendable {
+        /// The page (1-based) and its number as printed.
+        public var page: Int
+        public var label: String?
+        /// `top-center`, `bottom-right`, … (CSS Paged Media's margin boxes).
+        public var position: String
+        public var text: String
+        /// The box's first line and its baseline, on the page.
+        public var rect: Manifest.Rect
+        public var baseline: Double
+    }
+
     public struct Line: Codable, Sendable {
         /// 1-based page, 0-based column.
         public var page: Int
@@ -118,6 +134,7 @@ public struct TypesetMeasurement: Codable, Sendable {
             var boxes: [Manifest.BoxFrame] = []
             var floats: [Manifest.AttachmentFrame] = []
             var floatedBlocks: [Manifest.FloatedBlockFrame] = []
+            var marginBoxes: [MarginBox] = []
             let layoutStarted = clock.now - .seconds(parseSeconds)
             var started = clock.now
             var (parsed, layout) = article.prepared(for: configured)
@@ -163,7 +180,17 @@ public struct TypesetMeasurement: Codable, Sendable {
                 hyphenated += page.hyphenatedLineCount
                 loose += page.looseLineCount
                 badness += page.totalBadness
-                if listLines { details += Self.lines(of: page, text: parsed.text, vertical: layout.writingMode.isVertical) }
+                if listLines {
+                    details += Self.lines(of: page, text: parsed.text, vertical: layout.writingMode.isVertical)
+                    marginBoxes += page.marginBoxes.compactMap { box in
+                        box.lines.first.map { line in
+                            MarginBox(page: page.number, label: page.label, position: box.position.rawValue, text: box.text,
+                                      rect: Manifest.Rect(x: manifestPoints(line.rect.x), y: manifestPoints(line.rect.y),
+                                                          width: manifestPoints(line.rect.width), height: manifestPoints(line.rect.height)),
+                                      baseline: manifestPoints(line.baseline))
+                        }
+                    }
+                }
                 if frames { collectFrames(of: page) }
                 try drawer.draw(page)
                 if let pdf {
@@ -185,7 +212,8 @@ public struct TypesetMeasurement: Codable, Sendable {
                                          lineDetails: listLines ? details : nil, tables: tables.isEmpty ? nil : tables,
                                          boxes: boxes.isEmpty ? nil : boxes, floats: floats.isEmpty ? nil : floats,
                                          floatedBlocks: floatedBlocks.isEmpty ? nil : floatedBlocks,
-                                         pdfSeconds: pdfPath == nil ? nil : pdfSeconds))
+                                         pdfSeconds: pdfPath == nil ? nil : pdfSeconds,
+                                         marginBoxes: marginBoxes.isEmpty ? nil : marginBoxes))
         }
         return result
     }

@@ -27,6 +27,13 @@ public struct ArticleLayout: Hashable, Sendable {
     /// `<html>`, else the first element that declares one) is set in that mode instead.
     /// Default: horizontal.
     public var writingMode = WritingMode.horizontalTB
+    /// Where the page number is printed (`folio`), as a margin box; nil: not printed unless
+    /// the article's CSS asks (`@page { @bottom-center { content: counter(page) } }`).
+    public var folio: MarginBoxPosition?
+    /// The element whose text runs at the head of the page (`running_head: h1`): the last such
+    /// element begun on or before the page, in the top centre (top left when the folio is
+    /// there); nil: none unless the article's CSS sets one.
+    public var runningHead: String?
 
     /// CSS `column-fill` for the last page of an article (in paged media only the last
     /// fragment is balanced; the pages before it are full).

@@ -12,8 +12,19 @@ public final class ArticleTypesetter {
     private let framesetter: Framesetter
     private let glyphCache: GlyphCache
     private let images: AttachmentImages
-    private var offset = 0
-    private var pagesMade = 0
+    /// Where the next page's text begins, and pages made so far (blank ones included).
+    private(set) var offset = 0
+    var pagesMade = 0
+    /// The article's and the layout's paged media: margin boxes, blank pages; nil when none.
+    private var dresser: PageDresser?
+    /// How far the next page's text area is moved from the layout's: by margins of `@page
+    /// :left`, `:right` or `:first` that keep its size (`PageDresser`).
+    var pageOffset = (x: 0.0, y: 0.0)
+
+    /// The next page's columns: the layout's, moved by `pageOffset`.
+    private var pageColumnRects: [Rect] {
+        layout.columnRects.map { Rect(x: $0.x + pageOffset.x, y: $0.y + pageOffset.y, width: $0.width, height: $0.height) }
+    }
 
     /// - Parameter images: decoded pictures by attachment source. An attachment with a picture
     ///   is sized by it (when the markup leaves a dimension open) and shows it; one without
@@ -28,6 +39,8 @@ public final class ArticleTypesetter {
     /// pages.
     package init(text: AttributedText, layout: ArticleLayout, fonts: FontLibrary, images: AttachmentImages = [:],
                  analysisWindow: Int) throws(TypesetError) {
+        // The article's `@page` size and margins replace the layout's.
+        let layout = text.pagedMedia.pageLayout(layout)
         if let problem = layout.problem { throw TypesetError(.columnTooSmall, "layout \(layout.name): \(problem)") }
         let text = text.sizingAttachments(by: images)
         self.text = text
@@ -38,6 +51,7 @@ public final class ArticleTypesetter {
                                        typography: layout.typography, vertical: layout.writingMode.isVertical,
                                        analysisWindow: analysisWindow)
         framesetter.columnExtent = FlowMapping(column: layout.columnRects[0], mode: layout.writingMode).flowRect.height
+        dresser = PageDresser(text: text, layout: layout, fonts: fonts)
     }
 
     /// Cancelled, it stops typesetting between lines with a `cancelled` error: how
@@ -75,7 +89,7 @@ public final class ArticleTypesetter {
     /// The page's columns as the framesetter fills them: `FlowMapping`s and their rectangles
     /// in line coordinates, from block offset `top` down, `extent` deep (nil: to the foot).
     private func columnRects(top: Double, extent: Double?) -> [(flow: FlowMapping, rect: Rect)] {
-        layout.columnRects.map { column in
+        pageColumnRects.map { column in
             let flow = FlowMapping(column: column, mode: layout.writingMode)
             return (flow, flow.flowRect.band(from: top, extent: extent))
         }
@@ -83,7 +97,7 @@ public final class ArticleTypesetter {
 
     /// The whole text area, as one rectangle for blocks that span the columns.
     private var textArea: FlowMapping {
-        let rects = layout.columnRects
+        let rects = pageColumnRects
         let (x, y) = (rects.map(\.x).min()!, rects.map(\.y).min()!)
         let area = Rect(x: x, y: y, width: rects.map(\.maxX).max()! - x, height: rects.map(\.maxY).max()! - y)
         return FlowMapping(column: area, mode: layout.writingMode)
@@ -209,7 +223,7 @@ public final class ArticleTypesetter {
             guard goesOn, !isFinished else { break }
             // Below the deepest of the segment's rectangles, with the larger of the margins
             // on either side of the change.
-            let origin = FlowMapping(column: layout.columnRects[0], mode: layout.writingMode).flowRect.y
+            let origin = FlowMapping(column: pageColumnRects[0], mode: layout.writingMode).flowRect.y
             let bottom = segment.map { ($0.frame.bottom ?? $0.rect.y) - origin }.max() ?? top
             let before = text.paragraphs[text.paragraphIndex(at: offset - 1)].value.spaceAfter
             let after = framesetter.marginAbove(paragraph: text.paragraphIndex(at: offset))
@@ -219,8 +233,15 @@ public final class ArticleTypesetter {
         return fills
     }
 
-    /// The next page, or nil when the text is used up.
+    /// The next page, or nil when the text is used up: dressed with its margin boxes when the
+    /// article or the layout gives any (`PageDresser`).
     public func nextPage() throws(TypesetError) -> TypesetPage? {
+        guard let dresser else { return try layOutPage() }
+        return try dresser.nextPage(of: self)
+    }
+
+    /// The next page as the columns hold it, or nil when the text is used up.
+    func layOutPage() throws(TypesetError) -> TypesetPage? {
         guard !isFinished else { return nil }
         var columns: [ColumnFrame] = []
         var attachments: [AttachmentFrame] = []

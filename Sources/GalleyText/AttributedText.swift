@@ -25,6 +25,8 @@ public struct AttributedText: Sendable, Equatable {
     /// Blocks floated to a side of the column (`float` on a `div`, `aside`, `figure`, …), in
     /// document order, none inside another or in a table.
     public let floats: [FloatedBlock]
+    /// The article's `@page` rules and `string-set` values: how its pages are dressed.
+    public var pagedMedia = PagedMedia()
 
     /// Text that has passed `validate()`; the builder is the usual way to make one.
     public init(scalars: [Unicode.Scalar], styleRuns: [AttributeRun<TextStyle>],
@@ -334,6 +336,8 @@ public struct ParagraphStyle: Hashable, Sendable {
         /// CSS `break-before` and `break-after` of the blocks the paragraph starts and ends, and
         /// `break-inside` of the innermost block holding it.
         public var breakBefore = BlockBreak.auto
+        /// With a `breakBefore` of `page`: the side the page must be (`break-before: right`).
+        public var pageSide: PageSide?
         public var breakAfter = BlockBreak.auto
         public var avoidBreakInside = false
         /// Fewest lines of the paragraph left at the foot of a column (CSS `orphans`) and carried

@@ -53,6 +53,13 @@ public struct AttributedTextBuilder: Sendable {
     private var negativeMargin = 0.0
     private var ruleAbovePending = false
     private var breakBeforePending = BlockBreak.auto
+    /// The side of `break-before: left | right`, for the next paragraph.
+    public var pageSidePending: PageSide?
+    /// `string-set` values (`PagedMedia.strings`).
+    private var namedStrings: [NamedString] = []
+    /// `string-set` of the elements still open (`depth`: the walker's), each with where its
+    /// text begins: the value is made from its text when it closes.
+    private var openStringSets: [(depth: Int, offset: Int, value: String)] = []
     /// A list marker waiting for the first paragraph of its item.
     private var pendingMarker: (text: [Unicode.Scalar], style: TextStyle, width: Double)?
 
@@ -82,6 +89,27 @@ public struct AttributedTextBuilder: Sendable {
 
     /// Whether no content has been appended yet.
     public var isEmpty: Bool { scalars.isEmpty && pendingMarker == nil }
+
+    /// The offset the next content will have: after the separator the next paragraph starts
+    /// with, when none is open.
+    private var nextContentOffset: Int { openStart == nil && !paragraphs.isEmpty ? scalars.count + 1 : scalars.count }
+
+    /// An element with `string-set` (`value`, as written) opens, `depth` elements deep.
+    mutating func openStringSet(_ value: String, depth: Int) {
+        openStringSets.append((depth, nextContentOffset, value))
+    }
+
+    /// The elements open `depth` or more deep have closed: their `string-set` values are made,
+    /// `content()` being the text they hold as set (hidden elements left out), white space
+    /// collapsed, pictures and soft hyphens dropped.
+    mutating func closeStringSets(depth: Int) {
+        while let open = openStringSets.last, open.depth >= depth {
+            openStringSets.removeLast()
+            let held = scalars[min(open.offset, scalars.count)...].filter { $0 != AttributedText.objectReplacement && $0 != "\u{AD}" }
+            let content = String(String.UnicodeScalarView(held)).split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+            namedStrings += PagedMedia.assignments(open.value, content: content, offset: open.offset)
+        }
+    }
 
     /// Appends text, treating its white space as `whiteSpace` says.
     ///
@@ -280,8 +308,10 @@ public struct AttributedTextBuilder: Sendable {
         if !paragraphs.isEmpty {
             paragraphs[paragraphs.count - 1].value.spaceAfter = takeMargin()
         }
-        let text = AttributedText(scalars: scalars, styleRuns: styleRuns, paragraphs: paragraphs, attachments: attachments,
+        var text = AttributedText(scalars: scalars, styleRuns: styleRuns, paragraphs: paragraphs, attachments: attachments,
                                   tables: tables, boxes: boxes, floats: floats)
+        closeStringSets(depth: 0)
+        text.pagedMedia.strings = namedStrings
         self = AttributedTextBuilder()
         return text
     }
@@ -330,6 +360,8 @@ public struct AttributedTextBuilder: Sendable {
         ruleAbovePending = false
         style.breakBefore = style.breakBefore.combined(with: breakBeforePending)
         breakBeforePending = .auto
+        style.pageSide = pageSidePending
+        pageSidePending = nil
         openStart = scalars.count
         pendingSpace = nil
         atLineStart = true

@@ -71,6 +71,12 @@ struct ComputedStyle: Sendable {
     var visibilityHidden = false
     /// `break-before`, `break-after`, `break-inside` (not inherited).
     var breakBefore = BlockBreak.auto
+    /// The side `break-before: left | right` starts the block's page on, and the side
+    /// `break-after: left | right` the next block's (not inherited).
+    var pageSide: PageSide?
+    var pageSideAfter: PageSide?
+    /// `string-set`, as written (not inherited).
+    var stringSet: String?
     var breakAfter = BlockBreak.auto
     var avoidBreakInside = false
     /// `column-span: all` on the block or a block holding it: everything inside a spanning
@@ -176,6 +182,9 @@ struct ComputedStyle: Sendable {
         style.displayNone = false
         style.breakBefore = .auto
         style.breakAfter = .auto
+        style.pageSide = nil
+        style.pageSideAfter = nil
+        style.stringSet = nil
         style.avoidBreakInside = false
         style.float = nil
         style.clear = []
@@ -424,9 +433,9 @@ struct ComputedStyle: Sendable {
             default: break
             }
         case "break-before", "page-break-before", "-webkit-column-break-before":
-            if let kind = BlockBreak(css: value) { breakBefore = kind }
+            if let kind = BlockBreak(css: value) { (breakBefore, pageSide) = (kind, PageSide(css: value)) }
         case "break-after", "page-break-after", "-webkit-column-break-after":
-            if let kind = BlockBreak(css: value) { breakAfter = kind }
+            if let kind = BlockBreak(css: value) { (breakAfter, pageSideAfter) = (kind, PageSide(css: value)) }
         case "break-inside", "page-break-inside", "-webkit-column-break-inside":
             if value == "auto" { avoidBreakInside = false } else if BlockBreak(css: value) == .avoid { avoidBreakInside = true }
         case "float":
@@ -457,6 +466,8 @@ struct ComputedStyle: Sendable {
         case "-galley-verbatim":
             // The user-agent style sheet's mark for code elements.
             text.verbatim = value == "yes"
+        case "string-set":
+            stringSet = value == "none" ? nil : rawValue
         case "-galley-justify":
             // The user-agent style sheet's mark for headings.
             justifiable = value != "never"

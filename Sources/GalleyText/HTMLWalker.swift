@@ -210,6 +210,9 @@ struct HTMLWalker {
             warnings.append("style sheet: \(sheet.skippedAtRuleCount) at-rule\(sheet.skippedAtRuleCount == 1 ? "" : "s") not supported, ignored: "
                             + names.joined(separator: ", "))
         }
+        if !sheet.pagedMedia.unsupported.isEmpty {
+            warnings.append("style sheet: not supported, ignored: " + sheet.pagedMedia.unsupported.joined(separator: ", "))
+        }
         var language: String?
         if let root = output.root, root.pointee.type == GUMBO_NODE_ELEMENT {
             language = languageAttribute(root.pointee.v.element)
@@ -268,6 +271,7 @@ struct HTMLWalker {
         article.pageBackground = rootBackground ?? bodyBackground
         article.sourceCharacters = sourceCharacters
         article.ignoredProperties = ignoredProperties
+        article.text.pagedMedia.rules = sheet.pagedMedia.rules
         return article
     }
 
@@ -564,6 +568,7 @@ struct HTMLWalker {
             if !floats {
                 builder.addMargin(style.marginTop)
                 builder.addBreakBefore(style.breakBefore)
+                builder.pageSidePending = style.pageSide ?? builder.pageSidePending
             }
             paragraph = style.paragraphStyle(base: base)
             paragraph.element = ([name] + (attribute(element, "class")?.split(whereSeparator: Self.isHTMLWhitespace).map(String.init) ?? []))
@@ -579,6 +584,7 @@ struct HTMLWalker {
             setListMarker(element, style: style)
         }
         if let tableRole { beginTablePart(tableRole, element, style: style) }
+        if let value = style.stringSet { builder.openStringSet(value, depth: frames.count) }
         frames.append(Frame(children: element.children, style: style, styleID: styleID, paragraph: paragraph, list: list,
                             element: structural ? selected : nil, tableRole: tableRole, boxIndex: boxIndex, floats: floats,
                             tag: element.tag))
@@ -715,11 +721,13 @@ struct HTMLWalker {
                 builder.addMargin(open.marginBefore)
             } else {
                 builder.addBreakAfter(frame.style.breakAfter)
+                builder.pageSidePending = frame.style.pageSideAfter ?? builder.pageSidePending
                 builder.addMargin(frame.style.marginBottom)
             }
             if let parent = frames.last { builder.paragraphStyle = parent.paragraph }
         }
         if let role = frame.tableRole { endTablePart(role) }
+        builder.closeStringSets(depth: frames.count)
     }
 
     // MARK: Boxes
@@ -1086,7 +1094,7 @@ struct HTMLWalker {
         return label + ".\u{A0}"
     }
 
-    private static func alphabetic(_ number: Int) -> String? {
+    static func alphabetic(_ number: Int) -> String? {
         guard number > 0 else { return nil }
         var n = number
         var letters: [Character] = []
@@ -1098,7 +1106,7 @@ struct HTMLWalker {
         return String(letters.reversed())
     }
 
-    private static func roman(_ number: Int) -> String? {
+    static func roman(_ number: Int) -> String? {
         guard (1...3999).contains(number) else { return nil }
         let table: [(Int, String)] = [(1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"), (90, "XC"),
                                       (50, "L"), (40, "XL"), (10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I")]

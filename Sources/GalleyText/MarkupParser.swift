@@ -267,8 +267,10 @@ public struct MarkupParser: Sendable {
             run.value.language = language
             return run
         }
-        return (AttributedText(scalars: text.scalars, styleRuns: runs, paragraphs: text.paragraphs, attachments: text.attachments,
-                               tables: text.tables, boxes: text.boxes, floats: text.floats), guessed)
+        var languaged = AttributedText(scalars: text.scalars, styleRuns: runs, paragraphs: text.paragraphs, attachments: text.attachments,
+                                       tables: text.tables, boxes: text.boxes, floats: text.floats)
+        languaged.pagedMedia = text.pagedMedia
+        return (languaged, guessed)
     }
 
     /// Up to `limit` bytes of UTF-8: the text of the runs without a language that are not

@@ -3,7 +3,7 @@
 ///
 /// Parsing never fails: comments, `<!--`/`-->` and XHTML's `<![CDATA[`/`]]>` wrappers,
 /// at-rules (`@media` for print or all
-/// media is read, other `@media`, `@font-face` and the rest are skipped with the rules inside
+/// media is read, `@page` rules are kept for the pages, other `@media`, `@font-face` and the rest are skipped with the rules inside
 /// them; `@import` is followed by the walker), unbalanced braces and unsupported selectors
 /// are passed over. It is linear in the length of the text.
 struct StyleSheet: Sendable {
@@ -27,6 +27,8 @@ struct StyleSheet: Sendable {
     /// Some rule looks at ancestors or at an element's position (descendant and child
     /// combinators, `:first-child`): an element's style then depends on more than its parent's.
     private(set) var hasStructuralSelectors = false
+    /// The `@page` rules (`PagedMedia.swift`).
+    private(set) var pagedMedia = PagedMedia()
 
     init() {}
 
@@ -63,6 +65,8 @@ struct StyleSheet: Sendable {
                 if Self.isPrintMedia(prelude) {
                     // Galley makes pages: the rules for print (and all media) apply.
                     add(css: String(decoding: text[(end + 1)..<block.bodyEnd], as: UTF8.self))
+                } else if prelude.hasPrefix("@page") {
+                    pagedMedia.addPageRule(prelude: prelude, body: String(decoding: text[(end + 1)..<block.bodyEnd], as: UTF8.self))
                 } else {
                     noteSkipped(prelude)
                 }

@@ -173,6 +173,15 @@ public struct TypesetPage: PageSource {
     /// Times a break rule (widows, orphans, `break-after: avoid`, `break-inside: avoid`)
     /// yielded on this page because keeping it would have left a column empty.
     public let breakExceptionCount: Int
+    /// The margin boxes set on the page (`@page` margin boxes, the layout's folio and running
+    /// head), their lines drawn with the page's other lines.
+    public internal(set) var marginBoxes: [MarginBoxFrame] = []
+    /// The page's number as printed (`counter(page)`), when the article or the layout dresses
+    /// its pages (`PagedMedia`); nil otherwise.
+    public internal(set) var label: String?
+    /// A page left blank so that the next starts on the side `break-before: left | right`
+    /// asks for.
+    public internal(set) var isBlank = false
 
     init(size: PageSize, number: Int, background: RGBColor, writingMode: WritingMode, columns: [ColumnFrame], attachments: [AttachmentFrame],
          glyphRuns: [GlyphRun], rects: [FilledRect], images: [PlacedImage], glyphCache: GlyphCache, breakExceptionCount: Int = 0) {
