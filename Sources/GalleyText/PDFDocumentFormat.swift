@@ -242,6 +242,7 @@ final class PDFDocumentWriter: DocumentWriter {
     /// order, their clusters backward. Nil when the run keeps no clusters.
     private func textClusters(of run: GlyphRun) -> ([CChar], [cairo_text_cluster_t], Bool)? {
         guard run.clusters.count == run.glyphs.count else { return nil }
+        let scalars = run.ownText ?? self.scalars
         // Consecutive glyphs of one cluster, in glyph order.
         var groups: [(cluster: Int, glyphs: Int)] = []
         for cluster in run.clusters {

@@ -314,6 +314,8 @@ final class PageDresser {
         return SetBox(runs: page.glyphRuns.map { run in
                           var run = run
                           run.positions = run.positions.map { ($0.x + dx, $0.y + dy) }
+                          // Its clusters index the box's text, not the article's (the PDF's text).
+                          run.ownText = scalars
                           return run
                       },
                       rects: page.rects.map { $0.moved(to: moved($0.rect)) },

@@ -129,6 +129,9 @@ struct GlyphRun: Sendable {
     var text: Range<Int> = 0..<0
     /// The target of the link (`<a href>`) the run is in.
     var link: String?
+    /// The text `clusters` and `text` index when it is not the article's: a margin box's
+    /// (a folio, a running head), set from a text of its own.
+    var ownText: [Unicode.Scalar]?
 
     /// The cluster of a hyphen added where a line breaks inside a word: it shows a "-".
     static let insertedHyphen = -1

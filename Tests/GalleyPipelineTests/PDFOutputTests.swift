@@ -193,6 +193,27 @@ struct PDFOutputTests {
         #expect(entries.count == 3 && entries[1].0 > entries[0].0 && entries[2].0 == entries[1].0)
     }
 
+    /// Folios and running heads (margin boxes, set from texts of their own) read back from
+    /// the PDF as they are printed, not as characters of the article at the same offsets.
+    @Test func marginBoxesReadBackAsPrinted() throws {
+        let folder = try ScratchFolder("pdf-margin-boxes")
+        let html = """
+            <html><head><title>Folio</title><style>
+            @page { @bottom-center { content: "Page " counter(page) " of " counter(pages) } @top-center { content: string(chapter) } }
+            h1 { string-set: chapter content() }
+            </style></head><body><h1>Binding the signatures</h1><p>Fold, gather and sew.</p></body></html>
+            """
+        try Data(html.utf8).write(to: folder.path("folio.html"))
+        var configuration = Configuration()
+        configuration.layouts = [ArticleLayout(name: "a4")]
+        let path = folder.path("folio.pdf").path
+        _ = try TypesetMeasurement.measure(file: folder.path("folio.html"), configuration: configuration,
+                                           fonts: try configuration.fontLibrary(), render: false, pdf: { _ in path })
+        let text = try PeerTools.run("mutool", ["draw", "-F", "txt", folder.path("folio.pdf").path]).stdout
+        #expect(text.contains("Page 1 of 1"), "\(text)")
+        #expect(text.components(separatedBy: "Binding the signatures").count == 3, "the heading and the running head: \(text)")
+    }
+
     /// MuPDF's drawing of each PDF page at the page images' 96 dpi against Galley's own page
     /// image. Two rasterizers differ at glyph edges, and Galley snaps baselines to whole pixels
     /// where MuPDF does not, so both are compared as grey means of 4 × 4 pixel blocks, each of
