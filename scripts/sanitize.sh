@@ -48,6 +48,7 @@ threaded_suites=(
   'GalleyPipelineTests\.ProgressSheetTests'
   'GalleyPipelineTests\.RunDiffTests'
   'GalleyPipelineTests\.ShardMergeTests'
+  'GalleyPipelineTests\.ShardPlanTests'
   'GalleyCLITests\.'
   'GalleyCatalogTests\.'
   'GalleyPDFTests\.ConcurrentPageDrawTests'

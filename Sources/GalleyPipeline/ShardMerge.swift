@@ -1,5 +1,6 @@
 import Foundation
 import GalleyBase
+import GalleyCatalog
 
 /// Puts the output folders of a sharded run (`galley run --shard K/N` on N machines) back
 /// together into the folder one run would have written: the same page images and thumbnails
@@ -34,10 +35,10 @@ public enum ShardMerge {
         }
         guard let first = parts.first else { throw UsageError(subject: "merge", message: "no shard output folders given") }
         for part in parts.dropFirst() {
-            guard part.shard.count == first.shard.count, part.shard.inputs == first.shard.inputs,
+            guard part.shard.count == first.shard.count, part.shard.inputs == first.shard.inputs, part.shard.plan == first.shard.plan,
                   part.manifest.settings == first.manifest.settings else {
                 throw UsageError(subject: part.folder.path,
-                                 message: "belongs to a different run than \(first.folder.path) (shard count, inputs or settings differ)")
+                                 message: "belongs to a different run than \(first.folder.path) (shard count, inputs, plan or settings differ)")
             }
         }
         let indexes = parts.map(\.shard.index)
@@ -104,10 +105,12 @@ public enum ShardMerge {
         } catch {
             throw OutputError(path: output.appendingPathComponent("manifest.json").path, message: "cannot encode: \(error)")
         }
+        try mergeCatalogs(parts.map { ($0.folder, $0.shard) }, into: store, keeping: Set(merged.flatMap(\.outputPaths)))
         // The shards' sources, so the merged sheet links to the files a single run's would.
         var sources = SourceFiles()
         for part in parts {
-            sources.paths.merge(SourceFiles.read(outputFolder: part.folder).paths, uniquingKeysWith: { first, _ in first })
+            sources.paths.merge(SourceFiles.read(outputFolder: part.folder).paths.mapValues(part.shard.planPath),
+                                uniquingKeysWith: { first, _ in first })
         }
         try sources.write(to: store)
         let links = sources.links(from: output)
@@ -115,5 +118,46 @@ public enum ShardMerge {
             ContactSheet.write(manifest, sources: links) { sink.write($0) }
         }
         return manifest
+    }
+
+    /// The shards' catalogs into the merged folder's, so a run there afterwards is as
+    /// incremental as after a single run: each document as the shard recorded it, named by
+    /// its path where the plan was made (a shard that saw the inputs elsewhere is mapped
+    /// back). Documents an earlier merge recorded that no shard has now go, with their outputs
+    /// (but those in `keeping`): no stale outputs remain.
+    static func mergeCatalogs(_ shards: [(folder: URL, shard: Manifest.ShardInfo)], into store: OutputStore, keeping: Set<String>) throws {
+        let path = Pipeline.catalogURL(output: store.root).path
+        do {
+            for suffix in ["", "-wal", "-shm", "-journal"] { try store.confined.checkFile(".galley/catalog.sqlite" + suffix) }
+            let catalog = try Catalog(path: path)
+            let earlier = try catalog.documents()
+            var imported = Set<String>()
+            for (folder, shard) in shards {
+                let shardPath = Pipeline.catalogURL(output: folder).path
+                guard FileManager.default.fileExists(atPath: shardPath) else { continue }
+                imported.formUnion(try catalog.importDocuments(from: try Catalog(path: shardPath), mapPath: shard.planPath))
+            }
+            let gone = earlier.values.filter { !imported.contains($0.sourcePath) }.compactMap(\.id)
+            var folders = Set<String>()
+            for output in try catalog.outputs(documentIDs: gone) where !keeping.contains(output.path) {
+                _ = store.confined.removeFile(output.path)
+                folders.formUnion(PathText.folders(above: output.path))
+            }
+            for folder in folders.sorted(by: { $0.count > $1.count }) { _ = store.confined.removeEmptyFolder(folder) }
+            try catalog.remove(documentIDs: gone)
+        } catch let error as CatalogError {
+            throw OutputError(path: path, message: "the merged catalog cannot be written (\(error.message))")
+        }
+    }
+}
+
+extension Manifest.ShardInfo {
+    /// A source's absolute path as this shard saw it, made the path where the plan was made
+    /// (the shard saw the inputs under another mount point); other paths are kept.
+    @Sendable func planPath(_ path: String) -> String {
+        for (seen, planned) in zip(roots ?? [], planRoots ?? []) where seen != planned && path.hasPrefix(seen + "/") {
+            return planned + path.dropFirst(seen.count)
+        }
+        return path
     }
 }
