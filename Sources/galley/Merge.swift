@@ -32,6 +32,7 @@ struct Merge: ParsableCommand {
         let totals = manifest.totals
         print("galley: merged \(shards.count) shards: \(totals.documents) documents (\(totals.ok) ok, \(totals.failed) failed, "
               + "\(totals.unchanged) unchanged), \(totals.pages) pages in \(url(output).path)")
+        printFailures(manifest)
         if totals.failed > 0 { throw ExitCode(Galley.Status.someFailed) }
     }
 }

@@ -394,9 +394,7 @@ struct Run: ParsableCommand {
             if !skipped.isEmpty { print("galley: passed over \(skipped.counts) file(s) under the inputs (--verbose lists them)") }
             if !folders.isEmpty { print("galley: under the inputs, \(folders) (--verbose lists them)") }
         }
-        for document in manifest.documents where document.status == .failed {
-            if let error = document.error { print("  failed: \(document.source): \(error)") }
-        }
+        printFailures(manifest)
         for removal in summary.removals { print("  removed: \(removal)") }
         print("galley: outputs in \(summary.outputFolder.path) (manifest: \(summary.outputFolder.appendingPathComponent("manifest.json").path))")
         if let diff = summary.diff {
@@ -443,5 +441,12 @@ struct TerminalLogHandler: LogHandler {
         var event = event
         event.message = "\(Escape.terminal(event.message.description))"
         inner.log(event: event)
+    }
+}
+
+/// The failed documents of a run or a merge, one line each, as the summary lists them.
+func printFailures(_ manifest: Manifest) {
+    for document in manifest.documents where document.status == .failed {
+        if let error = document.error { print("  failed: \(document.source): \(error)") }
     }
 }
