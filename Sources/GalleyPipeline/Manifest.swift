@@ -46,8 +46,13 @@ public struct Manifest: Codable, Sendable, Equatable {
         /// catalog names files as the planning machine sees them.
         public var roots: [String]?
         public var planRoots: [String]?
+        /// How many documents the plan left to the library it was made against (`galley merge
+        /// --into LIBRARY` keeps them); absent when none.
+        public var library: Int?
 
-        public init(index: Int, count: Int, inputs: [String], plan: String? = nil, roots: [String]? = nil, planRoots: [String]? = nil) {
+        public init(index: Int, count: Int, inputs: [String], plan: String? = nil, roots: [String]? = nil, planRoots: [String]? = nil,
+                    library: Int? = nil) {
+            self.library = library
             self.index = index
             self.count = count
             self.inputs = inputs

@@ -217,7 +217,7 @@ public final class Pipeline: Sendable {
             shard: configuration.shard.map { shard in
                 configuration.plannedShard.map { planned in
                     .init(index: shard.index, count: shard.count, inputs: planned.plan.inputs, plan: planned.planHash,
-                          roots: planned.roots, planRoots: planned.plan.roots)
+                          roots: planned.roots, planRoots: planned.plan.roots, library: planned.plan.library?.count)
                 } ?? .init(index: shard.index, count: shard.count, inputs: configuration.inputs)
             },
             run: .init(galleyVersion: Self.version, mupdfVersion: MuPDFEngine.version,

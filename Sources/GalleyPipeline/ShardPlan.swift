@@ -22,6 +22,10 @@ public struct ShardPlan: Codable, Sendable, Equatable {
     /// `roots[input]/path`.
     public var roots: [String]
     public var shards: [WorkList]
+    /// Documents the library (the output folder the plan was made against) holds done, with
+    /// the same size, modification time and settings: in no work list; `galley merge --into
+    /// LIBRARY` keeps their outputs. Absent when there are none.
+    public var library: [Entry]?
 
     public struct WorkList: Codable, Sendable, Equatable {
         /// 1-based.
@@ -120,8 +124,11 @@ public struct ShardPlan: Codable, Sendable, Equatable {
         let roots = configuration.inputs.map { root(of: $0, configuration: configuration).path }
         let inputIndex = Dictionary(configuration.inputs.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         let engine = try? MuPDFEngine(storeBytes: 16 << 20)
+        let fingerprints = Fingerprints(configuration: configuration)
+        let library = configuration.outputURL
         var read = 0
         var entries: [Entry] = []
+        var done: [Entry] = []
         for document in scanned {
             let input = inputIndex[document.input] ?? 0
             let root = roots[input]
@@ -137,6 +144,15 @@ public struct ShardPlan: Codable, Sendable, Equatable {
             if let row = known[document.url.path], row.size == stamp.size, row.mtime == stamp.mtime {
                 entry.sha256 = row.contentHash
                 pages = row.pageCount
+                // Done in the library as a run there would find it: left to it.
+                if row.status == .ok, row.settings == fingerprints.document(document.kind), let summary = row.summary,
+                   let finished = try? Manifest.Document.decodeEntry(summary), finished.name == document.name,
+                   finished.input == document.input, finished.source == document.relativePath,
+                   finished.outputPaths.allSatisfy({ FileManager.default.fileExists(atPath: library.appendingPathComponent($0).path) }) {
+                    entry.cost = 0
+                    done.append(entry)
+                    continue
+                }
             } else {
                 entry.sha256 = try? ContentHash.sha256(file: document.url).hash
                 read += 1
@@ -153,7 +169,7 @@ public struct ShardPlan: Codable, Sendable, Equatable {
                              shards: lists.enumerated().map { index, members in
                                  WorkList(index: index + 1, cost: members.reduce(0) { $0 + entries[$1].cost },
                                           documents: members.sorted().map { entries[$0] })
-                             })
+                             }, library: done.isEmpty ? nil : done)
         return (plan, warnings, read)
     }
 

@@ -394,7 +394,7 @@ struct Run: ParsableCommand {
             if !skipped.isEmpty { print("galley: passed over \(skipped.counts) file(s) under the inputs (--verbose lists them)") }
             if !folders.isEmpty { print("galley: under the inputs, \(folders) (--verbose lists them)") }
         }
-        printFailures(manifest)
+        printFailures(manifest, print: print)
         for removal in summary.removals { print("  removed: \(removal)") }
         print("galley: outputs in \(summary.outputFolder.path) (manifest: \(summary.outputFolder.appendingPathComponent("manifest.json").path))")
         if let diff = summary.diff {
@@ -444,8 +444,9 @@ struct TerminalLogHandler: LogHandler {
     }
 }
 
-/// The failed documents of a run or a merge, one line each, as the summary lists them.
-func printFailures(_ manifest: Manifest) {
+/// The failed documents of a run or a merge, one line each, as the summary lists them
+/// (escaped for the terminal by default: names and reasons come from files).
+func printFailures(_ manifest: Manifest, print: (String) -> Void = { Swift.print(Escape.terminal($0)) }) {
     for document in manifest.documents where document.status == .failed {
         if let error = document.error { print("  failed: \(document.source): \(error)") }
     }

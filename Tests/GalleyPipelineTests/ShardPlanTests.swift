@@ -102,4 +102,42 @@ import Testing
         let rerun = try self.single(folder, output: "merged")
         #expect(rerun.drawnOutputs == 0 && rerun.manifest?.totals.unchanged == single.documents.count - 1)
     }
+
+    /// The nightly run: a plan against the merged folder leaves its unchanged documents to it,
+    /// the shards draw only the edited file, and the merge into the library updates it in
+    /// place to what a single incremental run gives, a removed file's outputs gone.
+    @Test func oneEditedFileIsAllThatIsDrawnAfterPlanShardsAndMergeIntoTheLibrary() throws {
+        let folder = try ScratchFolder("plan")
+        _ = try single(folder)
+        _ = try plan(folder)
+        for k in 1...3 { _ = try runShard(folder, k) }
+        _ = try ShardMerge.merge(shards: (1...3).map { folder.path("shard\($0)") }, into: folder.path("merged"))
+        for k in 1...3 { try FileManager.default.removeItem(at: folder.path("shard\(k)")) }
+
+        // Content no other file has (a comment after the end), so nothing can be reused.
+        let handle = try FileHandle(forWritingTo: folder.path("in/one/landscape.pdf"))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("\n% edited\n".utf8))
+        try handle.close()
+        try FileManager.default.removeItem(at: folder.path("in/two/again"))
+        let incremental = try single(folder)
+        let (plan, read) = try plan(folder)
+        #expect(read == 1, "only the edited file is read")
+        let listed = plan.shards.flatMap(\.documents).map(\.source).sorted()
+        #expect(listed == ["garbage.pdf", "landscape.pdf"], "the edited file, and the one that failed: \(listed)")
+        #expect(plan.library?.count == (incremental.manifest?.documents.count ?? 0) - 2)
+        var drawn = 0
+        for k in 1...3 { drawn += try runShard(folder, k).drawnOutputs }
+        #expect(drawn == incremental.drawnOutputs && drawn > 0, "only the edited file's pages drawn: \(drawn)")
+
+        let shards = (1...3).map { folder.path("shard\($0)") }
+        let withoutPlan = #expect(throws: UsageError.self) { try ShardMerge.merge(shards: shards, into: folder.path("merged")) }
+        #expect(withoutPlan?.message.contains("--into LIBRARY --plan PLAN") == true)
+        let merged = try ShardMerge.merge(shards: shards, into: folder.path("merged"), plan: folder.path("plan.json"))
+        #expect(merged.totals == incremental.manifest?.totals)
+        try ShardMergeTests.expectMergedIsSingle(folder, try #require(incremental.manifest))
+        #expect(!FileManager.default.fileExists(atPath: folder.path("merged/again").path), "the removed document's outputs are gone")
+        let rerun = try self.single(folder, output: "merged")
+        #expect(rerun.drawnOutputs == 0)
+    }
 }
