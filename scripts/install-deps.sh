@@ -53,6 +53,8 @@ packages=(
   chromium
   # benchmark peers and measurement
   poppler-utils libvips-tools time pango1.0-tools
+  # strace: scripts/benchmark-shards.py counts the bytes read from the corpus with it
+  strace
   # zzuf: mutated copies of the fixtures for scripts/mutate-run.sh (whole galley runs) and
   # scripts/fuzz-articles.sh (articles with invalid UTF-8 and control bytes)
   zzuf

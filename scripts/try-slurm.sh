@@ -4,7 +4,9 @@
 # the array succeeded (sbatch --dependency=afterok), and the merged folder compared byte for
 # byte with a single-machine galley run of the same inputs (the manifest apart from its run
 # block, the catalog and other state in .galley/ apart); then a run into the merged folder must
-# find every document unchanged (the shards' catalogs are merged).
+# find every document unchanged (the shards' catalogs are merged); then, one article edited, a
+# second round (a plan against the merged folder, the array, galley merge --into it) must draw
+# only that article and leave the merged folder as a single incremental run leaves its own.
 #
 #   bash scripts/try-slurm.sh [GALLEY]        (default: .build/release/galley, else .build/debug/galley)
 #
@@ -79,7 +81,7 @@ host=$(hostname -s)
 cpus=$(nproc)
 user=$(id -un)
 port=${SLURM_TRY_PORT:-16817}
-mkdir -p "$work"/{munge,state,spool,log,run,jobs,corpus,shards}
+mkdir -p "$work"/{munge,state,spool,log,run,jobs,corpus}
 
 # MUNGE with a key of its own and a socket in the folder: no system munged is touched.
 dd if=/dev/urandom of="$work/munge/munge.key" bs=1024 count=1 status=none
@@ -143,57 +145,60 @@ echo "try-slurm: one-node cluster up on $host ($cpus CPUs) after $(( $(date +%s)
 # The corpus: the fixtures' PDFs and articles (a broken PDF among them: it fails alike in both).
 cp fixtures/pdf/*.pdf "$work/corpus/"
 cp -r fixtures/articles/. "$work/corpus/articles/"
-settings=(--dpi 40 --thumbnails 64 --jobs 2 --progress none)
+# The settings in a pipeline.yml that galley plan reads too: it leaves to the merged folder only
+# documents done there with the settings the shards will use.
+printf 'dpi: 40\nthumbnails: [64]\n' > "$work/pipeline.yml"
+settings=(--config "$work/pipeline.yml" --jobs 2 --progress none)
 if [ -z "${FONTCONFIG_FILE:-}" ]; then export FONTCONFIG_FILE=$(bash scripts/test-fonts.sh); fi
 
 out=$work/jobs
-plan_job=$(sbatch --parsable --job-name=galley-plan --output="$out/plan.out" --chdir="$work" \
-  --wrap "'$galley' plan --shards 3 --input '$work/corpus' --library '$work/merged' --output '$work/plan.json'")
-jobs_submitted+=("$plan_job")
-# A shard whose documents failed (exit status 1) finished: its manifest has the failures, and
-# galley merge reports them all and exits 1. Only a shard that did not finish stops the merge.
-array_job=$(sbatch --parsable --job-name=galley-shard --array=1-3 --dependency=afterok:"$plan_job" --output="$out/shard-%a.out" \
-  --chdir="$work" --wrap "'$galley' run --plan '$work/plan.json' --input '$work/corpus' --output \"$work/shards/shard-\$SLURM_ARRAY_TASK_ID\" ${settings[*]} || [ \$? -eq 1 ]")
-jobs_submitted+=("$array_job")
-merge_job=$(sbatch --parsable --job-name=galley-merge --dependency=afterok:"$array_job" --output="$out/merge.out" --chdir="$work" \
-  --wrap "'$galley' merge '$work/merged' '$work/shards/shard-1' '$work/shards/shard-2' '$work/shards/shard-3'")
-jobs_submitted+=("$merge_job")
-echo "try-slurm: submitted plan $plan_job, array $array_job (3 tasks), merge $merge_job"
-
-# Meanwhile, the same inputs on this machine alone.
-# In the jobs' folder, so that no pipeline.yml of the current folder applies to one and not the others.
-(cd "$work" && "$galley" run --input "$work/corpus" --output "$work/single" "${settings[@]}" > "$out/single.out" 2>&1) || true
-
 timeout=${TIMEOUT:-240}
-state=
-while true; do
-  state=$(scontrol show job "$merge_job" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p' | head -1)
-  reason=$(scontrol show job "$merge_job" 2>/dev/null | sed -n 's/.*Reason=\([A-Za-z_]*\).*/\1/p' | head -1)
-  case "$state" in
-    COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY|BOOT_FAIL|DEADLINE) break ;;
-  esac
-  if [ "$reason" = DependencyNeverSatisfied ]; then state="never started ($reason)"; break; fi
-  if [ $(( $(date +%s) - started )) -gt "$timeout" ]; then state="still ${state:-unknown} after ${timeout} s"; break; fi
-  sleep 1
-done
-for job in "$plan_job" "$array_job" "$merge_job"; do
-  scontrol show job "$job" 2>/dev/null | grep -oE '(JobId|ArrayTaskId|JobName|JobState|ExitCode)=[^ ]*' | paste -sd ' ' || true
-done
-# galley merge exits 1 when a document failed in some shard: the corpus has one broken PDF.
-merge_status=$(scontrol show job "$merge_job" 2>/dev/null | sed -n 's/.* ExitCode=\([0-9]*\):.*/\1/p' | head -1)
-if [ "$state" != COMPLETED ] && ! { [ "$state" = FAILED ] && [ "$merge_status" = 1 ]; }; then
-  echo "try-slurm: the merge job ended $state (exit $merge_status)" >&2
-  exit 1
-fi
-cat "$out/plan.out" "$out/merge.out"
-if ! grep -q "failed: encrypted.pdf" "$out/merge.out"; then
-  echo "try-slurm: the merge did not report the document that failed in its shard (encrypted.pdf)" >&2
-  exit 1
-fi
-
-python3 - "$work/single" "$work/merged" <<'EOF'
+# One round: galley plan, a job array of 3 shards once the plan is made, galley merge ($1 are
+# its arguments before the shards') once every shard finished; waits for the merge.
+round() {
+  local name=$1 merge_arguments=$2 plan_job array_job merge_job state reason merge_status job
+  plan_job=$(sbatch --parsable --job-name=galley-plan --output="$out/$name-plan.out" --chdir="$work" \
+    --wrap "'$galley' plan --shards 3 --config '$work/pipeline.yml' --input '$work/corpus' --library '$work/merged' --output '$work/$name.json'")
+  jobs_submitted+=("$plan_job")
+  # A shard whose documents failed (exit status 1) finished: its manifest has the failures, and
+  # galley merge reports them all and exits 1. Only a shard that did not finish stops the merge.
+  array_job=$(sbatch --parsable --job-name=galley-shard --array=1-3 --dependency=afterok:"$plan_job" --output="$out/$name-shard-%a.out" \
+    --chdir="$work" --wrap "'$galley' run --plan '$work/$name.json' --input '$work/corpus' --output \"$work/$name/shard-\$SLURM_ARRAY_TASK_ID\" ${settings[*]} || [ \$? -eq 1 ]")
+  jobs_submitted+=("$array_job")
+  merge_job=$(sbatch --parsable --job-name=galley-merge --dependency=afterok:"$array_job" --output="$out/$name-merge.out" --chdir="$work" \
+    --wrap "'$galley' merge $merge_arguments '$work/$name/shard-1' '$work/$name/shard-2' '$work/$name/shard-3'")
+  jobs_submitted+=("$merge_job")
+  echo "try-slurm: $name: submitted plan $plan_job, array $array_job (3 tasks), merge $merge_job"
+  # Meanwhile, the same inputs on this machine alone, into the same folder each round; in the
+  # jobs' folder, so that no pipeline.yml of the current folder applies to one and not the others.
+  (cd "$work" && "$galley" run --input "$work/corpus" --output "$work/single" "${settings[@]}" > "$out/$name-single.out" 2>&1) || true
+  while true; do
+    state=$(scontrol show job "$merge_job" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p' | head -1)
+    reason=$(scontrol show job "$merge_job" 2>/dev/null | sed -n 's/.*Reason=\([A-Za-z_]*\).*/\1/p' | head -1)
+    case "$state" in
+      COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY|BOOT_FAIL|DEADLINE) break ;;
+    esac
+    if [ "$reason" = DependencyNeverSatisfied ]; then state="never started ($reason)"; break; fi
+    if [ $(( $(date +%s) - started )) -gt "$timeout" ]; then state="still ${state:-unknown} after ${timeout} s"; break; fi
+    sleep 1
+  done
+  for job in "$plan_job" "$array_job" "$merge_job"; do
+    scontrol show job "$job" 2>/dev/null | grep -oE '(JobId|ArrayTaskId|JobName|JobState|ExitCode)=[^ ]*' | paste -sd ' ' || true
+  done
+  # galley merge exits 1 when a document failed in some shard: the corpus has one encrypted PDF.
+  merge_status=$(scontrol show job "$merge_job" 2>/dev/null | sed -n 's/.* ExitCode=\([0-9]*\):.*/\1/p' | head -1)
+  if [ "$state" != COMPLETED ] && ! { [ "$state" = FAILED ] && [ "$merge_status" = 1 ]; }; then
+    echo "try-slurm: $name: the merge job ended $state (exit $merge_status)" >&2
+    exit 1
+  fi
+  cat "$out/$name-plan.out" "$out/$name-merge.out"
+  if ! grep -q "failed: encrypted.pdf" "$out/$name-merge.out"; then
+    echo "try-slurm: $name: the merge did not report the document that failed in its shard (encrypted.pdf)" >&2
+    exit 1
+  fi
+  python3 - "$work/single" "$work/merged" "$name" <<'EOF'
 import json, os, sys
-single, merged = sys.argv[1:]
+single, merged, name = sys.argv[1:]
 def files(root):
     found = set()
     for folder, dirs, names in os.walk(root):
@@ -209,15 +214,31 @@ for path in sorted(a & b):
         x.pop("run"); y.pop("run")
     if x != y:
         problems.append(f"differs: {path}")
-for p in problems: print("try-slurm:", p)
+for p in problems: print(f"try-slurm: {name}:", p)
 if problems: sys.exit(1)
-print(f"try-slurm: merged folder = single run, byte for byte ({len(a)} files, manifest apart from run)")
+print(f"try-slurm: {name}: merged folder = single run, byte for byte ({len(a)} files, manifest apart from run)")
 EOF
+}
+
+round first "'$work/merged'"
 
 # The merged catalog came along: a run into the merged folder finds every document done.
 (cd "$work" && "$galley" run --input "$work/corpus" --output "$work/merged" "${settings[@]}" > "$out/rerun.out" 2>&1) || true
 grep -E "documents:|images drawn" "$out/rerun.out"
 if ! grep -q "documents: 0 ok, 1 failed, 18 unchanged" "$out/rerun.out"; then
   echo "try-slurm: the run into the merged folder after the merge was not a no-change run" >&2
+  exit 1
+fi
+
+# One article edited: the next plan leaves the rest to the merged folder, the shards draw that
+# article (and retry the encrypted PDF), and the merge updates the folder in place, which must
+# then be what a single incremental run into its own folder gives.
+printf '\n<!-- edited -->\n' >> "$work/corpus/articles/magazine.html"
+round nightly "--into '$work/merged' --plan '$work/nightly.json'"
+drawn=$(cat "$out"/nightly-shard-*.out | sed -n 's/^galley: \([0-9]*\) images drawn.*/\1/p' | awk '{ s += $1 } END { print s + 0 }')
+single_drawn=$(sed -n 's/^galley: \([0-9]*\) images drawn.*/\1/p' "$out/nightly-single.out")
+echo "try-slurm: nightly: the shards drew $drawn images, the single incremental run $single_drawn"
+if [ "$drawn" != "$single_drawn" ]; then
+  echo "try-slurm: nightly: the shards drew other than the edited article's pages" >&2
   exit 1
 fi

@@ -89,7 +89,8 @@ public final class Pipeline: Sendable {
             for path in skipped.linkedFolders { logger.debug("skipped, a link to a folder (follow_symlinks is off): \(path)") }
             for path in skipped.unlisted { logger.warning("skipped, a folder that cannot be listed: \(path)") }
         }
-        if scanned.isEmpty, options.requireDocuments {
+        // A planned shard's list may be empty (fewer documents to draw than shards).
+        if scanned.isEmpty, options.requireDocuments, configuration.plannedShard == nil {
             let inputs = configuration.inputs.map { "\($0) (\(configuration.resolveInput($0).path))" }.joined(separator: ", ")
             let passedOver = skipped.isEmpty ? "" : "; passed over: \(skipped.counts)"
             throw UsageError(subject: "inputs",

@@ -46,8 +46,9 @@ struct Plan: ParsableCommand {
         let data = try made.plan.encoded()
         let documents = made.plan.shards.reduce(0) { $0 + $1.documents.count }
         let costs = made.plan.shards.map { $0.cost.formatted() }.joined(separator: ", ")
-        let summary = "galley: planned \(documents) documents in \(shards) shards (costs \(costs)); read \(made.read) file(s), "
-            + "\(documents - made.read) known to the catalog\n"
+        let library = made.plan.library?.count ?? 0
+        let summary = "galley: planned \(documents) documents in \(shards) shards (costs \(costs))"
+            + (library > 0 ? ", \(library) left to the library (done there)" : "") + "; read \(made.read) file(s)\n"
         if let planFile {
             let url = URL(fileURLWithPath: planFile, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
             do {
