@@ -3,12 +3,15 @@
 # Idempotent: packages already present are left alone, and apt is not touched at all
 # when nothing is missing.
 #
-#   bash scripts/install-deps.sh [--conformance]
+#   bash scripts/install-deps.sh [--conformance] [--slurm]
 #
 # --conformance also installs what the CSS conformance runner needs (scripts/wpt-reftests.py
 # and scripts/make-ahem.py): fontTools, which builds the Ahem test font, and NumPy, which
 # compares the pages; python3-venv for the virtual environment that WeasyPrint, its peer,
 # is installed into from PyPI when the runner is asked for it.
+#
+# --slurm also installs a one-node Slurm cluster's daemons and commands (slurmctld, slurmd,
+# sbatch: Debian's slurm-wlm) and MUNGE, the authentication they need, for scripts/try-slurm.sh.
 set -euo pipefail
 
 packages=(
@@ -53,6 +56,8 @@ packages=(
   chromium
   # benchmark peers and measurement
   poppler-utils libvips-tools time pango1.0-tools
+  # strace: scripts/benchmark-shards.py counts the bytes read from the corpus with it
+  strace
   # zzuf: mutated copies of the fixtures for scripts/mutate-run.sh (whole galley runs) and
   # scripts/fuzz-articles.sh (articles with invalid UTF-8 and control bytes)
   zzuf
@@ -60,7 +65,8 @@ packages=(
 for argument in "$@"; do
   case "$argument" in
     --conformance) packages+=(python3-fonttools python3-numpy python3-venv) ;;
-    *) echo "install-deps: unknown option $argument (known: --conformance)" >&2; exit 2 ;;
+    --slurm) packages+=(slurm-wlm munge) ;;
+    *) echo "install-deps: unknown option $argument (known: --conformance, --slurm)" >&2; exit 2 ;;
   esac
 done
 

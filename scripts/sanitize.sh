@@ -51,6 +51,7 @@ threaded_suites=(
   'GalleyPipelineTests\.ProgressSheetTests'
   'GalleyPipelineTests\.RunDiffTests'
   'GalleyPipelineTests\.ShardMergeTests'
+  'GalleyPipelineTests\.ShardPlanTests'
   'GalleyCLITests\.'
   'GalleyCatalogTests\.'
   'GalleyPDFTests\.ConcurrentPageDrawTests'

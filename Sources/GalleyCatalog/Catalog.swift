@@ -179,6 +179,36 @@ public final class Catalog: Sendable {
         }
     }
 
+    /// Takes in every document of `other` with its outputs (a shard's catalog, when `galley
+    /// merge` puts shards together), each replacing the document with the same source path
+    /// here; `mapPath` gives each source path as this catalog names it. Returns the source
+    /// paths taken in.
+    @discardableResult
+    public func importDocuments(from other: Catalog, mapPath: @Sendable (String) -> String) throws(CatalogError) -> Set<String> {
+        let (documents, outputs) = try other.read { db in
+            (try DocumentRecord.fetchAll(db), Dictionary(grouping: try OutputRecord.fetchAll(db), by: \.documentId))
+        }
+        return try write { db in
+            var imported = Set<String>()
+            for document in documents {
+                var record = document
+                record.sourcePath = mapPath(document.sourcePath)
+                record.id = nil
+                try DocumentRecord.filter(Column("sourcePath") == record.sourcePath).deleteAll(db)
+                try record.insert(db)
+                guard let id = record.id else { continue }
+                for output in outputs[document.id ?? -1] ?? [] {
+                    var copy = output
+                    copy.id = nil
+                    copy.documentId = id
+                    try copy.insert(db)
+                }
+                imported.insert(record.sourcePath)
+            }
+            return imported
+        }
+    }
+
     // MARK: Outputs
 
     /// Outputs that can stand in for a document's: its own, then those of other documents

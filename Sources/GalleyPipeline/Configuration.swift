@@ -13,6 +13,9 @@ public struct Configuration: Sendable, Equatable {
     /// Process only this shard of the documents (`--shard K/N`; not a file key: each machine
     /// of a sharded run gets its own). nil: every document.
     public var shard: Shard?
+    /// Process exactly this shard's work list of a plan (`galley run --plan PLAN --shard K/N`)
+    /// instead of scanning the inputs; `shard` is then the plan's shard.
+    public var plannedShard: PlannedShard?
     /// Where page images, thumbnails and the manifest go. Default: `out`.
     public var output: String = "out"
     /// Page image resolution in pixels per inch (page pixels = points × dpi / 72). Default: 150.

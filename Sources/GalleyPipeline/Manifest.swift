@@ -39,11 +39,26 @@ public struct Manifest: Codable, Sendable, Equatable {
         public var count: Int
         /// The configured inputs, in order: documents are ordered by input, then path.
         public var inputs: [String]
+        /// For a shard of a plan (`galley run --plan`): the plan file's SHA-256, so shards of
+        /// different plans are not merged.
+        public var plan: String?
+        /// Where this shard saw each input's root, and where the plan was made: the merged
+        /// catalog names files as the planning machine sees them.
+        public var roots: [String]?
+        public var planRoots: [String]?
+        /// How many documents the plan left to the library it was made against (`galley merge
+        /// --into LIBRARY` keeps them); absent when none.
+        public var library: Int?
 
-        public init(index: Int, count: Int, inputs: [String]) {
+        public init(index: Int, count: Int, inputs: [String], plan: String? = nil, roots: [String]? = nil, planRoots: [String]? = nil,
+                    library: Int? = nil) {
+            self.library = library
             self.index = index
             self.count = count
             self.inputs = inputs
+            self.plan = plan
+            self.roots = roots
+            self.planRoots = planRoots
         }
     }
 

@@ -85,7 +85,9 @@ public final class Pipeline: Sendable {
             (inboxMoves, inboxWarnings) = try Inbox(configuration: configuration).collect()
             for (from, to) in inboxMoves { logger.info("inbox: \(from) → \(to)") }
         }
-        let (scanned, scanWarnings, skipped) = try InputScanner(configuration: configuration).scanCountingSkipped()
+        // A planned shard does not scan: its work list names its documents.
+        let (scanned, scanWarnings, skipped) = try configuration.plannedShard.map { ($0.documents, [], InputScanner.Skipped()) }
+            ?? InputScanner(configuration: configuration).scanCountingSkipped()
         if !skipped.isEmpty {
             logger.info("skipped \(skipped.counts) file(s) under the inputs (--verbose lists them)")
             for path in skipped.unsupported { logger.debug("skipped, unsupported type: \(path)") }
@@ -94,7 +96,8 @@ public final class Pipeline: Sendable {
             for path in skipped.linkedFolders { logger.debug("skipped, a link to a folder (follow_symlinks is off): \(path)") }
             for path in skipped.unlisted { logger.warning("skipped, a folder that cannot be listed: \(path)") }
         }
-        if scanned.isEmpty, options.requireDocuments {
+        // A planned shard's list may be empty (fewer documents to draw than shards).
+        if scanned.isEmpty, options.requireDocuments, configuration.plannedShard == nil {
             let inputs = configuration.inputs.map { "\($0) (\(configuration.resolveInput($0).path))" }.joined(separator: ", ")
             let passedOver = skipped.isEmpty ? "" : "; passed over: \(skipped.counts)"
             throw UsageError(subject: "inputs",
@@ -130,7 +133,8 @@ public final class Pipeline: Sendable {
         // Named over the whole scan first, so every shard gives a document the name a single run
         // would. A file that cannot (or must not) be read belongs to the first shard, so one
         // shard reports it.
-        let documents = configuration.shard.map { shard in
+        let changedSincePlanned = configuration.plannedShard.map { verify($0, scanned, runCatalog) } ?? [:]
+        let documents = configuration.plannedShard != nil ? scanned : configuration.shard.map { shard in
             scanned.filter { document in
                 guard document.refusal == nil else { return shard.index == 1 }
                 return runCatalog.contentHash(of: document).map(shard.contains(sha256Hex:)) ?? (shard.index == 1)
@@ -163,6 +167,10 @@ public final class Pipeline: Sendable {
                                        onEvent(event)
                                    },
                                    onFinished: { index, entry in runCatalog.finish(index, kind: documents[index].kind, entry: entry) })
+        for (index, change) in changedSincePlanned.sorted(by: { $0.key < $1.key }) {
+            logger.warning("\(documents[index].relativePath): \(change)")
+            recorder.warn(index, change)
+        }
         let settings = Manifest.Settings(
             dpi: configuration.dpi, pageImages: configuration.pageImages, thumbnails: configuration.thumbnailBoxes, png: configuration.png.rawValue,
             format: configuration.format.rawValue, thumbnailFormat: (configuration.thumbnailFormat ?? configuration.format).rawValue,
@@ -214,7 +222,12 @@ public final class Pipeline: Sendable {
             totals: .init(documents: manifestDocuments.count, ok: manifestDocuments.count - failed - unchanged, failed: failed,
                           unchanged: unchanged, pages: manifestDocuments.reduce(0) { $0 + $1.pages.count }),
             documents: manifestDocuments,
-            shard: configuration.shard.map { .init(index: $0.index, count: $0.count, inputs: configuration.inputs) },
+            shard: configuration.shard.map { shard in
+                configuration.plannedShard.map { planned in
+                    .init(index: shard.index, count: shard.count, inputs: planned.plan.inputs, plan: planned.planHash,
+                          roots: planned.roots, planRoots: planned.plan.roots, library: planned.plan.library?.count)
+                } ?? .init(index: shard.index, count: shard.count, inputs: configuration.inputs)
+            },
             run: .init(galleyVersion: Self.version, mupdfVersion: MuPDFEngine.version,
                        startedAt: ISO8601DateFormatter().string(from: started),
                        durationSeconds: (duration * 1000).rounded() / 1000,
@@ -269,5 +282,27 @@ public final class Pipeline: Sendable {
                           cacheEvicted: cache.evicted, cachePruned: cache.pruned, inboxMoves: inboxMoves, skipped: skipped,
                           sources: Dictionary(documents.map { ($0.name, $0.url) }, uniquingKeysWith: { first, _ in first }),
                           diff: diff, diffError: diffError, baselineNote: baselineNote)
+    }
+
+    /// A planned shard's files checked before anything is drawn: one with the size and
+    /// modification time it was planned with is taken to have the plan's hash (not read);
+    /// another is hashed, and when its content is not the planned one it is drawn as it is now
+    /// and flagged. Returns the flags, by document index.
+    private func verify(_ planned: PlannedShard, _ documents: [SourceDocument], _ catalog: RunCatalog) -> [Int: String] {
+        var changed: [Int: String] = [:]
+        for (index, (document, entry)) in zip(documents, planned.entries).enumerated() where document.refusal == nil {
+            // Missing or unreadable: the open stage says so.
+            guard let stamp = FileStamp(path: document.url.path) else { continue }
+            if stamp.size == entry.size, stamp.mtime == entry.mtime, let hash = entry.sha256 {
+                catalog.trust(document, hash: hash)
+                continue
+            }
+            guard let hash = try? ContentHash.sha256(file: document.url).hash else { continue }
+            catalog.trust(document, hash: hash)
+            if hash != entry.sha256 {
+                changed[index] = "changed since the plan was made (\(entry.size) bytes then, \(stamp.size) now; other content): drawn as it is now"
+            }
+        }
+        return changed
     }
 }

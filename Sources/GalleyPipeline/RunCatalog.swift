@@ -127,12 +127,19 @@ final class RunCatalog: Sendable {
     /// `decide` and the open stage do not read the file for it again.
     func contentHash(of document: SourceDocument) -> String? {
         let path = document.url.path
+        if let trusted = hashed.withLock({ $0[path] }) { return trusted }
         if let stamp = FileStamp(path: path), let row = known[path], row.size == stamp.size, row.mtime == stamp.mtime {
             return row.contentHash
         }
         guard let hash = try? ContentHash.sha256(file: document.url).hash else { return nil }
         hashed.withLock { $0[path] = hash }
         return hash
+    }
+
+    /// A content hash known without reading the file (a plan's, for a file with the size and
+    /// modification time it was planned with): used as if this run had read it.
+    func trust(_ document: SourceDocument, hash: String) {
+        hashed.withLock { $0[document.url.path] = hash }
     }
 
     /// Whether a document needs opening. Unchanged means: finished with the same settings,

@@ -20,7 +20,7 @@ struct Galley: ParsableCommand {
             galley diff: 0 nothing changed, 1 something changed, 2 bad usage.
             """,
         version: Pipeline.versionDescription,
-        subcommands: [Run.self, Thumbs.self, Watch.self, Typeset.self, Inspect.self, Merge.self, Render.self, Thumbnail.self, Diff.self])
+        subcommands: [Run.self, Thumbs.self, Watch.self, Typeset.self, Inspect.self, Plan.self, Merge.self, Render.self, Thumbnail.self, Diff.self])
 
     /// Exit statuses shared by every subcommand.
     enum Status {

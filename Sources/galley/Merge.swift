@@ -14,24 +14,38 @@ struct Merge: ParsableCommand {
             2 when a folder is not a shard of the same run or a shard is missing.
             """)
 
-    @Argument(help: "The merged output folder.", completion: .directory)
-    var output: String
+    @Argument(help: "The merged output folder, then the shards' output folders (only the shards' with --into).", completion: .directory)
+    var folders: [String]
 
-    @Argument(help: "The shards' output folders.", completion: .directory)
-    var shards: [String]
+    @Option(name: .long, help: ArgumentHelp(
+        "An existing output folder to update in place: the library the plan was made against (galley plan --library).",
+        discussion: "New and changed documents replace theirs, documents the plan left to the library keep theirs, and outputs of documents no longer there are removed."),
+        completion: .directory)
+    var into: String?
+
+    @Option(name: .long, help: "The plan the shards ran (galley run --plan), needed when it left documents to the library.", completion: .file())
+    var plan: String?
+
+    func validate() throws {
+        if into == nil && folders.count < 2 { throw ValidationError("give the merged folder, then the shards' folders") }
+        if into != nil && folders.isEmpty { throw ValidationError("give the shards' folders") }
+    }
 
     func run() throws {
         let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
         let url = { (path: String) in URL(fileURLWithPath: path, relativeTo: cwd).standardizedFileURL }
+        let output = into ?? folders[0]
+        let shards = into == nil ? Array(folders.dropFirst()) : folders
         let manifest: Manifest
         do {
-            manifest = try ShardMerge.merge(shards: shards.map(url), into: url(output))
+            manifest = try ShardMerge.merge(shards: shards.map(url), into: url(output), plan: plan.map(url))
         } catch {
             throw CommandFailure(stopping: error)
         }
         let totals = manifest.totals
         print("galley: merged \(shards.count) shards: \(totals.documents) documents (\(totals.ok) ok, \(totals.failed) failed, "
               + "\(totals.unchanged) unchanged), \(totals.pages) pages in \(url(output).path)")
+        printFailures(manifest)
         if totals.failed > 0 { throw ExitCode(Galley.Status.someFailed) }
     }
 }

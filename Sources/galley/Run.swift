@@ -181,6 +181,12 @@ struct Run: ParsableCommand {
     var shardCount: Int?
 
     @Option(name: .long, help: ArgumentHelp(
+        "A plan made by galley plan: process exactly shard K's work list of it (with --shard K/N or a job array's index).",
+        discussion: "No scan and no hashing: each file's size and modification time are checked against the plan's (its content when they differ); a file changed since planning is drawn and flagged. --input maps the plan's inputs, in order, to where this machine sees them.",
+        valueName: "PLAN"), completion: .file())
+    var plan: String?
+
+    @Option(name: .long, help: ArgumentHelp(
         "Progress display: auto, bar, plain, json or none.",
         discussion: "auto is bar on a terminal and plain otherwise (pipes, files, CI=true). json prints one object per event on standard output."))
     var progress: ProgressMode = .auto
@@ -216,6 +222,16 @@ struct Run: ParsableCommand {
         var configuration = try options.configuration()
         configuration.shard = try CommandFailure.catching {
             try shard.map { try Shard(parsing: $0) } ?? Shard.fromEnvironment(ProcessInfo.processInfo.environment, count: shardCount)
+        }
+        if let plan {
+            let planned = try CommandFailure.catching { [shard, shardCount, configuration, options] in
+                try PlannedShard.load(path: plan, shard: { (count: Int?) throws(UsageError) -> Shard? in
+                    if let shard { return try Shard(parsing: shard) }
+                    return try Shard.fromEnvironment(ProcessInfo.processInfo.environment, count: shardCount ?? count)
+                }, configuration: configuration, mapsInputs: !options.input.isEmpty)
+            }
+            configuration.plannedShard = planned
+            configuration.shard = planned.shard
         }
         var runOptions = RunOptions(force: force, requireDocuments: !allowEmpty)
         runOptions.continuesRunStartedAt = CrashRestart.runStartedAt
@@ -378,9 +394,7 @@ struct Run: ParsableCommand {
             if !skipped.isEmpty { print("galley: passed over \(skipped.counts) file(s) under the inputs (--verbose lists them)") }
             if !folders.isEmpty { print("galley: under the inputs, \(folders) (--verbose lists them)") }
         }
-        for document in manifest.documents where document.status == .failed {
-            if let error = document.error { print("  failed: \(document.source): \(error)") }
-        }
+        printFailures(manifest, print: print)
         for removal in summary.removals { print("  removed: \(removal)") }
         print("galley: outputs in \(summary.outputFolder.path) (manifest: \(summary.outputFolder.appendingPathComponent("manifest.json").path))")
         if let diff = summary.diff {
@@ -427,5 +441,13 @@ struct TerminalLogHandler: LogHandler {
         var event = event
         event.message = "\(Escape.terminal(event.message.description))"
         inner.log(event: event)
+    }
+}
+
+/// The failed documents of a run or a merge, one line each, as the summary lists them
+/// (escaped for the terminal by default: names and reasons come from files).
+func printFailures(_ manifest: Manifest, print: (String) -> Void = { Swift.print(Escape.terminal($0)) }) {
+    for document in manifest.documents where document.status == .failed {
+        if let error = document.error { print("  failed: \(document.source): \(error)") }
     }
 }

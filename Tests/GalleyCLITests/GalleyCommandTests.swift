@@ -32,6 +32,24 @@ import Testing
         #expect(outcome.stdout.contains("galley: 2 warnings in 1 document"), "\(outcome.stdout)")
     }
 
+    /// galley plan, galley run --plan for each shard (one with an empty list: two documents
+    /// for three shards), galley merge, and a run into the merged folder that finds it done.
+    @Test func aPlanItsShardsAndTheMergeFromTheCommandLine() throws {
+        let folder = try folderWithConfig("inputs: [docs]\ndpi: 30\nthumbnails: [64]\n",
+                                          files: [Fixtures.pdf("article.pdf"), Fixtures.pdf("rotated.pdf")])
+        let plan = try galley(["plan", "--shards", "3", "--output", "plan.json"], in: folder.url)
+        #expect(plan.status == 0, "\(plan.stderr)")
+        #expect(plan.stdout.contains("planned 2 documents in 3 shards"), "\(plan.stdout)")
+        for k in 1...3 {
+            let shard = try galley(["run", "--plan", "plan.json", "--shard", "\(k)/3", "--output", "shard-\(k)"], in: folder.url)
+            #expect(shard.status == 0, "shard \(k): \(shard.stderr)")
+        }
+        let merge = try galley(["merge", "merged", "shard-1", "shard-2", "shard-3"], in: folder.url)
+        #expect(merge.status == 0 && merge.stdout.contains("merged 3 shards: 2 documents"), "\(merge.stdout)\(merge.stderr)")
+        let rerun = try galley(["run", "--output", "merged"], in: folder.url)
+        #expect(rerun.stdout.contains("2 documents: 0 ok, 0 failed, 2 unchanged"), "\(rerun.stdout)")
+    }
+
     @Test func successExitsZeroAndSaysWhereOutputsAre() throws {
         let folder = try folderWithConfig("inputs: [docs]\ndpi: 50\nthumbnails: [64]\n",
                                           files: [Fixtures.pdf("article.pdf"), Fixtures.pdf("rotated.pdf")])

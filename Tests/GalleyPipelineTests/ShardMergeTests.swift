@@ -9,6 +9,13 @@ import Testing
     /// Two folders matched by the glob `in/*`; both hold a `photo.pdf` and a `vector-art.pdf`
     /// of different content, so two documents share each relative path (and get `-2` names).
     func run(_ folder: ScratchFolder, output: String, shard: Shard?) throws -> RunSummary {
+        var configuration = try Self.corpus(folder, output: output)
+        configuration.shard = shard
+        return try Pipeline(configuration: configuration, logger: Logger(label: "test")).run()
+    }
+
+    /// The corpus (made in `folder` the first time) and the settings of these tests.
+    static func corpus(_ folder: ScratchFolder, output: String) throws -> Configuration {
         if !FileManager.default.fileExists(atPath: folder.path("in").path) {
             _ = try folder.copy(Fixtures.goodPDFs.map(Fixtures.pdf) + [Fixtures.brokenFolder.appendingPathComponent("garbage.pdf"),
                                                                      Fixtures.articlesFolder.appendingPathComponent("magazine.html"),
@@ -26,8 +33,7 @@ import Testing
         configuration.output = output
         configuration.dpi = 30
         configuration.thumbnailBoxes = [64]
-        configuration.shard = shard
-        return try Pipeline(configuration: configuration, logger: Logger(label: "test")).run()
+        return configuration
     }
 
     @Test func mergedShardsAreByteForByteASingleRun() throws {
@@ -47,6 +53,11 @@ import Testing
         var merged = try ShardMerge.merge(shards: [folder.path("shard3"), folder.path("shard1"), folder.path("shard2")], into: folder.path("merged"))
         merged.run = single.run
         #expect(merged == single)
+        try Self.expectMergedIsSingle(folder, single)
+    }
+
+    /// `merged` holds exactly the files of `single` and its manifest (apart from `run`).
+    static func expectMergedIsSingle(_ folder: ScratchFolder, _ single: Manifest) throws {
         #expect(PipelineTests.withoutRunBlock(try Data(contentsOf: folder.path("merged/manifest.json")))
                  == PipelineTests.withoutRunBlock(try Data(contentsOf: folder.path("single/manifest.json"))))
         for path in single.documents.flatMap(\.pages).flatMap({ [$0.image?.path].compactMap { $0 } + $0.thumbnails.map(\.path) }) + ["index.html"] {

@@ -1,0 +1,143 @@
+import Foundation
+import GalleyPipeline
+import GalleyTestSupport
+import Logging
+import Testing
+
+/// A plan made once (`galley plan`), its shards run (`galley run --plan`), and merged: one
+/// machine's output, and a merged folder the next run finds up to date.
+@Suite struct ShardPlanTests {
+    let logger = Logger(label: "test")
+
+    /// Plans the corpus of `ShardMergeTests` into `plan.json`, with the catalog of `library`.
+    func plan(_ folder: ScratchFolder, shards: Int = 3, library: String = "merged") throws -> (plan: ShardPlan, read: Int) {
+        let made = try ShardPlan.make(configuration: try ShardMergeTests.corpus(folder, output: library), shards: shards)
+        try made.plan.encoded().write(to: folder.path("plan.json"))
+        return (made.plan, made.read)
+    }
+
+    /// Runs shard `k` of `plan.json` into `shard<k>`, seeing the inputs as `inputs` when given.
+    func runShard(_ folder: ScratchFolder, _ k: Int, of count: Int = 3, inputs: [String]? = nil) throws -> RunSummary {
+        var configuration = try ShardMergeTests.corpus(folder, output: "shard\(k)")
+        if let inputs { configuration.inputs = inputs }
+        let planned = try PlannedShard.load(path: folder.path("plan.json").path,
+                                            shard: { (_: Int?) throws(UsageError) -> Shard? in try Shard(index: k, count: count) },
+                                            configuration: configuration, mapsInputs: inputs != nil)
+        configuration.plannedShard = planned
+        configuration.shard = planned.shard
+        return try Pipeline(configuration: configuration, logger: logger).run()
+    }
+
+    func single(_ folder: ScratchFolder, output: String = "single") throws -> RunSummary {
+        try Pipeline(configuration: try ShardMergeTests.corpus(folder, output: output), logger: logger).run()
+    }
+
+    @Test func plannedShardsMergeIntoASingleRunAndTheMergedFolderStaysIncremental() throws {
+        let folder = try ScratchFolder("plan")
+        let single = try #require(try single(folder).manifest)
+        let (plan, read) = try plan(folder)
+        #expect(read == single.documents.count, "every file hashed once by the planner (the catalog of the merged folder is empty)")
+        let entries = plan.shards.flatMap(\.documents)
+        #expect(entries.map(\.name).sorted() == single.documents.map(\.name).sorted(), "every document in exactly one list")
+        #expect(entries.allSatisfy { !$0.path.hasPrefix("/") }, "paths relative to their input's root")
+        let hashes = Dictionary(single.documents.map { ($0.name, $0.sha256) }, uniquingKeysWith: { a, _ in a })
+        for entry in entries where hashes[entry.name] != nil {
+            #expect(entry.sha256 == hashes[entry.name] ?? nil, "\(entry.name)")
+        }
+        let costs = plan.shards.map(\.cost)
+        #expect((costs.max() ?? 0) - (costs.min() ?? 0) <= entries.map(\.cost).max() ?? 0, "balanced: \(costs)")
+
+        var sizes: [Int] = []
+        for k in 1...3 {
+            let manifest = try #require(try runShard(folder, k).manifest)
+            #expect(manifest.documents.map(\.name) == plan.shards[k - 1].documents.map(\.name), "shard \(k) drew exactly its list")
+            #expect(manifest.shard?.plan != nil)
+            #expect(manifest.documents.allSatisfy { !$0.warnings.contains { $0.contains("since the plan") } })
+            #expect(try ManifestSchema.violations(of: folder.path("shard\(k)/manifest.json")) == [])
+            sizes.append(manifest.documents.count)
+        }
+        _ = try ShardMerge.merge(shards: (1...3).map { folder.path("shard\($0)") }, into: folder.path("merged"))
+        try ShardMergeTests.expectMergedIsSingle(folder, single)
+
+        // The shards' catalogs came along: nothing to draw in the merged folder.
+        let rerun = try self.single(folder, output: "merged")
+        #expect(rerun.manifest?.totals.unchanged == single.documents.count - 1, "all but the broken PDF unchanged")
+        #expect(rerun.drawnOutputs == 0)
+        // And the next plan reads no file the merged catalog knows.
+        #expect(try self.plan(folder).read == 0)
+    }
+
+    @Test func aFileChangedSincePlanningIsDrawnAndFlagged() throws {
+        let folder = try ScratchFolder("plan")
+        _ = try ShardMergeTests.corpus(folder, output: "single")
+        let (plan, _) = try plan(folder, shards: 1)
+        let entries = plan.shards[0].documents
+        let edited = try #require(entries.first { $0.source == "landscape.pdf" })
+        let touched = try #require(entries.first { $0.source == "magazine.html" })
+        let root = plan.roots[0]
+        try FileManager.default.removeItem(atPath: "\(root)/\(edited.path)")
+        try FileManager.default.copyItem(at: Fixtures.pdf("mixed.pdf"), to: URL(fileURLWithPath: "\(root)/\(edited.path)"))
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: 60)], ofItemAtPath: "\(root)/\(touched.path)")
+
+        let manifest = try #require(try runShard(folder, 1, of: 1).manifest)
+        let drawn = try #require(manifest.documents.first { $0.name == edited.name })
+        #expect(drawn.warnings.contains { $0.contains("changed since the plan was made") }, "\(drawn.warnings)")
+        #expect(drawn.sha256 != edited.sha256 && drawn.status == .ok, "drawn as it is now")
+        let same = try #require(manifest.documents.first { $0.name == touched.name })
+        #expect(!same.warnings.contains { $0.contains("since the plan") }, "only its time changed: \(same.warnings)")
+    }
+
+    @Test func aShardSeesTheInputsUnderAnotherMountPoint() throws {
+        let folder = try ScratchFolder("plan")
+        let single = try #require(try single(folder).manifest)
+        _ = try plan(folder)
+        try FileManager.default.createDirectory(at: folder.path("mnt"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: folder.path("in"), to: folder.path("mnt/corpus"))
+        for k in 1...3 { _ = try runShard(folder, k, inputs: ["mnt/corpus/*"]) }
+        let other = #expect(throws: UsageError.self) { try runShard(folder, 1, inputs: ["mnt/corpus/one", "mnt/corpus/two"]) }
+        #expect(other?.message.contains("one --input per planned input") == true)
+        _ = try ShardMerge.merge(shards: (1...3).map { folder.path("shard\($0)") }, into: folder.path("merged"))
+        try ShardMergeTests.expectMergedIsSingle(folder, single)
+        // The merged catalog names the files where the plan was made.
+        let rerun = try self.single(folder, output: "merged")
+        #expect(rerun.drawnOutputs == 0 && rerun.manifest?.totals.unchanged == single.documents.count - 1)
+    }
+
+    /// The nightly run: a plan against the merged folder leaves its unchanged documents to it,
+    /// the shards draw only the edited file, and the merge into the library updates it in
+    /// place to what a single incremental run gives, a removed file's outputs gone.
+    @Test func oneEditedFileIsAllThatIsDrawnAfterPlanShardsAndMergeIntoTheLibrary() throws {
+        let folder = try ScratchFolder("plan")
+        _ = try single(folder)
+        _ = try plan(folder)
+        for k in 1...3 { _ = try runShard(folder, k) }
+        _ = try ShardMerge.merge(shards: (1...3).map { folder.path("shard\($0)") }, into: folder.path("merged"))
+        for k in 1...3 { try FileManager.default.removeItem(at: folder.path("shard\(k)")) }
+
+        // Content no other file has (a comment after the end), so nothing can be reused.
+        let handle = try FileHandle(forWritingTo: folder.path("in/one/landscape.pdf"))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("\n% edited\n".utf8))
+        try handle.close()
+        try FileManager.default.removeItem(at: folder.path("in/two/again"))
+        let incremental = try single(folder)
+        let (plan, read) = try plan(folder)
+        #expect(read == 1, "only the edited file is read")
+        let listed = plan.shards.flatMap(\.documents).map(\.source).sorted()
+        #expect(listed == ["garbage.pdf", "landscape.pdf"], "the edited file, and the one that failed: \(listed)")
+        #expect(plan.library?.count == (incremental.manifest?.documents.count ?? 0) - 2)
+        var drawn = 0
+        for k in 1...3 { drawn += try runShard(folder, k).drawnOutputs }
+        #expect(drawn == incremental.drawnOutputs && drawn > 0, "only the edited file's pages drawn: \(drawn)")
+
+        let shards = (1...3).map { folder.path("shard\($0)") }
+        let withoutPlan = #expect(throws: UsageError.self) { try ShardMerge.merge(shards: shards, into: folder.path("merged")) }
+        #expect(withoutPlan?.message.contains("--into LIBRARY --plan PLAN") == true)
+        let merged = try ShardMerge.merge(shards: shards, into: folder.path("merged"), plan: folder.path("plan.json"))
+        #expect(merged.totals == incremental.manifest?.totals)
+        try ShardMergeTests.expectMergedIsSingle(folder, try #require(incremental.manifest))
+        #expect(!FileManager.default.fileExists(atPath: folder.path("merged/again").path), "the removed document's outputs are gone")
+        let rerun = try self.single(folder, output: "merged")
+        #expect(rerun.drawnOutputs == 0)
+    }
+}
