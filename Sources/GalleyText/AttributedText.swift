@@ -416,6 +416,8 @@ public struct Attachment: Hashable, Sendable {
     /// CSS `float`: the picture is taken out of the line and set at the column's left or
     /// right edge, the lines beside it shortened.
     public var float: FloatSide?
+    /// A spacer (`AttributedTextBuilder.appendSpacer`): no picture, no room, nothing drawn.
+    public var isSpacer = false
 
     public init(offset: Int, source: String, width: Double?, height: Double?, alternative: String, float: FloatSide? = nil) {
         self.offset = offset

@@ -177,6 +177,17 @@ public struct AttributedTextBuilder: Sendable {
         atLineStart = false
     }
 
+    /// Appends a spacer: an attachment that takes no room and draws nothing, so that a block
+    /// with a height and no content has a paragraph to stand for it.
+    public mutating func appendSpacer(style: TextStyle) {
+        beginContent()
+        var spacer = Attachment(offset: scalars.count, source: "", width: 0, height: 0, alternative: "")
+        spacer.isSpacer = true
+        attachments.append(spacer)
+        commit([AttributedText.objectReplacement], style: style)
+        atLineStart = false
+    }
+
     /// Appends a line break opportunity (U+200B, `<wbr>`), unless at the start of a line,
     /// where it would be useless.
     public mutating func appendBreakOpportunity(style: TextStyle) {

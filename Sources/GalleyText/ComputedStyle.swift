@@ -130,6 +130,10 @@ struct ComputedStyle: Sendable {
         var verticalAlignment: TextTable.VerticalAlignment?
         /// `width` as a percentage of the containing block.
         var widthFraction: Double?
+        /// A block's `width`, `height`, their limits, `box-sizing` and `auto` side margins.
+        var size = BoxSize()
+        /// A block's own start and end margins, in points (in the indents too).
+        var margins = (start: 0.0, end: 0.0)
 
         /// A side's border as drawn: CSS's `medium` (3 px) when a style is given without a width.
         func drawn(_ side: Side, color: RGBColor) -> TextTable.Border {
@@ -276,6 +280,7 @@ struct ComputedStyle: Sendable {
         // Points by side, each parsed once; summed in a fixed order below, so the indents do
         // not depend on a dictionary's order.
         var sides: [String: Double] = [:]
+        var autoSides: Set<String> = []
         var decoration: String?
         for declaration in ordered {
             switch declaration.property {
@@ -283,12 +288,19 @@ struct ComputedStyle: Sendable {
                 break
             case "margin-left", "margin-right", "padding-left", "padding-right":
                 if let points = length(declaration.value, rootSize: rootSize) { sides[declaration.property] = points }
+                if declaration.value.trimmingASCIIWhitespace().lowercased() == "auto" {
+                    autoSides.insert(declaration.property)
+                    sides[declaration.property] = nil
+                } else if sides[declaration.property] != nil {
+                    autoSides.remove(declaration.property)
+                }
                 if tableElement { _ = applyBox(property: declaration.property, value: declaration.value) }
             case "margin-inline-start", "margin-inline-end", "padding-inline-start", "padding-inline-end":
                 guard let points = length(declaration.value, rootSize: rootSize) else { break }
                 let box = declaration.property.hasPrefix("margin") ? "margin" : "padding"
                 let left = declaration.property.hasSuffix("start") != rtl
                 sides[box + (left ? "-left" : "-right")] = points
+                autoSides.remove(box + (left ? "-left" : "-right"))
             case "text-decoration":
                 decoration = declaration.value.lowercased()
             default:
@@ -313,6 +325,11 @@ struct ComputedStyle: Sendable {
             // The border box starts inside the margins; the lines inside the border too (a
             // table's border is drawn inside its width by the table layouter instead).
             let paddings = (left: sides["padding-left"] ?? 0, right: sides["padding-right"] ?? 0)
+            if !tableElement { (box.padding.left, box.padding.right) = (paddings.left, paddings.right) }
+            let margins = (left: sides["margin-left"] ?? 0, right: sides["margin-right"] ?? 0)
+            box.margins = rtl ? (margins.right, margins.left) : (margins.left, margins.right)
+            let autoMargins = (left: autoSides.contains("margin-left"), right: autoSides.contains("margin-right"))
+            (box.size.marginStartAuto, box.size.marginEndAuto) = rtl ? (autoMargins.right, autoMargins.left) : (autoMargins.left, autoMargins.right)
             boxIndents = rtl ? (startIndent - paddings.right, endIndent - paddings.left) : (startIndent - paddings.left, endIndent - paddings.right)
             if !tableElement {
                 let left = box.drawn(box.border.left, color: text.color).width, right = box.drawn(box.border.right, color: text.color).width
@@ -477,8 +494,20 @@ struct ComputedStyle: Sendable {
             if value.hasSuffix("%"), let percent = Double(value.dropLast()), percent.isFinite, percent > 0 {
                 box.widthFraction = min(percent, 100) / 100
             }
+            box.size.width = boxLength(value) ?? box.size.width
         case "height":
             height = length(value, rootSize: rootSize).map { max(0, $0) }
+            box.size.height = boxLength(value) ?? box.size.height
+        case "min-width", "max-width", "min-height", "max-height":
+            guard let length = boxLength(value) else { return true }
+            switch property {
+            case "min-width": box.size.minWidth = length
+            case "max-width": box.size.maxWidth = length
+            case "min-height": box.size.minHeight = length
+            default: box.size.maxHeight = length
+            }
+        case "box-sizing":
+            if value == "border-box" { box.size.borderBox = true } else if value == "content-box" { box.size.borderBox = false }
         case "margin-right", "margin-left", "padding-right", "padding-left", "margin-inline-start", "margin-inline-end",
              "padding-inline-start", "padding-inline-end", "font-size", "direction", "display", "text-decoration":
             break  // Applied by `apply(_:parent:base:)`.
@@ -580,6 +609,17 @@ struct ComputedStyle: Sendable {
             return false
         }
         return true
+    }
+
+    /// A `width`, `height` or limit as `BoxSize` keeps it: `auto` and `none` as `.auto`; nil
+    /// for a value that is not valid (negative, or not a length).
+    private func boxLength(_ value: String) -> BoxLength? {
+        if value == "auto" || value == "none" { return .auto }
+        if value.hasSuffix("%"), let percent = Double(value.dropLast()), percent.isFinite, percent >= 0 {
+            return .fraction(min(percent, 1000) / 100)
+        }
+        guard let points = length(value, rootSize: rootSize), points >= 0 else { return nil }
+        return .points(Self.clamped(points, 0))
     }
 
     /// The `border-style` keywords.

@@ -570,7 +570,7 @@ struct HTMLWalker {
                 .joined(separator: ".")
             builder.paragraphStyle = paragraph
         }
-        let boxIndex = tableRole == nil && openTable == nil && style.display != .inline ? openBox(style, name: name) : nil
+        let boxIndex = tableRole == nil && openTable == nil && style.display != .inline ? openBox(style, name: name, floats: floats) : nil
         var list: ListState?
         if isList {
             list = listState(element, ordered: name == "ol")
@@ -703,7 +703,7 @@ struct HTMLWalker {
         if frame.style.display == .listItem { builder.flushListMarker() }
         if frame.style.display != .inline {
             builder.breakParagraph()
-            if let index = frame.boxIndex { closeBox(index) }
+            if let index = frame.boxIndex { closeBox(index, style: frame.style.text) }
             if frame.floats, var open = openFloat.take() {
                 let end = builder.paragraphCount
                 open.block.paragraphs = open.block.paragraphs.lowerBound..<end
@@ -727,8 +727,9 @@ struct HTMLWalker {
     /// Starts the box of a block that draws one (a border, vertical padding or a background),
     /// its paragraphs to be filled in when it closes; nil for other blocks, and for `html` and
     /// `body`, whose background is the page's, which the layout chooses.
-    private mutating func openBox(_ style: ComputedStyle, name: String) -> Int? {
-        guard style.box.isDrawnOnBlock, name != "html", name != "body" else { return nil }
+    /// A floated block's width is its `FloatedBlock`'s: its box takes no size of its own.
+    private mutating func openBox(_ style: ComputedStyle, name: String, floats: Bool) -> Int? {
+        guard style.box.isDrawnOnBlock || (style.box.size.isSized && !floats), name != "html", name != "body" else { return nil }
         let declared = style.box
         let start = builder.paragraphCount
         var box = TextBox(paragraphs: start..<start)
@@ -739,6 +740,10 @@ struct HTMLWalker {
         box.padding.top = declared.padding.top ?? 0
         box.padding.bottom = declared.padding.bottom ?? 0
         box.background = declared.background
+        box.padding.left = declared.padding.left ?? 0
+        box.padding.right = declared.padding.right ?? 0
+        if !floats { box.size = declared.size }
+        (box.marginStart, box.marginEnd) = declared.margins
         box.startIndent = ComputedStyle.clamped(style.boxIndents.start, 0)
         box.endIndent = ComputedStyle.clamped(style.boxIndents.end, 0)
         box.rightToLeft = style.direction == .rtl
@@ -751,8 +756,16 @@ struct HTMLWalker {
     /// Gives a closing box its paragraphs (after `breakParagraph()`), and the margin below
     /// its last paragraph when a bottom border or padding keeps it inside; a box around
     /// nothing is dropped (the boxes inside it were dropped already, so it is the last).
-    private mutating func closeBox(_ index: Int) {
+    private mutating func closeBox(_ index: Int, style: TextStyle) {
         guard index < builder.boxes.count else { return }
+        let box = builder.boxes[index]
+        if builder.paragraphCount == box.paragraphs.lowerBound,
+           box.topEdge + box.bottomEdge > 0 || box.size.usedContentHeight(content: 0, edges: box.topEdge + box.bottomEdge) > 0 {
+            // A box around nothing that still has a height (its padding, border, `height` or
+            // `min-height`): a paragraph holding only a spacer carries it through layout.
+            builder.appendSpacer(style: style)
+            builder.breakParagraph()
+        }
         let end = builder.paragraphCount
         if end > builder.boxes[index].paragraphs.lowerBound {
             builder.boxes[index].paragraphs = builder.boxes[index].paragraphs.lowerBound..<end
