@@ -25,11 +25,14 @@ public struct AttributedText: Sendable, Equatable {
     /// Blocks floated to a side of the column (`float` on a `div`, `aside`, `figure`, …), in
     /// document order, none inside another or in a table.
     public let floats: [FloatedBlock]
+    /// The block boxes around the paragraphs (`BoxTree`), as the markup walker built them;
+    /// just the root for text made otherwise.
+    public let boxTree: BoxTree
 
     /// Text that has passed `validate()`; the builder is the usual way to make one.
     public init(scalars: [Unicode.Scalar], styleRuns: [AttributeRun<TextStyle>],
                 paragraphs: [AttributeRun<ParagraphStyle>], attachments: [Attachment], tables: [TextTable] = [],
-                boxes: [TextBox] = [], floats: [FloatedBlock] = []) {
+                boxes: [TextBox] = [], floats: [FloatedBlock] = [], boxTree: BoxTree = BoxTree()) {
         self.scalars = scalars
         self.styleRuns = styleRuns
         self.paragraphs = paragraphs
@@ -37,6 +40,7 @@ public struct AttributedText: Sendable, Equatable {
         self.tables = tables
         self.boxes = boxes
         self.floats = floats
+        self.boxTree = boxTree
     }
 
     /// What is wrong with the tables nested in `table`: each must lie inside one of its cells,

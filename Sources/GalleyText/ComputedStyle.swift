@@ -69,6 +69,13 @@ struct ComputedStyle: Sendable {
     var hidden: Bool { displayNone || visibilityHidden }
     var displayNone = false
     var visibilityHidden = false
+    /// A `display: table…` value on an element that is not a table's (`div` as `table-cell`):
+    /// set as a block, but given no size, since CSS sizes such boxes by table rules Galley
+    /// does not apply to them.
+    var tableDisplay = false
+    /// `position: absolute` or `fixed`, which Galley does not place (the element stays in the
+    /// flow, as `static`): its box gets no size, so it cannot cover what browsers draw over it.
+    var outOfFlow = false
     /// `break-before`, `break-after`, `break-inside` (not inherited).
     var breakBefore = BlockBreak.auto
     var breakAfter = BlockBreak.auto
@@ -91,6 +98,9 @@ struct ComputedStyle: Sendable {
     /// justify` says so, never by the layout's `justify_threshold`, which is for running
     /// text; a cell's narrow measure would leave most such lines loose.
     var inTableCell = false
+    /// `column-count`, `column-width` and `column-gap` (points) declared on the element (not
+    /// inherited): kept in its `BlockStyle`, not laid out yet, so still counted as ignored.
+    var columns: (count: Int?, width: Double?, gap: Double?) = (nil, nil, nil)
     /// `width` and `height` in points, for images.
     var width: Double?
     var height: Double?
@@ -175,9 +185,12 @@ struct ComputedStyle: Sendable {
         style.height = nil
         style.declaredWritingMode = nil
         style.box = Box()
+        style.columns = (nil, nil, nil)
         style.boxIndents = (0, 0)
         style.justifiable = true
         style.displayNone = false
+        style.tableDisplay = false
+        style.outOfFlow = false
         style.breakBefore = .auto
         style.breakAfter = .auto
         style.avoidBreakInside = false
@@ -266,7 +279,9 @@ struct ComputedStyle: Sendable {
                 case "list-item": (display, displayNone) = (.listItem, false)
                 case "contents": (display, displayNone) = (.inline, false)
                 case "inherit", "initial", "unset", "revert": break
-                default: (display, displayNone) = (value.hasPrefix("inline") || value == "ruby" ? .inline : .block, false)
+                default:
+                    (display, displayNone) = (value.hasPrefix("inline") || value == "ruby" ? .inline : .block, false)
+                    tableDisplay = value.hasPrefix("table") || value.hasPrefix("inline-table")
                 }
             default:
                 break
@@ -488,6 +503,18 @@ struct ComputedStyle: Sendable {
             text.baselineShift = Self.clamped(text.baselineShift, -Self.maximumLength)
         case "list-style-type":
             if let marker = ListMarker(value) { listMarker = marker }
+        case "position":
+            outOfFlow = value == "absolute" || value == "fixed"
+            return false  // Not placed: still ignored.
+        case "column-count", "column-width", "column-gap", "columns":
+            for token in value.split(separator: " ").map(String.init) {
+                if let count = Int(token), count > 0, property != "column-width", property != "column-gap" {
+                    columns.count = min(count, 1000)
+                } else if property != "column-count", let points = length(token, rootSize: rootSize), points >= 0 {
+                    if property == "column-gap" { columns.gap = points } else { columns.width = points }
+                }
+            }
+            return false  // Not laid out: the page's columns are the layout's.
         case "width":
             width = length(value, rootSize: rootSize).map { max(0, $0) }
             // A percentage is of the containing block: a table's or a floated block's column.

@@ -450,8 +450,8 @@ public final class Framesetter {
             func makeLine(in lineRect: Rect) throws(TypesetError)
                 -> (analysis: ParagraphAnalysis, filler: LineFiller, local: Range<Int>, startIndent: Double, measure: Double) {
                 var analysis = analysis
-                var (startIndent, endIndent) = Self.indents(style, firstLine: first, continuation: continuation, width: lineRect.width,
-                                                            shift: geometry.shift(paragraph: paragraphIndex, width: rect.width))
+                let shift = geometry.shift(paragraph: paragraphIndex, width: rect.width)
+                var (startIndent, endIndent) = Self.indents(style, firstLine: first, continuation: continuation, width: lineRect.width, shift: shift)
                 var measure = lineRect.width - max(0, startIndent) - max(0, endIndent)
                 var filler = LineFiller(analysis: analysis, position: offset - analysis.range.lowerBound)
                 let local: Range<Int>
@@ -465,10 +465,19 @@ public final class Framesetter {
                         (analysis, filler, local) = try nextLine(from: offset, in: analysis, measure: measure, hyphenAllowed: hyphenAllowed)
                     } catch {
                         guard measure < lineRect.width else { throw error }
-                        // Something as wide as the column (an image, a long unbreakable cluster) but
-                        // not as the indented measure: set that line at the full column width instead.
-                        (startIndent, endIndent, measure) = (0, 0, lineRect.width)
-                        (analysis, filler, local) = try nextLine(from: offset, in: analysis, measure: measure, hyphenAllowed: hyphenAllowed)
+                        let overflowing = lineRect.width - max(0, startIndent)
+                        if shift != (0, 0), startIndent > 0, overflowing > max(0, measure),
+                           let line = try? nextLine(from: offset, in: analysis, measure: overflowing, hyphenAllowed: hyphenAllowed) {
+                            // In a sized box too narrow for it: the line starts where the box's
+                            // lines do and runs past the box's end (CSS's overflow), to the column's.
+                            (endIndent, measure) = (0, overflowing)
+                            (analysis, filler, local) = line
+                        } else {
+                            // Something as wide as the column (an image, a long unbreakable cluster) but
+                            // not as the indented measure: set that line at the full column width instead.
+                            (startIndent, endIndent, measure) = (0, 0, lineRect.width)
+                            (analysis, filler, local) = try nextLine(from: offset, in: analysis, measure: measure, hyphenAllowed: hyphenAllowed)
+                        }
                     }
                 }
                 return (analysis, filler, local, startIndent, measure)

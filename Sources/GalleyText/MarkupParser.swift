@@ -268,7 +268,7 @@ public struct MarkupParser: Sendable {
             return run
         }
         return (AttributedText(scalars: text.scalars, styleRuns: runs, paragraphs: text.paragraphs, attachments: text.attachments,
-                               tables: text.tables, boxes: text.boxes, floats: text.floats), guessed)
+                               tables: text.tables, boxes: text.boxes, floats: text.floats, boxTree: text.boxTree), guessed)
     }
 
     /// Up to `limit` bytes of UTF-8: the text of the runs without a language that are not

@@ -42,6 +42,9 @@ public struct TextBox: Sendable, Equatable {
     /// the framesetter; `padding.left` and `padding.right` count in a width that `box-sizing`
     /// or a percentage needs.
     public var size = BoxSize()
+    /// Whether a box around nothing keeps a paragraph for its height (`HTMLWalker`): not for
+    /// floats, table parts set as blocks and boxes taken out of the flow.
+    var spacerAllowed = true
     /// Whether the start side is the right one (`direction: rtl`).
     public var rightToLeft = false
     /// The collapsed margin above the box, when it has a top border or padding (which keep

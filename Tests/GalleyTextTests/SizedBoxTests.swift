@@ -84,4 +84,13 @@ import Testing
         for x in 0..<bitmap.width where bitmap.pixel(x: x, y: 125) == (0, 128, 0) { third += 1 }
         #expect(third == 50)
     }
+
+    @Test func emptyFloatedBoxesWithAHeightAreDrawnAtTheirSides() throws {
+        // A page of floated boxes only: one at each side, each 100 x 80 px.
+        let bitmap = try Self.drawn("<div style='float: left; width: 100px; height: 80px; background: blue'></div>"
+                                    + "<div style='float: right; width: 100px; height: 80px; background: green'></div>")
+        let blue = Self.area(of: Self.blue, in: bitmap), green = Self.area(of: Self.green, in: bitmap)
+        #expect(blue.count == 100 * 80 && blue.box?.x == 0 && blue.box?.y == 0)
+        #expect(green.count == 100 * 80 && green.box?.x == 700 && green.box?.y == 0)
+    }
 }
