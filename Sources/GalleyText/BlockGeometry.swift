@@ -36,6 +36,17 @@ public struct BoxSize: Sendable, Hashable {
 
     public init() {}
 
+    /// The size along the lines (`width` here) and across them (`height`): in vertical text
+    /// the physical `height` runs along the lines, so the two swap.
+    func logical(vertical: Bool) -> BoxSize {
+        guard vertical else { return self }
+        var size = self
+        (size.width, size.height) = (height, width)
+        (size.minWidth, size.minHeight) = (minHeight, minWidth)
+        (size.maxWidth, size.maxHeight) = (maxHeight, maxWidth)
+        return size
+    }
+
     /// Whether anything here changes the box's width.
     public var constrainsWidth: Bool { !width.isAuto || !minWidth.isAuto || !maxWidth.isAuto }
     /// Whether anything here changes the box's height.
@@ -93,7 +104,13 @@ struct BlockGeometry {
     private var width = -1.0
     private var shifts: [(start: Double, end: Double)] = []
 
-    init(boxes: [TextBox], paragraphCount: Int) {
+    /// `vertical`: the lines run down the page, so a box's `height` is its size along them.
+    init(boxes: [TextBox], paragraphCount: Int, vertical: Bool = false) {
+        let boxes = vertical ? boxes.map { box in
+            var box = box
+            box.size = box.size.logical(vertical: true)
+            return box
+        } : boxes
         self.boxes = boxes
         sized = boxes.indices.filter { boxes[$0].size.constrainsWidth && !boxes[$0].paragraphs.isEmpty }
         positions = Dictionary(uniqueKeysWithValues: sized.enumerated().map { ($0.element, $0.offset) })

@@ -133,7 +133,7 @@ public final class Framesetter {
         }
         self.boxOpenings = Dictionary(grouping: text.boxes.indices, by: { text.boxes[$0].paragraphs.lowerBound })
         self.boxClosings = Dictionary(grouping: text.boxes.indices.reversed(), by: { text.boxes[$0].paragraphs.upperBound - 1 })
-        self.geometry = BlockGeometry(boxes: text.boxes, paragraphCount: text.paragraphs.count)
+        self.geometry = BlockGeometry(boxes: text.boxes, paragraphCount: text.paragraphs.count, vertical: vertical)
         self.floatStarts = Dictionary(text.floats.enumerated().map { ($1.paragraphs.lowerBound, $0) }, uniquingKeysWith: { first, _ in first })
         self.analyzer = ParagraphAnalyzer(text: text, fonts: fonts, maximumBox: maximumBox, typography: typography, vertical: vertical,
                                           window: analysisWindow)
@@ -674,9 +674,10 @@ public final class Framesetter {
         for index in boxes {
             let box = text.boxes[index]
             if box.bottomEdge > 0 { closing.extent += box.spaceInsideAfter }
-            if box.size.constrainsHeight, let top = contentTop(index) {
+            let size = box.size.logical(vertical: vertical)
+            if size.constrainsHeight, let top = contentTop(index) {
                 let content = bottom + closing.extent - top
-                closing.extent += max(0, box.size.usedContentHeight(content: content, edges: box.topEdge + box.bottomEdge) - content)
+                closing.extent += max(0, size.usedContentHeight(content: content, edges: box.topEdge + box.bottomEdge) - content)
             }
             closing.extent += box.bottomEdge
             closing.bottoms.append((index, closing.extent))
