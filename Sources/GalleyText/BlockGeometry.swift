@@ -36,17 +36,6 @@ public struct BoxSize: Sendable, Hashable {
 
     public init() {}
 
-    /// The size along the lines (`width` here) and across them (`height`): in vertical text
-    /// the physical `height` runs along the lines, so the two swap.
-    func logical(vertical: Bool) -> BoxSize {
-        guard vertical else { return self }
-        var size = self
-        (size.width, size.height) = (height, width)
-        (size.minWidth, size.minHeight) = (minHeight, minWidth)
-        (size.maxWidth, size.maxHeight) = (maxHeight, maxWidth)
-        return size
-    }
-
     /// Whether anything here changes the box's width.
     public var constrainsWidth: Bool { !width.isAuto || !minWidth.isAuto || !maxWidth.isAuto }
     /// Whether anything here changes the box's height.
@@ -104,15 +93,13 @@ struct BlockGeometry {
     private var width = -1.0
     private var shifts: [(start: Double, end: Double)] = []
 
-    /// `vertical`: the lines run down the page, so a box's `height` is its size along them.
+    /// `vertical`: the lines run down the page. Sizes are not applied there yet: CSS sizes an
+    /// element of another writing mode than its container's (an orthogonal flow) in ways the
+    /// one writing mode of a Galley article does not follow, and the writing-mode reftests
+    /// drew worse with either reading of `width` and `height`.
     init(boxes: [TextBox], paragraphCount: Int, vertical: Bool = false) {
-        let boxes = vertical ? boxes.map { box in
-            var box = box
-            box.size = box.size.logical(vertical: true)
-            return box
-        } : boxes
         self.boxes = boxes
-        sized = boxes.indices.filter { boxes[$0].size.constrainsWidth && !boxes[$0].paragraphs.isEmpty }
+        sized = vertical ? [] : boxes.indices.filter { boxes[$0].size.constrainsWidth && !boxes[$0].paragraphs.isEmpty }
         positions = Dictionary(uniqueKeysWithValues: sized.enumerated().map { ($0.element, $0.offset) })
         var parents: [Int?] = []
         var innermost = sized.isEmpty ? [] : Array(repeating: -1, count: paragraphCount)

@@ -674,8 +674,9 @@ public final class Framesetter {
         for index in boxes {
             let box = text.boxes[index]
             if box.bottomEdge > 0 { closing.extent += box.spaceInsideAfter }
-            let size = box.size.logical(vertical: vertical)
-            if size.constrainsHeight, let top = contentTop(index) {
+            // Sizes are for horizontal text only (`BlockGeometry`).
+            let size = box.size
+            if !vertical, size.constrainsHeight, let top = contentTop(index) {
                 let content = bottom + closing.extent - top
                 closing.extent += max(0, size.usedContentHeight(content: content, edges: box.topEdge + box.bottomEdge) - content)
             }

@@ -774,7 +774,7 @@ struct HTMLWalker {
     private mutating func closeBox(_ index: Int, style: TextStyle) {
         guard index < builder.boxes.count else { return }
         let box = builder.boxes[index]
-        if builder.paragraphCount == box.paragraphs.lowerBound, box.spacerAllowed,
+        if builder.paragraphCount == box.paragraphs.lowerBound, box.spacerAllowed, writingMode?.mode.isVertical != true,
            box.topEdge + box.bottomEdge > 0 || box.size.usedContentHeight(content: 0, edges: box.topEdge + box.bottomEdge) > 0 {
             // A box around nothing that still has a height (its padding, border, `height` or
             // `min-height`): a paragraph holding only a spacer carries it through layout.
