@@ -322,7 +322,8 @@ struct ComputedStyle: Sendable {
                 if tableElement && applyBox(property: declaration.property, value: declaration.value) { break }
                 // A block's border, vertical padding and background: its `TextBox`.
                 if !tableElement && display != .inline && Self.isBlockBoxProperty(declaration.property)
-                    && applyBox(property: declaration.property, value: declaration.value) { break }
+                    && (inheritBorder(declaration.property, value: declaration.value, from: parent)
+                        || applyBox(property: declaration.property, value: declaration.value)) { break }
                 if !apply(property: declaration.property, value: declaration.value, parent: parent, base: base) {
                     ignored.append(declaration.property)
                 }
@@ -647,6 +648,29 @@ struct ComputedStyle: Sendable {
         }
         guard let points = length(value, rootSize: rootSize), points >= 0 else { return nil }
         return .points(Self.clamped(points, 0))
+    }
+
+    /// `inherit` on one border side's width, style or colour (`border-left-width: inherit`):
+    /// the parent's, whose box is not inherited otherwise. False for anything else.
+    private mutating func inheritBorder(_ property: String, value: String, from parent: ComputedStyle) -> Bool {
+        let parts = property.split(separator: "-")
+        guard parts.count == 3, parts[0] == "border", value.trimmingASCIIWhitespace().lowercased() == "inherit" else { return false }
+        let side: WritableKeyPath<TextTable.Sides<Box.Side>, Box.Side>
+        switch parts[1] {
+        case "top": side = \.top
+        case "right": side = \.right
+        case "bottom": side = \.bottom
+        case "left": side = \.left
+        default: return false
+        }
+        let inherited = parent.box.border[keyPath: side]
+        switch parts[2] {
+        case "width": box.border[keyPath: side].width = inherited.width
+        case "style": (box.border[keyPath: side].visible, box.border[keyPath: side].style) = (inherited.visible, inherited.style)
+        case "color": box.border[keyPath: side].color = inherited.color
+        default: return false
+        }
+        return true
     }
 
     /// The `border-style` keywords.

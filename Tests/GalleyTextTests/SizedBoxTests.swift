@@ -93,4 +93,12 @@ import Testing
         #expect(blue.count == 100 * 80 && blue.box?.x == 0 && blue.box?.y == 0)
         #expect(green.count == 100 * 80 && green.box?.x == 700 && green.box?.y == 0)
     }
+
+    @Test func anInheritedBorderWidthIsTheParents() throws {
+        // The inner box's left border is as wide as the outer's: 40 px of green, 30 px high.
+        let bitmap = try Self.drawn("<div style='border-left: 40px solid blue'><div style='border-left-style: solid; "
+                                    + "border-left-width: inherit; border-left-color: green; height: 30px'></div></div>")
+        let green = Self.area(of: Self.green, in: bitmap)
+        #expect(green.box?.width == 40 && green.box?.height == 30 && green.count == 40 * 30)
+    }
 }
