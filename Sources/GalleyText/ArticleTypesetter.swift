@@ -329,7 +329,7 @@ public final class ArticleTypesetter {
                     }
                 }
                 // Floated pictures are placed by the framesetter, not in their lines.
-                for box in line.boxes where text.attachments[box.attachment].float == nil {
+                for box in line.boxes where text.attachments[box.attachment].float == nil && !text.attachments[box.attachment].isSpacer {
                     let frameRect = flow.rect(Rect(x: placed.origin + box.x, y: placed.baseline + box.drop - box.height, width: box.width, height: box.height))
                     if lineIndex < frame.lines.count {
                         attachments.append(AttachmentFrame(column: columnIndex, rect: frameRect, offset: box.offset,

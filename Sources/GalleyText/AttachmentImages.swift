@@ -39,7 +39,8 @@ extension AttributedText {
     func sizingAttachments(by images: AttachmentImages) -> AttributedText {
         guard !images.isEmpty else { return self }
         let sized = attachments.map { attachment in images[attachment.source].map { attachment.sized(by: $0) } ?? attachment }
-        var text = AttributedText(scalars: scalars, styleRuns: styleRuns, paragraphs: paragraphs, attachments: sized, tables: tables, boxes: boxes, floats: floats)
+        var text = AttributedText(scalars: scalars, styleRuns: styleRuns, paragraphs: paragraphs, attachments: sized, tables: tables, boxes: boxes,
+                                  floats: floats, boxTree: boxTree)
         text.pagedMedia = pagedMedia
         return text
     }

@@ -27,11 +27,14 @@ public struct AttributedText: Sendable, Equatable {
     public let floats: [FloatedBlock]
     /// The article's `@page` rules and `string-set` values: how its pages are dressed.
     public var pagedMedia = PagedMedia()
+    /// The block boxes around the paragraphs (`BoxTree`), as the markup walker built them;
+    /// just the root for text made otherwise.
+    public let boxTree: BoxTree
 
     /// Text that has passed `validate()`; the builder is the usual way to make one.
     public init(scalars: [Unicode.Scalar], styleRuns: [AttributeRun<TextStyle>],
                 paragraphs: [AttributeRun<ParagraphStyle>], attachments: [Attachment], tables: [TextTable] = [],
-                boxes: [TextBox] = [], floats: [FloatedBlock] = []) {
+                boxes: [TextBox] = [], floats: [FloatedBlock] = [], boxTree: BoxTree = BoxTree()) {
         self.scalars = scalars
         self.styleRuns = styleRuns
         self.paragraphs = paragraphs
@@ -39,6 +42,7 @@ public struct AttributedText: Sendable, Equatable {
         self.tables = tables
         self.boxes = boxes
         self.floats = floats
+        self.boxTree = boxTree
     }
 
     /// What is wrong with the tables nested in `table`: each must lie inside one of its cells,
@@ -420,6 +424,8 @@ public struct Attachment: Hashable, Sendable {
     /// CSS `float`: the picture is taken out of the line and set at the column's left or
     /// right edge, the lines beside it shortened.
     public var float: FloatSide?
+    /// A spacer (`AttributedTextBuilder.appendSpacer`): no picture, no room, nothing drawn.
+    public var isSpacer = false
 
     public init(offset: Int, source: String, width: Double?, height: Double?, alternative: String, float: FloatSide? = nil) {
         self.offset = offset

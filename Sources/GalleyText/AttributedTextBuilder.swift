@@ -71,6 +71,8 @@ public struct AttributedTextBuilder: Sendable {
     /// and gives it its paragraphs when it closes.
     public var boxes: [TextBox] = []
     public var floats: [FloatedBlock] = []
+    /// The block boxes, which the markup walker opens and closes (`BoxTree`).
+    public var boxTree = BoxTree()
 
     /// Paragraphs ended so far: the index the next paragraph will have.
     public var paragraphCount: Int { paragraphs.count }
@@ -205,6 +207,17 @@ public struct AttributedTextBuilder: Sendable {
         atLineStart = false
     }
 
+    /// Appends a spacer: an attachment that draws nothing, no wider than nothing and `height`
+    /// high, so that a block with a height and no content has a paragraph to stand for it.
+    public mutating func appendSpacer(style: TextStyle, height: Double = 0) {
+        beginContent()
+        var spacer = Attachment(offset: scalars.count, source: "", width: 0, height: height, alternative: "")
+        spacer.isSpacer = true
+        attachments.append(spacer)
+        commit([AttributedText.objectReplacement], style: style)
+        atLineStart = false
+    }
+
     /// Appends a line break opportunity (U+200B, `<wbr>`), unless at the start of a line,
     /// where it would be useless.
     public mutating func appendBreakOpportunity(style: TextStyle) {
@@ -308,8 +321,9 @@ public struct AttributedTextBuilder: Sendable {
         if !paragraphs.isEmpty {
             paragraphs[paragraphs.count - 1].value.spaceAfter = takeMargin()
         }
+        boxTree.close(BoxTree.root, end: paragraphs.count, tables: tables)
         var text = AttributedText(scalars: scalars, styleRuns: styleRuns, paragraphs: paragraphs, attachments: attachments,
-                                  tables: tables, boxes: boxes, floats: floats)
+                                  tables: tables, boxes: boxes, floats: floats, boxTree: boxTree)
         closeStringSets(depth: 0)
         text.pagedMedia.strings = namedStrings
         self = AttributedTextBuilder()

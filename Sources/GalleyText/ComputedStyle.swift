@@ -69,6 +69,13 @@ struct ComputedStyle: Sendable {
     var hidden: Bool { displayNone || visibilityHidden }
     var displayNone = false
     var visibilityHidden = false
+    /// A `display: table…` value on an element that is not a table's (`div` as `table-cell`):
+    /// set as a block, but given no size, since CSS sizes such boxes by table rules Galley
+    /// does not apply to them.
+    var tableDisplay = false
+    /// `position: absolute` or `fixed`, which Galley does not place (the element stays in the
+    /// flow, as `static`): its box gets no size, so it cannot cover what browsers draw over it.
+    var outOfFlow = false
     /// `break-before`, `break-after`, `break-inside` (not inherited).
     var breakBefore = BlockBreak.auto
     /// The side `break-before: left | right` starts the block's page on, and the side
@@ -97,6 +104,9 @@ struct ComputedStyle: Sendable {
     /// justify` says so, never by the layout's `justify_threshold`, which is for running
     /// text; a cell's narrow measure would leave most such lines loose.
     var inTableCell = false
+    /// `column-count`, `column-width` and `column-gap` (points) declared on the element (not
+    /// inherited): kept in its `BlockStyle`, not laid out yet, so still counted as ignored.
+    var columns: (count: Int?, width: Double?, gap: Double?) = (nil, nil, nil)
     /// `width` and `height` in points, for images.
     var width: Double?
     var height: Double?
@@ -136,6 +146,10 @@ struct ComputedStyle: Sendable {
         var verticalAlignment: TextTable.VerticalAlignment?
         /// `width` as a percentage of the containing block.
         var widthFraction: Double?
+        /// A block's `width`, `height`, their limits, `box-sizing` and `auto` side margins.
+        var size = BoxSize()
+        /// A block's own start and end margins, in points (in the indents too).
+        var margins = (start: 0.0, end: 0.0)
 
         /// A side's border as drawn: CSS's `medium` (3 px) when a style is given without a width.
         func drawn(_ side: Side, color: RGBColor) -> TextTable.Border {
@@ -177,9 +191,12 @@ struct ComputedStyle: Sendable {
         style.height = nil
         style.declaredWritingMode = nil
         style.box = Box()
+        style.columns = (nil, nil, nil)
         style.boxIndents = (0, 0)
         style.justifiable = true
         style.displayNone = false
+        style.tableDisplay = false
+        style.outOfFlow = false
         style.breakBefore = .auto
         style.breakAfter = .auto
         style.pageSide = nil
@@ -271,7 +288,9 @@ struct ComputedStyle: Sendable {
                 case "list-item": (display, displayNone) = (.listItem, false)
                 case "contents": (display, displayNone) = (.inline, false)
                 case "inherit", "initial", "unset", "revert": break
-                default: (display, displayNone) = (value.hasPrefix("inline") || value == "ruby" ? .inline : .block, false)
+                default:
+                    (display, displayNone) = (value.hasPrefix("inline") || value == "ruby" ? .inline : .block, false)
+                    tableDisplay = value.hasPrefix("table") || value.hasPrefix("inline-table")
                 }
             default:
                 break
@@ -285,6 +304,7 @@ struct ComputedStyle: Sendable {
         // Points by side, each parsed once; summed in a fixed order below, so the indents do
         // not depend on a dictionary's order.
         var sides: [String: Double] = [:]
+        var autoSides: Set<String> = []
         var decoration: String?
         for declaration in ordered {
             switch declaration.property {
@@ -292,19 +312,27 @@ struct ComputedStyle: Sendable {
                 break
             case "margin-left", "margin-right", "padding-left", "padding-right":
                 if let points = length(declaration.value, rootSize: rootSize) { sides[declaration.property] = points }
+                if declaration.value.trimmingASCIIWhitespace().lowercased() == "auto" {
+                    autoSides.insert(declaration.property)
+                    sides[declaration.property] = nil
+                } else if sides[declaration.property] != nil {
+                    autoSides.remove(declaration.property)
+                }
                 if tableElement { _ = applyBox(property: declaration.property, value: declaration.value) }
             case "margin-inline-start", "margin-inline-end", "padding-inline-start", "padding-inline-end":
                 guard let points = length(declaration.value, rootSize: rootSize) else { break }
                 let box = declaration.property.hasPrefix("margin") ? "margin" : "padding"
                 let left = declaration.property.hasSuffix("start") != rtl
                 sides[box + (left ? "-left" : "-right")] = points
+                autoSides.remove(box + (left ? "-left" : "-right"))
             case "text-decoration":
                 decoration = declaration.value.lowercased()
             default:
                 if tableElement && applyBox(property: declaration.property, value: declaration.value) { break }
                 // A block's border, vertical padding and background: its `TextBox`.
                 if !tableElement && display != .inline && Self.isBlockBoxProperty(declaration.property)
-                    && applyBox(property: declaration.property, value: declaration.value) { break }
+                    && (inheritBorder(declaration.property, value: declaration.value, from: parent)
+                        || applyBox(property: declaration.property, value: declaration.value)) { break }
                 if !apply(property: declaration.property, value: declaration.value, parent: parent, base: base) {
                     ignored.append(declaration.property)
                 }
@@ -322,6 +350,11 @@ struct ComputedStyle: Sendable {
             // The border box starts inside the margins; the lines inside the border too (a
             // table's border is drawn inside its width by the table layouter instead).
             let paddings = (left: sides["padding-left"] ?? 0, right: sides["padding-right"] ?? 0)
+            if !tableElement { (box.padding.left, box.padding.right) = (paddings.left, paddings.right) }
+            let margins = (left: sides["margin-left"] ?? 0, right: sides["margin-right"] ?? 0)
+            box.margins = rtl ? (margins.right, margins.left) : (margins.left, margins.right)
+            let autoMargins = (left: autoSides.contains("margin-left"), right: autoSides.contains("margin-right"))
+            (box.size.marginStartAuto, box.size.marginEndAuto) = rtl ? (autoMargins.right, autoMargins.left) : (autoMargins.left, autoMargins.right)
             boxIndents = rtl ? (startIndent - paddings.right, endIndent - paddings.left) : (startIndent - paddings.left, endIndent - paddings.right)
             if !tableElement {
                 let left = box.drawn(box.border.left, color: text.color).width, right = box.drawn(box.border.right, color: text.color).width
@@ -482,14 +515,38 @@ struct ComputedStyle: Sendable {
             text.baselineShift = Self.clamped(text.baselineShift, -Self.maximumLength)
         case "list-style-type":
             if let marker = ListMarker(value) { listMarker = marker }
+        case "position":
+            outOfFlow = value == "absolute" || value == "fixed"
+            return false  // Not placed: still ignored.
+        case "column-count", "column-width", "column-gap", "columns":
+            for token in value.split(separator: " ").map(String.init) {
+                if let count = Int(token), count > 0, property != "column-width", property != "column-gap" {
+                    columns.count = min(count, 1000)
+                } else if property != "column-count", let points = length(token, rootSize: rootSize), points >= 0 {
+                    if property == "column-gap" { columns.gap = points } else { columns.width = points }
+                }
+            }
+            return false  // Not laid out: the page's columns are the layout's.
         case "width":
             width = length(value, rootSize: rootSize).map { max(0, $0) }
             // A percentage is of the containing block: a table's or a floated block's column.
             if value.hasSuffix("%"), let percent = Double(value.dropLast()), percent.isFinite, percent > 0 {
                 box.widthFraction = min(percent, 100) / 100
             }
+            box.size.width = boxLength(value) ?? box.size.width
         case "height":
             height = length(value, rootSize: rootSize).map { max(0, $0) }
+            box.size.height = boxLength(value) ?? box.size.height
+        case "min-width", "max-width", "min-height", "max-height":
+            guard let length = boxLength(value) else { return true }
+            switch property {
+            case "min-width": box.size.minWidth = length
+            case "max-width": box.size.maxWidth = length
+            case "min-height": box.size.minHeight = length
+            default: box.size.maxHeight = length
+            }
+        case "box-sizing":
+            if value == "border-box" { box.size.borderBox = true } else if value == "content-box" { box.size.borderBox = false }
         case "margin-right", "margin-left", "padding-right", "padding-left", "margin-inline-start", "margin-inline-end",
              "padding-inline-start", "padding-inline-end", "font-size", "direction", "display", "text-decoration":
             break  // Applied by `apply(_:parent:base:)`.
@@ -589,6 +646,40 @@ struct ComputedStyle: Sendable {
             return false  // `width` in points is read as for any element.
         default:
             return false
+        }
+        return true
+    }
+
+    /// A `width`, `height` or limit as `BoxSize` keeps it: `auto` and `none` as `.auto`; nil
+    /// for a value that is not valid (negative, or not a length).
+    private func boxLength(_ value: String) -> BoxLength? {
+        if value == "auto" || value == "none" { return .auto }
+        if value.hasSuffix("%"), let percent = Double(value.dropLast()), percent.isFinite, percent >= 0 {
+            return .fraction(min(percent, 1000) / 100)
+        }
+        guard let points = length(value, rootSize: rootSize), points >= 0 else { return nil }
+        return .points(Self.clamped(points, 0))
+    }
+
+    /// `inherit` on one border side's width, style or colour (`border-left-width: inherit`):
+    /// the parent's, whose box is not inherited otherwise. False for anything else.
+    private mutating func inheritBorder(_ property: String, value: String, from parent: ComputedStyle) -> Bool {
+        let parts = property.split(separator: "-")
+        guard parts.count == 3, parts[0] == "border", value.trimmingASCIIWhitespace().lowercased() == "inherit" else { return false }
+        let side: WritableKeyPath<TextTable.Sides<Box.Side>, Box.Side>
+        switch parts[1] {
+        case "top": side = \.top
+        case "right": side = \.right
+        case "bottom": side = \.bottom
+        case "left": side = \.left
+        default: return false
+        }
+        let inherited = parent.box.border[keyPath: side]
+        switch parts[2] {
+        case "width": box.border[keyPath: side].width = inherited.width
+        case "style": (box.border[keyPath: side].visible, box.border[keyPath: side].style) = (inherited.visible, inherited.style)
+        case "color": box.border[keyPath: side].color = inherited.color
+        default: return false
         }
         return true
     }

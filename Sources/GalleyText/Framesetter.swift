@@ -55,6 +55,8 @@ public final class Framesetter {
     /// those that close at one, innermost first, by paragraph index.
     private let boxOpenings: [Int: [Int]]
     private let boxClosings: [Int: [Int]]
+    /// Where sized boxes (`TextBox.size`) put their borders and their lines in a column.
+    private var geometry: BlockGeometry
     /// Where the last rectangle's text ended, the boxes begun and not ended there, and the
     /// first box not begun: each rectangle looks at those, not at every box before it.
     private var boxScan = (end: 0, open: [Int](), next: 0)
@@ -131,6 +133,7 @@ public final class Framesetter {
         }
         self.boxOpenings = Dictionary(grouping: text.boxes.indices, by: { text.boxes[$0].paragraphs.lowerBound })
         self.boxClosings = Dictionary(grouping: text.boxes.indices.reversed(), by: { text.boxes[$0].paragraphs.upperBound - 1 })
+        self.geometry = BlockGeometry(boxes: text.boxes, paragraphCount: text.paragraphs.count, vertical: vertical)
         self.floatStarts = Dictionary(text.floats.enumerated().map { ($1.paragraphs.lowerBound, $0) }, uniquingKeysWith: { first, _ in first })
         self.analyzer = ParagraphAnalyzer(text: text, fonts: fonts, maximumBox: maximumBox, typography: typography, vertical: vertical,
                                           window: analysisWindow)
@@ -164,6 +167,7 @@ public final class Framesetter {
         tableWarnings = other.tableWarnings
         boxOpenings = other.boxOpenings
         boxClosings = other.boxClosings
+        geometry = other.geometry
         boxScan = other.boxScan
         floatsPlacedThrough = other.floatsPlacedThrough
         floatStarts = other.floatStarts
@@ -340,7 +344,7 @@ public final class Framesetter {
                    !boxes.isEmpty {
                     // A box around it that ends with it holds it: it closes below the float.
                     cursor = max(cursor, placed.float.rect.maxY + Self.floatMargin - rect.y)
-                    let closing = closeBoxes(boxes)
+                    let closing = closeBoxes(boxes, bottom: cursor, contentTop: contentTop(from: boxTops, in: rect))
                     boxBottoms += closing.bottoms.map { ($0.box, rect.y + cursor + $0.y, offset) }
                     cursor += closing.extent
                 }
@@ -400,7 +404,7 @@ public final class Framesetter {
                 hyphenatedLines = (-1, 0)
                 guard table.isFinished else { break }
                 if let boxes = boxClosings[table.table.paragraphs.upperBound - 1] {
-                    let closing = closeBoxes(boxes)
+                    let closing = closeBoxes(boxes, bottom: cursor, contentTop: contentTop(from: boxTops, in: rect))
                     boxBottoms += closing.bottoms.map { ($0.box, rect.y + cursor + $0.y, offset) }
                     cursor += closing.extent
                 }
@@ -422,8 +426,9 @@ public final class Framesetter {
             let continuation = !first && style.continuationIndent > 0 && text.scalars[offset - 1] != AttributedText.lineSeparator
             let hyphenAllowed = hyphenatedLines.paragraph != paragraphIndex || hyphenatedLines.count < typography.maximumConsecutiveHyphens
             if typography.lineBreaking == .optimal, first, plan?.paragraph != paragraphIndex {
-                let firstLine = Self.indents(style, firstLine: true, continuation: false, width: rect.width)
-                let rest = Self.indents(style, firstLine: false, continuation: false, width: rect.width)
+                let shift = geometry.shift(paragraph: paragraphIndex, width: rect.width)
+                let firstLine = Self.indents(style, firstLine: true, continuation: false, width: rect.width, shift: shift)
+                let rest = Self.indents(style, firstLine: false, continuation: false, width: rect.width, shift: shift)
                 plan = OptimalBreaker.breaks(analysis, firstMeasure: rect.width - max(0, firstLine.start) - max(0, firstLine.end),
                                              measure: rect.width - max(0, rest.start) - max(0, rest.end), typography: typography)
                     .map { (paragraphIndex, $0) }
@@ -445,7 +450,8 @@ public final class Framesetter {
             func makeLine(in lineRect: Rect) throws(TypesetError)
                 -> (analysis: ParagraphAnalysis, filler: LineFiller, local: Range<Int>, startIndent: Double, measure: Double) {
                 var analysis = analysis
-                var (startIndent, endIndent) = Self.indents(style, firstLine: first, continuation: continuation, width: lineRect.width)
+                let shift = geometry.shift(paragraph: paragraphIndex, width: rect.width)
+                var (startIndent, endIndent) = Self.indents(style, firstLine: first, continuation: continuation, width: lineRect.width, shift: shift)
                 var measure = lineRect.width - max(0, startIndent) - max(0, endIndent)
                 var filler = LineFiller(analysis: analysis, position: offset - analysis.range.lowerBound)
                 let local: Range<Int>
@@ -459,10 +465,19 @@ public final class Framesetter {
                         (analysis, filler, local) = try nextLine(from: offset, in: analysis, measure: measure, hyphenAllowed: hyphenAllowed)
                     } catch {
                         guard measure < lineRect.width else { throw error }
-                        // Something as wide as the column (an image, a long unbreakable cluster) but
-                        // not as the indented measure: set that line at the full column width instead.
-                        (startIndent, endIndent, measure) = (0, 0, lineRect.width)
-                        (analysis, filler, local) = try nextLine(from: offset, in: analysis, measure: measure, hyphenAllowed: hyphenAllowed)
+                        let overflowing = lineRect.width - max(0, startIndent)
+                        if shift != (0, 0), startIndent > 0, overflowing > max(0, measure),
+                           let line = try? nextLine(from: offset, in: analysis, measure: overflowing, hyphenAllowed: hyphenAllowed) {
+                            // In a sized box too narrow for it: the line starts where the box's
+                            // lines do and runs past the box's end (CSS's overflow), to the column's.
+                            (endIndent, measure) = (0, overflowing)
+                            (analysis, filler, local) = line
+                        } else {
+                            // Something as wide as the column (an image, a long unbreakable cluster) but
+                            // not as the indented measure: set that line at the full column width instead.
+                            (startIndent, endIndent, measure) = (0, 0, lineRect.width)
+                            (analysis, filler, local) = try nextLine(from: offset, in: analysis, measure: measure, hyphenAllowed: hyphenAllowed)
+                        }
                     }
                 }
                 return (analysis, filler, local, startIndent, measure)
@@ -533,8 +548,15 @@ public final class Framesetter {
 
             // Boxes closing after the line put their paddings and borders below it.
             var closing = BoxClosing()
-            if end == nil && filler.isFinished, let boxes = boxClosings[paragraphIndex] { closing = closeBoxes(boxes) }
             let height = Self.advance(of: line, style: style)
+            if end == nil && filler.isFinished, let boxes = boxClosings[paragraphIndex] {
+                let earlier = contentTop(from: boxTops, in: rect)
+                closing = closeBoxes(boxes, bottom: cursor + gap + height) { box in
+                    // Boxes opening with this line have their tops in `opening`.
+                    guard let top = opening.tops.last(where: { $0.box == box }) else { return earlier(box) }
+                    return cursor + (top.y ?? gap) + self.text.boxes[box].topEdge
+                }
+            }
             if frame.isEmpty && cursor + gap + height + closing.extent > rect.height + LineFiller.tolerance
                 && cursor + height <= rect.height + LineFiller.tolerance {
                 // Box edges taller than the column: the line is set at its top, the boxes drawn
@@ -643,15 +665,31 @@ public final class Framesetter {
         var extent = 0.0
     }
 
-    /// The inner margins, bottom paddings and borders of `boxes` (innermost first).
-    private func closeBoxes(_ boxes: [Int]) -> BoxClosing {
+    /// The inner margins, bottom paddings and borders of `boxes` (innermost first), below
+    /// what they hold, which ends at `bottom` (from the rectangle's top); a box with a
+    /// `height` or `min-height` taller than what it holds grows to it (CSS 2.1 §10.6.3, §10.7)
+    /// when it began in this rectangle (`contentTop`: the top of its content box there).
+    private func closeBoxes(_ boxes: [Int], bottom: Double, contentTop: (Int) -> Double?) -> BoxClosing {
         var closing = BoxClosing()
         for index in boxes {
             let box = text.boxes[index]
-            if box.bottomEdge > 0 { closing.extent += box.spaceInsideAfter + box.bottomEdge }
+            if box.bottomEdge > 0 { closing.extent += box.spaceInsideAfter }
+            // Sizes are for horizontal text only (`BlockGeometry`).
+            let size = box.size
+            if !vertical, size.constrainsHeight, let top = contentTop(index) {
+                let content = bottom + closing.extent - top
+                closing.extent += max(0, size.usedContentHeight(content: content, edges: box.topEdge + box.bottomEdge) - content)
+            }
+            closing.extent += box.bottomEdge
             closing.bottoms.append((index, closing.extent))
         }
         return closing
+    }
+
+    /// The top of a box's content box (from `rect`'s top) where `tops` recorded its border
+    /// box's top in this fill; nil where it began before.
+    private func contentTop(from tops: [(box: Int, y: Double, offset: Int)], in rect: Rect) -> (Int) -> Double? {
+        { box in tops.last { $0.box == box }.map { $0.y - rect.y + self.text.boxes[box].topEdge } }
     }
 
     /// The pieces of boxes in a filled rectangle: from the recorded edges of lines still in
@@ -687,6 +725,10 @@ public final class Framesetter {
                 let factor = rect.width / 2 / (left + right)
                 (left, right) = (left * factor, right * factor)
             }
+            // Then moved in by its size (`BlockGeometry`), as its lines are.
+            let shift = geometry.shift(box: index, width: rect.width)
+            left = max(0, left + (box.rightToLeft ? shift.end : shift.start))
+            right = max(0, right + (box.rightToLeft ? shift.start : shift.end))
             // Inside the rectangle, even where a table with a box's bottom edge runs past it.
             let y = min(max(top?.y ?? rect.y, rect.y), rect.maxY)
             let maxY = min(max(bottom?.y ?? rect.maxY, y), rect.maxY)
@@ -993,14 +1035,16 @@ public final class Framesetter {
 
     /// A line's start and end indents in a column `width` wide. Together they take at most
     /// half the column, so deep nesting in a narrow column still leaves room for text.
+    /// `shift`: how far the sized boxes around the paragraph move its lines in
+    /// (`BlockGeometry`), added after that cut.
     private static func indents(_ style: ParagraphStyle, firstLine: Bool, continuation: Bool,
-                                width: Double) -> (start: Double, end: Double) {
+                                width: Double, shift: (start: Double, end: Double) = (0, 0)) -> (start: Double, end: Double) {
         let start = style.startIndent + (firstLine ? style.firstLineIndent : 0) + (continuation ? style.continuationIndent : 0)
         let end = style.endIndent
         let total = max(0, start) + max(0, end)
-        guard total > width / 2 else { return (start, end) }
+        guard total > width / 2 else { return (start + shift.start, end + shift.end) }
         let factor = width / 2 / total
-        return (start * factor, end * factor)
+        return (start * factor + shift.start, end * factor + shift.end)
     }
 
     /// The planned line end after `position`, when `position` is where a planned line began.

@@ -26,6 +26,8 @@ struct HTMLWalker {
         var tableRole: TableRole?
         /// Index in `builder.boxes` of the element's box, if it draws one.
         var boxIndex: Int?
+        /// Index in `builder.boxTree` of the element's block box, if it is a block.
+        var node: Int?
         /// Whether the element is the floated block being built (`openFloat`).
         var floats = false
         /// The element's tag, for the pieces of a table cut between rows (`nextPiece`).
@@ -575,7 +577,9 @@ struct HTMLWalker {
                 .joined(separator: ".")
             builder.paragraphStyle = paragraph
         }
-        let boxIndex = tableRole == nil && openTable == nil && style.display != .inline ? openBox(style, name: name) : nil
+        let isBlock = tableRole == nil && openTable == nil && style.display != .inline
+        let boxIndex = isBlock ? openBox(style, name: name, floats: floats) : nil
+        let node = isBlock ? openNode(style, element: paragraph.element, textBox: boxIndex, floats: floats) : nil
         var list: ListState?
         if isList {
             list = listState(element, ordered: name == "ol")
@@ -586,7 +590,7 @@ struct HTMLWalker {
         if let tableRole { beginTablePart(tableRole, element, style: style) }
         if let value = style.stringSet { builder.openStringSet(value, depth: frames.count) }
         frames.append(Frame(children: element.children, style: style, styleID: styleID, paragraph: paragraph, list: list,
-                            element: structural ? selected : nil, tableRole: tableRole, boxIndex: boxIndex, floats: floats,
+                            element: structural ? selected : nil, tableRole: tableRole, boxIndex: boxIndex, node: node, floats: floats,
                             tag: element.tag))
         if list != nil { listFrames.append(frames.count - 1) }
         if element.tag == GUMBO_TAG_BODY && bodyFrame == nil { bodyFrame = frames.count - 1 }
@@ -709,13 +713,23 @@ struct HTMLWalker {
         if frame.style.display == .listItem { builder.flushListMarker() }
         if frame.style.display != .inline {
             builder.breakParagraph()
-            if let index = frame.boxIndex { closeBox(index) }
+            if frame.floats, let open = openFloat, builder.paragraphCount == open.block.paragraphs.lowerBound {
+                // A floated block around nothing with a height: a spacer that high holds it.
+                let height = frame.style.box.size.usedContentHeight(content: 0, edges: 0)
+                if height > 0 {
+                    builder.appendSpacer(style: frame.style.text, height: height)
+                    builder.breakParagraph()
+                }
+            }
+            if let index = frame.boxIndex { closeBox(index, style: frame.style.text) }
+            if let node = frame.node { closeNode(node) }
             if frame.floats, var open = openFloat.take() {
                 let end = builder.paragraphCount
                 open.block.paragraphs = open.block.paragraphs.lowerBound..<end
                 // A float holding a table stays in the flow, where the table is set as a grid.
                 if end > open.block.paragraphs.lowerBound, !builder.tables.contains(where: { $0.paragraphs.overlaps(open.block.paragraphs) }) {
                     builder.floats.append(open.block)
+                    if let node = frame.node { markFloat(node, index: builder.floats.count - 1) }
                 }
                 builder.discardPendingMargins()
                 builder.addMargin(open.marginBefore)
@@ -735,8 +749,10 @@ struct HTMLWalker {
     /// Starts the box of a block that draws one (a border, vertical padding or a background),
     /// its paragraphs to be filled in when it closes; nil for other blocks, and for `html` and
     /// `body`, whose background is the page's, which the layout chooses.
-    private mutating func openBox(_ style: ComputedStyle, name: String) -> Int? {
-        guard style.box.isDrawnOnBlock, name != "html", name != "body" else { return nil }
+    /// A floated block's width is its `FloatedBlock`'s: its box takes no size of its own.
+    private mutating func openBox(_ style: ComputedStyle, name: String, floats: Bool) -> Int? {
+        let sized = !floats && !style.tableDisplay && !style.outOfFlow
+        guard style.box.isDrawnOnBlock || (style.box.size.isSized && sized), name != "html", name != "body" else { return nil }
         let declared = style.box
         let start = builder.paragraphCount
         var box = TextBox(paragraphs: start..<start)
@@ -747,6 +763,10 @@ struct HTMLWalker {
         box.padding.top = declared.padding.top ?? 0
         box.padding.bottom = declared.padding.bottom ?? 0
         box.background = declared.background
+        box.padding.left = declared.padding.left ?? 0
+        box.padding.right = declared.padding.right ?? 0
+        if sized { box.size = declared.size } else { box.spacerAllowed = false }
+        (box.marginStart, box.marginEnd) = declared.margins
         box.startIndent = ComputedStyle.clamped(style.boxIndents.start, 0)
         box.endIndent = ComputedStyle.clamped(style.boxIndents.end, 0)
         box.rightToLeft = style.direction == .rtl
@@ -759,8 +779,16 @@ struct HTMLWalker {
     /// Gives a closing box its paragraphs (after `breakParagraph()`), and the margin below
     /// its last paragraph when a bottom border or padding keeps it inside; a box around
     /// nothing is dropped (the boxes inside it were dropped already, so it is the last).
-    private mutating func closeBox(_ index: Int) {
+    private mutating func closeBox(_ index: Int, style: TextStyle) {
         guard index < builder.boxes.count else { return }
+        let box = builder.boxes[index]
+        if builder.paragraphCount == box.paragraphs.lowerBound, box.spacerAllowed, writingMode?.mode.isVertical != true,
+           box.topEdge + box.bottomEdge > 0 || box.size.usedContentHeight(content: 0, edges: box.topEdge + box.bottomEdge) > 0 {
+            // A box around nothing that still has a height (its padding, border, `height` or
+            // `min-height`): a paragraph holding only a spacer carries it through layout.
+            builder.appendSpacer(style: style)
+            builder.breakParagraph()
+        }
         let end = builder.paragraphCount
         if end > builder.boxes[index].paragraphs.lowerBound {
             builder.boxes[index].paragraphs = builder.boxes[index].paragraphs.lowerBound..<end
@@ -768,6 +796,56 @@ struct HTMLWalker {
         } else if index == builder.boxes.count - 1 {
             builder.boxes.removeLast()
         }
+    }
+
+    // MARK: The box tree
+
+    /// The innermost open block box (`BoxTree.root` outside every block).
+    private var currentNode: Int { frames.last { $0.node != nil }?.node ?? BoxTree.root }
+
+    /// Opens the block box of an element (after its margin and box went in), a child of the
+    /// innermost open one.
+    private mutating func openNode(_ style: ComputedStyle, element: String, textBox: Int?, floats: Bool) -> Int {
+        let parent = currentNode
+        var block = BlockStyle()
+        block.display = style.display == .listItem ? .listItem : .block
+        block.size = style.box.size
+        (block.marginTop, block.marginBottom) = (style.marginTop, style.marginBottom)
+        (block.marginStart, block.marginEnd) = style.box.margins
+        let declared = style.box
+        block.padding = TextTable.Sides(0.0)
+        block.padding.top = declared.padding.top ?? 0
+        block.padding.right = declared.padding.right ?? 0
+        block.padding.bottom = declared.padding.bottom ?? 0
+        block.padding.left = declared.padding.left ?? 0
+        block.border.top = declared.drawnBox(declared.border.top, color: style.text.color)
+        block.border.right = declared.drawnBox(declared.border.right, color: style.text.color)
+        block.border.bottom = declared.drawnBox(declared.border.bottom, color: style.text.color)
+        block.border.left = declared.drawnBox(declared.border.left, color: style.text.color)
+        block.background = declared.background
+        block.float = floats ? style.float : nil
+        (block.columnCount, block.columnWidth, block.columnGap) = (style.columns.count, style.columns.width, style.columns.gap)
+        let start = builder.paragraphCount
+        var box = BlockBox(element: element, style: block, parent: parent, paragraphs: start..<start)
+        box.textBox = textBox
+        builder.boxTree.boxes.append(box)
+        let index = builder.boxTree.boxes.count - 1
+        builder.boxTree.boxes[parent].children.append(.block(index))
+        return index
+    }
+
+    /// Closes a block box (after its last paragraph ended and its `TextBox` closed).
+    private mutating func closeNode(_ index: Int) {
+        builder.boxTree.close(index, end: builder.paragraphCount, tables: builder.tables)
+        // A box around nothing was dropped.
+        if let textBox = builder.boxTree.boxes[index].textBox, textBox >= builder.boxes.count { builder.boxTree.boxes[index].textBox = nil }
+    }
+
+    /// Marks a closed block box as the floated block `index` of `AttributedText.floats`.
+    private mutating func markFloat(_ node: Int, index: Int) {
+        guard let parent = builder.boxTree.boxes[node].parent,
+              let position = builder.boxTree.boxes[parent].children.lastIndex(of: .block(node)) else { return }
+        builder.boxTree.boxes[parent].children[position] = .float(block: node, index: index)
     }
 
     // MARK: Tables
@@ -987,7 +1065,15 @@ struct HTMLWalker {
 
     /// Adds finished tables to the open table they are nested in, or to the article's tables.
     private mutating func adopt(_ tables: [TextTable]) {
-        if openTable != nil { openTable?.table.nested += tables } else { builder.tables += tables }
+        if openTable != nil {
+            openTable?.table.nested += tables
+        } else {
+            let parent = currentNode
+            for table in tables {
+                builder.boxTree.boxes[parent].children.append(.table(builder.tables.count))
+                builder.tables.append(table)
+            }
+        }
     }
 
     /// The colour of borders that HTML's `border` attribute asks for (browsers draw them in

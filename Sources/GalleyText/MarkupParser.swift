@@ -268,7 +268,7 @@ public struct MarkupParser: Sendable {
             return run
         }
         var languaged = AttributedText(scalars: text.scalars, styleRuns: runs, paragraphs: text.paragraphs, attachments: text.attachments,
-                                       tables: text.tables, boxes: text.boxes, floats: text.floats)
+                                       tables: text.tables, boxes: text.boxes, floats: text.floats, boxTree: text.boxTree)
         languaged.pagedMedia = text.pagedMedia
         return (languaged, guessed)
     }

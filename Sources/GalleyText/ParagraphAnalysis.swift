@@ -919,6 +919,7 @@ struct ParagraphAnalyzer {
     /// An attachment's box in points (page width and height), its size or the default,
     /// scaled down to fit the column; with `besideText`, to fit it in a line of that text.
     func attachmentBox(_ attachment: Attachment, besideText: TextBeside? = nil) -> (width: Double, height: Double) {
+        guard !attachment.isSpacer else { return (0, min(attachment.height ?? 0, maximumBox.height)) }
         let size = attachment.filled(intrinsic: Self.defaultBox)
         var w = max(1, size.width), h = max(1, size.height)
         // A line that holds text is `lineHeight` times as thick as its content: in horizontal

@@ -34,6 +34,17 @@ public struct TextBox: Sendable, Equatable {
     /// the ancestors' indents and the element's own margins.
     public var startIndent = 0.0
     public var endIndent = 0.0
+    /// The element's own start and end margins, in those indents (`auto` ones as 0): the
+    /// containing block's edges are that far out.
+    public var marginStart = 0.0
+    public var marginEnd = 0.0
+    /// Its `width`, `height` and their limits (CSS 2.1 §10), applied by `BlockGeometry` and
+    /// the framesetter; `padding.left` and `padding.right` count in a width that `box-sizing`
+    /// or a percentage needs.
+    public var size = BoxSize()
+    /// Whether a box around nothing keeps a paragraph for its height (`HTMLWalker`): not for
+    /// floats, table parts set as blocks and boxes taken out of the flow.
+    var spacerAllowed = true
     /// Whether the start side is the right one (`direction: rtl`).
     public var rightToLeft = false
     /// The collapsed margin above the box, when it has a top border or padding (which keep

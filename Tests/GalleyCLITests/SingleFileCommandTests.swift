@@ -120,6 +120,22 @@ import Testing
         #expect(try corner("plain") == [255, 255, 255])
     }
 
+    /// An article made only of boxes (a cover of coloured blocks) is drawn, as browsers and
+    /// WeasyPrint draw it; one with nothing to show is still refused as no-text.
+    @Test func anArticleOfBoxesOnlyIsDrawn() throws {
+        let folder = try command.folderWithConfig("layouts:\n  - name: a\n    page: [600, 450]\n    inset: 0\n", files: [])
+        try "<div style='width: 200px; height: 100px; background: #102030'></div>".write(to: folder.path("boxes.html"), atomically: true, encoding: .utf8)
+        try "<div></div>".write(to: folder.path("empty.html"), atomically: true, encoding: .utf8)
+        let outcome = try command.galley(["render", "boxes.html", "-o", "out", "--dpi", "96"], in: folder.url)
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        let bitmap = try Bitmap(pngData: Array(try Data(contentsOf: folder.path("out/boxes-0001.png"))))
+        let inside = bitmap.pixel(x: 199, y: 99), outside = bitmap.pixel(x: 200, y: 100)
+        #expect([inside.r, inside.g, inside.b] == [0x10, 0x20, 0x30])
+        #expect([outside.r, outside.g, outside.b] == [255, 255, 255])
+        let empty = try command.galley(["render", "empty.html", "-o", "out", "--dpi", "96"], in: folder.url)
+        #expect(empty.status == 1 && empty.stderr.contains("no text"), "\(empty.stderr)")
+    }
+
     /// The installed thumbnailer entry, its Exec line expanded as GNOME's thumbnail factory
     /// does (split into arguments, then %s, %i and %o replaced in each), makes a thumbnail
     /// that fits the size and carries the standard's chunks; a file it cannot draw exits

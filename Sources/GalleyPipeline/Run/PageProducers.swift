@@ -211,7 +211,7 @@ struct OpenedArticle {
                                    message: bytes.isEmpty ? "the file is empty" : "the article has no text to lay out (is it an HTML or text file?)")
         }
         let drawn = ArticleImageLoader.drawnAtMost(layouts: configuration.layouts, dpi: configuration.dpi)
-        let loaded = ArticleImageLoader(document: document, engine: engine, drawnAtMost: drawn).load(first.text.attachments)
+        let loaded = ArticleImageLoader(document: document, engine: engine, drawnAtMost: drawn).load(first.text.attachments.filter { !$0.isSpacer })
         images = loaded.images
         // A picture that could not be read, with no size in the markup and an alt text, is set
         // as that text: parsed again, only then (the warning about the picture stays).

@@ -1,0 +1,121 @@
+/// The block boxes of an article (CSS 2.1 §9.2), as the markup walker builds them: each block
+/// container with its computed box style and its children in order: block boxes, inline
+/// formatting contexts (runs of paragraphs of the flat `AttributedText`, which holds their
+/// content), tables and floated blocks. Kept in one array, parents before their children;
+/// box 0 is the root, around the whole text.
+///
+/// The flat text stays the content store and the framesetter the line filler of each inline
+/// formatting context; the tree says which paragraphs a block holds and what its box is, so
+/// that block-level geometry (`BlockGeometry`) is read from it rather than pieced together
+/// from paragraph ranges.
+public struct BoxTree: Sendable, Equatable {
+    public var boxes: [BlockBox]
+
+    public init() {
+        boxes = [BlockBox(element: "", style: BlockStyle(), parent: nil, paragraphs: 0..<0)]
+    }
+
+    /// Index of the root box.
+    public static let root = 0
+
+    /// Closes box `index` at paragraph `end` (its last paragraph ended): its paragraphs, and
+    /// the runs of them between its block children, tables and floats as inline formatting
+    /// contexts among them.
+    mutating func close(_ index: Int, end: Int, tables: [TextTable]) {
+        var box = boxes[index]
+        box.paragraphs = box.paragraphs.lowerBound..<max(box.paragraphs.lowerBound, end)
+        var children: [BlockBox.Child] = []
+        var next = box.paragraphs.lowerBound
+        for child in box.children {
+            let range: Range<Int>
+            switch child {
+            case .block(let block), .float(let block, _): range = boxes[block].paragraphs
+            case .table(let table): range = tables[table].paragraphs
+            case .inline(let paragraphs): range = paragraphs
+            }
+            if range.lowerBound > next { children.append(.inline(next..<range.lowerBound)) }
+            children.append(child)
+            next = max(next, range.upperBound)
+        }
+        if box.paragraphs.upperBound > next { children.append(.inline(next..<box.paragraphs.upperBound)) }
+        box.children = children
+        boxes[index] = box
+    }
+
+    /// The boxes inside box `index`, depth first, in document order (not itself).
+    public func descendants(of index: Int) -> [Int] {
+        var found: [Int] = []
+        var pending = boxes[index].children.reversed().compactMap(\.block)
+        while let next = pending.popLast() {
+            found.append(next)
+            pending += boxes[next].children.reversed().compactMap(\.block)
+        }
+        return found
+    }
+}
+
+/// A block container box.
+public struct BlockBox: Sendable, Equatable {
+    /// What a block box holds, in order.
+    public enum Child: Sendable, Equatable {
+        /// A block box (index in `BoxTree.boxes`).
+        case block(Int)
+        /// An inline formatting context: paragraphs (indices in `AttributedText.paragraphs`)
+        /// of text and inline boxes.
+        case inline(Range<Int>)
+        /// A table (index in `AttributedText.tables`).
+        case table(Int)
+        /// A floated block: its block box, and its index in `AttributedText.floats`.
+        case float(block: Int, index: Int)
+
+        var block: Int? {
+            switch self {
+            case .block(let index), .float(let index, _): index
+            case .inline, .table: nil
+            }
+        }
+    }
+
+    /// The element's tag, with its classes (`div.note`), as `ParagraphStyle.element`.
+    public var element: String
+    public var style: BlockStyle
+    public var parent: Int?
+    /// The paragraphs the box holds (empty for a block around nothing).
+    public var paragraphs: Range<Int>
+    public var children: [Child] = []
+    /// Its box in `AttributedText.boxes`, when it draws one or has a size.
+    public var textBox: Int?
+
+    public init(element: String, style: BlockStyle, parent: Int?, paragraphs: Range<Int>) {
+        self.element = element
+        self.style = style
+        self.parent = parent
+        self.paragraphs = paragraphs
+    }
+}
+
+/// The computed box style of a block (CSS 2.1 chapters 8 and 10, CSS Multi-column): what the
+/// block layer needs; text and paragraph attributes are in the flat text.
+public struct BlockStyle: Sendable, Equatable {
+    public enum Display: Sendable, Equatable { case block, listItem }
+
+    public var display = Display.block
+    public var size = BoxSize()
+    /// Margins in points; `auto` side margins are in `size`.
+    public var marginTop = 0.0
+    public var marginBottom = 0.0
+    public var marginStart = 0.0
+    public var marginEnd = 0.0
+    public var padding = TextTable.Sides(0.0)
+    public var border = TextTable.Sides(TextBox.Border())
+    public var background: RGBColor?
+    /// `float`: the block is set at a side of its column (`AttributedText.floats`).
+    public var float: FloatSide?
+    /// `column-count`, `column-width` and `column-gap` (points) as declared; nil for `auto`
+    /// and `normal`. Read, not laid out yet: the page's columns are the layout's.
+    public var columnCount: Int?
+    public var columnWidth: Double?
+    public var columnGap: Double?
+
+    public init() {}
+}
