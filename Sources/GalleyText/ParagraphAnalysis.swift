@@ -30,6 +30,10 @@ struct ParagraphAnalysis {
     let items: [ShapedItem]
     /// Line break opportunity after each character (local offsets).
     private(set) var breaks: [LineBreaks.Opportunity]
+    /// The last token `emergencyHyphen` judged, shared by the copies of this analysis: a word
+    /// too wide for its line is asked about at every character of every line it fills, and
+    /// judging its whole token each time made 1 MB of letters without a space take 182 s.
+    private let emergencyToken = TokenVerdict()
     /// `widthPrefix[i]` = advance of the paragraph's characters before local offset `i`, in
     /// points: a line's natural width is a difference of two entries. Sums run from the
     /// paragraph's start in every window, so that they are the same numbers, to the bit.
@@ -295,10 +299,14 @@ extension ParagraphAnalysis {
         while wordStart > range.lowerBound, offset - wordStart <= fragments.before, scalars[wordStart - 1].isHyphenatableLetter { wordStart -= 1 }
         while wordEnd < range.upperBound, wordEnd - offset <= fragments.after, scalars[wordEnd].isHyphenatableLetter { wordEnd += 1 }
         guard offset - wordStart >= fragments.before, wordEnd - offset >= fragments.after else { return nil }
-        var tokenStart = offset, tokenEnd = offset
-        while tokenStart > range.lowerBound, !scalars[tokenStart - 1].isWhitespaceOrObjectReplacement { tokenStart -= 1 }
-        while tokenEnd < range.upperBound, !scalars[tokenEnd].isWhitespaceOrObjectReplacement { tokenEnd += 1 }
-        guard !ParagraphAnalyzer.looksLikeAddressOrNumber(scalars[tokenStart..<tokenEnd]) else { return nil }
+        if emergencyToken.range?.contains(offset) != true {
+            var tokenStart = offset, tokenEnd = offset
+            while tokenStart > range.lowerBound, !scalars[tokenStart - 1].isWhitespaceOrObjectReplacement { tokenStart -= 1 }
+            while tokenEnd < range.upperBound, !scalars[tokenEnd].isWhitespaceOrObjectReplacement { tokenEnd += 1 }
+            emergencyToken.range = tokenStart..<tokenEnd
+            emergencyToken.looksLikeAddressOrNumber = ParagraphAnalyzer.looksLikeAddressOrNumber(scalars[tokenStart..<tokenEnd])
+        }
+        guard !emergencyToken.looksLikeAddressOrNumber else { return nil }
         return ParagraphAnalyzer.hyphenGlyph(for: shaped.item)
     }
 
@@ -936,4 +944,12 @@ struct ParagraphAnalyzer {
         h *= factor
         return (w, h)
     }
+}
+
+/// A token's range and whether it looks like an address or a number: `ParagraphAnalysis`'s
+/// memo for `emergencyHyphen`. A class so that the analysis's copies share it; an analysis
+/// is used by one typesetter, on one thread at a time.
+final class TokenVerdict {
+    var range: Range<Int>?
+    var looksLikeAddressOrNumber = false
 }
