@@ -75,6 +75,10 @@ let package = Package(
         // The only code that calls libjpeg (libjpeg-turbo), whose errors end in exit() unless an
         // error manager longjmps out of them.
         .target(name: "CGalleyJPEG", linkerSettings: [.linkedLibrary("jpeg")]),
+        // cairo font faces over FreeType faces, compiled here so that no module header shows
+        // Swift a second copy of FreeType's declarations beside CFreeType's.
+        .target(name: "CGalleyCairo", dependencies: ["CCairo", "CFreeType"],
+                linkerSettings: [.linkedLibrary("cairo"), .linkedLibrary("freetype")]),
 
         // MARK: Libraries
         // What every module shares: the one failure vocabulary and the atomic file writer.
@@ -85,9 +89,9 @@ let package = Package(
             dependencies: ["GalleyBase", "CGalleyMuPDF", "GalleyRaster"]),
         .target(
             name: "GalleyText",
-            dependencies: ["GalleyBase", "GalleyRaster", "CHarfBuzz", "CFreeType", "CFontconfig", "CGumbo", "CUnibreak", "CFriBidi", "CHyphen", "CExtTextCat", "CCairo"],
+            dependencies: ["GalleyBase", "GalleyRaster", "CHarfBuzz", "CFreeType", "CFontconfig", "CGumbo", "CUnibreak", "CFriBidi", "CHyphen", "CExtTextCat", "CCairo", "CGalleyCairo"],
             // Compiled into the binary: a statically linked galley copied anywhere has no resource bundle.
-            resources: [.embedInCode("UserAgent.css")]),
+            resources: [.embedInCode("CSS/UserAgent.css")]),
         // The catalog: SQLite through GRDB (which links the system libsqlite3); content hashes.
         .target(
             name: "GalleyCatalog",

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes Sources/GalleyText/VerticalOrientation.swift from the Unicode Character Database's
+"""Writes Sources/GalleyText/Text/VerticalOrientation.swift from the Unicode Character Database's
 VerticalOrientation.txt (UAX #50), which Debian's unicode-data package installs
 (scripts/install-deps.sh adds it).
 

@@ -1,4 +1,5 @@
 import CCairo
+import CGalleyCairo
 import Foundation
 import GalleyBase
 import GalleyRaster
