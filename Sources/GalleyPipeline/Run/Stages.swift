@@ -27,6 +27,8 @@ final class Stages: Sendable {
     /// Turn drawn pages into files: page images, and thumbnails.
     let imageEncoder: any ImageEncoder
     let thumbnailEncoder: any ImageEncoder
+    /// The thumbnail boxes and the one drawn for them all; nil without thumbnails.
+    let thumbnails: ThumbnailSet?
     /// Where articles' whole-document files go; nil when none is configured.
     let documentFiles: DocumentFiles?
     let cancellation: Cancellation
@@ -54,6 +56,7 @@ final class Stages: Sendable {
         self.watchdog = PageWatchdog(timeout: configuration.pageTimeout)
         self.imageEncoder = configuration.imageEncoder
         self.thumbnailEncoder = configuration.thumbnailEncoder
+        self.thumbnails = ThumbnailSet(configuration)
         self.documentFiles = configuration.documents.isEmpty ? nil
             : DocumentFiles(formats: configuration.documentFormats, store: store) { [catalog] index, layout, file in
                 catalog.recordDocumentFile(index, layout: layout, file: file)
@@ -253,7 +256,7 @@ final class Stages: Sendable {
             let index = cursor.index
             let here = cursor.lanes != nil
             if configuration.pageImages { dispatchImage(index, page, facts, here: here) }
-            if let thumbnails = ThumbnailSet(configuration) { dispatchThumbnails(index, page, facts, thumbnails, here: here) }
+            if let thumbnails { dispatchThumbnails(index, page, facts, thumbnails, here: here) }
         }
         cursor.producer.finish()
         finishCursor(cursor.index, lanes: cursor.lanes, engine: cursor.engine, pages: cursor.dispatched, failure: nil)
