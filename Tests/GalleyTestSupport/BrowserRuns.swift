@@ -11,12 +11,16 @@ import Foundation
 /// last result is returned for the test to judge, so a page that never shows them still fails.
 public enum BrowserRuns {
     /// A repeat is said on standard error, so a test log shows how often the browser was slow.
-    public static func repeated<Result>(attempts: Int = 3, until finished: (Result) -> Bool,
+    ///
+    /// Between attempts the test waits, longer each time (1, 2, 4… s): the load that starved
+    /// the browser is the suite's other tests, which finish.
+    public static func repeated<Result>(attempts: Int = 5, until finished: (Result) -> Bool,
                                         file: String = #fileID, line: Int = #line,
                                         _ run: () throws -> Result) throws -> Result {
         var result = try run()
         var attempt = 1
         while !finished(result) && attempt < attempts {
+            Thread.sleep(forTimeInterval: Double(1 << (attempt - 1)))
             attempt += 1
             FileHandle.standardError.write(Data("headless Chromium run at \(file):\(line) repeated (attempt \(attempt) of \(attempts))\n".utf8))
             result = try run()
