@@ -203,15 +203,79 @@ struct PDFOutputTests {
             h1 { string-set: chapter content() }
             </style></head><body><h1>Binding the signatures</h1><p>Fold, gather and sew.</p></body></html>
             """
-        try Data(html.utf8).write(to: folder.path("folio.html"))
-        var configuration = Configuration()
-        configuration.layouts = [ArticleLayout(name: "a4")]
-        let path = folder.path("folio.pdf").path
-        _ = try TypesetMeasurement.measure(file: folder.path("folio.html"), configuration: configuration,
-                                           fonts: try configuration.fontLibrary(), render: false, pdf: { _ in path })
-        let text = try PeerTools.run("mutool", ["draw", "-F", "txt", folder.path("folio.pdf").path]).stdout
+        let path = try Self.typesetPDF(html, named: "folio", in: folder)
+        let text = try PeerTools.run("mutool", ["draw", "-F", "txt", path]).stdout
         #expect(text.contains("Page 1 of 1"), "\(text)")
         #expect(text.components(separatedBy: "Binding the signatures").count == 3, "the heading and the running head: \(text)")
+    }
+
+    /// `galley typeset --pdf` of `html`, saved as `name.html` in `folder`, on an A4 layout:
+    /// the PDF's path.
+    static func typesetPDF(_ html: String, named name: String, in folder: ScratchFolder) throws -> String {
+        try Data(html.utf8).write(to: folder.path("\(name).html"))
+        var configuration = Configuration()
+        configuration.layouts = [ArticleLayout(name: "a4")]
+        let path = folder.path("\(name).pdf").path
+        _ = try TypesetMeasurement.measure(file: folder.path("\(name).html"), configuration: configuration,
+                                           fonts: try configuration.fontLibrary(), render: false, pdf: { _ in path })
+        return path
+    }
+
+    /// `href="#id"` links go to their element's page and line (named destinations a reader
+    /// follows), a link to a fragment no element has is left a plain word rather than a
+    /// broken link, and `<html lang>` is the document's `/Lang`, added to the catalog cairo
+    /// wrote with every cross-reference offset still pointing at its object.
+    @Test func internalLinksGoToTheirElementsAndTheLanguageIsRecorded() throws {
+        let folder = try ScratchFolder("pdf-internal-links")
+        let html = """
+            <html lang="de"><head><title>Verweise</title></head><body>
+            <h1 id="anfang">Anfang</h1>
+            <p>Siehe <a href="#ende">das Ende</a>, <a href="#fehlt">nichts</a> und <a href="https://example.org/">außen</a>.</p>
+            <section style="break-before: page"><h2 id="ende">Ende</h2><p>Zurück zum <a href="#anfang">Anfang</a>.</p></section>
+            </body></html>
+            """
+        let path = try Self.typesetPDF(html, named: "links", in: folder)
+        func show(_ what: String) throws -> String { try PeerTools.run("mutool", ["show", path, what]).stdout }
+        // Pages' objects, in order, and each page's link annotations.
+        let pages = try show("pages").split(separator: "\n").compactMap { line in line.split(separator: "=").last.map { $0.trimmingCharacters(in: .whitespaces) } }
+        #expect(pages.count == 2)
+        func annotations(_ page: String) throws -> [String] {
+            let list = try show(page.replacingOccurrences(of: " 0 R", with: "") + "/Annots")
+            return try list.split(separator: "[").last.map { try $0.components(separatedBy: " 0 R").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+                .map { try show(String($0)) } } ?? []
+        }
+        let first = try annotations(pages[0]), second = try annotations(pages[1])
+        #expect(first.count == 2, "the internal and the external link; none for #fehlt: \(first)")
+        #expect(first.contains { $0.contains("/Dest (ende)") } && first.contains { $0.contains("/URI (https://example.org/)") })
+        #expect(second.count == 1 && second[0].contains("/Dest (anfang)"))
+        // The named destinations: each on the page its element is on, at its heading's top.
+        let names = try show("trailer/Root/Names/Dests").replacingOccurrences(of: "\n", with: " ")
+            .replacingOccurrences(of: "  ", with: " ")
+        #expect(names.contains("(ende) [ \(pages[1]) /XYZ"), "\(names)")
+        #expect(names.contains("(anfang) [ \(pages[0]) /XYZ"), "\(names)")
+        #expect(try show("trailer/Root/Lang").contains("(de)"))
+        // Every object in the file is where the cross-reference table says. (cairo lists a few
+        // numbers it never writes at the next object's offset; those are not objects here.)
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        let tail = String(decoding: bytes.suffix(64), as: UTF8.self)
+        let startxref = try #require(tail.range(of: "startxref", options: .backwards))
+        let xref = try #require(Int(tail[startxref.upperBound...].split(whereSeparator: \.isNewline).first ?? ""))
+        var offsets: [Int: Int] = [:], object = 0
+        for line in String(decoding: bytes[xref...], as: UTF8.self).components(separatedBy: "trailer")[0].split(separator: "\n").dropFirst() {
+            let fields = line.split(separator: " ")
+            if fields.count == 2 { object = Int(fields[0]) ?? 0; continue }
+            if fields.count == 3, fields[2] == "n" { offsets[object] = Int(fields[0]) }
+            object += 1
+        }
+        var objects: [(number: Int, offset: Int)] = []
+        for start in bytes.indices.dropLast() where bytes[start] == 0x0A && (0x30...0x39).contains(bytes[start + 1]) {
+            let digits = bytes[(start + 1)...].prefix { (0x30...0x39).contains($0) }
+            if bytes[digits.endIndex...].starts(with: Array(" 0 obj".utf8)), let number = Int(String(decoding: digits, as: UTF8.self)) {
+                objects.append((number, start + 1))
+            }
+        }
+        #expect(objects.count > 10)
+        for (number, offset) in objects { #expect(offsets[number] == offset, "object \(number) at \(offset), listed at \(offsets[number] ?? -1)") }
     }
 
     /// MuPDF's drawing of each PDF page at the page images' 96 dpi against Galley's own page

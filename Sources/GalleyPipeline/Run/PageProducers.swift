@@ -331,7 +331,7 @@ final class ArticlePages: PageProducer {
                 typesetter = try wrap(layout) { () throws(TypesetError) in
                     try ArticleTypesetter(text: parsed.text, layout: layout, fonts: fonts, images: article.images)
                 }
-                let metadata = DocumentMetadata(title: parsed.title, author: parsed.author, date: DocumentMetadata.sourceDate(ofFile: article.document.url.path))
+                let metadata = DocumentMetadata(article: parsed, sourcePath: article.document.url.path)
                 writers = (documentFiles?.formats ?? []).map { ($0, $0.makeWriter(text: parsed.text, layout: layout, metadata: metadata)) }
                 madeInLayout = 0
                 pending = nil

@@ -143,7 +143,7 @@ public struct TypesetMeasurement: Codable, Sendable {
             let typesetter = try ArticleTypesetter(text: parsed.text, layout: layout, fonts: fonts, images: article.images)
             typesetSeconds += seconds(clock.now - started)
             // The PDF is written as the pages come, as a run's document writers are fed.
-            let metadata = DocumentMetadata(title: parsed.title, author: parsed.author, date: DocumentMetadata.sourceDate(ofFile: file.path))
+            let metadata = DocumentMetadata(article: parsed, sourcePath: file.path)
             let pdf = pdfPath.map { _ in PDFDocumentFormat().makeWriter(text: parsed.text, layout: layout, metadata: metadata) }
             var pdfSeconds = 0.0
             func collectFrames(of page: TypesetPage) {

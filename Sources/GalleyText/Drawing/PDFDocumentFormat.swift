@@ -10,13 +10,23 @@ import GalleyRaster
 public struct DocumentMetadata: Sendable, Hashable {
     public var title: String?
     public var author: String?
+    /// The article's language (`<html lang>`), written as the document's `/Lang`.
+    public var language: String?
     /// Seconds since 1970-01-01 UTC: the creation and modification date written.
     public var date: Int64
 
-    public init(title: String? = nil, author: String? = nil, date: Int64 = 0) {
+    public init(title: String? = nil, author: String? = nil, language: String? = nil, date: Int64 = 0) {
         self.title = title
         self.author = author
+        self.language = language
         self.date = date
+    }
+
+    /// An article's title, author and language (the markup's, else the one guessed from its
+    /// text), dated by its source file at `path` (`sourceDate`).
+    public init(article: ParsedArticle, sourcePath path: String) {
+        self.init(title: article.title, author: article.author, language: article.language ?? article.guessedLanguage,
+                  date: Self.sourceDate(ofFile: path))
     }
 
     /// The date to record for an article read from `path`: `SOURCE_DATE_EPOCH` when the
@@ -96,6 +106,17 @@ final class PDFDocumentWriter: DocumentWriter {
     private var outline: [(level: Int, id: Int32)] = []
     private var pages = 0
     private var finished = false
+    /// The page drawn last waits for its `cairo_show_page` until the next page or the end,
+    /// so that destinations left over at the end can still go on it.
+    private var pageOpen = false
+    /// Anchors (`AttributedText.anchors`) that links point at, by offset, and how many of
+    /// them have their destination written: each gets one, on the page its content starts
+    /// on, so that every `dest=` link resolves (cairo refuses a document with a link to a
+    /// destination it never saw).
+    private let linkedAnchors: [TextAnchor]
+    private let linkedNames: Set<String>
+    private var destinationsWritten = 0
+    private let language: String?
 
     private struct ImageKey: Hashable {
         var storage: UnsafeRawPointer?
@@ -106,6 +127,10 @@ final class PDFDocumentWriter: DocumentWriter {
     init(text: AttributedText, layout: ArticleLayout, metadata: DocumentMetadata) {
         self.text = text
         scalars = text.scalars
+        language = metadata.language
+        let targets = Set(text.styleRuns.compactMap { run in run.value.link.flatMap(Self.fragment) })
+        linkedAnchors = text.anchors.filter { targets.contains($0.name) }.sorted { $0.offset < $1.offset }
+        linkedNames = Set(linkedAnchors.map(\.name))
         let write: cairo_write_func_t = { closure, data, length in
             guard let closure, let data else { return CAIRO_STATUS_WRITE_ERROR }
             Unmanaged<ByteSink>.fromOpaque(closure).takeUnretainedValue().bytes.append(contentsOf: UnsafeBufferPointer(start: data, count: Int(length)))
@@ -130,6 +155,7 @@ final class PDFDocumentWriter: DocumentWriter {
     }
 
     func add(_ page: TypesetPage) throws(TypesetError) {
+        if pageOpen { cairo_show_page(context) }
         pages += 1
         cairo_pdf_surface_set_size(surface, page.size.width, page.size.height)
         let cr = context
@@ -152,15 +178,57 @@ final class PDFDocumentWriter: DocumentWriter {
         for placed in page.images { try draw(placed) }
         for run in page.glyphRuns { try draw(run) }
         addOutline(page)
-        cairo_show_page(cr)
+        addDestinations(page)
+        pageOpen = true
         try check("page \(page.number)")
     }
 
     func finish() throws(TypesetError) -> [UInt8] {
+        if pageOpen {
+            // Anchors whose content was never set on a page (past the last page drawn) point
+            // at the top of the last page rather than nowhere.
+            while destinationsWritten < linkedAnchors.count {
+                writeDestination(linkedAnchors[destinationsWritten].name, x: 0, y: 0)
+            }
+            cairo_show_page(context)
+            pageOpen = false
+        }
         cairo_surface_finish(surface)
         finished = true
         try check("the document")
-        return sink.bytes
+        guard let language else { return sink.bytes }
+        return PDFCatalogEntry.adding("/Lang", PDFCatalogEntry.string(language), to: sink.bytes) ?? sink.bytes
+    }
+
+    // MARK: Links inside the article
+
+    /// The destinations of the linked anchors whose content starts on this page (or before
+    /// it, in what no line of an earlier page showed): at the top of the first line that
+    /// ends after the anchor, or of the column holding it.
+    private func addDestinations(_ page: TypesetPage) {
+        guard !page.columns.isEmpty else { return }
+        let end = page.range.upperBound
+        while destinationsWritten < linkedAnchors.count, linkedAnchors[destinationsWritten].offset < end {
+            let anchor = linkedAnchors[destinationsWritten]
+            let line = page.columns.lazy.flatMap(\.lines).first { $0.range.upperBound > anchor.offset }
+            let column = page.columns.first { $0.range.upperBound > anchor.offset } ?? page.columns[0]
+            let rect = line?.rect ?? column.rect
+            writeDestination(anchor.name, x: rect.x, y: rect.y)
+        }
+    }
+
+    private func writeDestination(_ name: String, x: Double, y: Double) {
+        let attributes = "name='\(Self.escaped(name))' x=\(Self.number(x)) y=\(Self.number(y))"
+        cairo_tag_begin(context, CAIRO_TAG_DEST, attributes)
+        cairo_tag_end(context, CAIRO_TAG_DEST)
+        destinationsWritten += 1
+    }
+
+    /// The anchor name of a link inside the article (`#intro` → `intro`); nil otherwise.
+    static func fragment(_ target: String) -> String? {
+        let target = target.trimmingASCIIWhitespace()
+        guard target.hasPrefix("#"), target.count > 1 else { return nil }
+        return String(target.dropFirst()).removingPercentEncoding ?? String(target.dropFirst())
     }
 
     private func check(_ what: String) throws(TypesetError) {
@@ -210,7 +278,7 @@ final class PDFDocumentWriter: DocumentWriter {
             guard !run.glyphs.isEmpty else { return }
         }
         var glyphs = zip(run.glyphs, run.positions).map { cairo_glyph_t(index: UInt($0), x: $1.x, y: $1.y) }
-        let link = run.link.flatMap(Self.linkAttributes)
+        let link = run.link.flatMap(linkAttributes)
         if let link { cairo_tag_begin(cr, CAIRO_TAG_LINK, link) }
         if let (utf8, clusters, backward) = textClusters(of: run) {
             var utf8 = utf8
@@ -223,17 +291,24 @@ final class PDFDocumentWriter: DocumentWriter {
         if link != nil { cairo_tag_end(cr, CAIRO_TAG_LINK) }
     }
 
-    /// The link attributes cairo takes for an external target (`uri='…'`, quotes and
-    /// backslashes escaped); nil for a target inside the article (`#id`) or an empty one.
-    static func linkAttributes(_ target: String) -> String? {
+    /// The link attributes cairo takes: `uri='…'` for an external target, `dest='…'` for an
+    /// element of the article (`#id`) that exists; nil for an empty target or a fragment
+    /// no element has.
+    func linkAttributes(_ target: String) -> String? {
+        if let name = Self.fragment(target) { return linkedNames.contains(name) ? "dest='\(Self.escaped(name))'" : nil }
         let target = target.trimmingASCIIWhitespace()
         guard !target.isEmpty, !target.hasPrefix("#") else { return nil }
+        return "uri='\(Self.escaped(target))'"
+    }
+
+    /// A string value of cairo's attribute syntax: quotes and backslashes escaped.
+    static func escaped(_ value: String) -> String {
         var escaped = ""
-        for character in target {
+        for character in value {
             if character == "'" || character == "\\" { escaped.append("\\") }
             escaped.append(character)
         }
-        return "uri='\(escaped)'"
+        return escaped
     }
 
     /// The text the run's glyphs show, UTF-8, and cairo's clusters mapping its bytes to the

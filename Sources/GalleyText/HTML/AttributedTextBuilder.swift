@@ -60,6 +60,9 @@ public struct AttributedTextBuilder: Sendable {
     /// `string-set` of the elements still open (`depth`: the walker's), each with where its
     /// text begins: the value is made from its text when it closes.
     private var openStringSets: [(depth: Int, offset: Int, value: String)] = []
+    /// Elements with an `id` (`AttributedText.anchors`), and their names.
+    private var anchors: [TextAnchor] = []
+    private var anchorNames: Set<String> = []
     /// A list marker waiting for the first paragraph of its item.
     private var pendingMarker: (text: [Unicode.Scalar], style: TextStyle, width: Double)?
 
@@ -99,6 +102,13 @@ public struct AttributedTextBuilder: Sendable {
     /// An element with `string-set` (`value`, as written) opens, `depth` elements deep.
     mutating func openStringSet(_ value: String, depth: Int) {
         openStringSets.append((depth, nextContentOffset, value))
+    }
+
+    /// An element with an `id` opens: a link to `#name` points where its content begins. The
+    /// first element of a name keeps it, as in a browser.
+    mutating func addAnchor(_ name: String) {
+        guard !name.isEmpty, anchorNames.insert(name).inserted else { return }
+        anchors.append(TextAnchor(name: name, offset: nextContentOffset))
     }
 
     /// The elements open `depth` or more deep have closed: their `string-set` values are made,
@@ -326,6 +336,7 @@ public struct AttributedTextBuilder: Sendable {
                                   tables: tables, boxes: boxes, floats: floats, boxTree: boxTree)
         closeStringSets(depth: 0)
         text.pagedMedia.strings = namedStrings
+        text.anchors = anchors
         self = AttributedTextBuilder()
         return text
     }

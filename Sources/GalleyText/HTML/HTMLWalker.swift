@@ -589,6 +589,9 @@ struct HTMLWalker {
         }
         if let tableRole { beginTablePart(tableRole, element, style: style) }
         if let value = style.stringSet { builder.openStringSet(value, depth: frames.count) }
+        if let anchor = attribute(element, "id") ?? (name == "a" ? attribute(element, "name") : nil) {
+            builder.addAnchor(anchor.trimmingASCIIWhitespace())
+        }
         frames.append(Frame(children: element.children, style: style, styleID: styleID, paragraph: paragraph, list: list,
                             element: structural ? selected : nil, tableRole: tableRole, boxIndex: boxIndex, node: node, floats: floats,
                             tag: element.tag))
@@ -1273,7 +1276,8 @@ struct HTMLWalker {
 
     private func resolvedLink(_ href: String) -> String {
         let trimmed = href.trimmingASCIIWhitespace()
-        guard let baseURL, let url = URL(string: trimmed, relativeTo: baseURL) else { return trimmed }
+        // A fragment alone points into the article itself (`AttributedText.anchors`).
+        guard !trimmed.hasPrefix("#"), let baseURL, let url = URL(string: trimmed, relativeTo: baseURL) else { return trimmed }
         return url.absoluteString
     }
 

@@ -269,7 +269,7 @@ public struct MarkupParser: Sendable {
         }
         var languaged = AttributedText(scalars: text.scalars, styleRuns: runs, paragraphs: text.paragraphs, attachments: text.attachments,
                                        tables: text.tables, boxes: text.boxes, floats: text.floats, boxTree: text.boxTree)
-        languaged.pagedMedia = text.pagedMedia
+        languaged.keepExtras(of: text)
         return (languaged, guessed)
     }
 

@@ -41,7 +41,7 @@ extension AttributedText {
         let sized = attachments.map { attachment in images[attachment.source].map { attachment.sized(by: $0) } ?? attachment }
         var text = AttributedText(scalars: scalars, styleRuns: styleRuns, paragraphs: paragraphs, attachments: sized, tables: tables, boxes: boxes,
                                   floats: floats, boxTree: boxTree)
-        text.pagedMedia = pagedMedia
+        text.keepExtras(of: self)
         return text
     }
 }

@@ -27,6 +27,9 @@ public struct AttributedText: Sendable, Equatable {
     public let floats: [FloatedBlock]
     /// The article's `@page` rules and `string-set` values: how its pages are dressed.
     public var pagedMedia = PagedMedia()
+    /// The elements with an `id` (or an `<a name>`), where their content begins, in document
+    /// order, the first of each name: what `href="#id"` links point at.
+    public var anchors: [TextAnchor] = []
     /// The block boxes around the paragraphs (`BoxTree`), as the markup walker built them;
     /// just the root for text made otherwise.
     public let boxTree: BoxTree
@@ -66,6 +69,13 @@ public struct AttributedText: Sendable, Equatable {
             problems += nestingProblems(inner, name: label)
         }
         return problems
+    }
+
+    /// Copies the properties set after the text was made (`pagedMedia`, `anchors`) from
+    /// `other`: for a text rebuilt from another's arrays.
+    public mutating func keepExtras(of other: AttributedText) {
+        pagedMedia = other.pagedMedia
+        anchors = other.anchors
     }
 
     public static let paragraphSeparator: Unicode.Scalar = "\n"
@@ -530,5 +540,17 @@ extension AttributedText {
         }
         return Excerpt(scalars: Array(scalars[start..<end]), styleRuns: runs, paragraphs: own, attachments: Array(moved),
                        start: start, attachmentBase: attachmentBase)
+    }
+}
+
+/// A place in the text that a link can point at: an element's `id`.
+public struct TextAnchor: Sendable, Equatable {
+    public var name: String
+    /// The global offset of the element's first character.
+    public var offset: Int
+
+    public init(name: String, offset: Int) {
+        self.name = name
+        self.offset = offset
     }
 }
