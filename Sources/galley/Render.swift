@@ -11,7 +11,9 @@ struct Render: ParsableCommand {
         abstract: "Draw the pages of the given files into a folder (no catalog, no manifest, no contact sheet).",
         discussion: """
             Writes DIR/<name>-0001.png, … for each file (an article set in several layouts: \
-            <name>-<layout>-0001.png; .webp, .jpg or .avif with --format or format:). Layouts, fonts and passwords come from the configuration file when there is \
+            <name>-<layout>-0001.png; .webp, .jpg or .avif with --format or format:). --format pdf writes each \
+            article's pages as vector PDF instead: DIR/<name>.pdf (several layouts: <name>-<layout>.pdf); a PDF given \
+            with it is a usage error (PDFs are drawn, never rewritten). Layouts, fonts and passwords come from the configuration file when there is \
             one (pipeline.yml in the current folder, or --config). Exit status 0 when every file was drawn, 1 when \
             one failed (the others are still drawn), 2 for bad usage.
             """)
@@ -28,7 +30,7 @@ struct Render: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Pages to draw: 1-3,7, first, last, 5-N.", valueName: "PAGES"))
     var pages: String?
 
-    @Option(name: .long, help: "Image format: png, webp, jpeg or avif (default: format: in the configuration, else png).", completion: .imageFormats)
+    @Option(name: .long, help: "Image format: png, webp, jpeg or avif (default: format: in the configuration, else png); pdf for articles as vector PDF.", completion: .imageFormats)
     var format: String?
 
     @Option(name: .long, help: "Pages drawn at once (1...256).")
@@ -44,9 +46,10 @@ struct Render: ParsableCommand {
         if files.isEmpty { throw ValidationError("name at least one file to draw") }
         if let dpi, !Configuration.dpiRange.contains(dpi) { throw ValidationError("--dpi \(dpi) is outside 1...2400") }
         if let jobs, !Configuration.workerRange.contains(jobs) { throw ValidationError("--jobs \(jobs) is outside 1...256") }
-        try Galley.validateFormat(format)
+        if format != "pdf" { try Galley.validateFormat(format) }
         if let pages {
             do { _ = try PageSelection(parsing: pages) } catch { throw ValidationError("--pages \(pages): \(error.message)") }
+            if format == "pdf" { throw ValidationError("--pages does not apply to --format pdf: the PDF holds every page of the article") }
         }
     }
 
@@ -72,9 +75,21 @@ struct Render: ParsableCommand {
         let signals = Run.cancelOnSignals(cancellation)
         defer { signals.forEach { $0.cancel() } }
         let renderer = SingleFile(configuration: configuration, root: rootURL)
+        if format == "pdf" {
+            let pdfs = zip(files, urls).filter { SingleFile.document($1, root: rootURL)?.kind == .pdf }.map(\.0)
+            if !pdfs.isEmpty {
+                throw CommandFailure("--format pdf writes typeset articles; a PDF is drawn as it is, never rewritten: \(pdfs.joined(separator: ", "))")
+            }
+        }
         var failed = 0
         for (path, url) in zip(files, urls) {
             do {
+                if format == "pdf" {
+                    let written = try renderer.writePDF(url, into: folder)
+                    for warning in written.warnings { FileHandle.standardError.write(Data((Escape.terminal("galley: \(path): warning: \(warning)") + "\n").utf8)) }
+                    print(Escape.terminal("\(path): → \(written.paths.joined(separator: ", "))"))
+                    continue
+                }
                 let rendered = try renderer.render(url, into: folder, cancellation: cancellation)
                 for warning in rendered.warnings { FileHandle.standardError.write(Data((Escape.terminal("galley: \(path): warning: \(warning)") + "\n").utf8)) }
                 print(Escape.terminal("\(path): \(Run.plural(rendered.paths.count, "page")) → \(folder.path)"))

@@ -13,7 +13,7 @@ struct Typeset: ParsableCommand {
         discussion: """
             --render also draws every page at the configured dpi (no PNG encoding). With --jobs 1 (the default) \
             everything runs on one thread; with more, one thread typesets while that many draw the finished pages, \
-            as `galley run` does. --pdf writes the pages as vector PDF, as `documents: [pdf]` does in a run.
+            as `galley run` does. --pdf writes the pages as vector PDF, as `pdf: true` does in a run.
             """)
 
     @Option(name: .long, help: "The configuration file (its layouts, fonts and dpi are used; without one, the defaults).", completion: .configurationFile)

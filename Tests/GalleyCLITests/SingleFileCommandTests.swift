@@ -120,6 +120,27 @@ import Testing
         #expect(try corner("plain") == [255, 255, 255])
     }
 
+    /// `--format pdf` writes each article's pages as one vector PDF (per layout when there are
+    /// several), whose pages MuPDF reads back with the article's words; a PDF given with it is
+    /// a usage error, since PDFs are drawn as they are and never rewritten.
+    @Test func renderFormatPDFWritesEachArticleAsVectorPDF() throws {
+        let folder = try command.folderWithConfig("layouts:\n  - name: a5\n    page: a5\n  - name: wide\n    page: a4\n    columns: 2\n",
+                                                  files: [Fixtures.pdf("article.pdf")])
+        try "<html lang='en'><body><h1>Printing</h1><p>Pages for the press, and words that copy.</p></body></html>"
+            .write(to: folder.path("press.html"), atomically: true, encoding: .utf8)
+        let outcome = try command.galley(["render", "--format", "pdf", "press.html", "-o", "out"], in: folder.url)
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        for layout in ["a5", "wide"] {
+            let pdf = folder.path("out/press-\(layout).pdf").path
+            let text = try PeerTools.run("mutool", ["draw", "-F", "txt", pdf]).stdout
+            #expect(text.contains("Pages for the press, and words that copy."), "\(layout): \(text)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path("out").path).sorted() == ["press-a5.pdf", "press-wide.pdf"])
+        let refused = try command.galley(["render", "--format", "pdf", "press.html", "docs/article.pdf", "-o", "refused"], in: folder.url)
+        #expect(refused.status == 2 && refused.stderr.contains("never rewritten: docs/article.pdf"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder.path("refused/press-a5.pdf").path))
+    }
+
     /// An article made only of boxes (a cover of coloured blocks) is drawn, as browsers and
     /// WeasyPrint draw it; one with nothing to show is still refused as no-text.
     @Test func anArticleOfBoxesOnlyIsDrawn() throws {

@@ -78,4 +78,45 @@ struct DocumentFileTests {
         #expect(!FileManager.default.fileExists(atPath: text.path))
         #expect(FileManager.default.fileExists(atPath: folder.path("out/plain-book/narrow/document.txt").path))
     }
+
+    /// `pdf: true` in pipeline.yml gives every layout its PDF beside the layout's folder of
+    /// pages, `<document>/<layout>.pdf`; a layout's own `pdf: false` leaves it out; turning it
+    /// off removes the file and says so; a PDF input never gets one (it is not rewritten).
+    @Test func pdfTrueWritesEachLayoutsPDFBesideItsPagesAndALayoutMayOptOut() throws {
+        let folder = try ScratchFolder("documents-pdf-key")
+        _ = try configuration(folder, documents: [])
+        func load(_ pdf: Bool) throws -> Configuration {
+            try Configuration.load(yaml: """
+                inputs: [in]
+                dpi: 20
+                thumbnails: []
+                pdf: \(pdf)
+                layouts:
+                  - name: narrow
+                  - name: wide
+                    columns: 2
+                    pdf: false
+                """, file: "pipeline.yml", baseDirectory: folder.url)
+        }
+        let on = try load(true)
+        #expect(on.documentFormatNames(for: "narrow") == [.pdf] && on.documentFormatNames(for: "wide").isEmpty)
+        let first = try run(on)
+        for article in first.documents.filter({ $0.kind == .markup }) {
+            let narrow = try #require(article.layouts?.first { $0.name == "narrow" })
+            let file = try #require(narrow.files?.first)
+            #expect(narrow.files?.count == 1 && file.format == "pdf" && file.path == "\(article.name)/narrow.pdf")
+            let bytes = try [UInt8](Data(contentsOf: folder.path("out/\(file.path)")))
+            #expect(bytes.starts(with: Array("%PDF-".utf8)) && ContentHash.sha256(bytes) == file.sha256)
+            #expect(article.layouts?.first { $0.name == "wide" }?.files == nil)
+            #expect(!FileManager.default.fileExists(atPath: folder.path("out/\(article.name)/wide.pdf").path))
+        }
+        #expect(first.documents.first { $0.kind == .pdf }?.layouts == nil)
+        let pdf = folder.path("out/feature/narrow.pdf")
+        #expect(FileManager.default.fileExists(atPath: pdf.path))
+        // Off: the file goes, and the run says why.
+        let summary = try Pipeline(configuration: try load(false), logger: Logger(label: "test")).run()
+        #expect(!FileManager.default.fileExists(atPath: pdf.path))
+        #expect(FileManager.default.fileExists(atPath: folder.path("out/feature/narrow/page-0001.png").path))
+        #expect(summary.removals.contains { $0.description.contains("pdf is off for layout narrow") }, "\(summary.removals)")
+    }
 }

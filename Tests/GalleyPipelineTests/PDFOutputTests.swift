@@ -108,7 +108,7 @@ struct PDFOutputTests {
         var hyphenated = 0
         for (document, layout, pdfURL, textURL) in try files(manifest, in: out) {
             let listed = try #require(layout.files?.first { $0.format == "pdf" })
-            #expect(listed.path == "\(document.name)/\(layout.name)/document.pdf")
+            #expect(listed.path == "\(document.name)/\(layout.name).pdf")
             let bytes = try [UInt8](Data(contentsOf: pdfURL))
             #expect(ContentHash.sha256(bytes) == listed.sha256 && bytes.count == listed.bytes)
             let pdf = try PDFDocument(path: pdfURL.path, password: nil, engine: engine)

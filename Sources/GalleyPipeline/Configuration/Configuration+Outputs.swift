@@ -46,8 +46,17 @@ extension Configuration {
         return nil
     }
 
-    /// The whole-document files each article layout gets, in configuration order.
-    var documentFormats: [any DocumentFormat] { documents.map(\.format) }
+    /// The whole-document files layout `layout` gets: `documents:`, with PDF as the layout's
+    /// `pdf:` says, else as the top-level `pdf:` or `documents:` say.
+    public func documentFormatNames(for layout: String) -> [DocumentFormatName] {
+        let wanted = layoutPDF[layout] ?? (pdf || documents.contains(.pdf))
+        var names = documents.filter { $0 != .pdf || wanted }
+        if wanted && !names.contains(.pdf) { names.append(.pdf) }
+        return names
+    }
+
+    /// Whether any layout gets a whole-document file.
+    var writesDocumentFiles: Bool { layouts.contains { !documentFormatNames(for: $0.name).isEmpty } }
 
     /// The fonts, for a document that needs them: when they cannot be had, the document fails
     /// as `font-missing` with the configuration's reason.
@@ -57,5 +66,14 @@ extension Configuration {
         } catch {
             throw Failure(code: .fontMissing, message: "\(error)")
         }
+    }
+}
+
+extension ArticleLayout {
+    /// Whether `name` can name a layout: letters, digits, `-` and `_` (it names a folder, and
+    /// `<layout>.pdf` beside it), at most 64 of them, and not `thumbs`.
+    static func isUsableName(_ name: String) -> Bool {
+        !name.isEmpty && name.count <= 64 && name.lowercased() != "thumbs"
+            && name.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "-" || $0 == "_" }
     }
 }

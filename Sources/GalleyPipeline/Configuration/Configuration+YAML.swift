@@ -273,6 +273,8 @@ extension Configuration {
                 formatNodes[key] = value
             case "follow_symlinks":
                 configuration.followSymlinks = try reader.boolean(value, key: key)
+            case "pdf":
+                configuration.pdf = try reader.boolean(value, key: key)
             case "documents":
                 configuration.documents = []
                 for name in try reader.stringList(value, key: key) {
@@ -306,6 +308,7 @@ extension Configuration {
                 var layouts: [ArticleLayout] = []
                 for item in try reader.list(value, key: key) {
                     let layout = try reader.layout(item, key: key)
+                    if let pdf = item.mapping?["pdf"] { configuration.layoutPDF[layout.name] = try reader.boolean(pdf, key: "\(key).\(layout.name).pdf") }
                     if layouts.contains(where: { $0.name.lowercased() == layout.name.lowercased() }) {
                         throw reader.error(item, key: "\(key).\(layout.name)", "two layouts are named '\(layout.name)'; names must be unique")
                     }
@@ -322,7 +325,7 @@ extension Configuration {
                 guard !inbox.isEmpty else { throw reader.error(value, key: key, "must not be empty; leave the key out for no inbox") }
                 configuration.inbox = inbox
             default:
-                let known = ["inputs", "output", "dpi", "page_images", "thumbnails", "pages", "max_pages", "workers", "max_pages_in_flight", "page_timeout", "png", "format", "thumbnail_format", "quality", "lossless", "progressive", "chroma", "speed", "documents", "follow_symlinks", "passwords", "fonts", "layouts",
+                let known = ["inputs", "output", "dpi", "page_images", "thumbnails", "pages", "max_pages", "workers", "max_pages_in_flight", "page_timeout", "png", "format", "thumbnail_format", "quality", "lossless", "progressive", "chroma", "speed", "documents", "pdf", "follow_symlinks", "passwords", "fonts", "layouts",
                              "thumbnail_cache_size", "watch_debounce", "inbox"]
                 throw reader.error(keyNode, key: key, Self.unknownKey(key, known: known, what: "key"))
             }
@@ -543,9 +546,7 @@ private struct YAMLReader {
         guard let map = node.mapping else { throw error(node, key: key, "each layout is a map with at least a name, like `- name: portrait`") }
         guard let nameNode = map["name"] else { throw error(node, key: key, "a layout needs a name (letters, digits, - and _)") }
         let name = try string(nameNode, key: "\(key).name")
-        guard !name.isEmpty, name.count <= 64,
-              name.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "-" || $0 == "_" }),
-              name.lowercased() != "thumbs" else {
+        guard ArticleLayout.isUsableName(name) else {
             throw error(nameNode, key: "\(key).name", "'\(name)' is not a usable layout name: use letters, digits, - and _ (it names a folder), and not 'thumbs'")
         }
         var layout = ArticleLayout(name: name)
@@ -660,6 +661,7 @@ private struct YAMLReader {
                     throw error(value, key: fieldKey, "expected balance or auto, got '\(text)'")
                 }
                 layout.columnFill = fill
+            case "pdf": break  // the configuration's, read by the caller (`Configuration.layoutPDF`)
             case "line_breaking":
                 let text = try string(value, key: fieldKey)
                 guard let mode = ArticleLayout.Typography.LineBreaking(rawValue: text) else {
@@ -667,7 +669,7 @@ private struct YAMLReader {
                 }
                 layout.typography.lineBreaking = mode
             default:
-                let known = ["name", "page", "orientation", "columns", "column_gap", "column_fill", "inset", "background", "color", "link_color", "link_underline", "font_family", "font_size", "line_height", "language", "justify_threshold", "hyphenation", "hyphenate_before", "hyphenate_after", "max_hyphenated_lines", "max_letter_spacing", "line_breaking", "vertical", "text_autospace", "preformatted_marker", "folio", "running_head"]
+                let known = ["name", "page", "orientation", "columns", "column_gap", "column_fill", "inset", "background", "color", "link_color", "link_underline", "font_family", "font_size", "line_height", "language", "justify_threshold", "hyphenation", "hyphenate_before", "hyphenate_after", "max_hyphenated_lines", "max_letter_spacing", "line_breaking", "vertical", "text_autospace", "preformatted_marker", "folio", "running_head", "pdf"]
                 throw error(keyNode, key: fieldKey, Configuration.unknownKey(field, known: known, what: "layout key"))
             }
         }

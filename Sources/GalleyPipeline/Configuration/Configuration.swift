@@ -59,6 +59,11 @@ public struct Configuration: Sendable, Equatable {
     public var speed: Int?
     /// Whole-document files written for each layout of an article (`text`). Default: none.
     public var documents: [DocumentFormatName] = []
+    /// `pdf: true`: every layout of an article also gets its pages as vector PDF,
+    /// `<document>/<layout>.pdf` (as `documents: [pdf]` says). Default: false.
+    public var pdf = false
+    /// A layout's own `pdf:`, by layout name, over `pdf` and `documents`.
+    public var layoutPDF: [String: Bool] = [:]
     /// Enter symbolic links to folders, and read documents reached through links that lead
     /// outside every input folder. Default: false (links to folders are counted, not entered;
     /// documents linked from outside fail as `outside-input`, so a job previewing a pull request cannot

@@ -38,7 +38,7 @@ struct Fingerprints: Sendable {
 
     /// The fingerprint of a layout's document file in `format` (`documents:`).
     func documentFile(_ format: String, layout: ArticleLayout) -> String {
-        let fingerprint = configuration.documentFormats.first { $0.name.rawValue == format }?.fingerprint ?? format
+        let fingerprint = DocumentFormatName(rawValue: format)?.format.fingerprint ?? format
         let parts = ["galley \(Pipeline.version)", "document \(fingerprint)", layoutKey(layout)]
         return ContentHash.sha256(Array(parts.joined(separator: "\n").utf8))
     }
@@ -50,7 +50,7 @@ struct Fingerprints: Sendable {
         var parts = layouts.flatMap { layout in variants().map { output($0, layout: layout) } }
         // Articles also get their document files; none configured leaves the fingerprint as
         // it was before document files existed.
-        if kind == .markup { parts += configuration.layouts.flatMap { layout in configuration.documents.map { documentFile($0.rawValue, layout: layout) } } }
+        if kind == .markup { parts += configuration.layouts.flatMap { layout in configuration.documentFormatNames(for: layout.name).map { documentFile($0.rawValue, layout: layout) } } }
         // Which pages are drawn: a new selection opens the document again, which keeps the
         // pages already drawn and draws the others. No selection leaves the fingerprint as it
         // was before selections existed.

@@ -97,12 +97,21 @@ public struct OutputStore: Sendable {
                 // leaves nothing behind; but never a folder of another document (`a.html` and
                 // `a/b.pdf` share `a/`).
                 let entries = confined.entries(of: document.name)
-                pageFolders = entries.filter { entry in entry != "thumbs" && !imageExtensions.contains { entry.hasSuffix($0) } }.sorted()
+                pageFolders = entries.filter { entry in entry != "thumbs" && !entry.hasSuffix(".pdf") && !imageExtensions.contains { entry.hasSuffix($0) } }.sorted()
                     .map { ("\(document.name)/\($0)", $0) }.filter { !ownFolders.contains($0.path) }
             }
             var counts: [String: (what: String, reason: String, count: Int)] = [:]
             func count(_ what: String, _ reason: String) {
                 counts["\(what)\u{0}\(reason)", default: (what, reason, 0)].count += 1
+            }
+            // A layout's PDF beside its folder (`<document>/<layout>.pdf`): a file, where a PDF
+            // document's own folder (`a/b.pdf/`) is a folder, which `removeFile` leaves alone.
+            if document.kind == .markup {
+                for entry in confined.entries(of: document.name).sorted() where entry.hasSuffix(".pdf") {
+                    let path = "\(document.name)/\(entry)", layout = String(entry.dropLast(4))
+                    guard !ownFolders.contains(path), !keep.contains(path), ArticleLayout.isUsableName(layout), confined.removeFile(path) else { continue }
+                    count("document files", layouts.contains(layout) ? "pdf is off for layout \(layout)" : "layout \(layout) no longer configured")
+                }
             }
             var emptied: [String] = []
             for (pageFolder, layout) in pageFolders {

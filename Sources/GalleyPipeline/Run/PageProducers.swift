@@ -332,7 +332,7 @@ final class ArticlePages: PageProducer {
                     try ArticleTypesetter(text: parsed.text, layout: layout, fonts: fonts, images: article.images)
                 }
                 let metadata = DocumentMetadata(article: parsed, sourcePath: article.document.url.path)
-                writers = (documentFiles?.formats ?? []).map { ($0, $0.makeWriter(text: parsed.text, layout: layout, metadata: metadata)) }
+                writers = (documentFiles?.formats(layout.name) ?? []).map(\.format).map { ($0, $0.makeWriter(text: parsed.text, layout: layout, metadata: metadata)) }
                 madeInLayout = 0
                 pending = nil
             }
@@ -381,14 +381,14 @@ final class ArticlePages: PageProducer {
         return (page, facts(of: page, layout: layout))
     }
 
-    /// The current layout is complete: each writer's file goes next to the layout's pages,
-    /// `<document>/<layout>/document.<ext>`.
+    /// The current layout is complete: each writer's file goes next to the layout's pages
+    /// (`DocumentFormatName.path`).
     private func writeDocumentFiles(_ layout: ArticleLayout) throws {
         guard let documentFiles, !writers.isEmpty else { return }
         var files: [Manifest.DocumentFile] = []
         for (format, writer) in writers {
             let bytes = try wrap(layout) { () throws(TypesetError) in try writer.finish() }
-            let path = "\(article.document.name)/\(layout.name)/document.\(format.fileExtension)"
+            let path = format.name.path(document: article.document.name, layout: layout.name)
             try documentFiles.store.write(bytes, to: path)
             let file = Manifest.DocumentFile(format: format.name.rawValue, path: path, sha256: ContentHash.sha256(bytes), bytes: bytes.count)
             documentFiles.written(index, layout, file)
@@ -490,7 +490,8 @@ final class ArticlePages: PageProducer {
 /// Where an article's whole-document files go (`documents:` in pipeline.yml): the formats, the
 /// output folder, and who is told of each file written (the catalog), from the open stage.
 struct DocumentFiles: Sendable {
-    let formats: [any DocumentFormat]
+    /// The formats written for a layout, by its name.
+    let formats: @Sendable (_ layout: String) -> [DocumentFormatName]
     let store: OutputStore
     let written: @Sendable (_ document: Int, _ layout: ArticleLayout, _ file: Manifest.DocumentFile) -> Void
 }

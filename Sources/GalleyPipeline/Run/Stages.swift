@@ -57,8 +57,8 @@ final class Stages: Sendable {
         self.imageEncoder = configuration.imageEncoder
         self.thumbnailEncoder = configuration.thumbnailEncoder
         self.thumbnails = ThumbnailSet(configuration)
-        self.documentFiles = configuration.documents.isEmpty ? nil
-            : DocumentFiles(formats: configuration.documentFormats, store: store) { [catalog] index, layout, file in
+        self.documentFiles = !configuration.writesDocumentFiles ? nil
+            : DocumentFiles(formats: configuration.documentFormatNames(for:), store: store) { [catalog] index, layout, file in
                 catalog.recordDocumentFile(index, layout: layout, file: file)
             }
         self.cancellation = cancellation

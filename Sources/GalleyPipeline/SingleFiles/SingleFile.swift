@@ -67,6 +67,29 @@ public struct SingleFile: Sendable {
     }
 
     /// Draws the selected pages of `file` at the configured dpi into `folder` as
+    /// An article's pages as vector PDF (`galley render --format pdf`): `<name>.pdf` in
+    /// `folder` (with several layouts, `<name>-<layout>.pdf` for each), written atomically,
+    /// as a run's `pdf: true` writes them.
+    ///
+    /// - Throws: the article's `Failure`; `unreadable` for a file Galley does not read, and
+    ///   for a PDF, which is drawn as it is and never rewritten.
+    public func writePDF(_ file: URL, into folder: URL) throws(Failure) -> Rendered {
+        guard let document = Self.document(file, root: root), document.kind == .markup else {
+            throw Failure(code: .unreadable, message: Self.document(file, root: root) == nil
+                          ? "not a file Galley reads (.pdf, .html, .htm, .xhtml, .txt)"
+                          : "a PDF is drawn as it is, not rewritten: --format pdf writes typeset articles (.html, .htm, .xhtml, .txt)")
+        }
+        let layoutInName = configuration.layouts.count > 1
+        let path = { (layout: String) in folder.appendingPathComponent(document.name + (layoutInName ? "-\(layout)" : "") + ".pdf").path }
+        do {
+            let measured = try TypesetMeasurement.measure(file: file, configuration: configuration, fonts: try configuration.documentFonts(),
+                                                          render: false, frames: false, pdf: path, document: document)
+            return Rendered(paths: measured.layouts.map { path($0.name) }, warnings: measured.warnings ?? [])
+        } catch {
+            throw Failure(error)
+        }
+    }
+
     /// `<name>-0001.png` (an article with several layouts: `<name>-<layout>-0001.png`; the
     /// extension is the configured format's),
     /// each written atomically. Pages are drawn `configuration.workers.render` at a time.

@@ -112,8 +112,9 @@ public struct TypesetMeasurement: Codable, Sendable {
     /// table of 100,000 rows lists a million cells).
     public static func measure(file: URL, configuration: Configuration, fonts: FontLibrary, render: Bool,
                                jobs: Int = 1, lines listLines: Bool = false, frames: Bool = true,
-                               pdf pdfPath: ((_ layout: String) -> String)? = nil) throws -> TypesetMeasurement {
-        let document = SourceDocument(url: file, input: file.path, relativePath: file.lastPathComponent, kind: .markup, name: "")
+                               pdf pdfPath: ((_ layout: String) -> String)? = nil,
+                               document given: SourceDocument? = nil) throws -> TypesetMeasurement {
+        let document = given ?? SourceDocument(url: file, input: file.path, relativePath: file.lastPathComponent, kind: .markup, name: "")
         var result = TypesetMeasurement(source: file.path, textLength: 0, layouts: [])
         // Pictures decoded once, from the article's folder, as a run with that folder as input does.
         let engine = try MuPDFEngine()

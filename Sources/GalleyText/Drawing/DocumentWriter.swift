@@ -41,6 +41,13 @@ public enum DocumentFormatName: String, CaseIterable, Sendable, Codable {
     /// The pages as vector PDF: `PDFDocumentFormat`.
     case pdf
 
+    /// Where a layout's file goes in the output folder: the PDF beside the layout's folder of
+    /// pages, `<document>/<layout>.pdf`, a file to hand on; others inside it,
+    /// `<document>/<layout>/document.<ext>`.
+    public func path(document: String, layout: String) -> String {
+        self == .pdf ? "\(document)/\(layout).pdf" : "\(document)/\(layout)/document.\(format.fileExtension)"
+    }
+
     /// The format's implementation.
     public var format: any DocumentFormat {
         switch self {

@@ -67,7 +67,8 @@ public struct PDFDocumentFormat: DocumentFormat {
 
     public var name: DocumentFormatName { .pdf }
     public var fileExtension: String { "pdf" }
-    public var fingerprint: String { "pdf 1 cairo \(String(cString: cairo_version_string()))" }
+    /// 2: written as `<document>/<layout>.pdf`, with links inside the article and `/Lang`.
+    public var fingerprint: String { "pdf 2 cairo \(String(cString: cairo_version_string()))" }
 
     public func makeWriter(text: AttributedText, layout: ArticleLayout) -> any DocumentWriter {
         PDFDocumentWriter(text: text, layout: layout, metadata: DocumentMetadata())
