@@ -113,6 +113,9 @@ struct DocumentFileTests {
         #expect(first.documents.first { $0.kind == .pdf }?.layouts == nil)
         let pdf = folder.path("out/feature/narrow.pdf")
         #expect(FileManager.default.fileExists(atPath: pdf.path))
+        // The contact sheet links it beside the layout's name.
+        let sheet = try String(contentsOf: folder.path("out/index.html"), encoding: .utf8)
+        #expect(sheet.contains("<a class=\"file\" href=\"feature/narrow.pdf\">PDF</a>"))
         // Off: the file goes, and the run says why.
         let summary = try Pipeline(configuration: try load(false), logger: Logger(label: "test")).run()
         #expect(!FileManager.default.fileExists(atPath: pdf.path))

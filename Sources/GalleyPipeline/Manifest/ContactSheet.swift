@@ -128,17 +128,19 @@ public enum ContactSheet {
             }
             if !document.warnings.isEmpty { put(warningList(document.warnings)) }
             // Articles: one grid per layout, in configuration order; PDFs: one grid.
-            let groups: [(title: String?, pages: [Manifest.Page])]
+            // A layout's document files (its PDF, its text) are linked beside its name.
+            let groups: [(title: String?, pages: [Manifest.Page], files: [Manifest.DocumentFile])]
             if let layouts = document.layouts {
                 groups = layouts.map { layout in
-                    (layout.name, document.pages.filter { $0.layout == layout.name })
+                    (layout.name, document.pages.filter { $0.layout == layout.name }, layout.files ?? [])
                 }
             } else {
-                groups = [(nil, document.pages)]
+                groups = [(nil, document.pages, [])]
             }
             for group in groups where !group.pages.isEmpty {
                 if let title = group.title {
-                    put("<h3>\(escape(title))\(sizes(of: group.pages).map { " <span class=\"size\">\(escape($0))</span>" } ?? "")</h3>")
+                    let files = group.files.map { " <a class=\"file\" href=\"\(url($0.path))\">\($0.format == "pdf" ? "PDF" : escape($0.format))</a>" }.joined()
+                    put("<h3>\(escape(title))\(sizes(of: group.pages).map { " <span class=\"size\">\(escape($0))</span>" } ?? "")\(files)</h3>")
                 }
                 let cells = group.pages.map { page in
                     let mark = diffStatus[document.name] == .added ? "added" : marks[document.name]?[PageKey(layout: page.layout, number: page.number)]
@@ -335,6 +337,7 @@ public enum ContactSheet {
         h2 { font-size: 16px; margin: 0; word-break: break-all; }
         h3 { font-size: 13px; margin: 12px 0 0; color: var(--muted); }
         h3 .size { font-weight: normal; }
+        h3 .file { font-weight: normal; font-size: 0.85em; margin-left: 0.4em; }
         .totals, .meta, .described { color: var(--muted); margin: 2px 0 0; }
         .meta { font-size: 12px; }
         .described cite { font-style: normal; font-weight: bold; color: var(--fg); }
