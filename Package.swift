@@ -77,8 +77,8 @@ let package = Package(
         .target(name: "CGalleyJPEG", linkerSettings: [.linkedLibrary("jpeg")]),
         // cairo font faces over FreeType faces, compiled here so that no module header shows
         // Swift a second copy of FreeType's declarations beside CFreeType's.
-        .target(name: "CGalleyCairo", dependencies: ["CCairo", "CFreeType"],
-                linkerSettings: [.linkedLibrary("cairo"), .linkedLibrary("freetype")]),
+        .target(name: "CGalleyCairo", dependencies: ["CCairo", "CFreeType", "CHarfBuzz"],
+                linkerSettings: [.linkedLibrary("cairo"), .linkedLibrary("freetype"), .linkedLibrary("harfbuzz-subset")]),
 
         // MARK: Libraries
         // What every module shares: the one failure vocabulary and the atomic file writer.

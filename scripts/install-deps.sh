@@ -37,7 +37,8 @@ packages=(
   # hyphenation): libexttextcat, LibreOffice's n-gram language guesser, and its fingerprints
   libexttextcat-dev
   # the vector painter: typeset articles written as PDF through cairo (its PDF surface and
-  # FreeType font faces)
+  # FreeType font faces); CFF fonts are subset first with HarfBuzz's subsetter (libharfbuzz-dev
+  # above brings libharfbuzz-subset)
   libcairo2-dev
   # the release package: strip and readelf (binutils), man to check the man page renders;
   # PyYAML for scripts/run-action.py, which runs action.yml's steps in a test

@@ -221,6 +221,27 @@ struct PDFOutputTests {
         return path
     }
 
+    /// A short Chinese article embeds its CJK fonts as small subsets: cairo alone copied every
+    /// subroutine of a CID-keyed CFF font's dictionaries (91 KB for a font's six glyphs), so a
+    /// page of a few words weighed hundreds of kilobytes; the glyphs still draw and the text
+    /// still reads back.
+    @Test func aCJKArticleEmbedsOnlyWhatItsGlyphsNeed() throws {
+        let folder = try ScratchFolder("pdf-cjk-subset")
+        let html = """
+            <html lang="zh-Hans"><head><title>字体</title></head><body>
+            <h1>活字印刷</h1><p>毕昇发明了活字印刷术，<b>每个字</b>都是一个单独的字模。</p></body></html>
+            """
+        let path = try Self.typesetPDF(html, named: "cjk", in: folder)
+        let fonts = try PeerTools.run("pdffonts", [path]).stdout
+        #expect(fonts.contains("CJK") && fonts.contains("CID Type 0C"), "\(fonts)")
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path)).count
+        #expect(bytes < 60_000, "\(bytes) bytes for a page of 30 characters")
+        let text = try PeerTools.run("mutool", ["draw", "-F", "txt", path]).stdout
+        #expect(Self.withoutWhiteSpace(text[...]).contains("毕昇发明了活字印刷术，每个字都是一个单独的字模。"), "\(text)")
+        let page = try PeerTools.mutoolDraw(URL(fileURLWithPath: path), page: 1, options: ["-r", "72"])
+        #expect(ImageProperties.inkCoverage(page) > 0.002, "the glyphs draw")
+    }
+
     /// `href="#id"` links go to their element's page and line (named destinations a reader
     /// follows), a link to a fragment no element has is left a plain word rather than a
     /// broken link, and `<html lang>` is the document's `/Lang`, added to the catalog cairo

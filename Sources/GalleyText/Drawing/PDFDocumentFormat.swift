@@ -99,6 +99,11 @@ final class PDFDocumentWriter: DocumentWriter {
     private let context: OpaquePointer
     /// cairo font faces by `FontFace.id`.
     private var fonts: [Int: OpaquePointer?] = [:]
+    /// cairo font faces over subsets of CFF fonts (`font(for:)`), by `FontFace.id`; nil for a
+    /// face that has none.
+    private var subsetFonts: [Int: OpaquePointer?] = [:]
+    /// The article's characters (and printable ASCII), sorted: what the subsets hold.
+    private var articleCharacters: [UInt32] = []
     /// Pictures made into cairo surfaces, by their pixels' storage (the same picture placed
     /// twice shares its storage: `AttachmentImages` holds one per source), each kept so its
     /// storage is not reused while the document is written.
@@ -152,6 +157,7 @@ final class PDFDocumentWriter: DocumentWriter {
         if !finished { cairo_surface_finish(surface) }
         cairo_surface_destroy(surface)
         for case let font? in fonts.values { cairo_font_face_destroy(font) }
+        for case let font? in subsetFonts.values { cairo_font_face_destroy(font) }
         for (_, surface) in images.values { cairo_surface_destroy(surface) }
     }
 
@@ -253,9 +259,29 @@ final class PDFDocumentWriter: DocumentWriter {
         return font
     }
 
+    /// The cairo font a run is drawn in: the face's subset for the article's characters
+    /// (`galley_cairo_open_subset_face`: a CFF font whose subroutines cairo would copy whole)
+    /// when it holds every glyph of the run, else the whole face, so that no glyph is ever
+    /// drawn empty (a margin box's own text may bring characters the article lacks).
+    private func font(for run: GlyphRun) -> OpaquePointer? {
+        let subset: OpaquePointer?
+        if let made = subsetFonts[run.face.id] {
+            subset = made
+        } else {
+            if articleCharacters.isEmpty {
+                // The article's characters, and printable ASCII for folios and running heads.
+                articleCharacters = Array(Set(scalars.map(\.value)).union(0x20...0x7E)).sorted()
+            }
+            subset = galley_cairo_open_subset_face(run.face.path, run.face.index, articleCharacters, UInt32(articleCharacters.count))
+            subsetFonts[run.face.id] = subset
+        }
+        if let subset, run.glyphs.allSatisfy({ galley_cairo_subset_has_glyph(subset, $0) != 0 }) { return subset }
+        return font(run.face)
+    }
+
     private func draw(_ run: GlyphRun) throws(TypesetError) {
         guard !run.glyphs.isEmpty else { return }
-        guard let font = font(run.face) else {
+        guard let font = font(for: run) else {
             throw TypesetError(.fontMissing, "cannot open the font file \(run.face.path) for the PDF")
         }
         let cr = context
