@@ -77,6 +77,9 @@ let package = Package(
         .target(name: "CGalleyJPEG", linkerSettings: [.linkedLibrary("jpeg")]),
         // cairo font faces over FreeType faces, compiled here so that no module header shows
         // Swift a second copy of FreeType's declarations beside CFreeType's.
+        // libhyphen's dictionaries loaded in linear time (libhyphen's own loader took 7 s on
+        // Debian's German dictionary); the automaton is libhyphen's, hyphenated by libhyphen.
+        .target(name: "CGalleyHyphen", dependencies: ["CHyphen"], linkerSettings: [.linkedLibrary("hyphen")]),
         .target(name: "CGalleyCairo", dependencies: ["CCairo", "CFreeType", "CHarfBuzz"],
                 linkerSettings: [.linkedLibrary("cairo"), .linkedLibrary("freetype"), .linkedLibrary("harfbuzz-subset")]),
 
@@ -89,7 +92,7 @@ let package = Package(
             dependencies: ["GalleyBase", "CGalleyMuPDF", "GalleyRaster"]),
         .target(
             name: "GalleyText",
-            dependencies: ["GalleyBase", "GalleyRaster", "CHarfBuzz", "CFreeType", "CFontconfig", "CGumbo", "CUnibreak", "CFriBidi", "CHyphen", "CExtTextCat", "CCairo", "CGalleyCairo"],
+            dependencies: ["GalleyBase", "GalleyRaster", "CHarfBuzz", "CFreeType", "CFontconfig", "CGumbo", "CUnibreak", "CFriBidi", "CHyphen", "CGalleyHyphen", "CExtTextCat", "CCairo", "CGalleyCairo"],
             // Compiled into the binary: a statically linked galley copied anywhere has no resource bundle.
             resources: [.embedInCode("CSS/UserAgent.css")]),
         // The catalog: SQLite through GRDB (which links the system libsqlite3); content hashes.
@@ -131,7 +134,8 @@ let package = Package(
         .testTarget(name: "GalleyBaseTests", dependencies: ["GalleyBase", "GalleyTestSupport"]),
         .testTarget(name: "GalleyRasterTests", dependencies: ["GalleyRaster", "GalleyTestSupport"]),
         .testTarget(name: "GalleyPDFTests", dependencies: ["GalleyBase", "GalleyPDF", "GalleyRaster", "GalleyTestSupport"]),
-        .testTarget(name: "GalleyTextTests", dependencies: ["GalleyText", "GalleyRaster", "GalleyTestSupport"],
+        // CHyphen and CGalleyHyphen: HyphenLoaderTests compares Galley's loader with libhyphen's.
+        .testTarget(name: "GalleyTextTests", dependencies: ["GalleyText", "GalleyRaster", "GalleyTestSupport", "CHyphen", "CGalleyHyphen"],
                     exclude: ["Goldens", "LanguageSamples"]),  // read from the repository by path, not bundled
         .testTarget(
             name: "GalleyPipelineTests",
