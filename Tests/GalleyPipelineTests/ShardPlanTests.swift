@@ -1,4 +1,5 @@
 import Foundation
+import GalleyCatalog
 import GalleyPipeline
 import GalleyTestSupport
 import Logging
@@ -58,6 +59,14 @@ import Testing
         }
         _ = try ShardMerge.merge(shards: (1...3).map { folder.path("shard\($0)") }, into: folder.path("merged"))
         try ShardMergeTests.expectMergedIsSingle(folder, single)
+
+        // Each document's drawing time, recorded by its shard, came along into the merged catalog.
+        let merged = try Self.catalog(folder, "merged").documents()
+        for k in 1...3 {
+            let rows = try Self.catalog(folder, "shard\(k)").documents()
+            #expect(rows.isEmpty || rows.values.contains { ($0.drawSeconds ?? 0) > 0 })
+            for (path, row) in rows { #expect(merged[path]?.drawSeconds == row.drawSeconds, "\(path)") }
+        }
 
         // The shards' catalogs came along: nothing to draw in the merged folder.
         let rerun = try self.single(folder, output: "merged")
@@ -139,5 +148,43 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: folder.path("merged/again").path), "the removed document's outputs are gone")
         let rerun = try self.single(folder, output: "merged")
         #expect(rerun.drawnOutputs == 0)
+    }
+
+    static func catalog(_ folder: ScratchFolder, _ output: String) throws -> Catalog {
+        try Catalog(path: Pipeline.catalogURL(output: folder.path(output)).path)
+    }
+
+    /// The planner balances on the drawing times the library's catalog recorded, not on page
+    /// counts: a document of few pages that took long goes into a shard of its own.
+    @Test func recordedDrawingTimesDecideTheBalance() throws {
+        let folder = try ScratchFolder("plan")
+        _ = try single(folder, output: "merged")
+        let catalog = try Self.catalog(folder, "merged")
+        let rows = try catalog.documents()
+        // Each content's time is recorded (a copy that took its twin's outputs has none of its own).
+        #expect(Set(rows.values.filter { ($0.drawSeconds ?? 0) > 0 }.map(\.contentHash)) == Set(rows.values.map(\.contentHash)))
+        // The PDF of fewest pages (1) took 1,000 s, every other document 1 s.
+        let copies = Dictionary(grouping: rows.values, by: \.contentHash)
+        let slow = try #require(rows.values.filter { $0.kind == "pdf" && $0.status == .ok && copies[$0.contentHash]?.count == 1 }
+            .min { ($0.pageCount ?? 0, $0.sourcePath) < ($1.pageCount ?? 0, $1.sourcePath) })
+        #expect(slow.pageCount == 1)
+        for row in rows.values {
+            let id = try #require(row.id)
+            let outputs = try catalog.outputs(documentIDs: [id]).map(\.path)
+            try catalog.begin(row)
+            try catalog.finish(documentID: id, status: row.status, pageCount: row.pageCount, errorCode: row.errorCode,
+                               errorMessage: row.errorMessage, settings: row.settings, summary: row.summary,
+                               drawSeconds: row.sourcePath == slow.sourcePath ? 1000 : 1, keeping: Set(outputs))
+        }
+        // Other settings than the library's: every document is planned, none read (all known).
+        var configuration = try ShardMergeTests.corpus(folder, output: "merged")
+        configuration.dpi = 40
+        let (plan, _, read) = try ShardPlan.make(configuration: configuration, shards: 3)
+        #expect(read == 0 && plan.library == nil)
+        let slowShard = try #require(plan.shards.first { list in list.documents.contains { $0.seconds == 1000 } })
+        #expect(slowShard.documents.count == 1, "a shard of its own: \(slowShard.documents.map(\.source))")
+        let others = plan.shards.filter { $0.index != slowShard.index }
+        #expect(others.allSatisfy { $0.cost < slowShard.cost && !$0.documents.isEmpty }, "\(plan.shards.map(\.cost))")
+        #expect(plan.shards.flatMap(\.documents).allSatisfy { $0.seconds != nil })
     }
 }
