@@ -187,4 +187,29 @@ import Testing
         #expect(others.allSatisfy { $0.cost < slowShard.cost && !$0.documents.isEmpty }, "\(plan.shards.map(\.cost))")
         #expect(plan.shards.flatMap(\.documents).allSatisfy { $0.seconds != nil })
     }
+
+    /// The planner reads each new file once: hashed and, for a PDF, opened for its page count
+    /// from the same read. Counted by the kernel for this thread (the planner reads on the
+    /// caller's), so nothing another test reads meanwhile counts.
+    @Test func thePlannerReadsEachNewFileOnce() throws {
+        let folder = try ScratchFolder("plan")
+        let configuration = try ShardMergeTests.corpus(folder, output: "merged")
+        func bytesRead() throws -> Int {
+            let io = try String(contentsOfFile: "/proc/thread-self/io", encoding: .utf8)
+            let line = try #require(io.split(separator: "\n").first { $0.hasPrefix("rchar:") })
+            return try #require(Int(line.dropFirst("rchar:".count).trimmingCharacters(in: .whitespaces)))
+        }
+        let before = try bytesRead()
+        let (plan, _, read) = try ShardPlan.make(configuration: configuration, shards: 3)
+        let after = try bytesRead()
+        let entries = plan.shards.flatMap(\.documents)
+        let corpus = entries.reduce(0) { $0 + Int($1.size) }
+        let pdfs = entries.filter { $0.kind == .pdf }
+        #expect(read == entries.count && pdfs.count >= 10)
+        #expect(pdfs.filter { $0.source != "garbage.pdf" }.allSatisfy { $0.cost >= 1 && $0.seconds == nil })
+        // The PDFs' page counts were found (not estimated from their sizes): the multi-page one.
+        #expect(pdfs.contains { $0.cost > 1 })
+        // A few KiB of slack: the file system's and the scan's own reads, not another pass.
+        #expect(after - before <= corpus + 16 << 10, "read \(after - before) bytes of a corpus of \(corpus)")
+    }
 }

@@ -114,8 +114,8 @@ public struct ShardPlan: Codable, Sendable, Equatable {
 
     /// Makes the plan of `configuration`'s inputs: scans them once; a file the catalog of the
     /// output folder (an earlier merged run's) knows with the same size and modification time
-    /// is not read (its hash and page count come from there); any other is hashed, and a new
-    /// PDF opened for its page count.
+    /// is not read (its hash and page count come from there); any other is read once, hashed
+    /// and, when a new PDF, opened from the same read for its page count (`examine`).
     /// Documents go to the cheapest list so far, costliest first; a document's cost is the
     /// drawing time the catalog recorded for its content when there is one (`costs`).
     ///
@@ -165,11 +165,10 @@ public struct ShardPlan: Codable, Sendable, Equatable {
                     continue
                 }
             } else {
-                entry.sha256 = try? ContentHash.sha256(file: document.url).hash
+                // Content the catalog knows (a file touched, not changed) keeps its page count.
+                (entry.sha256, pages) = examine(document, password: configuration.password(forRelativePath: document.relativePath),
+                                                engine: engine) { hash in row?.contentHash == hash ? row?.pageCount : nil }
                 read += 1
-                if document.kind == .pdf, let engine {
-                    pages = try? PDFDocument(path: document.url.path, password: configuration.password(forRelativePath: document.relativePath), engine: engine).pageCount
-                }
             }
             entry.seconds = entry.sha256.flatMap { seconds[$0] }
             entry.cost = document.kind == .pdf ? Double(max(1, pages ?? Int(stamp.size >> 16)))
@@ -184,6 +183,29 @@ public struct ShardPlan: Codable, Sendable, Equatable {
                                           documents: members.sorted().map { entries[$0] })
                              }, library: done.isEmpty ? nil : done)
         return (plan, warnings, read)
+    }
+
+    /// Files up to this size are read into memory whole, hashed there and, when PDFs, opened
+    /// from there: one read of the file. A larger one is hashed as it is read, a MiB at a time,
+    /// and MuPDF then opens the file itself: memory stays bounded whatever the corpus holds, and
+    /// opening a PDF reads only its cross-reference table and page tree, a small part of a
+    /// large file (it is a small PDF that MuPDF reads about whole).
+    static let wholeFileLimit: Int64 = 64 << 20
+
+    /// A new file's content hash and, for a PDF, its page count (nil when it cannot be read or
+    /// opened), reading the file once (`wholeFileLimit`). `knownPages` gives the page count of
+    /// content the catalog knows, which is then not opened.
+    static func examine(_ document: SourceDocument, password: String?, engine: MuPDFEngine?,
+                        knownPages: (String) -> Int?) -> (sha256: String?, pages: Int?) {
+        let path = document.url.path
+        guard document.kind == .pdf, let engine else { return ((try? ContentHash.sha256(file: document.url))?.hash, nil) }
+        if let stamp = FileStamp(path: path), stamp.size <= wholeFileLimit, let bytes = try? FileBytes(path: path) {
+            let hash = bytes.withUnsafeBytes { ContentHash.sha256($0) }
+            let pages = knownPages(hash) ?? (try? PDFDocument(bytes: bytes, path: path, password: password, engine: engine))?.pageCount
+            return (hash, pages)
+        }
+        guard let hash = (try? ContentHash.sha256(file: document.url))?.hash else { return (nil, nil) }
+        return (hash, knownPages(hash) ?? (try? PDFDocument(path: path, password: password, engine: engine))?.pageCount)
     }
 
     /// Costs in one unit: a document with a recorded drawing time costs that time, scaled so
