@@ -212,4 +212,24 @@ import Testing
         // A few KiB of slack: the file system's and the scan's own reads, not another pass.
         #expect(after - before <= corpus + 16 << 10, "read \(after - before) bytes of a corpus of \(corpus)")
     }
+
+    /// Item 5 of #37: a shard that did not finish (its folder missing, or without a manifest)
+    /// is named by the merge, which writes nothing; running that shard alone then completes it.
+    @Test func aShardThatDidNotFinishIsNamedAndRerunningItAloneCompletesTheMerge() throws {
+        let folder = try ScratchFolder("plan")
+        let single = try #require(try single(folder).manifest)
+        _ = try plan(folder)
+        for k in [1, 3] { _ = try runShard(folder, k) }
+        let shards = (1...3).map { folder.path("shard\($0)") }
+        let missing = #expect(throws: UsageError.self) { try ShardMerge.merge(shards: shards, into: folder.path("merged")) }
+        #expect(missing?.subject == folder.path("shard2").path && missing?.message.contains("did its run finish") == true)
+        try FileManager.default.createDirectory(at: folder.path("shard2"), withIntermediateDirectories: true)
+        let unfinished = #expect(throws: UsageError.self) { try ShardMerge.merge(shards: shards, into: folder.path("merged")) }
+        #expect(unfinished?.subject == folder.path("shard2").path)
+        #expect(!FileManager.default.fileExists(atPath: folder.path("merged/manifest.json").path))
+
+        _ = try runShard(folder, 2)
+        _ = try ShardMerge.merge(shards: shards, into: folder.path("merged"))
+        try ShardMergeTests.expectMergedIsSingle(folder, single)
+    }
 }
