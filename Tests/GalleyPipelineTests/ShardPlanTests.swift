@@ -188,6 +188,22 @@ import Testing
         #expect(plan.shards.flatMap(\.documents).allSatisfy { $0.seconds != nil })
     }
 
+    /// A run that draws a document only in part (here its page images at another resolution,
+    /// its thumbnails kept) keeps the time of the run that drew it whole: its own would make
+    /// the document look cheaper than drawing it is.
+    @Test func aDocumentDrawnInPartKeepsItsEarlierTime() throws {
+        let folder = try ScratchFolder("plan")
+        _ = try single(folder, output: "lib")
+        let ok = { (rows: [String: DocumentRecord]) in rows.filter { $0.value.status == .ok }.mapValues(\.drawSeconds) }
+        let first = ok(try Self.catalog(folder, "lib").documents())
+        #expect(first.values.contains { $0 != nil }, "recorded (a copy that took its twin's outputs has none)")
+        var configuration = try ShardMergeTests.corpus(folder, output: "lib")
+        configuration.dpi = 40
+        let rerun = try Pipeline(configuration: configuration, logger: logger).run()
+        #expect(rerun.drawnOutputs > 0 && rerun.manifest?.totals.unchanged == 0)
+        #expect(ok(try Self.catalog(folder, "lib").documents()) == first)
+    }
+
     /// The planner reads each new file once: hashed and, for a PDF, opened for its page count
     /// from the same read. Counted by the kernel for this thread (the planner reads on the
     /// caller's), so nothing another test reads meanwhile counts.

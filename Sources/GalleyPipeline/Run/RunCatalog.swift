@@ -79,7 +79,8 @@ final class RunCatalog: Sendable {
         /// Wall seconds of the work done for it so far (`addDrawTime`).
         var seconds = 0.0
         /// Whether a finished output stood in for one of its own (kept, copied or cached): its
-        /// time is then not what drawing it costs, and the earlier one is kept.
+        /// time is then not what drawing it costs, and the earlier one is kept (as it is after
+        /// a thumbnails-only run, which draws no page image).
         var reused = false
     }
 
@@ -373,7 +374,7 @@ final class RunCatalog: Sendable {
             try catalog.finish(documentID: id, status: ok ? .ok : .failed, pageCount: entry.pageCount,
                                errorCode: entry.error?.code.rawValue, errorMessage: entry.error?.message,
                                settings: ok && complete ? documentFingerprints[kind] : nil,
-                               summary: ok ? Data(try entry.encodedEntry()) : nil, drawSeconds: work.reused ? nil : work.seconds,
+                               summary: ok ? Data(try entry.encodedEntry()) : nil, drawSeconds: work.reused || !complete ? nil : work.seconds,
                                keeping: keep)
         }
         guard work.marked else { return }
