@@ -17,7 +17,8 @@ each read's file is known, so fonts, dictionaries and the catalog are left out);
 `rchar` from /proc/<pid>/io (every read, of any file, cached or not), read when it has exited
 and before it is reaped, is shown too. A run reads each file it draws about twice (hashed, then
 opened), so a single run reads about twice the corpus, the hash shards once more per shard
-beyond the first, the plan and its shards as much as a single run. Times (wall and CPU) of the
+beyond the first, the plan and its shards as much as a single run (the planner reads each new
+file once: `galley plan alone`). Times (wall and CPU) of the
 full run and the no-change runs are taken without strace.
 """
 import argparse
@@ -137,6 +138,8 @@ def main():
                       + [["run", "--plan", "plan.json", "--shard", f"{k}/{n}", "--output", f"planned-{k}"] + settings
                          for k in range(1, n + 1)]
                       + [["merge", "merged"] + [f"planned-{k}" for k in range(1, n + 1)]])
+    # The planner alone: it reads each new file once (hashed, and a PDF opened, from one read).
+    plan_alone = measure("galley plan alone (a fresh library)", [plan_argv[:-1] + ["unplanned", "--output", "plan-alone.json"]])
     hashed = measure(f"{n} hash shards + merge",
                      [["run", "--shard", f"{k}/{n}", "--output", f"hashed-{k}"] + settings for k in range(1, n + 1)]
                      + [["merge", "merged-by-hash"] + [f"hashed-{k}" for k in range(1, n + 1)]])
@@ -155,7 +158,8 @@ def main():
     print(f"no-change run into the merged folder: {rerun[0]:.2f} s wall, {rerun[1]:.2f} s CPU = {100 * rerun[0] / full[0]:.1f}% "
           f"({100 * rerun[1] / full[1]:.1f}% of CPU) of the full run's {full[0]:.2f} s ({full[1]:.2f} s CPU); into a single "
           f"run's folder {again[0]:.2f} s ({again[1]:.2f} s CPU); {totals['unchanged']} of {totals['documents']} documents unchanged")
-    print(f"plan against the merged folder: {replan[0]:.2f} s, {replan[3]:,} corpus bytes read")
+    print(f"plan against the merged folder: {replan[0]:.2f} s, {replan[3]:,} corpus bytes read; "
+          f"plan alone against a fresh library: {plan_alone[3] / corpus_bytes:.2f} x corpus")
     if not args.keep:
         shutil.rmtree(work)
 

@@ -24,6 +24,37 @@ int gm_open_document(fz_context *ctx, const char *path, fz_document **out, gm_er
     return 0;
 }
 
+int gm_open_document_from_memory(fz_context *ctx, const unsigned char *data, size_t length, const char *magic,
+                                 fz_document **out, gm_error *error)
+{
+    fz_buffer *buffer = NULL;
+    fz_stream *stream = NULL;
+    fz_document *doc = NULL;
+    fz_var(buffer);
+    fz_var(stream);
+    fz_var(doc);
+    *out = NULL;
+    fz_try(ctx)
+    {
+        buffer = fz_new_buffer_from_shared_data(ctx, data, length);
+        stream = fz_open_buffer(ctx, buffer);
+        /* The document keeps its own reference to the stream, and the stream to the buffer. */
+        doc = fz_open_document_with_stream(ctx, magic, stream);
+    }
+    fz_always(ctx)
+    {
+        fz_drop_stream(ctx, stream);
+        fz_drop_buffer(ctx, buffer);
+    }
+    fz_catch(ctx)
+    {
+        gm_record_error(ctx, error);
+        return -1;
+    }
+    *out = doc;
+    return 0;
+}
+
 void gm_document_free(fz_context *ctx, fz_document *doc)
 {
     fz_try(ctx)

@@ -98,6 +98,10 @@ public final class Catalog: Sendable {
         migrator.registerMigration("v4: when documents finished") { db in
             try db.alter(table: DocumentRecord.databaseTableName) { t in t.add(column: "finishedAt", .double) }
         }
+        // Rows of older catalogs get NULL: their documents' time is not known until drawn again.
+        migrator.registerMigration("v5: how long documents took to draw") { db in
+            try db.alter(table: DocumentRecord.databaseTableName) { t in t.add(column: "drawSeconds", .double) }
+        }
         return migrator
     }
 
@@ -119,7 +123,8 @@ public final class Catalog: Sendable {
     /// source path. When its content hash changed, the outputs recorded for the old content
     /// can no longer stand in for anything (their fingerprints are cleared) but stay listed,
     /// since their files are still on disk until `finish` or `remove`. The row's status
-    /// becomes `pending` until `finish` is called.
+    /// becomes `pending` until `finish` is called; its drawing time (`drawSeconds`) stays the
+    /// earlier one until `finish` records another.
     @discardableResult
     public func begin(_ document: DocumentRecord) throws(CatalogError) -> DocumentRecord {
         try write { db in
@@ -128,6 +133,7 @@ public final class Catalog: Sendable {
             record.summary = nil
             if let existing = try DocumentRecord.filter(Column("sourcePath") == document.sourcePath).fetchOne(db) {
                 record.id = existing.id
+                record.drawSeconds = document.drawSeconds ?? existing.drawSeconds
                 if existing.contentHash != document.contentHash {
                     try db.execute(sql: "UPDATE output SET fingerprint = '' WHERE documentId = ?", arguments: [existing.id])
                 }
@@ -148,17 +154,18 @@ public final class Catalog: Sendable {
     }
 
     /// A document is done: its outcome, the settings fingerprint it was made with and the
-    /// caller's summary of it. When it succeeded, outputs whose path is not in `keeping`
+    /// caller's summary of it, and how long drawing it took (`drawSeconds`; nil keeps the
+    /// time recorded before, for a document this run did not draw in full). When it succeeded, outputs whose path is not in `keeping`
     /// (pages it no longer has, boxes no longer made) are forgotten; a failed document keeps
     /// its list, as its files stay on disk, so that they go with it if it vanishes.
     public func finish(documentID: Int64, status: DocumentRecord.Status, pageCount: Int?, errorCode: String?, errorMessage: String?,
-                       settings: String?, summary: Data?, keeping paths: Set<String>) throws(CatalogError) {
+                       settings: String?, summary: Data?, drawSeconds: Double? = nil, keeping paths: Set<String>) throws(CatalogError) {
         try write { db in
             try db.execute(sql: """
                 UPDATE document SET status = ?, pageCount = ?, errorCode = ?, errorMessage = ?, settings = ?, summary = ?,
-                finishedAt = ? WHERE id = ?
+                finishedAt = ?, drawSeconds = COALESCE(?, drawSeconds) WHERE id = ?
                 """, arguments: [status.rawValue, pageCount, errorCode, errorMessage, settings, summary, Date().timeIntervalSince1970,
-                              documentID])
+                              drawSeconds, documentID])
             guard status == .ok else { return }
             // Read as a cursor of ids and paths, not as records: a document of thousands of
             // pages has thousands of outputs, and this runs at its end, when memory peaks.
@@ -181,8 +188,8 @@ public final class Catalog: Sendable {
 
     /// Takes in every document of `other` with its outputs (a shard's catalog, when `galley
     /// merge` puts shards together), each replacing the document with the same source path
-    /// here; `mapPath` gives each source path as this catalog names it. Returns the source
-    /// paths taken in.
+    /// here, with its drawing time; `mapPath` gives each source path as this catalog names it.
+    /// Returns the source paths taken in.
     @discardableResult
     public func importDocuments(from other: Catalog, mapPath: @Sendable (String) -> String) throws(CatalogError) -> Set<String> {
         let (documents, outputs) = try other.read { db in
@@ -194,7 +201,10 @@ public final class Catalog: Sendable {
                 var record = document
                 record.sourcePath = mapPath(document.sourcePath)
                 record.id = nil
-                try DocumentRecord.filter(Column("sourcePath") == record.sourcePath).deleteAll(db)
+                let existing = DocumentRecord.filter(Column("sourcePath") == record.sourcePath)
+                // A shard that reused every output of a document knows no time for it: the one here stays.
+                if record.drawSeconds == nil { record.drawSeconds = try existing.fetchOne(db)?.drawSeconds }
+                try existing.deleteAll(db)
                 try record.insert(db)
                 guard let id = record.id else { continue }
                 for output in outputs[document.id ?? -1] ?? [] {
@@ -359,6 +369,12 @@ public struct DocumentRecord: Codable, Sendable, Equatable, FetchableRecord, Mut
     public var summary: Data?
     /// When it finished, in seconds since 1970 (nil in catalogs from before it was kept).
     public var finishedAt: Double?
+    /// How long its pages took to draw when a run last drew it in full: the wall seconds of the
+    /// work done for it (opening or typesetting, recording, drawing and encoding its pages),
+    /// summed over the threads that did it. What `galley plan` balances shards by when known;
+    /// kept here only, never in the manifest, so outputs do not depend on it (nil when no run
+    /// recorded it: catalogs from before it was kept, documents only ever reused).
+    public var drawSeconds: Double?
 
     /// A new row (status `pending`).
     public init(sourcePath: String, contentHash: String, size: Int64, mtime: Int64, kind: String) {

@@ -10,8 +10,13 @@ import Foundation
 public enum ContentHash {
     /// SHA-256 of bytes.
     public static func sha256(_ bytes: [UInt8]) -> String {
+        bytes.withUnsafeBytes { sha256($0) }
+    }
+
+    /// SHA-256 of bytes in memory.
+    public static func sha256(_ bytes: UnsafeRawBufferPointer) -> String {
         var digest = Digest(EVP_sha256())
-        bytes.withUnsafeBytes { digest.update($0) }
+        digest.update(bytes)
         return hex(digest.finalize())
     }
 

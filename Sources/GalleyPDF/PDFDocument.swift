@@ -34,8 +34,18 @@ public final class PDFDocument {
     private var document: OpaquePointer { handle.document }
 
     /// Opens `path`, authenticating with `password` when the document needs one.
-    public init(path: String, password: String?, engine: MuPDFEngine) throws(PDFError) {
-        guard access(path, R_OK) == 0 else {
+    public convenience init(path: String, password: String?, engine: MuPDFEngine) throws(PDFError) {
+        try self.init(path: path, bytes: nil, password: password, engine: engine)
+    }
+
+    /// Opens the PDF whose bytes the caller read (`bytes`, from `path`, which errors name):
+    /// MuPDF reads no file, so a caller that also hashes the file reads it once.
+    public convenience init(bytes: FileBytes, path: String, password: String?, engine: MuPDFEngine) throws(PDFError) {
+        try self.init(path: path, bytes: bytes, password: password, engine: engine)
+    }
+
+    private init(path: String, bytes: FileBytes?, password: String?, engine: MuPDFEngine) throws(PDFError) {
+        guard bytes != nil || access(path, R_OK) == 0 else {
             throw PDFError(.unreadable, "cannot read the file: \(String(cString: strerror(errno)))", function: "access")
         }
         var error = gm_error()
@@ -44,17 +54,23 @@ public final class PDFDocument {
         }
         var document: OpaquePointer?
         do {
-            try mupdfCall("fz_open_document", code: .corrupt) { gm_open_document(context, path, &document, $0) }
+            try mupdfCall("fz_open_document", code: .corrupt) { error in
+                guard let bytes else { return gm_open_document(context, path, &document, error) }
+                return bytes.withUnsafeBytes { data in
+                    gm_open_document_from_memory(context, data.baseAddress?.assumingMemoryBound(to: UInt8.self), data.count,
+                                                 "application/pdf", &document, error)
+                }
+            }
         } catch {
             gm_context_free(context)
-            throw PDFDocument.classifyOpenFailure(error, path: path)
+            throw PDFDocument.classifyOpenFailure(error, path: path, bytes: bytes)
         }
         guard let document else {
             gm_context_free(context)
             throw PDFError(.corrupt, "MuPDF returned no document", function: "fz_open_document")
         }
         // From here on the handle releases both, however initialization ends.
-        let handle = DocumentHandle(context: context, document: document, engine: engine)
+        let handle = DocumentHandle(context: context, document: document, engine: engine, bytes: bytes)
         self.handle = handle
         self.engine = engine
         self.path = path
@@ -62,7 +78,7 @@ public final class PDFDocument {
         self.encryption = encryptionName
         let wasRepaired = gm_document_was_repaired(context, document) != 0
         self.wasRepaired = wasRepaired
-        self.isTruncated = wasRepaired && !PDFDocument.hasEndMarker(path: path)
+        self.isTruncated = wasRepaired && !PDFDocument.hasEndMarker(path: path, bytes: bytes)
 
         var needs: Int32 = 0
         try mupdfCall("fz_needs_password", code: .corrupt) { gm_document_needs_password(context, document, &needs, $0) }
@@ -175,40 +191,47 @@ public final class PDFDocument {
     }
 
     /// A failure to open, classified by looking at the file's first bytes.
-    private static func classifyOpenFailure(_ error: PDFError, path: String) -> PDFError {
+    private static func classifyOpenFailure(_ error: PDFError, path: String, bytes: FileBytes?) -> PDFError {
         guard error.code == .corrupt else { return error }
         var info = stat()
-        if stat(path, &info) == 0 && info.st_size == 0 {
+        if bytes.map({ $0.count == 0 }) ?? (stat(path, &info) == 0 && info.st_size == 0) {
             return PDFError(.notPDF, "the file is empty (0 bytes)", function: error.function)
         }
-        if !hasPDFHeader(path: path) {
+        if !hasPDFHeader(path: path, bytes: bytes) {
             return PDFError(.notPDF, "the file is not a PDF (no %PDF header); MuPDF said: \(error.message)",
                             function: error.function)
         }
-        if !hasEndMarker(path: path) {
+        if !hasEndMarker(path: path, bytes: bytes) {
             return PDFError(.truncated, "the file ends without its %%EOF marker and MuPDF cannot rebuild it; MuPDF said: \(error.message)",
                             function: error.function)
         }
         return error
     }
 
-    /// Whether `%PDF-` occurs in the first KiB, where readers accept the header.
-    static func hasPDFHeader(path: String) -> Bool {
-        contains(Array("%PDF-".utf8), inFirst: true, path: path)
+    /// Whether `%PDF-` occurs in the first KiB, where readers accept the header (of `bytes`
+    /// when the document was opened from memory, else of the file).
+    static func hasPDFHeader(path: String, bytes: FileBytes? = nil) -> Bool {
+        contains(Array("%PDF-".utf8), inFirst: true, path: path, in: bytes)
     }
 
     /// Whether `%%EOF` occurs in the last KiB (writers may append a little after it).
-    static func hasEndMarker(path: String) -> Bool {
-        contains(Array("%%EOF".utf8), inFirst: false, path: path)
+    static func hasEndMarker(path: String, bytes: FileBytes? = nil) -> Bool {
+        contains(Array("%%EOF".utf8), inFirst: false, path: path, in: bytes)
     }
 
-    private static func contains(_ signature: [UInt8], inFirst: Bool, path: String) -> Bool {
-        guard let file = fopen(path, "rb") else { return false }
-        defer { fclose(file) }
+    private static func contains(_ signature: [UInt8], inFirst: Bool, path: String, in memory: FileBytes?) -> Bool {
         let window = 1024
-        if !inFirst { fseeko(file, 0, SEEK_END); fseeko(file, max(0, ftello(file) - off_t(window)), SEEK_SET) }
         var bytes = [UInt8](repeating: 0, count: window)
-        let count = fread(&bytes, 1, bytes.count, file)
+        var count = 0
+        if let memory {
+            bytes = memory.withUnsafeBytes { all in Array(inFirst ? all.prefix(window) : all.suffix(window)) }
+            count = bytes.count
+        } else {
+            guard let file = fopen(path, "rb") else { return false }
+            defer { fclose(file) }
+            if !inFirst { fseeko(file, 0, SEEK_END); fseeko(file, max(0, ftello(file) - off_t(window)), SEEK_SET) }
+            count = fread(&bytes, 1, bytes.count, file)
+        }
         guard count >= signature.count else { return false }
         return (0...(count - signature.count)).contains { start in
             bytes[start..<(start + signature.count)].elementsEqual(signature)
@@ -225,11 +248,15 @@ private final class DocumentHandle {
     let context: OpaquePointer
     let document: OpaquePointer
     private let engine: MuPDFEngine
+    /// The bytes a document opened from memory reads, released after it (stored properties go
+    /// after `deinit`'s body has run).
+    private let bytes: FileBytes?
 
-    init(context: OpaquePointer, document: OpaquePointer, engine: MuPDFEngine) {
+    init(context: OpaquePointer, document: OpaquePointer, engine: MuPDFEngine, bytes: FileBytes?) {
         self.context = context
         self.document = document
         self.engine = engine
+        self.bytes = bytes
     }
 
     deinit {

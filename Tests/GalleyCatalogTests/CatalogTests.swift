@@ -1,5 +1,6 @@
 import Foundation
 import GalleyTestSupport
+import GRDB
 import Testing
 @testable import GalleyCatalog
 
@@ -13,7 +14,8 @@ import Testing
         let folder = try ScratchFolder("galley-catalog")
         let catalog = try Catalog(path: folder.path("catalog.sqlite").path)
         #expect(try catalog.appliedMigrations()
-                == ["v1: documents and outputs", "v2: thumbnail cache", "v3: documents in progress and crashes", "v4: when documents finished"])
+                == ["v1: documents and outputs", "v2: thumbnail cache", "v3: documents in progress and crashes", "v4: when documents finished",
+                    "v5: how long documents took to draw"])
         // Opening again applies nothing twice and keeps the rows.
         try catalog.begin(DocumentRecord(sourcePath: "/in/a.pdf", contentHash: "h", size: 1, mtime: 2, kind: "pdf"))
         let again = try Catalog(path: folder.path("catalog.sqlite").path)
@@ -97,6 +99,59 @@ import Testing
         try catalog.remove(documentIDs: [id])
         #expect(try catalog.documents().isEmpty)
         #expect(try catalog.outputs(documentIDs: [id]).isEmpty)
+    }
+
+    /// A catalog an earlier Galley wrote (schema v4, without drawing times) is opened and
+    /// brought up to date, its rows kept: the next run records times into it.
+    @Test func aCatalogWithoutDrawingTimesIsUpgradedNotRefused() throws {
+        let folder = try ScratchFolder("galley-catalog")
+        let path = folder.path("catalog.sqlite").path
+        do {
+            let old = try DatabaseQueue(path: path)
+            try Catalog.migrator.migrate(old, upTo: "v4: when documents finished")
+            try old.write { db in
+                try db.execute(sql: """
+                    INSERT INTO document (sourcePath, contentHash, size, mtime, kind, pageCount, status, settings)
+                    VALUES ('/in/a.pdf', 'h', 1, 2, 'pdf', 3, 'ok', 's')
+                    """)
+                #expect(try !db.columns(in: "document").contains { $0.name == "drawSeconds" })
+            }
+        }
+        let catalog = try Catalog(path: path)
+        #expect(try catalog.appliedMigrations().last == "v5: how long documents took to draw")
+        let row = try #require(try catalog.documents()["/in/a.pdf"])
+        #expect(row.pageCount == 3 && row.status == .ok && row.drawSeconds == nil)
+        let id = try #require(row.id)
+        try catalog.begin(DocumentRecord(sourcePath: "/in/a.pdf", contentHash: "h", size: 1, mtime: 2, kind: "pdf"))
+        try catalog.finish(documentID: id, status: .ok, pageCount: 3, errorCode: nil, errorMessage: nil, settings: "s",
+                           summary: nil, drawSeconds: 2.5, keeping: [])
+        #expect(try Catalog(path: path).documents()["/in/a.pdf"]?.drawSeconds == 2.5)
+    }
+
+    /// A document's drawing time outlives a restart of its work and a run that drew none of it
+    /// (nil), and goes with it when a shard's catalog is merged, unless the shard knows none.
+    @Test func drawingTimesAreKeptUntilAnotherIsRecordedAndMergedWithTheirDocuments() throws {
+        let folder = try ScratchFolder("galley-catalog")
+        let catalog = try Catalog(path: folder.path("catalog.sqlite").path)
+        let id = try #require(try catalog.begin(DocumentRecord(sourcePath: "/a", contentHash: "h", size: 1, mtime: 1, kind: "pdf")).id)
+        try catalog.finish(documentID: id, status: .ok, pageCount: 1, errorCode: nil, errorMessage: nil, settings: "s",
+                           summary: nil, drawSeconds: 7, keeping: [])
+        try catalog.begin(DocumentRecord(sourcePath: "/a", contentHash: "h2", size: 2, mtime: 2, kind: "pdf"))
+        #expect(try catalog.documents()["/a"]?.drawSeconds == 7)
+        try catalog.finish(documentID: id, status: .ok, pageCount: 1, errorCode: nil, errorMessage: nil, settings: "s",
+                           summary: nil, drawSeconds: nil, keeping: [])
+        #expect(try catalog.documents()["/a"]?.drawSeconds == 7)
+
+        let shard = try Catalog(path: folder.path("shard.sqlite").path)
+        for (source, seconds) in [("/a", nil), ("/b", 0.25)] as [(String, Double?)] {
+            let id = try #require(try shard.begin(DocumentRecord(sourcePath: source, contentHash: "x", size: 1, mtime: 1, kind: "pdf")).id)
+            try shard.finish(documentID: id, status: .ok, pageCount: 1, errorCode: nil, errorMessage: nil, settings: "s",
+                             summary: nil, drawSeconds: seconds, keeping: [])
+        }
+        try catalog.importDocuments(from: shard) { $0 }
+        let merged = try catalog.documents()
+        #expect(merged["/a"]?.drawSeconds == 7 && merged["/a"]?.contentHash == "x", "the shard knew no time for /a")
+        #expect(merged["/b"]?.drawSeconds == 0.25)
     }
 
     @Test func marksLeftInProgressCountOnceForEachDeadRunAndContent() throws {

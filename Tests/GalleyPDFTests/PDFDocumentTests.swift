@@ -124,6 +124,29 @@ import Testing
         let error = #expect(throws: PDFError.self) { try PDFDocument(path: path, password: nil, engine: self.engine) }
         #expect(error?.code == code)
         #expect(error?.message.isEmpty == false)
+        // The same reason from the file's bytes in memory (what galley plan opens).
+        let bytes = try FileBytes(path: path)
+        let fromMemory = #expect(throws: PDFError.self) { try PDFDocument(bytes: bytes, path: path, password: nil, engine: self.engine) }
+        #expect(fromMemory?.code == code, "\(fromMemory?.message ?? "")")
+    }
+
+    /// A PDF opened from its bytes, read once by the caller, is the document MuPDF opens from
+    /// its file: the same pages, repairs, encryption and drawing.
+    @Test func aDocumentOpenedFromItsBytesIsTheOneOpenedFromItsFile() throws {
+        let paths = (Fixtures.goodPDFs + [Fixtures.encryptedPDF, "damaged-content.pdf"]).map { Fixtures.pdf($0).path }
+            + ["cut-short.pdf"].map { Fixtures.brokenFolder.appendingPathComponent($0).path }
+        for path in paths {
+            let password = path.hasSuffix(Fixtures.encryptedPDF) ? Fixtures.encryptedPassword : nil
+            let file = try PDFDocument(path: path, password: password, engine: engine)
+            let memory = try PDFDocument(bytes: try FileBytes(path: path), path: path, password: password, engine: engine)
+            #expect(memory.pageCount == file.pageCount && memory.wasRepaired == file.wasRepaired
+                    && memory.isTruncated == file.isTruncated && memory.encryption == file.encryption, "\(path)")
+            let drawn = try memory.recordPage(file.pageCount - 1).render(scale: 0.5, cancellation: Cancellation())
+            let expected = try file.recordPage(file.pageCount - 1).render(scale: 0.5, cancellation: Cancellation())
+            #expect(drawn.width == expected.width && Array(drawn.pixels) == Array(expected.pixels), "\(path)")
+        }
+        let missing = #expect(throws: PDFError.self) { try FileBytes(path: "/nonexistent/galley.pdf") }
+        #expect(missing?.code == .unreadable)
     }
 
     @Test func damagedContentOpensRepairedAndCountsReadErrors() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import GalleyCatalog
 import GalleyPipeline
 import GalleyTestSupport
 import Logging
@@ -58,6 +59,14 @@ import Testing
         }
         _ = try ShardMerge.merge(shards: (1...3).map { folder.path("shard\($0)") }, into: folder.path("merged"))
         try ShardMergeTests.expectMergedIsSingle(folder, single)
+
+        // Each document's drawing time, recorded by its shard, came along into the merged catalog.
+        let merged = try Self.catalog(folder, "merged").documents()
+        for k in 1...3 {
+            let rows = try Self.catalog(folder, "shard\(k)").documents()
+            #expect(rows.isEmpty || rows.values.contains { ($0.drawSeconds ?? 0) > 0 })
+            for (path, row) in rows { #expect(merged[path]?.drawSeconds == row.drawSeconds, "\(path)") }
+        }
 
         // The shards' catalogs came along: nothing to draw in the merged folder.
         let rerun = try self.single(folder, output: "merged")
@@ -139,5 +148,104 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: folder.path("merged/again").path), "the removed document's outputs are gone")
         let rerun = try self.single(folder, output: "merged")
         #expect(rerun.drawnOutputs == 0)
+    }
+
+    static func catalog(_ folder: ScratchFolder, _ output: String) throws -> Catalog {
+        try Catalog(path: Pipeline.catalogURL(output: folder.path(output)).path)
+    }
+
+    /// The planner balances on the drawing times the library's catalog recorded, not on page
+    /// counts: a document of few pages that took long goes into a shard of its own.
+    @Test func recordedDrawingTimesDecideTheBalance() throws {
+        let folder = try ScratchFolder("plan")
+        _ = try single(folder, output: "merged")
+        let catalog = try Self.catalog(folder, "merged")
+        let rows = try catalog.documents()
+        // Each content's time is recorded (a copy that took its twin's outputs has none of its own).
+        #expect(Set(rows.values.filter { ($0.drawSeconds ?? 0) > 0 }.map(\.contentHash)) == Set(rows.values.map(\.contentHash)))
+        // The PDF of fewest pages (1) took 1,000 s, every other document 1 s.
+        let copies = Dictionary(grouping: rows.values, by: \.contentHash)
+        let slow = try #require(rows.values.filter { $0.kind == "pdf" && $0.status == .ok && copies[$0.contentHash]?.count == 1 }
+            .min { ($0.pageCount ?? 0, $0.sourcePath) < ($1.pageCount ?? 0, $1.sourcePath) })
+        #expect(slow.pageCount == 1)
+        for row in rows.values {
+            let id = try #require(row.id)
+            let outputs = try catalog.outputs(documentIDs: [id]).map(\.path)
+            try catalog.begin(row)
+            try catalog.finish(documentID: id, status: row.status, pageCount: row.pageCount, errorCode: row.errorCode,
+                               errorMessage: row.errorMessage, settings: row.settings, summary: row.summary,
+                               drawSeconds: row.sourcePath == slow.sourcePath ? 1000 : 1, keeping: Set(outputs))
+        }
+        // Other settings than the library's: every document is planned, none read (all known).
+        var configuration = try ShardMergeTests.corpus(folder, output: "merged")
+        configuration.dpi = 40
+        let (plan, _, read) = try ShardPlan.make(configuration: configuration, shards: 3)
+        #expect(read == 0 && plan.library == nil)
+        let slowShard = try #require(plan.shards.first { list in list.documents.contains { $0.seconds == 1000 } })
+        #expect(slowShard.documents.count == 1, "a shard of its own: \(slowShard.documents.map(\.source))")
+        let others = plan.shards.filter { $0.index != slowShard.index }
+        #expect(others.allSatisfy { $0.cost < slowShard.cost && !$0.documents.isEmpty }, "\(plan.shards.map(\.cost))")
+        #expect(plan.shards.flatMap(\.documents).allSatisfy { $0.seconds != nil })
+    }
+
+    /// A run that draws a document only in part (here its page images at another resolution,
+    /// its thumbnails kept) keeps the time of the run that drew it whole: its own would make
+    /// the document look cheaper than drawing it is.
+    @Test func aDocumentDrawnInPartKeepsItsEarlierTime() throws {
+        let folder = try ScratchFolder("plan")
+        _ = try single(folder, output: "lib")
+        let ok = { (rows: [String: DocumentRecord]) in rows.filter { $0.value.status == .ok }.mapValues(\.drawSeconds) }
+        let first = ok(try Self.catalog(folder, "lib").documents())
+        #expect(first.values.contains { $0 != nil }, "recorded (a copy that took its twin's outputs has none)")
+        var configuration = try ShardMergeTests.corpus(folder, output: "lib")
+        configuration.dpi = 40
+        let rerun = try Pipeline(configuration: configuration, logger: logger).run()
+        #expect(rerun.drawnOutputs > 0 && rerun.manifest?.totals.unchanged == 0)
+        #expect(ok(try Self.catalog(folder, "lib").documents()) == first)
+    }
+
+    /// The planner reads each new file once: hashed and, for a PDF, opened for its page count
+    /// from the same read. Counted by the kernel for this thread (the planner reads on the
+    /// caller's), so nothing another test reads meanwhile counts.
+    @Test func thePlannerReadsEachNewFileOnce() throws {
+        let folder = try ScratchFolder("plan")
+        let configuration = try ShardMergeTests.corpus(folder, output: "merged")
+        func bytesRead() throws -> Int {
+            let io = try String(contentsOfFile: "/proc/thread-self/io", encoding: .utf8)
+            let line = try #require(io.split(separator: "\n").first { $0.hasPrefix("rchar:") })
+            return try #require(Int(line.dropFirst("rchar:".count).trimmingCharacters(in: .whitespaces)))
+        }
+        let before = try bytesRead()
+        let (plan, _, read) = try ShardPlan.make(configuration: configuration, shards: 3)
+        let after = try bytesRead()
+        let entries = plan.shards.flatMap(\.documents)
+        let corpus = entries.reduce(0) { $0 + Int($1.size) }
+        let pdfs = entries.filter { $0.kind == .pdf }
+        #expect(read == entries.count && pdfs.count >= 10)
+        #expect(pdfs.filter { $0.source != "garbage.pdf" }.allSatisfy { $0.cost >= 1 && $0.seconds == nil })
+        // The PDFs' page counts were found (not estimated from their sizes): the multi-page one.
+        #expect(pdfs.contains { $0.cost > 1 })
+        // A few KiB of slack: the file system's and the scan's own reads, not another pass.
+        #expect(after - before <= corpus + 16 << 10, "read \(after - before) bytes of a corpus of \(corpus)")
+    }
+
+    /// Item 5 of #37: a shard that did not finish (its folder missing, or without a manifest)
+    /// is named by the merge, which writes nothing; running that shard alone then completes it.
+    @Test func aShardThatDidNotFinishIsNamedAndRerunningItAloneCompletesTheMerge() throws {
+        let folder = try ScratchFolder("plan")
+        let single = try #require(try single(folder).manifest)
+        _ = try plan(folder)
+        for k in [1, 3] { _ = try runShard(folder, k) }
+        let shards = (1...3).map { folder.path("shard\($0)") }
+        let missing = #expect(throws: UsageError.self) { try ShardMerge.merge(shards: shards, into: folder.path("merged")) }
+        #expect(missing?.subject == folder.path("shard2").path && missing?.message.contains("did its run finish") == true)
+        try FileManager.default.createDirectory(at: folder.path("shard2"), withIntermediateDirectories: true)
+        let unfinished = #expect(throws: UsageError.self) { try ShardMerge.merge(shards: shards, into: folder.path("merged")) }
+        #expect(unfinished?.subject == folder.path("shard2").path)
+        #expect(!FileManager.default.fileExists(atPath: folder.path("merged/manifest.json").path))
+
+        _ = try runShard(folder, 2)
+        _ = try ShardMerge.merge(shards: shards, into: folder.path("merged"))
+        try ShardMergeTests.expectMergedIsSingle(folder, single)
     }
 }

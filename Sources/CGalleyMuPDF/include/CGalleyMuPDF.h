@@ -60,6 +60,11 @@ fz_context *gm_engine_clone_context(gm_engine *engine, gm_error *error);
 void gm_context_free(fz_context *ctx);
 
 int gm_open_document(fz_context *ctx, const char *path, fz_document **out, gm_error *error);
+/// Opens a document from `length` bytes at `data`, of the type `magic` names (a MIME type such
+/// as "application/pdf", or a file name): MuPDF reads no file. The bytes stay the caller's,
+/// unchanged, until the document is freed.
+int gm_open_document_from_memory(fz_context *ctx, const unsigned char *data, size_t length, const char *magic,
+                                 fz_document **out, gm_error *error);
 void gm_document_free(fz_context *ctx, fz_document *doc);
 int gm_document_needs_password(fz_context *ctx, fz_document *doc, int *needs, gm_error *error);
 int gm_document_authenticate(fz_context *ctx, fz_document *doc, const char *password, int *ok, gm_error *error);

@@ -76,6 +76,12 @@ final class RunCatalog: Sendable {
         var identity: String
         var sourcePath: String
         var reusable: [OutputKey: OutputRecord]
+        /// Wall seconds of the work done for it so far (`addDrawTime`).
+        var seconds = 0.0
+        /// Whether a finished output stood in for one of its own (kept, copied or cached): its
+        /// time is then not what drawing it costs, and the earlier one is kept (as it is after
+        /// a thumbnails-only run, which draws no page image).
+        var reused = false
     }
 
     struct OutputKey: Hashable, Sendable {
@@ -266,14 +272,25 @@ final class RunCatalog: Sendable {
         let written = WrittenOutput(path: path, width: candidate.width, height: candidate.height,
                                     sha256: candidate.sha256, bytes: candidate.bytes)
         // Read through real folders only: a link in the output folder is no output of Galley's.
-        if candidate.path == path { return store.confined.fileSize(path) == candidate.bytes ? written : nil }
+        if candidate.path == path { return store.confined.fileSize(path) == candidate.bytes ? reused(index, written) : nil }
         guard let data = store.confined.read(candidate.path), ContentHash.sha256(data) == candidate.sha256 else { return nil }
         do {
             try store.write(data, to: path)
         } catch {
             return nil
         }
-        return written
+        return reused(index, written)
+    }
+
+    /// Notes that an output of document `index` was not drawn, and returns it.
+    private func reused(_ index: Int, _ output: WrittenOutput) -> WrittenOutput {
+        work.withLock { $0[index]?.reused = true }
+        return output
+    }
+
+    /// Work done for document `index` took `seconds` (of wall time, on one thread).
+    func addDrawTime(_ index: Int, seconds: Double) {
+        work.withLock { $0[index]?.seconds += seconds }
     }
 
     /// The thumbnail cache's key for an output: the document's identity (`outputIdentity`)
@@ -295,7 +312,8 @@ final class RunCatalog: Sendable {
         } catch {
             return nil
         }
-        return WrittenOutput(path: path, width: size.width, height: size.height, sha256: ContentHash.sha256(bytes), bytes: bytes.count)
+        return reused(index, WrittenOutput(path: path, width: size.width, height: size.height, sha256: ContentHash.sha256(bytes),
+                                           bytes: bytes.count))
     }
 
     /// A thumbnail just drawn goes into the cache.
@@ -356,7 +374,8 @@ final class RunCatalog: Sendable {
             try catalog.finish(documentID: id, status: ok ? .ok : .failed, pageCount: entry.pageCount,
                                errorCode: entry.error?.code.rawValue, errorMessage: entry.error?.message,
                                settings: ok && complete ? documentFingerprints[kind] : nil,
-                               summary: ok ? Data(try entry.encodedEntry()) : nil, keeping: keep)
+                               summary: ok ? Data(try entry.encodedEntry()) : nil, drawSeconds: work.reused || !complete ? nil : work.seconds,
+                               keeping: keep)
         }
         guard work.marked else { return }
         // Opened and finished without the process dying: earlier deaths are forgotten, unless

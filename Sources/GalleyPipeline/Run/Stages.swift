@@ -169,8 +169,10 @@ final class Stages: Sendable {
         }
         let producer: any PageProducer
         do {
-            let pages = try ArticlePages(document: document, index: index, configuration: configuration, fonts: try fonts.library(),
-                                         engine: engine, recorder: recorder, documentFiles: documentFiles, limiter: limiter)
+            let pages = try timed(index) {
+                try ArticlePages(document: document, index: index, configuration: configuration, fonts: try fonts.library(),
+                                 engine: engine, recorder: recorder, documentFiles: documentFiles, limiter: limiter)
+            }
             if let summary = pages.ignoredPropertiesSummary { logger.debug("\(document.relativePath): \(summary)") }
             producer = pages
         } catch {
@@ -188,8 +190,10 @@ final class Stages: Sendable {
         let engine: MuPDFEngine
         do {
             engine = try laneEngines.take()
-            first = try PDFPages(document: document, index: index, configuration: configuration, engine: engine,
-                                 recorder: recorder, limiter: limiter, lane: 0, of: laneCount)
+            first = try timed(index) {
+                try PDFPages(document: document, index: index, configuration: configuration, engine: engine,
+                             recorder: recorder, limiter: limiter, lane: 0, of: laneCount)
+            }
         } catch {
             finishDispatch(index, pages: 0, failure: Failure(error))
             return
@@ -203,8 +207,10 @@ final class Stages: Sendable {
                 guard !cancellation.isCancelled else { return }
                 do {
                     let engine = try laneEngines.take()
-                    let pages = try PDFPages(document: document, index: index, configuration: configuration, engine: engine,
-                                             recorder: recorder, limiter: limiter, lane: lane, of: laneCount)
+                    let pages = try timed(index) {
+                        try PDFPages(document: document, index: index, configuration: configuration, engine: engine,
+                                     recorder: recorder, limiter: limiter, lane: lane, of: laneCount)
+                    }
                     recordPages(DocumentCursor(index: index, producer: pages, lanes: lanes, engine: engine), holdingSlot: false)
                 } catch {
                     finishCursor(index, lanes: lanes, engine: nil, pages: 0, failure: Failure(error))
@@ -240,7 +246,7 @@ final class Stages: Sendable {
             holding = false
             let made: (page: any PageSource, facts: PageFacts)?
             do {
-                made = try cursor.producer.next()
+                made = try timed(cursor.index) { try cursor.producer.next() }
             } catch {
                 slots.release()
                 cursor.producer.finish()
@@ -340,9 +346,11 @@ final class Stages: Sendable {
         guard !refused(index, facts, .image, bounds) else { return }
         if bounds.width * bounds.height > Pipeline.bandPixelLimit {
             // Huge page: draw and encode band by band in this operation.
-            let result = Result { () throws -> WrittenOutput in
-                try writeBanded(page, facts, bounds: bounds, scale: scale, path: path)
-            }.mapError { Failure($0, page: facts.number) }
+            let result = timed(index) {
+                Result { () throws -> WrittenOutput in
+                    try writeBanded(page, facts, bounds: bounds, scale: scale, path: path)
+                }.mapError { Failure($0, page: facts.number) }
+            }
             report(index, facts, .image, result)
             return
         }
@@ -359,8 +367,10 @@ final class Stages: Sendable {
         guard !wanted.isEmpty else { return }
         let drawn: Bitmap
         do {
-            drawn = try limiter.run(page: facts.number, doing: "draw") { limit in
-                try page.render(scale: page.thumbnailScale(box: master), cancellation: limit)
+            drawn = try timed(index) {
+                try limiter.run(page: facts.number, doing: "draw") { limit in
+                    try page.render(scale: page.thumbnailScale(box: master), cancellation: limit)
+                }
             }
         } catch {
             for (box, _) in wanted { report(index, facts, .thumbnail(box: box), .failure(Failure(error, page: facts.number))) }
@@ -371,7 +381,7 @@ final class Stages: Sendable {
             let bitmap: Bitmap
             do {
                 let bounds = page.pixelBounds(scale: page.thumbnailScale(box: box))
-                bitmap = box == master ? drawn : try drawn.areaAveraged(width: bounds.width, height: bounds.height)
+                bitmap = box == master ? drawn : try timed(index) { try drawn.areaAveraged(width: bounds.width, height: bounds.height) }
             } catch {
                 report(index, facts, variant, .failure(Failure(error, page: facts.number)))
                 continue
@@ -396,8 +406,10 @@ final class Stages: Sendable {
         guard !cancellation.isCancelled else { return }
         let bitmap: Bitmap
         do {
-            bitmap = try limiter.run(page: facts.number, doing: "draw") { limit in
-                try page.render(scale: scale, cancellation: limit)
+            bitmap = try timed(index) {
+                try limiter.run(page: facts.number, doing: "draw") { limit in
+                    try page.render(scale: scale, cancellation: limit)
+                }
             }
         } catch {
             report(index, facts, variant, .failure(Failure(error, page: facts.number)))
@@ -410,13 +422,15 @@ final class Stages: Sendable {
 
     private func encode(_ index: Int, _ bitmap: Bitmap, _ facts: PageFacts, variant: OutputVariant, path: String) {
         guard !cancellation.isCancelled else { return }
-        let result = Result { () throws -> WrittenOutput in
-            // Page images record their resolution; a thumbnail's is no round figure and of no use.
-            let bytes = try encoder(variant).encode(bitmap, dpi: variant == .image ? configuration.dpi : nil)
-            let written = try write(bytes, width: bitmap.width, height: bitmap.height, path: path)
-            catalog.cache(index, page: facts, variant: variant, bytes: bytes, path: path)
-            return written
-        }.mapError { Failure($0, page: facts.number) }
+        let result = timed(index) {
+            Result { () throws -> WrittenOutput in
+                // Page images record their resolution; a thumbnail's is no round figure and of no use.
+                let bytes = try encoder(variant).encode(bitmap, dpi: variant == .image ? configuration.dpi : nil)
+                let written = try write(bytes, width: bitmap.width, height: bitmap.height, path: path)
+                catalog.cache(index, page: facts, variant: variant, bytes: bytes, path: path)
+                return written
+            }.mapError { Failure($0, page: facts.number) }
+        }
         report(index, facts, variant, result)
     }
 
@@ -429,6 +443,16 @@ final class Stages: Sendable {
         return try write(bytes, width: bounds.width, height: bounds.height, path: path)
     }
 
+    /// Runs work for document `index` and adds its wall time to the document's drawing time,
+    /// which the catalog keeps for `galley plan` (never written into an output). Called around
+    /// the work itself, before its outcome is reported: the document is finished, and its time
+    /// recorded, once every outcome is.
+    private func timed<T>(_ index: Int, _ body: () throws -> T) rethrows -> T {
+        let start = ContinuousClock.now
+        defer { catalog.addDrawTime(index, seconds: (ContinuousClock.now - start).seconds) }
+        return try body()
+    }
+
     /// The encoder of one kind of output.
     private func encoder(_ variant: OutputVariant) -> any ImageEncoder {
         variant == .image ? imageEncoder : thumbnailEncoder
@@ -437,6 +461,14 @@ final class Stages: Sendable {
     private func write(_ bytes: [UInt8], width: Int, height: Int, path: String) throws(OutputError) -> WrittenOutput {
         try store.write(bytes, to: path)
         return WrittenOutput(path: path, width: width, height: height, sha256: ContentHash.sha256(bytes), bytes: bytes.count)
+    }
+}
+
+extension Duration {
+    /// The duration in seconds.
+    var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
     }
 }
 

@@ -51,8 +51,12 @@ public struct ShardPlan: Codable, Sendable, Equatable {
         public var size: Int64
         /// Nanoseconds since 1970.
         public var mtime: Int64
-        /// Estimated work: pages for PDFs, kilobytes / 4 for articles (about a page of text).
+        /// Estimated work: pages for PDFs, kilobytes / 4 for articles (about a page of text); for
+        /// a document with a recorded drawing time (`seconds`), that time in the same unit.
         public var cost: Double
+        /// How long drawing its content took when a run last drew it (the library's catalog: the
+        /// longest time of any file with this content), in seconds; nil when no run recorded it.
+        public var seconds: Double?
         /// Why the scan refuses to read it (a link leading out of the inputs).
         public var refusal: Failure?
     }
@@ -110,8 +114,10 @@ public struct ShardPlan: Codable, Sendable, Equatable {
 
     /// Makes the plan of `configuration`'s inputs: scans them once; a file the catalog of the
     /// output folder (an earlier merged run's) knows with the same size and modification time
-    /// is not read (its hash and page count come from there); any other is hashed, and a new
-    /// PDF opened for its page count. Documents go to the cheapest list so far, costliest first.
+    /// is not read (its hash and page count come from there); any other is read once, hashed
+    /// and, when a new PDF, opened from the same read for its page count (`examine`).
+    /// Documents go to the cheapest list so far, costliest first; a document's cost is the
+    /// drawing time the catalog recorded for its content when there is one (`costs`).
     ///
     /// - Throws: `UsageError` when an input is missing or `shards` is out of range.
     public static func make(configuration: Configuration, shards: Int) throws(UsageError) -> (plan: ShardPlan, warnings: [String], read: Int) {
@@ -121,6 +127,9 @@ public struct ShardPlan: Codable, Sendable, Equatable {
         let (scanned, warnings) = try InputScanner(configuration: configuration).scan()
         let catalogPath = Pipeline.catalogURL(output: configuration.outputURL).path
         let known = FileManager.default.fileExists(atPath: catalogPath) ? ((try? Catalog(path: catalogPath).documents()) ?? [:]) : [:]
+        // Drawing times by content: a copy or a renamed file costs what its content took.
+        let seconds = Dictionary(known.values.compactMap { row in row.drawSeconds.map { (row.contentHash, $0) } },
+                                 uniquingKeysWith: max)
         let roots = configuration.inputs.map { root(of: $0, configuration: configuration).path }
         let inputIndex = Dictionary(configuration.inputs.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         let engine = try? MuPDFEngine(storeBytes: 16 << 20)
@@ -135,13 +144,15 @@ public struct ShardPlan: Codable, Sendable, Equatable {
             let path = document.url.path.hasPrefix(root + "/") ? String(document.url.path.dropFirst(root.count + 1)) : document.url.path
             let stamp = FileStamp(path: document.url.path)
             var entry = Entry(input: input, path: path, source: document.relativePath, name: document.name, kind: document.kind,
-                              sha256: nil, size: stamp?.size ?? 0, mtime: stamp?.mtime ?? 0, cost: 1, refusal: document.refusal)
+                              sha256: nil, size: stamp?.size ?? 0, mtime: stamp?.mtime ?? 0, cost: 1, seconds: nil,
+                              refusal: document.refusal)
             guard document.refusal == nil, let stamp else {
                 entries.append(entry)
                 continue
             }
             var pages: Int?
-            if let row = known[document.url.path], row.size == stamp.size, row.mtime == stamp.mtime {
+            let row = known[document.url.path]
+            if let row, row.size == stamp.size, row.mtime == stamp.mtime {
                 entry.sha256 = row.contentHash
                 pages = row.pageCount
                 // Done in the library as a run there would find it: left to it.
@@ -154,16 +165,17 @@ public struct ShardPlan: Codable, Sendable, Equatable {
                     continue
                 }
             } else {
-                entry.sha256 = try? ContentHash.sha256(file: document.url).hash
+                // Content the catalog knows (a file touched, not changed) keeps its page count.
+                (entry.sha256, pages) = examine(document, password: configuration.password(forRelativePath: document.relativePath),
+                                                engine: engine) { hash in row?.contentHash == hash ? row?.pageCount : nil }
                 read += 1
-                if document.kind == .pdf, let engine {
-                    pages = try? PDFDocument(path: document.url.path, password: configuration.password(forRelativePath: document.relativePath), engine: engine).pageCount
-                }
             }
+            entry.seconds = entry.sha256.flatMap { seconds[$0] }
             entry.cost = document.kind == .pdf ? Double(max(1, pages ?? Int(stamp.size >> 16)))
                 : max(1, (Double(stamp.size) / 4096).rounded())
             entries.append(entry)
         }
+        costs(&entries)
         let lists = balance(entries, into: shards)
         let plan = ShardPlan(version: currentVersion, shardCount: shards, inputs: configuration.inputs, roots: roots,
                              shards: lists.enumerated().map { index, members in
@@ -171,6 +183,44 @@ public struct ShardPlan: Codable, Sendable, Equatable {
                                           documents: members.sorted().map { entries[$0] })
                              }, library: done.isEmpty ? nil : done)
         return (plan, warnings, read)
+    }
+
+    /// Files up to this size are read into memory whole, hashed there and, when PDFs, opened
+    /// from there: one read of the file. A larger one is hashed as it is read, a MiB at a time,
+    /// and MuPDF then opens the file itself: memory stays bounded whatever the corpus holds, and
+    /// opening a PDF reads only its cross-reference table and page tree, a small part of a
+    /// large file (it is a small PDF that MuPDF reads about whole).
+    static let wholeFileLimit: Int64 = 64 << 20
+
+    /// A new file's content hash and, for a PDF, its page count (nil when it cannot be read or
+    /// opened), reading the file once (`wholeFileLimit`). `knownPages` gives the page count of
+    /// content the catalog knows, which is then not opened.
+    static func examine(_ document: SourceDocument, password: String?, engine: MuPDFEngine?,
+                        knownPages: (String) -> Int?) -> (sha256: String?, pages: Int?) {
+        let path = document.url.path
+        guard document.kind == .pdf, let engine else { return ((try? ContentHash.sha256(file: document.url))?.hash, nil) }
+        if let stamp = FileStamp(path: path), stamp.size <= wholeFileLimit, let bytes = try? FileBytes(path: path) {
+            let hash = bytes.withUnsafeBytes { ContentHash.sha256($0) }
+            let pages = knownPages(hash) ?? (try? PDFDocument(bytes: bytes, path: path, password: password, engine: engine))?.pageCount
+            return (hash, pages)
+        }
+        guard let hash = (try? ContentHash.sha256(file: document.url))?.hash else { return (nil, nil) }
+        return (hash, knownPages(hash) ?? (try? PDFDocument(path: path, password: password, engine: engine))?.pageCount)
+    }
+
+    /// Costs in one unit: a document with a recorded drawing time costs that time, scaled so
+    /// that the timed documents' times add up to what their estimates (pages, article sizes)
+    /// add up to; the others keep their estimates. Shards then balance on what documents
+    /// really cost where that is known (a short document slow to draw weighs what it took),
+    /// and on the estimate, in the same unit, where it is not. Rounded to thousandths.
+    static func costs(_ entries: inout [Entry]) {
+        let timed = entries.indices.filter { entries[$0].refusal == nil && (entries[$0].seconds ?? 0) > 0 }
+        let seconds = timed.reduce(0.0) { $0 + (entries[$1].seconds ?? 0) }
+        let estimated = timed.reduce(0.0) { $0 + entries[$1].cost }
+        guard seconds > 0 else { return }
+        for index in timed {
+            entries[index].cost = max(0.001, ((entries[index].seconds ?? 0) * estimated / seconds * 1000).rounded() / 1000)
+        }
     }
 
     /// Indexes of `entries` per list: costliest first, each to the list with the least cost

@@ -241,8 +241,7 @@ public struct TypesetMeasurement: Codable, Sendable {
     }
 
     fileprivate static func seconds(_ duration: Duration) -> Double {
-        let (s, attoseconds) = duration.components
-        return Double(s) + Double(attoseconds) / 1e18
+        duration.seconds
     }
 }
 
