@@ -129,6 +129,21 @@ import Testing
         #expect(Set(page.columns.flatMap(\.lines).map { ($0.rect.x / 10).rounded(.down) }).count == count)
     }
 
+    @Test func aSizedElementSharesItsOwnWidthAndABoxInsideStaysInItsColumn() throws {
+        // 200 pt wide: two columns of 100 pt, not halves of the page.
+        let (_, pages) = try Self.pages("<body style='margin: 0'><div style='width: 200pt; column-count: 2; column-gap: 0'><p>"
+                                        + Self.words(40) + "</p></div></body>")
+        let columns = try #require(pages.first).columns.filter { $0.multicol == 0 }
+        #expect(columns.map(\.rect.x) == [0, 100] && columns.allSatisfy { $0.rect.width == 100 }, "\(columns.map(\.rect))")
+        // A box inside the element holding all its text is drawn in its column (75 px of the
+        // 150 px), not across the element.
+        let (_, boxed) = try Self.pages("<body style='margin: 0'><div style='width: 150px; column-count: 2; column-gap: 0'>"
+                                        + "<div style='height: 30px; background: blue'></div></div></body>")
+        let bitmap = try #require(boxed.first).render(scale: 96.0 / 72, cancellation: Cancellation())
+        let blue = SizedBoxTests.area(of: SizedBoxTests.blue, in: bitmap)
+        #expect(blue.box?.x == 0 && blue.box?.width == 75 && blue.box?.height == 30, "\(String(describing: blue.box))")
+    }
+
     @Test func balancedColumnsEndAtNearlyTheSameHeightAndAutoFillsInTurn() throws {
         // About 13 lines of a 192 pt column, one paragraph: a third of them in each when
         // balanced (no margin between paragraphs or orphans to keep apart).

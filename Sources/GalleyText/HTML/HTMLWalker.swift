@@ -840,6 +840,7 @@ struct HTMLWalker {
     private func multicolStyle(_ style: ComputedStyle, into block: inout BlockStyle) {
         block.columns = style.columns
         block.columns.gap = style.columns.gap ?? style.text.size
+        block.columns.minimumWidth = style.text.size
         block.columns.rule = style.box.drawnBox(style.columnRule, color: style.text.color)
         (block.contentStartIndent, block.contentEndIndent) = (style.startIndent, style.endIndent)
         block.spansColumns = style.spansColumns

@@ -164,6 +164,9 @@ public struct ColumnStyle: Sendable, Equatable {
     /// The rule drawn between columns (width 0: none).
     public var rule = TextBox.Border()
     public var fill = ArticleLayout.ColumnFill.balance
+    /// The element's font size: no column is made narrower (1000 columns in a box 12em wide
+    /// would not hold a letter each).
+    public var minimumWidth = 0.0
 
     /// The most columns a `column-count` gives.
     static let maximumCount = 1000
@@ -173,17 +176,18 @@ public struct ColumnStyle: Sendable, Equatable {
     /// Whether the block is a multi-column element: a count or a width other than `auto`.
     public var isMulticol: Bool { count != nil || width != nil }
 
-    /// The used column count and width in a content box `available` points wide, with
-    /// `gap` the used gap (CSS Multi-column §3.4's pseudo-algorithm): the count that
-    /// `column-width` allows at least, no more than `column-count`, at least one; the
+    /// The used column count and width in a content box `available` points wide (CSS
+    /// Multi-column §3.4's pseudo-algorithm): the count that `column-width` allows at least,
+    /// no more than `column-count`, at least one, and none narrower than `minimumWidth`; the
     /// columns share the room left by the gaps.
-    static func used(count: Int?, width: Double?, gap: Double, available: Double) -> (count: Int, width: Double) {
+    func used(available: Double) -> (count: Int, width: Double) {
+        let gap = self.gap ?? 0
+        /// How many columns at least `width` wide fit.
+        func fitting(_ width: Double) -> Int { Int(((available + gap) / (width + gap)).rounded(.down)) }
         var used = count ?? 1
-        if let width {
-            let fitting = Int(((available + gap) / (width + gap)).rounded(.down))
-            used = max(1, min(count ?? fitting, fitting))
-        }
-        used = max(1, min(used, maximumCount))
+        if let width { used = max(1, min(count ?? fitting(width), fitting(width))) }
+        if minimumWidth > 0 { used = min(used, fitting(minimumWidth)) }
+        used = max(1, min(used, Self.maximumCount))
         return (used, max(0, (available - Double(used - 1) * gap) / Double(used)))
     }
 }

@@ -177,6 +177,8 @@ public final class Framesetter {
         boxOpenings = other.boxOpenings
         boxClosings = other.boxClosings
         multicols = other.multicols
+        outerBoxes = other.outerBoxes
+        indentBase = other.indentBase
         geometry = other.geometry
         boxScan = other.boxScan
         floatsPlacedThrough = other.floatsPlacedThrough
@@ -259,6 +261,9 @@ public final class Framesetter {
         var multicolChange = false
         /// Rules between the columns of multi-column elements, drawn under the text.
         var columnRules: [FilledRect] = []
+        /// Boxes' edges (or a `height`) were left out to fit the first line or table in the
+        /// rectangle: a balanced height that needs it is too short.
+        var squeezedBoxes = false
         /// The column ended before a block that spans the columns (or, in a spanning fill,
         /// before one that does not): the page goes on below in the other mode.
         var spanChange = false
@@ -403,6 +408,7 @@ public final class Framesetter {
                 if frame.isEmpty && cursor + gap > rect.height / 2 {
                     // Box edges taller than half the column: the table is set at its top.
                     gap = 0
+                    frame.squeezedBoxes = true
                     opening.tops = opening.tops.map { ($0.box, 0) }
                 }
                 let tableStart = offset
@@ -454,7 +460,7 @@ public final class Framesetter {
             let continuation = !first && style.continuationIndent > 0 && text.scalars[offset - 1] != AttributedText.lineSeparator
             let hyphenAllowed = hyphenatedLines.paragraph != paragraphIndex || hyphenatedLines.count < typography.maximumConsecutiveHyphens
             if typography.lineBreaking == .optimal, first, plan?.paragraph != paragraphIndex {
-                let shift = geometry.shift(paragraph: paragraphIndex, width: rect.width)
+                let shift = paragraphShift(paragraphIndex, width: rect.width)
                 let firstLine = Self.indents(style, firstLine: true, continuation: false, width: rect.width, shift: shift, base: indentBase)
                 let rest = Self.indents(style, firstLine: false, continuation: false, width: rect.width, shift: shift, base: indentBase)
                 plan = OptimalBreaker.breaks(analysis, firstMeasure: rect.width - max(0, firstLine.start) - max(0, firstLine.end),
@@ -478,7 +484,7 @@ public final class Framesetter {
             func makeLine(in lineRect: Rect) throws(TypesetError)
                 -> (analysis: ParagraphAnalysis, filler: LineFiller, local: Range<Int>, startIndent: Double, measure: Double) {
                 var analysis = analysis
-                let shift = geometry.shift(paragraph: paragraphIndex, width: rect.width)
+                let shift = paragraphShift(paragraphIndex, width: rect.width)
                 var (startIndent, endIndent) = Self.indents(style, firstLine: first, continuation: continuation, width: lineRect.width, shift: shift,
                                                             base: indentBase)
                 var measure = lineRect.width - max(0, startIndent) - max(0, endIndent)
@@ -591,6 +597,7 @@ public final class Framesetter {
                 // Box edges taller than the column: the line is set at its top, the boxes drawn
                 // tight around it.
                 (gap, space) = (0, 0)
+                frame.squeezedBoxes = true
                 opening.tops = opening.tops.map { ($0.box, 0) }
                 closing = BoxClosing(bottoms: closing.bottoms.map { ($0.box, 0) }, extent: 0)
             }
@@ -640,6 +647,20 @@ public final class Framesetter {
     /// padding that opens there (the paragraph's own is inside it), else the paragraph's.
     func marginAbove(paragraph index: Int) -> Double {
         boxOpenings[index]?.lazy.compactMap { self.text.boxes[$0].marginBefore }.first ?? text.paragraphs[index].value.spaceBefore
+    }
+
+    /// How far the sized boxes around paragraph `index` move its lines in (`BlockGeometry`) in
+    /// a column `width` wide; in a multi-column element's column, not those around the whole
+    /// element, whose width the element's columns already share (`boxShift`).
+    private func paragraphShift(_ index: Int, width: Double) -> (start: Double, end: Double) {
+        if !outerBoxes.isEmpty, let box = geometry.innermostBox(ofParagraph: index), outerBoxes.contains(box) { return (0, 0) }
+        return geometry.shift(paragraph: index, width: width)
+    }
+
+    /// How far sized box `index` (and the sized boxes around it) moves in from its indents in
+    /// a column `width` wide.
+    func boxShift(_ index: Int, width: Double) -> (start: Double, end: Double) {
+        geometry.shift(box: index, width: width)
     }
 
     /// The boxes that open at paragraph `index`, outermost first, and those that close at it,

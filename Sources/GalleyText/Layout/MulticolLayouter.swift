@@ -24,9 +24,14 @@ struct MulticolElement {
             let block = tree.boxes[node]
             let paragraphs = block.paragraphs
             guard !paragraphs.isEmpty, paragraphs.upperBound <= text.paragraphs.count else { return nil }
-            let enclosing = text.boxes.indices.filter {
-                text.boxes[$0].paragraphs.lowerBound <= paragraphs.lowerBound && text.boxes[$0].paragraphs.upperBound >= paragraphs.upperBound
+            // Its own box and its ancestors' (a box inside it may hold the same paragraphs).
+            var enclosing: [Int] = []
+            var next: Int? = node
+            while let index = next {
+                if let box = tree.boxes[index].textBox, box < text.boxes.count { enclosing.append(box) }
+                next = tree.boxes[index].parent
             }
+            enclosing.sort()
             return MulticolElement(node: node, paragraphs: paragraphs, columns: block.style.columns,
                                    contentIndents: (block.style.contentStartIndent, block.style.contentEndIndent),
                                    spansColumns: block.style.spansColumns, enclosingBoxes: Set(enclosing),
@@ -81,10 +86,13 @@ struct MulticolLayouter {
             for (box, top) in opening.tops { tops[box] = y + (top ?? opening.edges) }
             y += opening.edges
         }
-        let content = (x: band.x + max(0, multicol.contentIndents.start),
-                       width: max(1, band.width - max(0, multicol.contentIndents.start) - max(0, multicol.contentIndents.end)))
+        // Its content box: inside its indents, moved in by the sized boxes around it.
+        let sized = multicol.enclosingBoxes.sorted().last { text.boxes[$0].size.constrainsWidth }
+        let shift = sized.map { framesetter.boxShift($0, width: band.width) } ?? (start: 0, end: 0)
+        let edges = (start: max(0, multicol.contentIndents.start) + shift.start, end: max(0, multicol.contentIndents.end) + shift.end)
+        let content = (x: band.x + edges.start, width: max(1, band.width - edges.start - edges.end))
         let gap = multicol.columns.gap ?? 0
-        let used = ColumnStyle.used(count: multicol.columns.count, width: multicol.columns.width, gap: gap, available: content.width)
+        let used = multicol.columns.used(available: content.width)
         func columnRects(top: Double, extent: Double?) -> [Rect] {
             let height = max(0, band.maxY - top)
             return (0..<used.count).map {
@@ -120,7 +128,7 @@ struct MulticolLayouter {
                         let rect = rects[index]
                         guard let frame = try? trial.fill(rect, from: position, pageStart: pageStart && first && index == 0,
                                                           spanning: false, multicol: element) else { return nil }
-                        return ColumnBalancer.Column(end: frame.range.upperBound, exceptions: frame.breakExceptions,
+                        return ColumnBalancer.Column(end: frame.range.upperBound, exceptions: frame.breakExceptions + (frame.squeezedBoxes ? 1 : 0),
                                                      depth: (frame.bottom ?? rect.y) - rect.y, beforeSpanner: frame.spanChange,
                                                      atEnd: frame.multicolChange, pageBreak: frame.pageBreak)
                     }
@@ -165,8 +173,9 @@ struct MulticolLayouter {
         }
         let boxes = multicol.enclosingBoxes.sorted().map { index in
             let box = text.boxes[index]
-            let (start, end) = (max(0, box.startIndent), max(0, box.endIndent))
-            let (left, right) = box.rightToLeft ? (end, start) : (start, end)
+            let shift = framesetter.boxShift(index, width: band.width)
+            let edges = (start: max(0, box.startIndent + shift.start), end: max(0, box.endIndent + shift.end))
+            let (left, right) = box.rightToLeft ? (edges.end, edges.start) : (edges.start, edges.end)
             let top = tops[index] ?? band.y
             let bottom = bottoms[index] ?? (result.isFinished ? result.bottom : band.maxY)
             return BoxPiece(box: index, rect: Rect(x: band.x + left, y: top, width: max(0, band.width - left - right), height: max(0, bottom - top)),
