@@ -14,8 +14,10 @@ import Testing
         let tree = text.boxTree
         let body = try #require(tree.boxes.firstIndex { $0.element == "body" })
         func blocks(_ index: Int) -> [BlockBox] { tree.boxes[index].children.compactMap { child in
-            if case .block(let block) = child { return tree.boxes[block] }
-            return nil
+            switch child {
+            case .block(let block), .multicol(let block): tree.boxes[block]
+            default: nil
+            }
         } }
         // body: p, div, the table, the floated aside, p.
         let kinds = tree.boxes[body].children.map { child -> String in
@@ -24,14 +26,16 @@ import Testing
             case .inline: "inline"
             case .table: "table"
             case .float(let index, _): "float " + tree.boxes[index].element
+            case .multicol(let index): "multicol " + tree.boxes[index].element
             }
         }
-        #expect(kinds == ["p", "div.note", "table", "float aside", "p"])
+        // The note has columns of its own: a multi-column element.
+        #expect(kinds == ["p", "multicol div.note", "table", "float aside", "p"])
         let note = try #require(blocks(body).first { $0.element == "div.note" })
         #expect(note.style.size.width == .fraction(0.5))
         #expect(note.style.size.marginStartAuto && note.style.size.marginEndAuto)
         #expect(note.style.padding.top == 3 && note.style.padding.left == 3)
-        #expect(note.style.background != nil && note.style.columnCount == 2)
+        #expect(note.style.background != nil && note.style.columns.count == 2)
         #expect(note.textBox != nil)
         // Inside the note: loose text, a paragraph, loose text.
         let inner = note.children.map { child -> String in

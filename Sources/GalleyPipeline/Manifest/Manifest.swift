@@ -204,10 +204,16 @@ public struct Manifest: Codable, Sendable, Equatable {
     }
 
     public struct Column: Codable, Sendable, Equatable {
+        /// The page (1-based): in `galley typeset --json`, which lists a layout's columns of
+        /// multi-column elements together; absent in the manifest, where the page holds them.
+        public var page: Int? = nil
         public var rect: Rect
         /// `[start, end)` in Unicode scalars of the article's text.
         public var textRange: [Int]
         public var lineCount: Int
+        /// For a column of a multi-column element (CSS `columns` on a block), the element's
+        /// number among the article's (from 0, in document order); absent for the page's own.
+        public var multicol: Int? = nil
     }
 
     /// A piece of a table in one column: its box, its rows and its cells.

@@ -426,7 +426,7 @@ final class ArticlePages: PageProducer {
         }
         let columns = page.columns.map { column in
             Manifest.Column(rect: rect(column.rect), textRange: [column.range.lowerBound, column.range.upperBound],
-                            lineCount: column.lines.count)
+                            lineCount: column.lines.count, multicol: column.multicol)
         }
         let attachments = page.attachments.map {
             Manifest.AttachmentFrame(page: nil, column: $0.column, rect: rect($0.rect), offset: $0.offset, source: $0.source, float: $0.float?.rawValue)

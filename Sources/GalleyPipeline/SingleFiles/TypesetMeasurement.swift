@@ -42,6 +42,9 @@ public struct TypesetMeasurement: Codable, Sendable {
         public var floats: [Manifest.AttachmentFrame]?
         /// Floated blocks, page by page, each with its page; absent when the article has none.
         public var floatedBlocks: [Manifest.FloatedBlockFrame]?
+        /// The columns of multi-column elements, page by page, each with its page; absent
+        /// when the article has none.
+        public var multicolColumns: [Manifest.Column]?
         /// Seconds spent drawing the pages into the PDF and writing it (`--pdf`); nil without.
         public var pdfSeconds: Double?
         /// The margin boxes set on the pages (`@page` margin boxes, the layout's folio and
@@ -135,6 +138,7 @@ public struct TypesetMeasurement: Codable, Sendable {
             var boxes: [Manifest.BoxFrame] = []
             var floats: [Manifest.AttachmentFrame] = []
             var floatedBlocks: [Manifest.FloatedBlockFrame] = []
+            var multicolColumns: [Manifest.Column] = []
             var marginBoxes: [MarginBox] = []
             let layoutStarted = clock.now - .seconds(parseSeconds)
             var started = clock.now
@@ -169,6 +173,15 @@ public struct TypesetMeasurement: Codable, Sendable {
                     var block = block
                     block.page = page.number
                     return block
+                }
+                multicolColumns += page.columns.compactMap { column in
+                    column.multicol.map { element in
+                        let r = column.rect
+                        return Manifest.Column(page: page.number, rect: Manifest.Rect(x: manifestPoints(r.x), y: manifestPoints(r.y),
+                                                                                      width: manifestPoints(r.width), height: manifestPoints(r.height)),
+                                               textRange: [column.range.lowerBound, column.range.upperBound], lineCount: column.lines.count,
+                                               multicol: element)
+                    }
                 }
             }
             while true {
@@ -213,6 +226,7 @@ public struct TypesetMeasurement: Codable, Sendable {
                                          lineDetails: listLines ? details : nil, tables: tables.isEmpty ? nil : tables,
                                          boxes: boxes.isEmpty ? nil : boxes, floats: floats.isEmpty ? nil : floats,
                                          floatedBlocks: floatedBlocks.isEmpty ? nil : floatedBlocks,
+                                         multicolColumns: multicolColumns.isEmpty ? nil : multicolColumns,
                                          pdfSeconds: pdfPath == nil ? nil : pdfSeconds,
                                          marginBoxes: marginBoxes.isEmpty ? nil : marginBoxes))
         }

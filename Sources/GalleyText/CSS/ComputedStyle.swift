@@ -104,9 +104,11 @@ struct ComputedStyle: Sendable {
     /// justify` says so, never by the layout's `justify_threshold`, which is for running
     /// text; a cell's narrow measure would leave most such lines loose.
     var inTableCell = false
-    /// `column-count`, `column-width` and `column-gap` (points) declared on the element (not
-    /// inherited): kept in its `BlockStyle`, not laid out yet, so still counted as ignored.
-    var columns: (count: Int?, width: Double?, gap: Double?) = (nil, nil, nil)
+    /// `columns`, `column-count`, `column-width`, `column-gap`, `column-rule` and `column-fill`
+    /// declared on the element (not inherited): a block with a count or a width is a
+    /// multi-column element (`BlockStyle.columns`, `MulticolLayouter`).
+    var columns = ColumnStyle()
+    var columnRule = Box.Side()
     /// `width` and `height` in points, for images.
     var width: Double?
     var height: Double?
@@ -191,7 +193,8 @@ struct ComputedStyle: Sendable {
         style.height = nil
         style.declaredWritingMode = nil
         style.box = Box()
-        style.columns = (nil, nil, nil)
+        style.columns = ColumnStyle()
+        style.columnRule = Box.Side()
         style.boxIndents = (0, 0)
         style.justifiable = true
         style.displayNone = false
@@ -519,14 +522,28 @@ struct ComputedStyle: Sendable {
             outOfFlow = value == "absolute" || value == "fixed"
             return false  // Not placed: still ignored.
         case "column-count", "column-width", "column-gap", "columns":
+            if property == "columns" { (columns.count, columns.width) = (nil, nil) }
             for token in value.split(separator: " ").map(String.init) {
-                if let count = Int(token), count > 0, property != "column-width", property != "column-gap" {
-                    columns.count = min(count, 1000)
+                if token == "auto" || token == "normal" {
+                    if property == "column-count" { columns.count = nil }
+                    if property == "column-width" { columns.width = nil }
+                    if property == "column-gap" { columns.gap = nil }
+                } else if let count = Int(token), count > 0, property != "column-width", property != "column-gap" {
+                    columns.count = min(count, ColumnStyle.maximumCount)
                 } else if property != "column-count", let points = length(token, rootSize: rootSize), points >= 0 {
-                    if property == "column-gap" { columns.gap = points } else { columns.width = points }
+                    if property == "column-gap" { columns.gap = Self.clamped(points, 0) } else { columns.width = max(1, Self.clamped(points, 0)) }
                 }
             }
-            return false  // Not laid out: the page's columns are the layout's.
+        case "column-rule", "column-rule-width", "column-rule-style", "column-rule-color":
+            let tokens = value.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).map(String.init)
+            if property == "column-rule" { columnRule = Box.Side() }
+            take(border: tokens, into: &columnRule, only: property == "column-rule" ? nil : String(property.dropFirst(12)))
+        case "column-fill":
+            switch value {
+            case "auto": columns.fill = .auto
+            case "balance", "balance-all": columns.fill = .balance
+            default: return false
+            }
         case "width":
             width = length(value, rootSize: rootSize).map { max(0, $0) }
             // A percentage is of the containing block: a table's or a floated block's column.
@@ -571,25 +588,13 @@ struct ComputedStyle: Sendable {
                 }
             }
         }
-        func borderWidth(_ token: String) -> Double? {
-            switch token {
-            case "thin": return 1 * CSSLength.pointsPerPixel
-            case "medium": return 3 * CSSLength.pointsPerPixel
-            case "thick": return 5 * CSSLength.pointsPerPixel
-            default: return length(token, rootSize: rootSize).map { max(0, $0) }
-            }
-        }
         let styles = Self.borderStyles
         let tokens = value.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).map(String.init)
         switch property {
         case "border", "border-top", "border-right", "border-bottom", "border-left":
             let names = property == "border" ? sideNames : [String(property.dropFirst(7))]
             var side = Box.Side()
-            for token in tokens {
-                if styles.contains(token) { side.take(style: token) }
-                else if let points = borderWidth(token) { side.width = points }
-                else if let parsed = RGBColor(css: token) { side.color = parsed }
-            }
+            take(border: tokens, into: &side)
             eachSide(names) { $0 = side }
         case "border-width", "border-style", "border-color":
             guard (1...4).contains(tokens.count) else { return true }
@@ -648,6 +653,26 @@ struct ComputedStyle: Sendable {
             return false
         }
         return true
+    }
+
+    /// A border width keyword or length, in points.
+    private func borderWidth(_ token: String) -> Double? {
+        switch token {
+        case "thin": return 1 * CSSLength.pointsPerPixel
+        case "medium": return 3 * CSSLength.pointsPerPixel
+        case "thick": return 5 * CSSLength.pointsPerPixel
+        default: return length(token, rootSize: rootSize).map { max(0, $0) }
+        }
+    }
+
+    /// Reads a `border` (or `column-rule`) shorthand's tokens into `side`: its width, style and
+    /// colour in any order; `only` (`width`, `style` or `color`): the one longhand given.
+    private func take(border tokens: [String], into side: inout Box.Side, only: String? = nil) {
+        for token in tokens {
+            if only ?? "style" == "style", Self.borderStyles.contains(token) { side.take(style: token) }
+            else if only ?? "width" == "width", let points = borderWidth(token) { side.width = points }
+            else if only ?? "color" == "color", let parsed = RGBColor(css: token) { side.color = parsed }
+        }
     }
 
     /// A `width`, `height` or limit as `BoxSize` keeps it: `auto` and `none` as `.auto`; nil

@@ -827,14 +827,26 @@ struct HTMLWalker {
         block.border.left = declared.drawnBox(declared.border.left, color: style.text.color)
         block.background = declared.background
         block.float = floats ? style.float : nil
-        (block.columnCount, block.columnWidth, block.columnGap) = (style.columns.count, style.columns.width, style.columns.gap)
+        multicolStyle(style, into: &block)
         let start = builder.paragraphCount
         var box = BlockBox(element: element, style: block, parent: parent, paragraphs: start..<start)
         box.textBox = textBox
         builder.boxTree.boxes.append(box)
         let index = builder.boxTree.boxes.count - 1
-        builder.boxTree.boxes[parent].children.append(.block(index))
+        let multicol = block.columns.isMulticol && !floats && !style.outOfFlow && openFloat == nil && !builder.boxTree.isInMulticol(parent)
+        builder.boxTree.boxes[parent].children.append(multicol ? .multicol(index) : .block(index))
         return index
+    }
+
+    /// What the block box of a multi-column element needs: its columns (the gap `normal` is
+    /// 1em), where its content box is, and whether it spans the page's columns.
+    private func multicolStyle(_ style: ComputedStyle, into block: inout BlockStyle) {
+        block.columns = style.columns
+        block.columns.gap = style.columns.gap ?? style.text.size
+        block.columns.minimumWidth = style.text.size
+        block.columns.rule = style.box.drawnBox(style.columnRule, color: style.text.color)
+        (block.contentStartIndent, block.contentEndIndent) = (style.startIndent, style.endIndent)
+        block.spansColumns = style.spansColumns
     }
 
     /// Closes a block box (after its last paragraph ended and its `TextBox` closed).

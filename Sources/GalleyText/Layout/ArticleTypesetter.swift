@@ -84,6 +84,8 @@ public final class ArticleTypesetter {
         var flow: FlowMapping
         var rect: Rect
         var frame: Framesetter.Frame
+        /// The multi-column element whose column this is (`Framesetter.multicols`), if any.
+        var multicol: Int?
     }
 
     /// The page's columns as the framesetter fills them: `FlowMapping`s and their rectangles
@@ -114,64 +116,21 @@ public final class ArticleTypesetter {
     ///
     /// Columns are balanced when what they hold ends on this page: before a block that spans
     /// the columns (always, as CSS balances the content before a spanner), or at the end of
-    /// the article (with `column-fill: balance`, the default). The height is the shortest
-    /// at which that text still fits in the columns, found by bisection to within
-    /// `balanceTolerance` with trial fills on copies of the framesetter (CSS Multi-column
-    /// leaves balancing to the user agent; WeasyPrint also searches by trial layouts). A
-    /// height fits only if no more break rules yield in it than in full columns, so
-    /// balancing never leaves a heading at a column's foot or a widow. Those rules may make
-    /// "fits" not quite monotonic in the height; the search keeps the lowest height it saw
-    /// fit, so the result always holds the text. Costs about a dozen fills of the balanced
-    /// columns, and of no others.
+    /// the article (with `column-fill: balance`, the default), by `ColumnBalancer`.
     private func balancedExtent(top: Double) -> Double? {
         guard layout.columns > 1 else { return nil }
         let room = FlowMapping(column: layout.columnRects[0], mode: layout.writingMode).flowRect.height - top
-        /// Whether the columns cut to `extent` take the text up to a spanning block or the
-        /// end, whether that is a spanning block, and how many break rules yielded for it.
-        /// Also how deep the deepest column reaches, and the columns' depths added up.
-        func trial(_ extent: Double) -> (fits: Bool, beforeSpanner: Bool, exceptions: Int, deepest: Double, total: Double) {
-            let trial = framesetter.copy()
-            var (position, exceptions, deepest, total) = (offset, 0, 0.0, 0.0)
-            for (index, (_, rect)) in columnRects(top: top, extent: extent).enumerated() where position < text.count {
-                guard let frame = try? trial.fill(rect, from: position, pageStart: index == 0 && top == 0, spanning: false) else {
-                    return (false, false, 0, 0, 0)
-                }
-                position = frame.range.upperBound
-                exceptions += frame.breakExceptions
-                let depth = (frame.bottom ?? rect.y) - rect.y
-                (deepest, total) = (max(deepest, depth), total + depth)
-                if frame.spanChange { return (true, true, exceptions, deepest, total) }
-                if frame.pageBreak { break }
+        return ColumnBalancer.balancedExtent(room: room, columns: layout.columns, fill: layout.columnFill) { extent in
+            let trial = BlockLayouter(framesetter: framesetter.copy())
+            let rects = columnRects(top: top, extent: extent).map(\.rect)
+            return ColumnBalancer.trial(columns: rects.count, from: offset, finished: { $0 >= self.text.count }) { index, position in
+                let rect = rects[index]
+                guard let filled = try? trial.fill(rect, from: position, pageStart: index == 0 && top == 0, spanning: false) else { return nil }
+                return ColumnBalancer.Column(end: filled.end, exceptions: filled.breakExceptions, depth: (filled.bottom ?? rect.y) - rect.y,
+                                             beforeSpanner: filled.spanChange, atEnd: false, pageBreak: filled.pageBreak)
             }
-            return (position >= text.count, false, exceptions, deepest, total)
         }
-        let unbalanced = trial(room)
-        guard unbalanced.fits, unbalanced.beforeSpanner || layout.columnFill == .balance else { return nil }
-        // A height fits when it holds the text with no more yielded break rules (a heading
-        // left at a column's foot, a widow) than the full columns have.
-        func fits(_ extent: Double) -> Bool {
-            let result = trial(extent)
-            return result.fits && result.exceptions <= unbalanced.exceptions
-        }
-        // The search starts from what the full columns show: the deepest of them holds the
-        // text when cut to its own depth (checked, as keep rules may say otherwise), and
-        // columns shallower than an even share of the text's depth cannot. A bound that turns
-        // out wrong costs only balance, never text: `high` is always a height that fits.
-        let columns = Double(layout.columns)
-        var high = room
-        if unbalanced.deepest + Self.balanceTolerance < room, fits(unbalanced.deepest + Self.balanceTolerance) {
-            high = unbalanced.deepest + Self.balanceTolerance
-        }
-        var low = min(high, max(0, unbalanced.total / columns - Self.balanceTolerance))
-        while high - low > Self.balanceTolerance {
-            let middle = (low + high) / 2
-            if fits(middle) { high = middle } else { low = middle }
-        }
-        return high
     }
-
-    /// How close to the shortest balanced column height the search gets, in points.
-    static let balanceTolerance = 0.5
 
     /// The rectangles of the next page, filled: columns from the top, and where a block
     /// spans the columns, the columns above balanced, the block across the text area, and
@@ -180,6 +139,7 @@ public final class ArticleTypesetter {
         var fills: [Fill] = []
         let full = FlowMapping(column: layout.columnRects[0], mode: layout.writingMode).flowRect.height
         var top = 0.0
+        let blocks = BlockLayouter(framesetter: framesetter)
         while !isFinished {
             let spanning = spanning(at: offset)
             var segment: [Fill] = []
@@ -187,31 +147,31 @@ public final class ArticleTypesetter {
             if spanning == true {
                 let flow = textArea
                 let rect = flow.flowRect.band(from: top, extent: nil)
-                let frame: Framesetter.Frame
+                let filled: BlockLayouter.Result
                 do {
-                    frame = try framesetter.fill(rect, from: offset, pageStart: fills.isEmpty, spanning: true)
+                    filled = try blocks.fill(rect, from: offset, pageStart: fills.isEmpty, spanning: true)
                 } catch {
                     // Not one line of it fits below the columns: it starts the next page.
                     if top > 0 { break }
                     throw error
                 }
-                segment.append(Fill(flow: flow, rect: rect, frame: frame))
-                offset = frame.range.upperBound
-                goesOn = frame.spanChange && !frame.pageBreak
+                segment += filled.pieces.map { Fill(flow: flow, rect: $0.rect, frame: $0.frame, multicol: $0.multicol) }
+                offset = filled.end
+                goesOn = filled.spanChange && !filled.pageBreak
             } else {
                 let extent = balancedExtent(top: top)
                 for (index, (flow, rect)) in columnRects(top: top, extent: extent).enumerated() where !isFinished {
-                    let frame: Framesetter.Frame
+                    let filled: BlockLayouter.Result
                     do {
-                        frame = try framesetter.fill(rect, from: offset, pageStart: fills.isEmpty && index == 0, spanning: spanning)
+                        filled = try blocks.fill(rect, from: offset, pageStart: fills.isEmpty && index == 0, spanning: spanning)
                     } catch {
                         if top > 0 { break }
                         throw error
                     }
-                    segment.append(Fill(flow: flow, rect: rect, frame: frame))
-                    offset = frame.range.upperBound
-                    if frame.pageBreak { break }
-                    if frame.spanChange { goesOn = true; break }
+                    segment += filled.pieces.map { Fill(flow: flow, rect: $0.rect, frame: $0.frame, multicol: $0.multicol) }
+                    offset = filled.end
+                    if filled.pageBreak { break }
+                    if filled.spanChange { goesOn = true; break }
                 }
             }
             if goesOn, let foot = segment.compactMap(\.frame.bottom).max() {
@@ -273,7 +233,7 @@ public final class ArticleTypesetter {
             for piece in frame.boxes {
                 rects += piece.rects(of: text.boxes[piece.box]).map { FilledRect(rect: flow.rect($0.rect), color: $0.color) }
             }
-            rects += frame.tableRects.map { $0.moved(to: flow.rect($0.rect)) }
+            rects += (frame.columnRules + frame.tableRects).map { $0.moved(to: flow.rect($0.rect)) }
             // Repeated header rows are drawn like the other lines but not listed: their text
             // is counted where it was first set.
             for (lineIndex, placed) in (frame.lines + frame.repeatedLines).enumerated() {
@@ -370,7 +330,7 @@ public final class ArticleTypesetter {
             }
             let boxes = frame.boxes.map { BoxFrame(box: $0.box, rect: flow.rect($0.rect), startsHere: $0.opensHere, endsHere: $0.closesHere) }
             columns.append(ColumnFrame(rect: flow.rect(rect), range: frame.range, lines: lines, tables: tables, boxes: boxes,
-                                       floats: floatedBlocks))
+                                       floats: floatedBlocks, multicol: fill.multicol))
         }
         pagesMade += 1
         return TypesetPage(size: PageSize(width: layout.pageWidth, height: layout.pageHeight), number: pagesMade,

@@ -124,6 +124,11 @@ struct BlockGeometry {
         return shift(sized: position, width: width)
     }
 
+    /// The innermost sized box (index in `boxes`) holding paragraph `index`, if any.
+    func innermostBox(ofParagraph index: Int) -> Int? {
+        index < innermost.count && innermost[index] >= 0 ? sized[innermost[index]] : nil
+    }
+
     /// How far the lines of paragraph `index` move in from their indents.
     mutating func shift(paragraph index: Int, width: Double) -> (start: Double, end: Double) {
         guard index < innermost.count, innermost[index] >= 0 else { return (0, 0) }

@@ -1,7 +1,7 @@
 /// The block boxes of an article (CSS 2.1 §9.2), as the markup walker builds them: each block
 /// container with its computed box style and its children in order: block boxes, inline
 /// formatting contexts (runs of paragraphs of the flat `AttributedText`, which holds their
-/// content), tables and floated blocks. Kept in one array, parents before their children;
+/// content), tables, floated blocks and multi-column elements. Kept in one array, parents before their children;
 /// box 0 is the root, around the whole text.
 ///
 /// The flat text stays the content store and the framesetter the line filler of each inline
@@ -29,7 +29,7 @@ public struct BoxTree: Sendable, Equatable {
         for child in box.children {
             let range: Range<Int>
             switch child {
-            case .block(let block), .float(let block, _): range = boxes[block].paragraphs
+            case .block(let block), .float(let block, _), .multicol(let block): range = boxes[block].paragraphs
             case .table(let table): range = tables[table].paragraphs
             case .inline(let paragraphs): range = paragraphs
             }
@@ -40,6 +40,33 @@ public struct BoxTree: Sendable, Equatable {
         if box.paragraphs.upperBound > next { children.append(.inline(next..<box.paragraphs.upperBound)) }
         box.children = children
         boxes[index] = box
+    }
+
+    /// The multi-column elements that are not inside another, in document order (a
+    /// multi-column element inside one is laid out as a block of its columns).
+    public var multicols: [Int] {
+        var found: [Int] = []
+        var pending = [Self.root]
+        while let next = pending.popLast() {
+            for child in boxes[next].children.reversed() {
+                switch child {
+                case .multicol(let index): found.append(index)
+                case .block(let index): pending.append(index)
+                case .inline, .table, .float: break
+                }
+            }
+        }
+        return found.sorted { boxes[$0].paragraphs.lowerBound < boxes[$1].paragraphs.lowerBound }
+    }
+
+    /// Whether box `index` is a multi-column element or inside one.
+    func isInMulticol(_ index: Int) -> Bool {
+        var next: Int? = index
+        while let box = next, let parent = boxes[box].parent {
+            if boxes[parent].children.contains(.multicol(box)) { return true }
+            next = parent
+        }
+        return false
     }
 
     /// The boxes inside box `index`, depth first, in document order (not itself).
@@ -67,10 +94,13 @@ public struct BlockBox: Sendable, Equatable {
         case table(Int)
         /// A floated block: its block box, and its index in `AttributedText.floats`.
         case float(block: Int, index: Int)
+        /// A multi-column element (CSS Multi-column): a block box whose content is set in
+        /// columns of its own (`BlockStyle.columns`, laid out by `MulticolLayouter`).
+        case multicol(Int)
 
         var block: Int? {
             switch self {
-            case .block(let index), .float(let index, _): index
+            case .block(let index), .float(let index, _), .multicol(let index): index
             case .inline, .table: nil
             }
         }
@@ -111,11 +141,53 @@ public struct BlockStyle: Sendable, Equatable {
     public var background: RGBColor?
     /// `float`: the block is set at a side of its column (`AttributedText.floats`).
     public var float: FloatSide?
-    /// `column-count`, `column-width` and `column-gap` (points) as declared; nil for `auto`
-    /// and `normal`. Read, not laid out yet: the page's columns are the layout's.
-    public var columnCount: Int?
-    public var columnWidth: Double?
-    public var columnGap: Double?
+    /// `columns`, `column-gap`, `column-rule` and `column-fill`: with a count or a width, the
+    /// block is a multi-column element (`BlockBox.Child.multicol`).
+    public var columns = ColumnStyle()
+    /// Where the block's content box is: the start and end indents of the lines it holds
+    /// directly (its ancestors' and its own margins, borders and paddings).
+    public var contentStartIndent = 0.0
+    public var contentEndIndent = 0.0
+    /// `column-span: all` on the block or a block around it.
+    public var spansColumns = false
 
     public init() {}
+}
+
+/// What a block declares of multi-column layout (CSS Multi-column Level 1): `column-count`,
+/// `column-width` (nil for `auto`), `column-gap` (nil for `normal`, 1em), `column-rule` and
+/// `column-fill`.
+public struct ColumnStyle: Sendable, Equatable {
+    public var count: Int?
+    public var width: Double?
+    public var gap: Double?
+    /// The rule drawn between columns (width 0: none).
+    public var rule = TextBox.Border()
+    public var fill = ArticleLayout.ColumnFill.balance
+    /// The element's font size: no column is made narrower (1000 columns in a box 12em wide
+    /// would not hold a letter each).
+    public var minimumWidth = 0.0
+
+    /// The most columns a `column-count` gives.
+    static let maximumCount = 1000
+
+    public init() {}
+
+    /// Whether the block is a multi-column element: a count or a width other than `auto`.
+    public var isMulticol: Bool { count != nil || width != nil }
+
+    /// The used column count and width in a content box `available` points wide (CSS
+    /// Multi-column §3.4's pseudo-algorithm): the count that `column-width` allows at least,
+    /// no more than `column-count`, at least one, and none narrower than `minimumWidth`; the
+    /// columns share the room left by the gaps.
+    func used(available: Double) -> (count: Int, width: Double) {
+        let gap = self.gap ?? 0
+        /// How many columns at least `width` wide fit.
+        func fitting(_ width: Double) -> Int { Int(((available + gap) / (width + gap)).rounded(.down)) }
+        var used = count ?? 1
+        if let width { used = max(1, min(count ?? fitting(width), fitting(width))) }
+        if minimumWidth > 0 { used = min(used, fitting(minimumWidth)) }
+        used = max(1, min(used, Self.maximumCount))
+        return (used, max(0, (available - Double(used - 1) * gap) / Double(used)))
+    }
 }

@@ -55,6 +55,14 @@ public final class Framesetter {
     /// those that close at one, innermost first, by paragraph index.
     private let boxOpenings: [Int: [Int]]
     private let boxClosings: [Int: [Int]]
+    /// The multi-column elements laid out in columns of their own (`MulticolLayouter`), in
+    /// text order; none in vertical text.
+    let multicols: [MulticolElement]
+    /// What the fill in progress leaves to the block layer: the boxes around the whole of the
+    /// multi-column element it fills (`MulticolElement.enclosingBoxes`), and the element's
+    /// content indents, which its columns' lines are set inside instead.
+    private var outerBoxes: Set<Int> = []
+    private var indentBase = (start: 0.0, end: 0.0)
     /// Where sized boxes (`TextBox.size`) put their borders and their lines in a column.
     private var geometry: BlockGeometry
     /// Where the last rectangle's text ended, the boxes begun and not ended there, and the
@@ -133,6 +141,7 @@ public final class Framesetter {
         }
         self.boxOpenings = Dictionary(grouping: text.boxes.indices, by: { text.boxes[$0].paragraphs.lowerBound })
         self.boxClosings = Dictionary(grouping: text.boxes.indices.reversed(), by: { text.boxes[$0].paragraphs.upperBound - 1 })
+        self.multicols = vertical ? [] : MulticolElement.all(in: text)
         self.geometry = BlockGeometry(boxes: text.boxes, paragraphCount: text.paragraphs.count, vertical: vertical)
         self.floatStarts = Dictionary(text.floats.enumerated().map { ($1.paragraphs.lowerBound, $0) }, uniquingKeysWith: { first, _ in first })
         self.analyzer = ParagraphAnalyzer(text: text, fonts: fonts, maximumBox: maximumBox, typography: typography, vertical: vertical,
@@ -167,6 +176,9 @@ public final class Framesetter {
         tableWarnings = other.tableWarnings
         boxOpenings = other.boxOpenings
         boxClosings = other.boxClosings
+        multicols = other.multicols
+        outerBoxes = other.outerBoxes
+        indentBase = other.indentBase
         geometry = other.geometry
         boxScan = other.boxScan
         floatsPlacedThrough = other.floatsPlacedThrough
@@ -244,6 +256,14 @@ public final class Framesetter {
         /// The column ended at a `break-before`/`break-after: page`: the rest of the page stays
         /// empty.
         var pageBreak = false
+        /// The fill stopped where a multi-column element begins or ends (the one it fills,
+        /// `fill(multicol:)`, or another): the block layer goes on in the other's columns.
+        var multicolChange = false
+        /// Rules between the columns of multi-column elements, drawn under the text.
+        var columnRules: [FilledRect] = []
+        /// Boxes' edges (or a `height`) were left out to fit the first line or table in the
+        /// rectangle: a balanced height that needs it is too short.
+        var squeezedBoxes = false
         /// The column ended before a block that spans the columns (or, in a spanning fill,
         /// before one that does not): the page goes on below in the other mode.
         var spanChange = false
@@ -276,9 +296,17 @@ public final class Framesetter {
     ///   blocks that span the columns (`ParagraphStyle.spansColumns`), or one column: the fill
     ///   stops before a block of the other kind (`Frame.spanChange`). Nil: one column, where
     ///   spanning means nothing.
+    /// - Parameter multicol: the multi-column element (index in `multicols`) whose column
+    ///   `rect` is, or nil for the flow around them: the fill stops where the text leaves it
+    ///   (`Frame.multicolChange`). Boxes around the whole element are the block layer's.
     /// - Throws: `TypesetError.columnTooSmall` when not even one line fits.
-    func fill(_ rect: Rect, from start: Int, pageStart: Bool = false, end: Int? = nil, spanning: Bool? = nil) throws(TypesetError) -> Frame {
+    func fill(_ rect: Rect, from start: Int, pageStart: Bool = false, end: Int? = nil, spanning: Bool? = nil,
+              multicol: Int? = nil) throws(TypesetError) -> Frame {
         var frame = Frame(range: start..<start, lines: [], rules: [])
+        if end == nil {
+            outerBoxes = multicol.map { multicols[$0].enclosingBoxes } ?? []
+            indentBase = multicol.map { multicols[$0].contentIndents } ?? (0, 0)
+        }
         var offset = start
         var cursor = 0.0
         var previousSpaceAfter = 0.0
@@ -291,6 +319,11 @@ public final class Framesetter {
         var floatLines = 0
         while offset < (end ?? text.count) {
             let paragraphIndex = text.paragraphIndex(at: offset)
+            if end == nil, !multicols.isEmpty, offset == text.paragraphs[paragraphIndex].range.lowerBound,
+               self.multicol(of: paragraphIndex) != multicol {
+                frame.multicolChange = true
+                break
+            }
             if end == nil, let index = floatStarts[paragraphIndex], !inFlowFloats.contains(index),
                offset == text.paragraphs[paragraphIndex].range.lowerBound {
                 // A floated block: set whole at its side, the text after it beside it.
@@ -305,7 +338,7 @@ public final class Framesetter {
                 let paragraphs = text.floats[index].paragraphs
                 // Boxes around it that open here open in the flow, above it.
                 var opening = BoxOpening(spaceAbove: previousSpaceAfter, placedAbove: frame.lines.count > floatLines || !frame.tables.isEmpty)
-                let enclosing = boxOpenings[paragraphIndex]?.filter { text.boxes[$0].paragraphs.upperBound > paragraphs.upperBound } ?? []
+                let enclosing = openings(at: paragraphIndex)?.filter { text.boxes[$0].paragraphs.upperBound > paragraphs.upperBound } ?? []
                 if !enclosing.isEmpty {
                     opening = openBoxes(enclosing, opening)
                     previousSpaceAfter = opening.spaceAbove
@@ -340,7 +373,7 @@ public final class Framesetter {
                 frame.floatBoxes += placed.boxes
                 offset = placed.float.range.upperBound
                 floatsPlacedThrough = max(floatsPlacedThrough, offset)
-                if let boxes = boxClosings[paragraphs.upperBound - 1]?.filter({ text.boxes[$0].paragraphs.lowerBound < paragraphs.lowerBound }),
+                if let boxes = closings(at: paragraphs.upperBound - 1)?.filter({ text.boxes[$0].paragraphs.lowerBound < paragraphs.lowerBound }),
                    !boxes.isEmpty {
                     // A box around it that ends with it holds it: it closes below the float.
                     cursor = max(cursor, placed.float.rect.maxY + Self.floatMargin - rect.y)
@@ -353,7 +386,7 @@ public final class Framesetter {
             // Before anything is analysed at this measure (a table's columns are resolved for
             // the first measure it meets).
             if end == nil, let spanning, !frame.isEmpty, offset == text.paragraphs[paragraphIndex].range.lowerBound,
-               spansColumns(paragraphIndex) != spanning {
+               spansColumns(paragraphIndex, in: multicol) != spanning {
                 frame.spanChange = true
                 break
             }
@@ -370,11 +403,12 @@ public final class Framesetter {
                 // A table is set below the pictures floated beside the text before it.
                 if first, let below = Self.floatsBottom(frame.floats, sides: [.left, .right], in: rect) { cursor = max(cursor, below) }
                 var opening = BoxOpening(spaceAbove: previousSpaceAfter, placedAbove: frame.lines.count > floatLines || !frame.tables.isEmpty)
-                if first, let boxes = boxOpenings[paragraphIndex] { opening = openBoxes(boxes, opening) }
+                if first, let boxes = openings(at: paragraphIndex) { opening = openBoxes(boxes, opening) }
                 var gap = opening.edges + (first && opening.placedAbove ? max(opening.spaceAbove, table.table.style.spaceBefore) : 0)
                 if frame.isEmpty && cursor + gap > rect.height / 2 {
                     // Box edges taller than half the column: the table is set at its top.
                     gap = 0
+                    frame.squeezedBoxes = true
                     opening.tops = opening.tops.map { ($0.box, 0) }
                 }
                 let tableStart = offset
@@ -403,7 +437,7 @@ public final class Framesetter {
                 previousSpaceAfter = 0
                 hyphenatedLines = (-1, 0)
                 guard table.isFinished else { break }
-                if let boxes = boxClosings[table.table.paragraphs.upperBound - 1] {
+                if let boxes = closings(at: table.table.paragraphs.upperBound - 1) {
                     let closing = closeBoxes(boxes, bottom: cursor, contentTop: contentTop(from: boxTops, in: rect))
                     boxBottoms += closing.bottoms.map { ($0.box, rect.y + cursor + $0.y, offset) }
                     cursor += closing.extent
@@ -426,16 +460,16 @@ public final class Framesetter {
             let continuation = !first && style.continuationIndent > 0 && text.scalars[offset - 1] != AttributedText.lineSeparator
             let hyphenAllowed = hyphenatedLines.paragraph != paragraphIndex || hyphenatedLines.count < typography.maximumConsecutiveHyphens
             if typography.lineBreaking == .optimal, first, plan?.paragraph != paragraphIndex {
-                let shift = geometry.shift(paragraph: paragraphIndex, width: rect.width)
-                let firstLine = Self.indents(style, firstLine: true, continuation: false, width: rect.width, shift: shift)
-                let rest = Self.indents(style, firstLine: false, continuation: false, width: rect.width, shift: shift)
+                let shift = paragraphShift(paragraphIndex, width: rect.width)
+                let firstLine = Self.indents(style, firstLine: true, continuation: false, width: rect.width, shift: shift, base: indentBase)
+                let rest = Self.indents(style, firstLine: false, continuation: false, width: rect.width, shift: shift, base: indentBase)
                 plan = OptimalBreaker.breaks(analysis, firstMeasure: rect.width - max(0, firstLine.start) - max(0, firstLine.end),
                                              measure: rect.width - max(0, rest.start) - max(0, rest.end), typography: typography)
                     .map { (paragraphIndex, $0) }
             }
             // Boxes opening here put their margins, borders and paddings above the line.
             var opening = BoxOpening(spaceAbove: previousSpaceAfter, placedAbove: frame.lines.count > floatLines || !frame.tables.isEmpty, ruleAbove: first && style.ruleAbove)
-            if end == nil && first, let boxes = boxOpenings[paragraphIndex] { opening = openBoxes(boxes, opening) }
+            if end == nil && first, let boxes = openings(at: paragraphIndex) { opening = openBoxes(boxes, opening) }
             var gap = opening.edges
             var space = 0.0
             if first && opening.placedAbove {
@@ -450,8 +484,9 @@ public final class Framesetter {
             func makeLine(in lineRect: Rect) throws(TypesetError)
                 -> (analysis: ParagraphAnalysis, filler: LineFiller, local: Range<Int>, startIndent: Double, measure: Double) {
                 var analysis = analysis
-                let shift = geometry.shift(paragraph: paragraphIndex, width: rect.width)
-                var (startIndent, endIndent) = Self.indents(style, firstLine: first, continuation: continuation, width: lineRect.width, shift: shift)
+                let shift = paragraphShift(paragraphIndex, width: rect.width)
+                var (startIndent, endIndent) = Self.indents(style, firstLine: first, continuation: continuation, width: lineRect.width, shift: shift,
+                                                            base: indentBase)
                 var measure = lineRect.width - max(0, startIndent) - max(0, endIndent)
                 var filler = LineFiller(analysis: analysis, position: offset - analysis.range.lowerBound)
                 let local: Range<Int>
@@ -549,7 +584,7 @@ public final class Framesetter {
             // Boxes closing after the line put their paddings and borders below it.
             var closing = BoxClosing()
             let height = Self.advance(of: line, style: style)
-            if end == nil && filler.isFinished, let boxes = boxClosings[paragraphIndex] {
+            if end == nil && filler.isFinished, let boxes = closings(at: paragraphIndex) {
                 let earlier = contentTop(from: boxTops, in: rect)
                 closing = closeBoxes(boxes, bottom: cursor + gap + height) { box in
                     // Boxes opening with this line have their tops in `opening`.
@@ -562,6 +597,7 @@ public final class Framesetter {
                 // Box edges taller than the column: the line is set at its top, the boxes drawn
                 // tight around it.
                 (gap, space) = (0, 0)
+                frame.squeezedBoxes = true
                 opening.tops = opening.tops.map { ($0.box, 0) }
                 closing = BoxClosing(bottoms: closing.bottoms.map { ($0.box, 0) }, extent: 0)
             }
@@ -613,6 +649,30 @@ public final class Framesetter {
         boxOpenings[index]?.lazy.compactMap { self.text.boxes[$0].marginBefore }.first ?? text.paragraphs[index].value.spaceBefore
     }
 
+    /// How far the sized boxes around paragraph `index` move its lines in (`BlockGeometry`) in
+    /// a column `width` wide; in a multi-column element's column, not those around the whole
+    /// element, whose width the element's columns already share (`boxShift`).
+    private func paragraphShift(_ index: Int, width: Double) -> (start: Double, end: Double) {
+        if !outerBoxes.isEmpty, let box = geometry.innermostBox(ofParagraph: index), outerBoxes.contains(box) { return (0, 0) }
+        return geometry.shift(paragraph: index, width: width)
+    }
+
+    /// How far sized box `index` (and the sized boxes around it) moves in from its indents in
+    /// a column `width` wide.
+    func boxShift(_ index: Int, width: Double) -> (start: Double, end: Double) {
+        geometry.shift(box: index, width: width)
+    }
+
+    /// The boxes that open at paragraph `index`, outermost first, and those that close at it,
+    /// innermost first; those around the multi-column element being filled left out.
+    private func openings(at index: Int) -> [Int]? {
+        outerBoxes.isEmpty ? boxOpenings[index] : boxOpenings[index]?.filter { !outerBoxes.contains($0) }
+    }
+
+    private func closings(at index: Int) -> [Int]? {
+        outerBoxes.isEmpty ? boxClosings[index] : boxClosings[index]?.filter { !outerBoxes.contains($0) }
+    }
+
     /// What the boxes opening at a paragraph put above its first line.
     struct BoxOpening {
         /// The margin still to come above the next box or line, and whether anything is set
@@ -631,7 +691,7 @@ public final class Framesetter {
     }
 
     /// The margins, top borders and paddings of `boxes` (outermost first), from the cursor.
-    private func openBoxes(_ boxes: [Int], _ start: BoxOpening) -> BoxOpening {
+    func openBoxes(_ boxes: [Int], _ start: BoxOpening) -> BoxOpening {
         var opening = start
         for index in boxes {
             let box = text.boxes[index]
@@ -669,7 +729,7 @@ public final class Framesetter {
     /// what they hold, which ends at `bottom` (from the rectangle's top); a box with a
     /// `height` or `min-height` taller than what it holds grows to it (CSS 2.1 §10.6.3, §10.7)
     /// when it began in this rectangle (`contentTop`: the top of its content box there).
-    private func closeBoxes(_ boxes: [Int], bottom: Double, contentTop: (Int) -> Double?) -> BoxClosing {
+    func closeBoxes(_ boxes: [Int], bottom: Double, contentTop: (Int) -> Double?) -> BoxClosing {
         var closing = BoxClosing()
         for index in boxes {
             let box = text.boxes[index]
@@ -713,12 +773,12 @@ public final class Framesetter {
         var pieces: [BoxPiece] = []
         for index in candidates {
             let box = text.boxes[index]
-            guard last(box) > range.lowerBound, !isInsideFloatedBlock(box) else { continue }
+            guard last(box) > range.lowerBound, !isInsideFloatedBlock(box), !outerBoxes.contains(index) else { continue }
             let beginsHere = first(box) >= range.lowerBound
             let top = tops.first { $0.box == index && $0.offset < range.upperBound && beginsHere }
             let bottom = bottoms.first { $0.box == index && $0.offset <= range.upperBound }
-            var left = max(0, box.rightToLeft ? box.endIndent : box.startIndent)
-            var right = max(0, box.rightToLeft ? box.startIndent : box.endIndent)
+            var left = max(0, box.rightToLeft ? box.endIndent - indentBase.end : box.startIndent - indentBase.start)
+            var right = max(0, box.rightToLeft ? box.startIndent - indentBase.start : box.endIndent - indentBase.end)
             if left + right > rect.width / 2 {
                 // Cut as the lines' indents are (`indents`), so that deep nesting keeps the box
                 // around its lines and inside the column.
@@ -884,14 +944,27 @@ public final class Framesetter {
     }
 
     /// Whether paragraph `index` is set across the columns: a table's paragraphs as its first
-    /// one is, so that a table is never cut in two by a cell's style.
-    func spansColumns(_ index: Int) -> Bool {
+    /// one is, so that a table is never cut in two by a cell's style. Across the page's
+    /// columns (`multicol` nil), a multi-column element's paragraphs are as the element is;
+    /// across the element's own (its index in `multicols`), its `column-span: all` blocks.
+    func spansColumns(_ index: Int, in multicol: Int? = nil) -> Bool {
+        if let element = self.multicol(of: index) {
+            let spans = multicols[element].spansColumns
+            guard element == multicol else { return spans }
+            if spans { return false }
+        }
         // Tables are in document order and do not overlap (nested ones are flattened): the
         // first that ends after `index` is the only one that can hold it.
         let candidate = text.tables.partitioningIndex { $0.paragraphs.upperBound > index }
         let owner = candidate < text.tables.count && text.tables[candidate].paragraphs.contains(index)
             ? text.tables[candidate].paragraphs.lowerBound : index
         return text.paragraphs[owner].value.spansColumns
+    }
+
+    /// The multi-column element (index in `multicols`) holding paragraph `index`, if any.
+    func multicol(of index: Int) -> Int? {
+        let candidate = multicols.partitioningIndex { $0.paragraphs.upperBound > index }
+        return candidate < multicols.count && multicols[candidate].paragraphs.contains(index) ? candidate : nil
     }
 
     /// Whether paragraph `index` is in a floated block set as a float (it is set whole, so
@@ -1037,10 +1110,13 @@ public final class Framesetter {
     /// half the column, so deep nesting in a narrow column still leaves room for text.
     /// `shift`: how far the sized boxes around the paragraph move its lines in
     /// (`BlockGeometry`), added after that cut.
-    private static func indents(_ style: ParagraphStyle, firstLine: Bool, continuation: Bool,
-                                width: Double, shift: (start: Double, end: Double) = (0, 0)) -> (start: Double, end: Double) {
-        let start = style.startIndent + (firstLine ? style.firstLineIndent : 0) + (continuation ? style.continuationIndent : 0)
-        let end = style.endIndent
+    /// `base`: the indents of the content box of the multi-column element whose column is
+    /// filled, taken off.
+    private static func indents(_ style: ParagraphStyle, firstLine: Bool, continuation: Bool, width: Double,
+                                shift: (start: Double, end: Double) = (0, 0),
+                                base: (start: Double, end: Double) = (0, 0)) -> (start: Double, end: Double) {
+        let start = style.startIndent - base.start + (firstLine ? style.firstLineIndent : 0) + (continuation ? style.continuationIndent : 0)
+        let end = style.endIndent - base.end
         let total = max(0, start) + max(0, end)
         guard total > width / 2 else { return (start + shift.start, end + shift.end) }
         let factor = width / 2 / total

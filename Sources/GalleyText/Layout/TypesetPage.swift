@@ -65,6 +65,9 @@ public struct ColumnFrame: Hashable, Sendable {
     public var boxes: [BoxFrame] = []
     /// Blocks floated to a side of the column, in text order.
     public var floats: [FloatFrame] = []
+    /// For a column of a multi-column element (CSS `columns` on a block, not the page's), the
+    /// element's number among the article's multi-column elements (0-based, document order).
+    public var multicol: Int?
 }
 
 /// A floated block (`FloatedBlock`) placed in a column: for the manifest and tests.
