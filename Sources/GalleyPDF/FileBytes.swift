@@ -7,8 +7,12 @@ import Glibc
 /// (`PDFDocument(bytes:path:password:engine:)`) instead of having MuPDF read the file again.
 ///
 /// The memory is the file's size: callers read only files under a limit of their own this way.
-/// Not `Sendable`: the document opened from it reads it on its own thread.
-public final class FileBytes {
+///
+/// `Sendable` by construction: the bytes are written once, in `init`, and only read after,
+/// so the documents of a run's page lanes, each in a MuPDF engine of its own on its own
+/// thread, read the same bytes at once (MuPDF wraps them in a buffer of each engine's that it
+/// never writes).
+public final class FileBytes: @unchecked Sendable {
     private let storage: UnsafeMutableRawBufferPointer
     /// How many bytes were read (the file's size, unless it shrank meanwhile).
     public let count: Int

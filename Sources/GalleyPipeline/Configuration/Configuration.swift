@@ -201,10 +201,13 @@ public struct Configuration: Sendable, Equatable {
 
     /// Opens a PDF with its configured password; when it needs one whose environment
     /// variable is not set, the failure says so.
-    func openPDF(_ document: SourceDocument, engine: MuPDFEngine) throws(PDFError) -> PDFDocument {
+    /// `bytes`: the file's bytes, when the caller read them (MuPDF then reads those, not the file).
+    func openPDF(_ document: SourceDocument, engine: MuPDFEngine, bytes: FileBytes? = nil) throws(PDFError) -> PDFDocument {
         let rule = passwordRule(forRelativePath: document.relativePath)
+        let password = password(forRelativePath: document.relativePath)
         do {
-            return try PDFDocument(path: document.url.path, password: password(forRelativePath: document.relativePath), engine: engine)
+            if let bytes { return try PDFDocument(bytes: bytes, path: document.url.path, password: password, engine: engine) }
+            return try PDFDocument(path: document.url.path, password: password, engine: engine)
         } catch where error.code == .passwordRequired {
             guard let variable = rule?.unsetVariable else { throw error }
             throw PDFError(.passwordRequired,

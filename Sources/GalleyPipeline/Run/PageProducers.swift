@@ -109,10 +109,11 @@ final class PDFPages: PageProducer {
     /// How many pages the whole selection has (every lane's).
     let selectedCount: Int
 
+    /// `bytes`: the file, read by the open stage, which every lane's document reads.
     init(document: SourceDocument, index: Int, configuration: Configuration, engine: MuPDFEngine,
-         recorder: RunRecorder, limiter: TimeLimiter, lane: Int = 0, of lanes: Int = 1) throws {
+         recorder: RunRecorder, limiter: TimeLimiter, lane: Int = 0, of lanes: Int = 1, bytes: FileBytes? = nil) throws {
         precondition(lanes >= 1 && (0..<lanes).contains(lane), "lane \(lane) of \(lanes)")
-        pdf = try configuration.openPDF(document, engine: engine)
+        pdf = try configuration.openPDF(document, engine: engine, bytes: bytes)
         self.index = index
         self.folder = document.name
         self.recorder = recorder

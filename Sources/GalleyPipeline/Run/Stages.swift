@@ -145,11 +145,23 @@ final class Stages: Sendable {
             knownHash = hash
         }
         let digest: (hash: String, bytes: Int)
+        // A PDF up to ShardPlan.wholeFileLimit is read once, here: hashed from memory, and
+        // every page lane's document opened from the same bytes. Opened from the file, each
+        // lane's MuPDF read it again, a small PDF 18-22 times over in small overlapping reads.
+        var bytes: FileBytes?
         do {
-            if let knownHash, let stamp { digest = (knownHash, Int(stamp.size)) } else { digest = try ContentHash.sha256(file: document.url) }
+            if document.kind == .pdf, let stamp, stamp.size <= ShardPlan.wholeFileLimit {
+                let read = try FileBytes(path: document.url.path)
+                bytes = read
+                digest = (knownHash ?? read.withUnsafeBytes { ContentHash.sha256($0) }, read.count)
+            } else if let knownHash, let stamp {
+                digest = (knownHash, Int(stamp.size))
+            } else {
+                digest = try ContentHash.sha256(file: document.url)
+            }
         } catch {
-            let failure = Failure(code: .unreadable,
-                                  message: "cannot read the file: \(error.localizedDescription)")
+            let failure = error is PDFError ? Failure(error)  // FileBytes says why, as `unreadable`
+                : Failure(code: .unreadable, message: "cannot read the file: \(error.localizedDescription)")
             finishDispatch(index, pages: 0, failure: failure)
             return
         }
@@ -164,7 +176,7 @@ final class Stages: Sendable {
         CrashTestHook.abortIfOpening(document)
         CrashTestHook.hangIfOpening(document)
         if document.kind == .pdf {
-            openLanes(index, document)
+            openLanes(index, document, bytes: bytes)
             return
         }
         let producer: any PageProducer
@@ -185,14 +197,14 @@ final class Stages: Sendable {
     /// Opens a PDF in page lanes: lane 0 here (it reports the page count and metadata), the
     /// others in their own operations, and each lane then records and draws its pages on the
     /// render queue, one page after another, in a MuPDF engine of its own (`PageLanes`).
-    private func openLanes(_ index: Int, _ document: SourceDocument) {
+    private func openLanes(_ index: Int, _ document: SourceDocument, bytes: FileBytes?) {
         let first: PDFPages
         let engine: MuPDFEngine
         do {
             engine = try laneEngines.take()
             first = try timed(index) {
                 try PDFPages(document: document, index: index, configuration: configuration, engine: engine,
-                             recorder: recorder, limiter: limiter, lane: 0, of: laneCount)
+                             recorder: recorder, limiter: limiter, lane: 0, of: laneCount, bytes: bytes)
             }
         } catch {
             finishDispatch(index, pages: 0, failure: Failure(error))
@@ -209,7 +221,7 @@ final class Stages: Sendable {
                     let engine = try laneEngines.take()
                     let pages = try timed(index) {
                         try PDFPages(document: document, index: index, configuration: configuration, engine: engine,
-                                     recorder: recorder, limiter: limiter, lane: lane, of: laneCount)
+                                     recorder: recorder, limiter: limiter, lane: lane, of: laneCount, bytes: bytes)
                     }
                     recordPages(DocumentCursor(index: index, producer: pages, lanes: lanes, engine: engine), holdingSlot: false)
                 } catch {
