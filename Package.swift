@@ -84,8 +84,9 @@ let package = Package(
                 linkerSettings: [.linkedLibrary("cairo"), .linkedLibrary("freetype"), .linkedLibrary("harfbuzz-subset")]),
 
         // MARK: Libraries
-        // What every module shares: the one failure vocabulary and the atomic file writer.
-        .target(name: "GalleyBase"),
+        // What every module shares: the one failure vocabulary, the atomic file writer and
+        // content hashes (libcrypto's).
+        .target(name: "GalleyBase", dependencies: ["CLibCrypto"]),
         .target(name: "GalleyRaster", dependencies: ["GalleyBase", "CGalleyPNG", "CGalleyJPEG", "CWebP", "CAVIF"]),
         .target(
             name: "GalleyPDF",
@@ -95,13 +96,12 @@ let package = Package(
             dependencies: ["GalleyBase", "GalleyRaster", "CHarfBuzz", "CFreeType", "CFontconfig", "CGumbo", "CUnibreak", "CFriBidi", "CHyphen", "CGalleyHyphen", "CExtTextCat", "CCairo", "CGalleyCairo"],
             // Compiled into the binary: a statically linked galley copied anywhere has no resource bundle.
             resources: [.embedInCode("CSS/UserAgent.css")]),
-        // The catalog: SQLite through GRDB (which links the system libsqlite3); content hashes.
+        // The catalog: SQLite through GRDB (which links the system libsqlite3).
         .target(
             name: "GalleyCatalog",
             dependencies: [
                 "GalleyBase",
                 .product(name: "GRDB", package: "GRDB.swift"),
-                "CLibCrypto",
             ]),
         .target(
             name: "GalleyPipeline",
@@ -147,7 +147,7 @@ let package = Package(
             ]),
         // GRDB: a catalog of an older schema is written as an older Galley left it.
         .testTarget(name: "GalleyCatalogTests",
-                    dependencies: ["GalleyCatalog", "GalleyTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+                    dependencies: ["GalleyBase", "GalleyCatalog", "GalleyTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "GalleyCLITests", dependencies: ["GalleyRaster", "GalleyTestSupport"]),
         .testTarget(name: "GalleyFuzzSupportTests", dependencies: ["GalleyFuzzSupport", "GalleyTestSupport"]),
     ]

@@ -1,6 +1,7 @@
 import Foundation
-import GalleyTestSupport
 import GRDB
+import GalleyBase
+import GalleyTestSupport
 import Testing
 @testable import GalleyCatalog
 

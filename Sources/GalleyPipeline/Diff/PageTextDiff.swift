@@ -1,5 +1,5 @@
 import Foundation
-import GalleyCatalog
+import GalleyBase
 import GalleyPDF
 import GalleyText
 
