@@ -64,7 +64,10 @@ static void galley_cairo_subset_done(void *data) {
 
 // A cairo font face over a subset, made with HarfBuzz's subsetter, of the CFF-flavoured font
 // at `path`, `index`: the glyphs of `unicodes` and every glyph shaping them can give (the
-// closure over GSUB), glyph ids kept. cairo (1.16) subsets a CFF font by its glyphs but copies
+// closure over GSUB), numbered afresh (`galley_cairo_subset_glyph` maps the font's glyph ids
+// to the subset's: kept, a CJK font's 65,000 empty slots made the subset 1 MB and its making
+// twice as slow). The tables a PDF does not use (positioning, baselines) are left out. cairo
+// (1.16) subsets a CFF font by its glyphs but copies
 // every global and local subroutine of the font dictionaries it uses: a CJK font embedded for
 // six glyphs took 91 KB, for 490 glyphs 694 KB. HarfBuzz keeps only the subroutines its glyphs
 // call, so cairo's own subset of this face is small. NULL for a font without CFF outlines
@@ -81,7 +84,9 @@ cairo_font_face_t *galley_cairo_open_subset_face(const char *path, long index, c
     if (!input) { hb_face_destroy(source); return NULL; }
     hb_set_t *wanted = hb_subset_input_unicode_set(input);
     for (unsigned i = 0; i < count; i++) hb_set_add(wanted, unicodes[i]);
-    hb_subset_input_set_flags(input, HB_SUBSET_FLAGS_RETAIN_GIDS);
+    hb_set_t *dropped = hb_subset_input_set(input, HB_SUBSET_SETS_DROP_TABLE_TAG);
+    const char *unused[] = {"GPOS", "BASE", "JSTF", "MATH", "DSIG", "kern", "hdmx", "LTSH", "VDMX", "PCLT"};
+    for (unsigned i = 0; i < sizeof unused / sizeof *unused; i++) hb_set_add(dropped, hb_tag_from_string(unused[i], 4));
     hb_subset_plan_t *plan = hb_subset_plan_create_or_fail(source, input);
     hb_subset_input_destroy(input);
     hb_face_t *subsetted = plan ? hb_subset_plan_execute_or_fail(plan) : NULL;
@@ -116,8 +121,11 @@ cairo_font_face_t *galley_cairo_open_subset_face(const char *path, long index, c
     return NULL;
 }
 
-// Whether a face from `galley_cairo_open_subset_face` holds glyph `glyph`.
-int galley_cairo_subset_has_glyph(cairo_font_face_t *font, unsigned glyph) {
+// The subset's glyph id of the font's glyph `glyph`, in a face from
+// `galley_cairo_open_subset_face`; -1 when the subset does not hold it.
+long galley_cairo_subset_glyph(cairo_font_face_t *font, unsigned glyph) {
     galley_subset_face *subset = cairo_font_face_get_user_data(font, &galley_subset_key);
-    return subset != NULL && hb_map_has(hb_subset_plan_old_to_new_glyph_mapping(subset->plan), glyph);
+    if (subset == NULL) return -1;
+    const hb_map_t *kept = hb_subset_plan_old_to_new_glyph_mapping(subset->plan);
+    return hb_map_has(kept, glyph) ? (long)hb_map_get(kept, glyph) : -1;
 }

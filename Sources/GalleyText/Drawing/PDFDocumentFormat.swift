@@ -262,8 +262,9 @@ final class PDFDocumentWriter: DocumentWriter {
     /// The cairo font a run is drawn in: the face's subset for the article's characters
     /// (`galley_cairo_open_subset_face`: a CFF font whose subroutines cairo would copy whole)
     /// when it holds every glyph of the run, else the whole face, so that no glyph is ever
-    /// drawn empty (a margin box's own text may bring characters the article lacks).
-    private func font(for run: GlyphRun) -> OpaquePointer? {
+    /// drawn empty (a margin box's own text may bring characters the article lacks); with the
+    /// run's glyphs as the subset numbers them when it is the subset.
+    private func font(for run: GlyphRun) -> (font: OpaquePointer, glyphs: [UInt32])? {
         let subset: OpaquePointer?
         if let made = subsetFonts[run.face.id] {
             subset = made
@@ -275,13 +276,16 @@ final class PDFDocumentWriter: DocumentWriter {
             subset = galley_cairo_open_subset_face(run.face.path, run.face.index, articleCharacters, UInt32(articleCharacters.count))
             subsetFonts[run.face.id] = subset
         }
-        if let subset, run.glyphs.allSatisfy({ galley_cairo_subset_has_glyph(subset, $0) != 0 }) { return subset }
-        return font(run.face)
+        if let subset {
+            let mapped = run.glyphs.map { galley_cairo_subset_glyph(subset, $0) }
+            if mapped.allSatisfy({ $0 >= 0 }) { return (subset, mapped.map { UInt32($0) }) }
+        }
+        return font(run.face).map { ($0, run.glyphs) }
     }
 
     private func draw(_ run: GlyphRun) throws(TypesetError) {
         guard !run.glyphs.isEmpty else { return }
-        guard let font = font(for: run) else {
+        guard let (font, glyphIDs) = font(for: run) else {
             throw TypesetError(.fontMissing, "cannot open the font file \(run.face.path) for the PDF")
         }
         let cr = context
@@ -294,6 +298,7 @@ final class PDFDocumentWriter: DocumentWriter {
         cairo_set_font_matrix(cr, &matrix)
         setColor(run.color)
         var run = run
+        run.glyphs = glyphIDs
         // Glyphs of invisible characters (a soft hyphen where the line did not break, a zero
         // width space) are left out: HarfBuzz gives them a blank glyph that would read as a space.
         if run.clusters.count == run.glyphs.count,
