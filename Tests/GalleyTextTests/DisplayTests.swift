@@ -68,4 +68,30 @@ import Testing
         #expect(after.rect.y >= 104 * 0.75 - 0.5, "below the hidden box: \(after.rect)")
         #expect(block.placedGlyphs.count == "After".count)
     }
+
+    @Test func aTableWhosePartsAreInlineIsTextInItsLine() throws {
+        // CSS 2.1's display-018: three cells' words on one line, not a grid of them.
+        let html = "<style>table, caption, tbody, tr, th, td { display: inline; vertical-align: baseline } th, td { padding: 0 }</style>"
+            + "<table><caption>Filler text</caption><tbody><tr><th>Filler text</th><td>Filler text</td></tr></tbody></table>"
+        let article = MarkupParser(base: BaseStyle()).parse(html: Array(html.utf8), baseURL: nil)
+        #expect(article.text.tables.isEmpty)
+        let page = try Self.page(html)
+        #expect(page.lineCount == 1 && page.columns[0].tables.isEmpty, "\(page.columns[0].lines.map(\.range))")
+    }
+
+    @Test func aBlockInsideAnInlineWithABackgroundIsNotPaintedWithIt() throws {
+        // The inline's background is behind its own lines; the block inside it has none.
+        let html = "<p style='margin: 0'><span style='background: blue'>Inline words <span style='display: block'>A block line</span>"
+            + " more inline</span></p>"
+        let page = try Self.page(html)
+        let lines = page.columns[0].lines
+        #expect(lines.count == 3)
+        let bitmap = try InlineBlockTests.drawn(page)
+        func blueRows(_ line: LineBox) -> Int {
+            (Int(line.rect.y / 0.75) + 1..<Int(line.rect.maxY / 0.75) - 1).count { y in (0..<bitmap.width).contains { bitmap.pixel(x: $0, y: y) == Self.blue } }
+        }
+        guard lines.count == 3 else { return }
+        #expect(blueRows(lines[0]) > 5 && blueRows(lines[2]) > 5, "the inline's own lines")
+        #expect(blueRows(lines[1]) == 0, "the block's line")
+    }
 }

@@ -168,8 +168,22 @@ import Testing
         let ink = Self.inkColumns(bitmap, rows: max(0, rule.y - 12)..<rule.y, ignoring: [Self.green])
         #expect(ink.contains { $0 < rule.width }, "the byline's text above its border")
         #expect(ink.contains { $0 > rule.width + 10 }, "the story beside it")
+        // A box as high as a line of the story and its 2 px border: the line grows by the
+        // border, not by the line's leading a second time.
+        let lines = page.columns[0].lines
+        #expect(lines[0].rect.height <= lines[1].rect.height + 2, "\(lines[0].rect) against \(lines[1].rect)")
         // Its glyphs are drawn with the page's: the words count in the page's glyphs.
         let glyphs = page.placedGlyphs.filter { Int($0.x * 96 / 72) < rule.width && abs($0.y - firstLine.baseline) < 1 }
         #expect(glyphs.count >= "ByAdaPrinter".count)
+    }
+}
+
+extension InlineBlockTests {
+    @Test func centredContentShrinksToItsWordsNotToTheLine() throws {
+        let html = "<p style='margin: 0'>A <span style='display: inline-block; text-align: center; padding: 8px; background: blue'>Centred</span> badge.</p>"
+        let bitmap = try Self.drawn(try #require(try Self.pages(html).first))
+        let box = try #require(Self.area(Self.blue, bitmap).box)
+        // Its word and 8 px of padding around it, not a line's width.
+        #expect(box.width < 100 + 16 && box.height >= 14 + 16, "as wide as its word: \(box)")
     }
 }

@@ -185,6 +185,8 @@ struct HTMLWalker {
     /// elements whose content is markup source.
     private static let skippedElements: Set<String> = ["script", "style", "template", "title", "head", "iframe", "noembed", "noframes"]
     private static let listElements: Set<String> = ["ul", "ol", "menu", "dir"]
+    /// The elements that make up a table.
+    private static let tableParts: Set<String> = ["table", "caption", "thead", "tbody", "tfoot", "tr", "td", "th", "col", "colgroup"]
 
     /// An element name with what the walker does with it.
     private struct Tag {
@@ -549,7 +551,11 @@ struct HTMLWalker {
         }
 
         if style.display == .inlineBlock && !setsInlineBlock(name) { style.display = .inline }
-        let tableRole = self.tableRole(name)
+        // A table's part made inline (`td { display: inline }`) is inline text, not a cell.
+        let tableRole = style.display == .inline && Self.tableParts.contains(name) ? nil : self.tableRole(name)
+        // An inline's background is drawn behind its own lines' glyphs, never behind a block
+        // inside it (CSS 2.1 §9.2.1.1: the block breaks the inline box in two).
+        if style.isBlockLevel { style.text.background = nil }
         if tableRole == .cell {
             // A cell's content is indented from the cell's padding box, not the column.
             style.startIndent = 0
@@ -831,7 +837,7 @@ struct HTMLWalker {
     /// Whether an element with `display: inline-block` is set as one: not a table's part (set
     /// inline, as before), and not in vertical text, which sets it inline.
     private func setsInlineBlock(_ name: String) -> Bool {
-        !["table", "caption", "thead", "tbody", "tfoot", "tr", "td", "th", "col", "colgroup"].contains(name)
+        !Self.tableParts.contains(name)
             && writingMode?.mode.isVertical != true && interruptedFlows.count < Self.inlineBlockNesting
     }
 

@@ -69,13 +69,13 @@ public struct InlineBlock: Hashable, Sendable {
     var verticalEdges: Double { padding.top + padding.bottom + border.top.width + border.bottom.width }
 
     /// How far the box, `height` points high as the line sets it, reaches below the baseline of
-    /// a line of text `fontSize` points high, and whether it waits for the line's extent
-    /// instead (`top`, `bottom`: `TypesetLine.alignToLineEdges`).
-    func drop(height: Double, fontSize: Double) -> (drop: Double, toLineEdge: Alignment?) {
+    /// a line of text `fontSize` points high (for `top` and `bottom`, the line's extent decides:
+    /// `TypesetLine.placeInlineBlocks`), with its alignment.
+    func drop(height: Double, fontSize: Double) -> (drop: Double, alignment: Alignment) {
         switch alignment {
-        case .baseline: (height - min(baseline, height) - baselineShift, nil)
+        case .baseline: (height - min(baseline, height) - baselineShift, alignment)
         // Half an x-height (about a quarter em) above the baseline.
-        case .middle: (height / 2 - fontSize / 4 - baselineShift, nil)
+        case .middle: (height / 2 - fontSize / 4 - baselineShift, alignment)
         case .top, .bottom: (0, alignment)
         }
     }
@@ -90,20 +90,49 @@ extension Attachment {
 }
 
 extension TypesetLine {
-    /// Sets the boxes aligned to the line's top or bottom (`InlineBlock.Alignment`), once the
-    /// rest of the line gave it its ascent and descent: a box taller than that makes the line
-    /// deeper (below for `top`, above for `bottom`).
-    mutating func alignToLineEdges(_ pending: [(box: Int, alignment: InlineBlock.Alignment)]) {
-        for (index, alignment) in pending {
+    /// Makes room in the line for its inline-blocks, as a CSS line box holds atomic inlines:
+    /// the text's lines keep their leading (`lineHeight`, a multiple of the natural height)
+    /// around its glyphs, a box only its margin box, so a box no taller than the text's line
+    /// leaves the line as it was and a taller one grows it by what it reaches beyond. Then the
+    /// boxes aligned to the line's top or bottom are placed there, a box taller than the line
+    /// making it deeper (below for `top`, above for `bottom`).
+    ///
+    /// The line's extent above and below the baseline, leading included, is turned back into
+    /// an ascent and descent that the framesetter, which multiplies the natural height by the
+    /// line height and centres the content, sets at the same place.
+    mutating func placeInlineBlocks(_ pending: [(box: Int, alignment: InlineBlock.Alignment)], lineHeight: Double) {
+        guard !pending.isEmpty else { return }
+        // A line of boxes alone is as high as its content (`holdsOnlyBoxes`); a line height
+        // near 0 cannot be inverted, and sets the boxes as pictures are.
+        let factor = runs.isEmpty ? 1 : lineHeight
+        guard factor > 0.05 else {
+            for (index, _) in pending {
+                ascent = max(ascent, boxes[index].height - boxes[index].drop)
+                descent = max(descent, boxes[index].drop)
+            }
+            return
+        }
+        let half = (ascent + descent + lineGap) * (factor - 1) / 2
+        let (textAbove, textBelow) = (ascent + half, descent + lineGap + half)
+        var (above, below) = (textAbove, textBelow)
+        for (index, alignment) in pending where alignment == .baseline || alignment == .middle {
+            above = max(above, boxes[index].height - boxes[index].drop)
+            below = max(below, boxes[index].drop)
+        }
+        for (index, alignment) in pending where alignment == .top || alignment == .bottom {
             let height = boxes[index].height
             if alignment == .top {
-                boxes[index].drop = height - ascent
-                descent = max(descent, height - ascent)
+                boxes[index].drop = height - above
+                below = max(below, height - above)
             } else {
-                boxes[index].drop = descent
-                ascent = max(ascent, height - descent)
+                boxes[index].drop = below
+                above = max(above, height - below)
             }
         }
+        guard above > textAbove || below > textBelow else { return }
+        let natural = (above + below) / factor
+        ascent = above - natural * (factor - 1) / 2
+        descent = natural - ascent - lineGap
     }
 }
 
@@ -226,23 +255,29 @@ struct InlineBlockLayouter {
     }
 
     /// How wide and high what a page holds reaches from its top left corner (lines, sized
-    /// boxes, tables, pictures), and its last line's baseline.
+    /// boxes, tables, pictures), and its last line's baseline. Widths are what the content
+    /// needs, not where it stands: a centred or right-aligned line measures its glyphs and its
+    /// paragraph's indents, wherever the column put it.
     private static func contentExtent(of page: TypesetPage, in text: AttributedText) -> (width: Double, height: Double, lastBaseline: Double?) {
         var (width, height) = (0.0, 0.0)
         var lastBaseline: Double?
         for column in page.columns {
             for line in column.lines {
-                (width, height) = (max(width, line.rect.maxX), max(height, line.rect.maxY))
+                let paragraph = text.paragraphs[text.paragraphIndex(at: line.range.lowerBound)]
+                let indent = paragraph.range.lowerBound == line.range.lowerBound ? paragraph.value.firstLineIndent : 0
+                width = max(width, line.rect.width + max(0, paragraph.value.startIndent + indent) + max(0, paragraph.value.endIndent))
+                height = max(height, line.rect.maxY)
                 lastBaseline = line.baseline
             }
             for box in column.boxes {
                 // A box of `auto` width spans whatever it is given: only its height counts.
-                if text.boxes[box.box].size.constrainsWidth { width = max(width, box.rect.maxX) }
+                let textBox = text.boxes[box.box]
+                if textBox.size.constrainsWidth { width = max(width, box.rect.width + textBox.startIndent + textBox.endIndent) }
                 height = max(height, box.rect.maxY)
             }
             for table in column.tables { (width, height) = (max(width, table.rect.maxX), max(height, table.rect.maxY)) }
         }
-        for attachment in page.attachments { (width, height) = (max(width, attachment.rect.maxX), max(height, attachment.rect.maxY)) }
+        for attachment in page.attachments { (width, height) = (max(width, attachment.rect.width), max(height, attachment.rect.maxY)) }
         if let last = text.paragraphs.last, page.range.upperBound >= text.count { height += last.value.spaceAfter }
         return (width, height, lastBaseline)
     }

@@ -131,7 +131,7 @@ struct TypesetLine {
         let order = Self.visualOrder(levels: levels)
 
         var pen = 0.0
-        var toLineEdges: [(box: Int, alignment: InlineBlock.Alignment)] = []
+        var inlineBlocks: [(box: Int, alignment: InlineBlock.Alignment)] = []
         for index in order {
             let shaped = items[pieces[index]]
             switch shaped.item.kind {
@@ -181,7 +181,7 @@ struct TypesetLine {
                                  width: shaped.boxWidth, height: shaped.boxHeight, drop: drop))
                 pen += shaped.boxWidth
                 if let alignment = shaped.boxAlignment, !analysis.vertical {
-                    toLineEdges.append((boxes.count - 1, alignment))
+                    inlineBlocks.append((boxes.count - 1, alignment))
                     continue
                 }
                 ascent = max(ascent, shaped.boxHeight - drop)
@@ -191,7 +191,7 @@ struct TypesetLine {
             }
         }
         width = pen
-        alignToLineEdges(toLineEdges)
+        placeInlineBlocks(inlineBlocks, lineHeight: analysis.style.lineHeight)
         // A line of nothing but a forced break (an empty preformatted line, `<br><br>`) takes its
         // height from the break's font. Every line that is not empty of glyphs ends in visible
         // content or a separator, so this is the only case left.
