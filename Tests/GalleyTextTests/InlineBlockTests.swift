@@ -187,3 +187,24 @@ extension InlineBlockTests {
         #expect(box.width < 100 + 16 && box.height >= 14 + 16, "as wide as its word: \(box)")
     }
 }
+
+extension InlineBlockTests {
+    @Test func itsOwnUnderlineIsDrawnButNotTheOneOfTheTextAroundIt() throws {
+        // An underline declared on the inline-block underlines its words (css21's
+        // text-decoration-applies-to-005); the paragraph's does not reach inside.
+        func underlined(_ html: String) throws -> Int {
+            let bitmap = try Self.drawn(try #require(try Self.pages(html).first))
+            // Rows with a long run of ink: an underline, not letters.
+            return (0..<bitmap.height).count { y in
+                var run = 0, longest = 0
+                for x in 0..<bitmap.width {
+                    run = bitmap.pixel(x: x, y: y) == (255, 255, 255) ? 0 : run + 1
+                    longest = max(longest, run)
+                }
+                return longest > 60
+            }
+        }
+        #expect(try underlined("<div><span style='display: inline-block; text-decoration: underline; padding: 4px'>Filler Text</span></div>") > 0)
+        #expect(try underlined("<div style='text-decoration: underline'>x <span style='display: inline-block; padding: 4px'>Filler Text</span></div>") == 0)
+    }
+}

@@ -854,7 +854,10 @@ struct HTMLWalker {
         builder = AttributedTextBuilder()
         (enclosingTables, nestedTableDepth) = ([], 0)
         (style.startIndent, style.endIndent) = (0, 0)
-        (style.text.baselineShift, style.text.underline, style.text.strikethrough, style.text.background) = (0, false, false, nil)
+        // Decorations of the text around it do not reach inside (CSS 2.1 §16.3.1); its own do.
+        style.text.underline = style.text.underline && !parent.style.text.underline
+        style.text.strikethrough = style.text.strikethrough && !parent.style.text.strikethrough
+        (style.text.baselineShift, style.text.background) = (0, nil)
         var paragraph = style.paragraphStyle(base: base)
         paragraph.element = ([name] + (attribute(element, "class")?.split(whereSeparator: Self.isHTMLWhitespace).map(String.init) ?? []))
             .joined(separator: ".")
