@@ -551,8 +551,10 @@ struct HTMLWalker {
         }
 
         if style.display == .inlineBlock && !setsInlineBlock(name) { style.display = .inline }
-        // A table's part made inline (`td { display: inline }`) is inline text, not a cell.
-        let tableRole = style.display == .inline && Self.tableParts.contains(name) ? nil : self.tableRole(name)
+        // A table's part made inline (`td { display: inline }`) is inline text, not a cell
+        // (`col`, which the user-agent sheet leaves inline, still sizes its columns).
+        let tableRole = style.display == .inline && Self.tableParts.contains(name) && name != "col" && name != "colgroup"
+            ? nil : self.tableRole(name)
         // An inline's background is drawn behind its own lines' glyphs, never behind a block
         // inside it (CSS 2.1 §9.2.1.1: the block breaks the inline box in two).
         if style.isBlockLevel { style.text.background = nil }
