@@ -31,14 +31,15 @@ import Testing
                       + "a.headerlink { visibility: hidden }\n@media print, screen { p { font-size: 20px } }",
                       "_static/pygments.css": ".note { font-weight: bold }"]
         let article = parse(html, sheets: sheets)
-        #expect(!article.text.string.contains("¶"), "\(article.text.string)")
-        #expect(article.warnings.contains { $0.contains("1 elements hidden") })
+        // Hidden, as a browser hides it: its room kept, nothing drawn (`TextStyle.isHidden`).
+        #expect(style(of: "¶", in: article)?.isHidden == true, "\(article.text.string)")
+        #expect(style(of: "Boolean", in: article)?.isHidden == false)
         #expect(style(of: "noted", in: article)?.font.weight == 700, "the imported sheet applies")
         #expect(style(of: "noted", in: article)?.color == .black, "screen-only rules do not")
         #expect(style(of: "Text", in: article)?.size == 15, "print rules do (20 px = 15 pt)")
         // Without the sheet the mark shows, and the refusal is a warning.
         let refused = parse(html)
-        #expect(refused.text.string.contains("¶"))
+        #expect(refused.text.string.contains("¶") && style(of: "¶", in: refused)?.isHidden == false)
         #expect(refused.warnings.contains { $0.contains("style sheet \"_static/basic.css\": no such file") })
     }
 
@@ -69,14 +70,17 @@ import Testing
         ], "\(warnings)")
     }
 
-    @Test func displayNoneAndVisibilityHiddenLeaveTextOutButNeverTheBody() {
+    @Test func displayNoneLeavesTextOutAndVisibilityHiddenKeepsItUndrawnButNeverTheBody() {
         let article = parse("<body><p>Shown.</p><div style='display:none'><p>Gone.</p></div><p style='visibility:hidden'>Hidden.</p>"
                             + "<p style='display:none; display:block'>Back.</p></body>")
         let text = article.text.string
-        #expect(text.contains("Shown.") && text.contains("Back.") && !text.contains("Gone.") && !text.contains("Hidden."))
-        #expect(article.warnings.contains { $0.contains("2 elements hidden") && $0.contains("(12 characters") }, "\(article.warnings)")
+        #expect(text.contains("Shown.") && text.contains("Back.") && !text.contains("Gone.") && text.contains("Hidden."))
+        #expect(style(of: "Hidden.", in: article)?.isHidden == true && style(of: "Shown.", in: article)?.isHidden == false)
+        #expect(article.warnings.contains { $0.contains("1 elements hidden") && $0.contains("(5 characters") }, "\(article.warnings)")
         let body = parse("<body style='display:none'><p>Loaded by a script.</p></body>")
         #expect(body.text.string.contains("Loaded by a script."), "a hidden body is set anyway")
+        let invisible = parse("<body style='visibility:hidden'><p>Shown by a script.</p></body>")
+        #expect(style(of: "Shown by a script.", in: invisible)?.isHidden == false, "and drawn")
     }
 
     @Test func linksAreColouredAndUnderlinedUnlessTheLayoutOrTheCSSSaysOtherwise() {

@@ -7,7 +7,9 @@
 /// horizontal margins, borders and paddings of block ancestors add up into the start and end
 /// indents.
 struct ComputedStyle: Sendable {
-    enum Display: Sendable { case inline, block, listItem }
+    /// `inlineBlock`: an atomic inline whose content is a block of its own (`InlineBlock`);
+    /// `inline-flex` and `inline-grid` are set as it, their content in normal flow.
+    enum Display: Sendable { case inline, block, listItem, inlineBlock }
 
     /// `line-height`: numbers are inherited as numbers, lengths as points.
     enum LineHeight: Sendable, Hashable {
@@ -63,11 +65,19 @@ struct ComputedStyle: Sendable {
     var rootSize: Double
     // Not inherited:
     var display = Display.inline
+    /// A block box in the flow (`block` or `list-item`): not `inline`, nor an inline-block.
+    var isBlockLevel: Bool { display == .block || display == .listItem }
+    /// `vertical-align` of an inline-block: its keyword (`top`, `middle`, `bottom`), else the
+    /// baseline (shifted by `text.baselineShift`). Not inherited.
+    var inlineBlockAlignment = InlineBlock.Alignment.baseline
+    /// `overflow` other than `visible`: an inline-block's baseline is then its bottom margin
+    /// edge (CSS 2.1 §10.8.1). Read for that only; not inherited.
+    var overflowClips = false
     var marginTop = 0.0
     var marginBottom = 0.0
-    /// `display: none` or `visibility: hidden`: the element and what it holds are not set.
-    var hidden: Bool { displayNone || visibilityHidden }
+    /// `display: none`: the element and what it holds are not set.
     var displayNone = false
+    /// `visibility: hidden` (inherited): set, taking its room, but not drawn (`TextStyle.isHidden`).
     var visibilityHidden = false
     /// A `display: table…` value on an element that is not a table's (`div` as `table-cell`):
     /// set as a block, but given no size, since CSS sizes such boxes by table rules Galley
@@ -187,6 +197,8 @@ struct ComputedStyle: Sendable {
         var style = self
         style.lineHeightDeclared = false
         style.display = .inline
+        style.inlineBlockAlignment = .baseline
+        style.overflowClips = false
         style.marginTop = 0
         style.marginBottom = 0
         style.width = nil
@@ -290,6 +302,7 @@ struct ComputedStyle: Sendable {
                 case "none": displayNone = true
                 case "list-item": (display, displayNone) = (.listItem, false)
                 case "contents": (display, displayNone) = (.inline, false)
+                case "inline-block", "inline-flex", "inline-grid", "-webkit-inline-box": (display, displayNone) = (.inlineBlock, false)
                 case "inherit", "initial", "unset", "revert": break
                 default:
                     (display, displayNone) = (value.hasPrefix("inline") || value == "ruby" ? .inline : .block, false)
@@ -497,8 +510,9 @@ struct ComputedStyle: Sendable {
         case "widows":
             if let count = Int(value), count >= 1 { widows = min(count, 100) }
         case "visibility":
-            // Hidden text is left out; `visible` on a descendant cannot bring it back here.
+            // Hidden text takes its room and is not drawn; `visible` on a descendant shows it again.
             if value == "hidden" || value == "collapse" { visibilityHidden = true } else if value == "visible" { visibilityHidden = false }
+            text.isHidden = visibilityHidden
         case "-galley-verbatim":
             // The user-agent style sheet's mark for code elements.
             text.verbatim = value == "yes"
@@ -516,8 +530,12 @@ struct ComputedStyle: Sendable {
                 if let points = length(value, rootSize: rootSize) { text.baselineShift = parent.text.baselineShift + points }
             }
             text.baselineShift = Self.clamped(text.baselineShift, -Self.maximumLength)
+            inlineBlockAlignment = InlineBlock.Alignment(css: value) ?? .baseline
         case "list-style-type":
             if let marker = ListMarker(value) { listMarker = marker }
+        case "overflow", "overflow-x", "overflow-y":
+            if value != "visible" { overflowClips = true } else if property == "overflow" { overflowClips = false }
+            return false  // Not clipped: still ignored.
         case "position":
             outOfFlow = value == "absolute" || value == "fixed"
             return false  // Not placed: still ignored.

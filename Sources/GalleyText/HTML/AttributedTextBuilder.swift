@@ -117,7 +117,12 @@ public struct AttributedTextBuilder: Sendable {
     mutating func closeStringSets(depth: Int) {
         while let open = openStringSets.last, open.depth >= depth {
             openStringSets.removeLast()
-            let held = scalars[min(open.offset, scalars.count)...].filter { $0 != AttributedText.objectReplacement && $0 != "\u{AD}" }
+            // Hidden text (`visibility: hidden`, a permalink mark) is not part of it.
+            let start = min(open.offset, scalars.count)
+            var held: [Unicode.Scalar] = []
+            for run in styleRuns[AttributedText.runIndex(in: styleRuns, at: start)...] where !run.value.isHidden && run.range.upperBound > start {
+                held += scalars[max(run.range.lowerBound, start)..<run.range.upperBound].filter { $0 != AttributedText.objectReplacement && $0 != "\u{AD}" }
+            }
             let content = String(String.UnicodeScalarView(held)).split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
             namedStrings += PagedMedia.assignments(open.value, content: content, offset: open.offset)
         }
@@ -204,14 +209,28 @@ public struct AttributedTextBuilder: Sendable {
             // as if it were not there (a space held back stays held, the start of a line stays
             // one), as CSS collapses white space around floats.
             if openStart == nil { openParagraph() }
-            attachments.append(Attachment(offset: scalars.count, source: source, width: width, height: height,
-                                          alternative: alternative, float: float))
+            var attachment = Attachment(offset: scalars.count, source: source, width: width, height: height, alternative: alternative, float: float)
+            attachment.isHidden = style.isHidden
+            attachments.append(attachment)
             commit([AttributedText.objectReplacement], style: style)
             return
         }
+        appendInline(Attachment(offset: scalars.count, source: source, width: width, height: height, alternative: alternative),
+                     style: style)
+    }
+
+    /// Appends an inline-block: one U+FFFC, in the line as a picture is, holding `block`.
+    public mutating func appendInlineBlock(_ block: InlineBlock, style: TextStyle) {
+        appendInline(Attachment(offset: 0, inlineBlock: block), style: style)
+    }
+
+    /// Appends an attachment set in its line, at the next offset.
+    private mutating func appendInline(_ attachment: Attachment, style: TextStyle) {
         beginContent()
-        attachments.append(Attachment(offset: scalars.count, source: source, width: width, height: height,
-                                      alternative: alternative))
+        var attachment = attachment
+        attachment.offset = scalars.count
+        attachment.isHidden = attachment.isHidden || style.isHidden
+        attachments.append(attachment)
         commit([AttributedText.objectReplacement], style: style)
         column += 1
         atLineStart = false

@@ -32,6 +32,8 @@ struct HTMLWalker {
         var floats = false
         /// The element's tag, for the pieces of a table cut between rows (`nextPiece`).
         var tag = GUMBO_TAG_UNKNOWN
+        /// Whether the element is an inline-block, its content built apart (`interruptedFlows`).
+        var opensInlineBlock = false
     }
 
     /// A block floated to a side, open: where its paragraphs start, and the margin waiting
@@ -161,7 +163,7 @@ struct HTMLWalker {
     private var styleSheetWarnings: [(href: String, reason: String)] = []
     /// CSS properties Galley does not support, with how many computed styles declared them.
     private var ignoredProperties: [String: Int] = [:]
-    /// Elements left out by `display: none` or `visibility: hidden`, and their characters.
+    /// Elements left out by `display: none`, and their characters.
     private var hiddenElements = 0
     /// `<object>` and `<embed>` elements that hold something other than a picture (a plugin, a
     /// frame), with no fallback content to set in their place, by type.
@@ -183,6 +185,8 @@ struct HTMLWalker {
     /// elements whose content is markup source.
     private static let skippedElements: Set<String> = ["script", "style", "template", "title", "head", "iframe", "noembed", "noframes"]
     private static let listElements: Set<String> = ["ul", "ol", "menu", "dir"]
+    /// The elements that make up a table.
+    private static let tableParts: Set<String> = ["table", "caption", "thead", "tbody", "tfoot", "tr", "td", "th", "col", "colgroup"]
 
     /// An element name with what the walker does with it.
     private struct Tag {
@@ -261,7 +265,7 @@ struct HTMLWalker {
             warnings.append("\(count) <object> or <embed> element\(count == 1 ? "" : "s") of type \(type) not set: only pictures are drawn, and \(count == 1 ? "it has" : "they have") no fallback content")
         }
         if hiddenElements > 0 {
-            warnings.append("\(hiddenElements) elements hidden by display: none or visibility: hidden were left out "
+            warnings.append("\(hiddenElements) elements hidden by display: none were left out "
                             + "(\(hiddenCharacters) characters of text)")
         }
         var article = ParsedArticle(text: builder.finish(), title: title, language: language, writingMode: writingMode?.mode,
@@ -501,7 +505,11 @@ struct HTMLWalker {
         if let background = style.box.background, (name == "html" && rootBackground == nil) || (name == "body" && bodyBackground == nil) {
             if name == "html" { rootBackground = background } else { bodyBackground = background }
         }
-        if style.hidden && name != "html" && name != "body" {
+        if name == "html" || name == "body" {
+            // Pages hide their body until a script shows it: Galley shows it.
+            (style.visibilityHidden, style.text.isHidden) = (false, false)
+        }
+        if style.displayNone && name != "html" && name != "body" {
             hiddenElements += 1
             hiddenCharacters += visibleCharacters(inside: element)
             return
@@ -542,7 +550,14 @@ struct HTMLWalker {
             break
         }
 
-        let tableRole = self.tableRole(name)
+        if style.display == .inlineBlock && !setsInlineBlock(name) { style.display = .inline }
+        // A table's part made inline (`td { display: inline }`) is inline text, not a cell
+        // (`col`, which the user-agent sheet leaves inline, still sizes its columns).
+        let tableRole = style.display == .inline && Self.tableParts.contains(name) && name != "col" && name != "colgroup"
+            ? nil : self.tableRole(name)
+        // An inline's background is drawn behind its own lines' glyphs, never behind a block
+        // inside it (CSS 2.1 §9.2.1.1: the block breaks the inline box in two).
+        if style.isBlockLevel { style.text.background = nil }
         if tableRole == .cell {
             // A cell's content is indented from the cell's padding box, not the column.
             style.startIndent = 0
@@ -552,7 +567,7 @@ struct HTMLWalker {
         var paragraph = parent.paragraph
         // A floated block: the outermost one outside tables and spanning blocks (a float in a
         // float or a cell stays in its flow, as does one in a block across the columns).
-        let floats = style.float != nil && style.display != .inline && name != "img" && name != "image"
+        let floats = style.float != nil && style.isBlockLevel && name != "img" && name != "image"
             && tableRole == nil && openTable == nil && openFloat == nil && !style.spansColumns
         if floats, let side = style.float {
             builder.breakParagraph()
@@ -565,7 +580,9 @@ struct HTMLWalker {
             block.ownEnd = max(0, ComputedStyle.clamped(style.endIndent, 0) - block.containerEndIndent)
             openFloat = OpenFloat(block: block, marginBefore: builder.takePendingMargin())
         }
-        if style.display != .inline {
+        let opensInlineBlock = style.display == .inlineBlock
+        if opensInlineBlock { paragraph = openInlineBlock(&style, parent: parent, name: name, element: element) }
+        if style.isBlockLevel {
             builder.breakParagraph()
             if !floats {
                 builder.addMargin(style.marginTop)
@@ -577,7 +594,7 @@ struct HTMLWalker {
                 .joined(separator: ".")
             builder.paragraphStyle = paragraph
         }
-        let isBlock = tableRole == nil && openTable == nil && style.display != .inline
+        let isBlock = tableRole == nil && openTable == nil && style.isBlockLevel
         let boxIndex = isBlock ? openBox(style, name: name, floats: floats) : nil
         let node = isBlock ? openNode(style, element: paragraph.element, textBox: boxIndex, floats: floats) : nil
         var list: ListState?
@@ -594,7 +611,7 @@ struct HTMLWalker {
         }
         frames.append(Frame(children: element.children, style: style, styleID: styleID, paragraph: paragraph, list: list,
                             element: structural ? selected : nil, tableRole: tableRole, boxIndex: boxIndex, node: node, floats: floats,
-                            tag: element.tag))
+                            tag: element.tag, opensInlineBlock: opensInlineBlock))
         if list != nil { listFrames.append(frames.count - 1) }
         if element.tag == GUMBO_TAG_BODY && bodyFrame == nil { bodyFrame = frames.count - 1 }
     }
@@ -631,6 +648,8 @@ struct HTMLWalker {
         for property in style.apply(declarations, parent: parent, base: base, tableElement: tableElement) {
             ignoredProperties[property, default: 0] += 1
         }
+        // A floated inline-block is a floated block (CSS 2.1 §9.7).
+        if style.display == .inlineBlock && style.float != nil { style.display = .block }
         if name != "img" && name != "image" && style.display == .inline {
             // Pictures and blocks float; on other inline elements (which CSS would make
             // blocks) `float` is ignored, and counted so.
@@ -714,7 +733,8 @@ struct HTMLWalker {
     private mutating func exit(_ frame: Frame) {
         if frame.list != nil, listFrames.last == frames.count { listFrames.removeLast() }
         if frame.style.display == .listItem { builder.flushListMarker() }
-        if frame.style.display != .inline {
+        if frame.opensInlineBlock { closeInlineBlock(frame) }
+        if frame.style.isBlockLevel {
             builder.breakParagraph()
             if frame.floats, let open = openFloat, builder.paragraphCount == open.block.paragraphs.lowerBound {
                 // A floated block around nothing with a height: a spacer that high holds it.
@@ -773,6 +793,7 @@ struct HTMLWalker {
         box.startIndent = ComputedStyle.clamped(style.boxIndents.start, 0)
         box.endIndent = ComputedStyle.clamped(style.boxIndents.end, 0)
         box.rightToLeft = style.direction == .rtl
+        box.isHidden = style.visibilityHidden
         // A top border or padding keeps the margins above it and those inside it apart.
         if box.topEdge > 0 { box.marginBefore = builder.takePendingMargin() }
         builder.boxes.append(box)
@@ -801,10 +822,87 @@ struct HTMLWalker {
         }
     }
 
+    // MARK: Inline-blocks
+
+    /// The flow an inline-block interrupts, kept while its content is built as a text of its
+    /// own: the builder of the text around it, and the table and floated block open there.
+    private struct InterruptedFlow {
+        var builder: AttributedTextBuilder
+        var openTable: OpenTable?
+        var enclosingTables: [OpenTable]
+        var nestedTableDepth: Int
+        var openFloat: OpenFloat?
+        /// The style of the text around it, which its U+FFFC takes.
+        var text: TextStyle
+        /// How far `vertical-align` raises its baseline (`sub`, `super`, a length).
+        var baselineShift: Double
+    }
+    private var interruptedFlows: [InterruptedFlow] = []
+
+    /// Whether an element with `display: inline-block` is set as one: not a table's part (set
+    /// inline, as before), and not in vertical text, which sets it inline.
+    private func setsInlineBlock(_ name: String) -> Bool {
+        !Self.tableParts.contains(name)
+            && writingMode?.mode.isVertical != true && interruptedFlows.count < Self.inlineBlockNesting
+    }
+
+    /// Inline-blocks inside inline-blocks deeper than this are set inline.
+    private static let inlineBlockNesting = 32
+
+    /// Starts an inline-block's content: a new builder, no table or float open, its lines
+    /// from its content edge with no decoration carried in from the text around it. Returns
+    /// the paragraph style of its content.
+    private mutating func openInlineBlock(_ style: inout ComputedStyle, parent: Frame, name: String, element: GumboElement) -> ParagraphStyle {
+        interruptedFlows.append(InterruptedFlow(builder: builder, openTable: openTable.take(), enclosingTables: enclosingTables,
+                                                nestedTableDepth: nestedTableDepth, openFloat: openFloat.take(), text: parent.style.text,
+                                                baselineShift: style.text.baselineShift))
+        builder = AttributedTextBuilder()
+        (enclosingTables, nestedTableDepth) = ([], 0)
+        (style.startIndent, style.endIndent) = (0, 0)
+        // Decorations of the text around it do not reach inside (CSS 2.1 §16.3.1); its own do.
+        style.text.underline = style.text.underline && !parent.style.text.underline
+        style.text.strikethrough = style.text.strikethrough && !parent.style.text.strikethrough
+        (style.text.baselineShift, style.text.background) = (0, nil)
+        var paragraph = style.paragraphStyle(base: base)
+        paragraph.element = ([name] + (attribute(element, "class")?.split(whereSeparator: Self.isHTMLWhitespace).map(String.init) ?? []))
+            .joined(separator: ".")
+        builder.paragraphStyle = paragraph
+        return paragraph
+    }
+
+    /// Ends an inline-block: its content and box go into the text around it as one U+FFFC.
+    private mutating func closeInlineBlock(_ frame: Frame) {
+        guard let flow = interruptedFlows.popLast() else { return }
+        var block = InlineBlock(content: builder.finish())
+        let style = frame.style, box = style.box
+        block.size = box.size
+        block.padding = TextTable.Sides(0.0)
+        (block.padding.top, block.padding.right) = (box.padding.top ?? 0, box.padding.right ?? 0)
+        (block.padding.bottom, block.padding.left) = (box.padding.bottom ?? 0, box.padding.left ?? 0)
+        block.border.top = box.drawnBox(box.border.top, color: style.text.color)
+        block.border.right = box.drawnBox(box.border.right, color: style.text.color)
+        block.border.bottom = box.drawnBox(box.border.bottom, color: style.text.color)
+        block.border.left = box.drawnBox(box.border.left, color: style.text.color)
+        block.background = box.background
+        let rtl = style.direction == .rtl
+        (block.margin.left, block.margin.right) = rtl ? (box.margins.end, box.margins.start) : (box.margins.start, box.margins.end)
+        (block.margin.top, block.margin.bottom) = (style.marginTop, style.marginBottom)
+        block.alignment = style.inlineBlockAlignment
+        block.baselineShift = flow.baselineShift
+        block.clipsOverflow = style.overflowClips
+        block.isHidden = style.visibilityHidden
+        builder = flow.builder
+        (openTable, enclosingTables, nestedTableDepth, openFloat) = (flow.openTable, flow.enclosingTables, flow.nestedTableDepth, flow.openFloat)
+        builder.appendInlineBlock(block, style: flow.text)
+    }
+
     // MARK: The box tree
 
     /// The innermost open block box (`BoxTree.root` outside every block).
-    private var currentNode: Int { frames.last { $0.node != nil }?.node ?? BoxTree.root }
+    private var currentNode: Int {
+        // An inline-block's content is a tree of its own.
+        frames.last { $0.node != nil || $0.opensInlineBlock }?.node ?? BoxTree.root
+    }
 
     /// Opens the block box of an element (after its margin and box went in), a child of the
     /// innermost open one.
@@ -1114,7 +1212,7 @@ struct HTMLWalker {
         let width = style.width ?? Self.htmlLength(attribute(element, "width"))
         let height = style.height ?? Self.htmlLength(attribute(element, "height"))
         // A floated picture leaves the flow: it breaks no paragraph, whatever its display.
-        let isBlock = style.display != .inline && style.float == nil
+        let isBlock = style.isBlockLevel && style.float == nil
         if isBlock {
             builder.breakParagraph()
             builder.addMargin(style.marginTop)

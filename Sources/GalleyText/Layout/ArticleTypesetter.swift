@@ -12,6 +12,8 @@ public final class ArticleTypesetter {
     private let framesetter: Framesetter
     private let glyphCache: GlyphCache
     private let images: AttachmentImages
+    /// What the inline-blocks draw, by attachment index (`InlineBlockLayouter`).
+    private let inlineBlocks: [Int: InlineBlockLayouter.Drawing]
     /// Where the next page's text begins, and pages made so far (blank ones included).
     private(set) var offset = 0
     var pagesMade = 0
@@ -42,8 +44,9 @@ public final class ArticleTypesetter {
         // The article's `@page` size and margins replace the layout's.
         let layout = text.pagedMedia.pageLayout(layout)
         if let problem = layout.problem { throw TypesetError(.columnTooSmall, "layout \(layout.name): \(problem)") }
-        let text = text.sizingAttachments(by: images)
+        let (text, inlineBlocks) = InlineBlockLayouter(layout: layout, fonts: fonts, images: images).layOut(text.sizingAttachments(by: images))
         self.text = text
+        self.inlineBlocks = inlineBlocks
         self.images = images
         self.layout = layout
         self.glyphCache = fonts.glyphCache
@@ -213,7 +216,10 @@ public final class ArticleTypesetter {
         /// Attachment `index`'s picture in `rect` (page coordinates), or, when it has none
         /// (refused, missing or undecodable), a placeholder: a light fill with a border.
         func draw(attachment index: Int, in rect: Rect) {
-            if let image = images[text.attachments[index].source] {
+            guard !text.attachments[index].isHidden else { return }
+            if let inlineBlock = inlineBlocks[index] {
+                inlineBlock.place(in: rect, runs: &runs, rects: &rects, images: &placedImages)
+            } else if let image = images[text.attachments[index].source] {
                 placedImages.append(PlacedImage(rect: rect, image: image))
             } else {
                 rects.append(FilledRect(rect: rect, color: RGBColor(r: 200, g: 200, b: 200)))
@@ -230,7 +236,7 @@ public final class ArticleTypesetter {
             var lines: [LineBox] = []
             // Blocks' boxes (enclosing ones first), then table backgrounds and borders, so that
             // text is drawn over them.
-            for piece in frame.boxes {
+            for piece in frame.boxes where !text.boxes[piece.box].isHidden {
                 rects += piece.rects(of: text.boxes[piece.box]).map { FilledRect(rect: flow.rect($0.rect), color: $0.color) }
             }
             rects += (frame.columnRules + frame.tableRects).map { $0.moved(to: flow.rect($0.rect)) }
@@ -258,7 +264,7 @@ public final class ArticleTypesetter {
                     runs.append(GlyphRun(face: first.face, size: first.style.size, color: first.style.color, orientation: first.orientation,
                                          glyphs: [glyph], positions: [flow.point(placed.origin - indent, placed.baseline)]))
                 }
-                for run in line.runs {
+                for run in line.runs where !run.style.isHidden {
                     if let background = run.style.background, run.x1 > run.x0 {
                         // Behind the run's glyphs (rects are drawn before glyphs), the face's
                         // ascender to its descender from the shifted baseline; in vertical text

@@ -54,6 +54,8 @@ public struct TextBox: Sendable, Equatable {
     /// The margin below the last paragraph, inside the box, when it has a bottom border or
     /// padding; else it collapses with what follows the box, outside it.
     public var spaceInsideAfter = 0.0
+    /// `visibility: hidden`: the box takes its room and draws nothing.
+    public var isHidden = false
 
     public init(paragraphs: Range<Int>) {
         self.paragraphs = paragraphs

@@ -131,6 +131,7 @@ struct TypesetLine {
         let order = Self.visualOrder(levels: levels)
 
         var pen = 0.0
+        var inlineBlocks: [(box: Int, alignment: InlineBlock.Alignment)] = []
         for index in order {
             let shaped = items[pieces[index]]
             switch shaped.item.kind {
@@ -175,10 +176,14 @@ struct TypesetLine {
                 measure(face: face, style: shaped.item.style, orientation: orientation)
             case .attachment(let attachment):
                 gap(before: shaped.item.range.lowerBound, pen: &pen)
-                let drop = analysis.vertical ? shaped.boxHeight / 2 : 0
+                let drop = analysis.vertical ? shaped.boxHeight / 2 : shaped.boxDrop
                 boxes.append(Box(attachment: attachment, offset: shaped.item.range.lowerBound, x: pen,
                                  width: shaped.boxWidth, height: shaped.boxHeight, drop: drop))
                 pen += shaped.boxWidth
+                if let alignment = shaped.boxAlignment, !analysis.vertical {
+                    inlineBlocks.append((boxes.count - 1, alignment))
+                    continue
+                }
                 ascent = max(ascent, shaped.boxHeight - drop)
                 descent = max(descent, drop)
             case .separator:
@@ -186,6 +191,7 @@ struct TypesetLine {
             }
         }
         width = pen
+        placeInlineBlocks(inlineBlocks, lineHeight: analysis.style.lineHeight)
         // A line of nothing but a forced break (an empty preformatted line, `<br><br>`) takes its
         // height from the break's font. Every line that is not empty of glyphs ends in visible
         // content or a separator, so this is the only case left.

@@ -244,6 +244,9 @@ public struct TextStyle: Hashable, Sendable {
     /// The background of an inline element (`background-color` on a `<span>`, `<code>`,
     /// `<mark>`): filled behind the run's glyphs, from the face's ascender to its descender.
     public var background: RGBColor?
+    /// `visibility: hidden`: the text takes its room in its line and draws nothing (no glyph,
+    /// background or line through it).
+    public var isHidden = false
 
     public init(font: FontRequest, size: Double, color: RGBColor = .black) {
         self.font = font
@@ -436,6 +439,10 @@ public struct Attachment: Hashable, Sendable {
     public var float: FloatSide?
     /// A spacer (`AttributedTextBuilder.appendSpacer`): no picture, no room, nothing drawn.
     public var isSpacer = false
+    /// An inline-block (`display: inline-block`): no picture; its content is drawn in its box.
+    public var inlineBlock: InlineBlock?
+    /// `visibility: hidden`: it takes its room and draws nothing.
+    public var isHidden = false
 
     public init(offset: Int, source: String, width: Double?, height: Double?, alternative: String, float: FloatSide? = nil) {
         self.offset = offset

@@ -382,6 +382,10 @@ struct ShapedItem {
     /// An attachment's box in points (zero for text).
     var boxWidth: Double = 0
     var boxHeight: Double = 0
+    /// An inline-block's: how far it reaches below the baseline, or the line edge it is
+    /// aligned to instead (`InlineBlock.drop`).
+    var boxDrop: Double = 0
+    var boxAlignment: InlineBlock.Alignment?
 }
 
 extension ShapedItem {
@@ -598,7 +602,9 @@ struct ParagraphAnalyzer {
                 let (along, across) = vertical ? (box.height, box.width) : (box.width, box.height)
                 advances[item.range.lowerBound - range.lowerBound] = along
                 clusterStart[item.range.lowerBound - range.lowerBound] = true
-                shaped.append(ShapedItem(item: item, glyphs: [], boxWidth: along, boxHeight: across))
+                var shapedBox = ShapedItem(item: item, glyphs: [], boxWidth: along, boxHeight: across)
+                if let block = attachment.inlineBlock { (shapedBox.boxDrop, shapedBox.boxAlignment) = block.drop(height: across, fontSize: item.style.size) }
+                shaped.append(shapedBox)
             case .separator:
                 for offset in item.range { clusterStart[offset - range.lowerBound] = true }
                 shaped.append(ShapedItem(item: item, glyphs: []))
@@ -928,6 +934,8 @@ struct ParagraphAnalyzer {
     /// scaled down to fit the column; with `besideText`, to fit it in a line of that text.
     func attachmentBox(_ attachment: Attachment, besideText: TextBeside? = nil) -> (width: Double, height: Double) {
         guard !attachment.isSpacer else { return (0, min(attachment.height ?? 0, maximumBox.height)) }
+        // An inline-block keeps the size its content gave it: never scaled, at most the column.
+        if attachment.inlineBlock != nil { return (min(attachment.width ?? 0, maximumBox.width), min(attachment.height ?? 0, maximumBox.height)) }
         let size = attachment.filled(intrinsic: Self.defaultBox)
         var w = max(1, size.width), h = max(1, size.height)
         // A line that holds text is `lineHeight` times as thick as its content: in horizontal
