@@ -73,9 +73,14 @@ struct ComputedStyle: Sendable {
     /// set as a block, but given no size, since CSS sizes such boxes by table rules Galley
     /// does not apply to them.
     var tableDisplay = false
-    /// `position: absolute` or `fixed`, which Galley does not place (the element stays in the
-    /// flow, as `static`): its box gets no size, so it cannot cover what browsers draw over it.
+    /// `position: absolute` or `fixed`: the element is taken out of the flow and placed
+    /// against its containing block (`PositionedBlock`).
     var outOfFlow = false
+    /// `position` and its offsets `top`, `right`, `bottom`, `left` (not inherited).
+    var position = Positioning.static
+    var offsets = BoxOffsets()
+    /// `overflow` other than `visible`: the block's content is cut at its padding box.
+    var clipsOverflow = false
     /// `break-before`, `break-after`, `break-inside` (not inherited).
     var breakBefore = BlockBreak.auto
     /// The side `break-before: left | right` starts the block's page on, and the side
@@ -197,6 +202,9 @@ struct ComputedStyle: Sendable {
         style.displayNone = false
         style.tableDisplay = false
         style.outOfFlow = false
+        style.position = .static
+        style.offsets = BoxOffsets()
+        style.clipsOverflow = false
         style.breakBefore = .auto
         style.breakAfter = .auto
         style.pageSide = nil
@@ -516,8 +524,15 @@ struct ComputedStyle: Sendable {
         case "list-style-type":
             if let marker = ListMarker(value) { listMarker = marker }
         case "position":
-            outOfFlow = value == "absolute" || value == "fixed"
-            return false  // Not placed: still ignored.
+            position = Positioning(rawValue: value) ?? position
+            outOfFlow = position == .absolute || position == .fixed
+            // An absolutely positioned box is a block, whatever its `display` (CSS 2.1 §9.7).
+            if outOfFlow && display == .inline { display = .block }
+        case "top", "right", "bottom", "left":
+            guard let length = offsetLength(value) else { return false }
+            offsets[keyPath: BoxOffsets.side(property)] = length
+        case "overflow", "overflow-x", "overflow-y":
+            clipsOverflow = ["hidden", "clip", "scroll", "auto"].contains(value)
         case "column-count", "column-width", "column-gap", "columns":
             for token in value.split(separator: " ").map(String.init) {
                 if let count = Int(token), count > 0, property != "column-width", property != "column-gap" {
@@ -659,6 +674,15 @@ struct ComputedStyle: Sendable {
         }
         guard let points = length(value, rootSize: rootSize), points >= 0 else { return nil }
         return .points(Self.clamped(points, 0))
+    }
+
+    /// An offset (`top`, `left`, …): a length, negative ones too, a percentage or `auto`.
+    private func offsetLength(_ value: String) -> BoxLength? {
+        if value == "auto" { return .auto }
+        if value.hasSuffix("%"), let percent = Double(value.dropLast()), percent.isFinite {
+            return .fraction(max(-1000, min(percent, 1000)) / 100)
+        }
+        return length(value, rootSize: rootSize).map { .points(Self.clamped($0, -Self.maximumLength)) }
     }
 
     /// `inherit` on one border side's width, style or colour (`border-left-width: inherit`):

@@ -552,11 +552,16 @@ struct HTMLWalker {
         var paragraph = parent.paragraph
         // A floated block: the outermost one outside tables and spanning blocks (a float in a
         // float or a cell stays in its flow, as does one in a block across the columns).
-        let floats = style.float != nil && style.display != .inline && name != "img" && name != "image"
+        // An absolutely positioned block is set apart as a floated one is, then placed at its
+        // offsets (`FramePositions`).
+        let positioned = style.outOfFlow && style.display != .inline && name != "img" && name != "image"
             && tableRole == nil && openTable == nil && openFloat == nil && !style.spansColumns
-        if floats, let side = style.float {
+        let floats = positioned || style.float != nil && style.display != .inline && name != "img" && name != "image"
+            && tableRole == nil && openTable == nil && openFloat == nil && !style.spansColumns
+        if floats, let side = positioned ? .left : style.float {
             builder.breakParagraph()
             var block = FloatedBlock(paragraphs: builder.paragraphCount..<builder.paragraphCount, side: side)
+            if positioned { block.positioning = PositionedBlock(offsets: style.offsets, containingBox: containingBox) }
             block.width = style.width
             block.widthFraction = style.box.widthFraction
             block.containerStartIndent = ComputedStyle.clamped(parent.style.startIndent, 0)
@@ -751,8 +756,10 @@ struct HTMLWalker {
     /// `body`, whose background is the page's, which the layout chooses.
     /// A floated block's width is its `FloatedBlock`'s: its box takes no size of its own.
     private mutating func openBox(_ style: ComputedStyle, name: String, floats: Bool) -> Int? {
-        let sized = !floats && !style.tableDisplay && !style.outOfFlow
-        guard style.box.isDrawnOnBlock || (style.box.size.isSized && sized), name != "html", name != "body" else { return nil }
+        let sized = (!floats || style.outOfFlow) && !style.tableDisplay
+        // Positioned and clipping blocks keep a box, drawn or not, for `FramePositions`.
+        let placed = style.position.isPositioned || style.clipsOverflow
+        guard style.box.isDrawnOnBlock || (style.box.size.isSized && sized) || placed, name != "html", name != "body" else { return nil }
         let declared = style.box
         let start = builder.paragraphCount
         var box = TextBox(paragraphs: start..<start)
@@ -770,6 +777,7 @@ struct HTMLWalker {
         box.startIndent = ComputedStyle.clamped(style.boxIndents.start, 0)
         box.endIndent = ComputedStyle.clamped(style.boxIndents.end, 0)
         box.rightToLeft = style.direction == .rtl
+        box.clipsOverflow = style.clipsOverflow
         // A top border or padding keeps the margins above it and those inside it apart.
         if box.topEdge > 0 { box.marginBefore = builder.takePendingMargin() }
         builder.boxes.append(box)
@@ -781,6 +789,11 @@ struct HTMLWalker {
     /// nothing is dropped (the boxes inside it were dropped already, so it is the last).
     private mutating func closeBox(_ index: Int, style: TextStyle) {
         guard index < builder.boxes.count else { return }
+        // (A positioned block's own box closes before the block is listed in `floats`.)
+        if let last = builder.floats.last, last.positioning != nil, last.paragraphs.upperBound == builder.paragraphCount,
+           builder.boxes[index].paragraphs.lowerBound <= last.paragraphs.lowerBound {
+            closeAfterPositioned(style: style)
+        }
         let box = builder.boxes[index]
         if builder.paragraphCount == box.paragraphs.lowerBound, box.spacerAllowed, writingMode?.mode.isVertical != true,
            box.topEdge + box.bottomEdge > 0 || box.size.usedContentHeight(content: 0, edges: box.topEdge + box.bottomEdge) > 0 {
@@ -796,6 +809,20 @@ struct HTMLWalker {
         } else if index == builder.boxes.count - 1 {
             builder.boxes.removeLast()
         }
+    }
+
+    /// The box of the nearest positioned block around the element: the containing block of
+    /// an absolutely positioned one (nil: the page's text area).
+    private var containingBox: Int? {
+        frames.last { $0.style.position.isPositioned && $0.boxIndex != nil }?.boxIndex
+    }
+
+    /// Ends a box that ends with an absolutely positioned block with an empty paragraph (a
+    /// spacer 0 high), so that the box opens and closes in the flow around the block, which
+    /// is out of it, rather than being taken for the block's own.
+    private mutating func closeAfterPositioned(style: TextStyle) {
+        builder.appendSpacer(style: style)
+        builder.breakParagraph()
     }
 
     // MARK: The box tree
@@ -824,6 +851,7 @@ struct HTMLWalker {
         block.border.left = declared.drawnBox(declared.border.left, color: style.text.color)
         block.background = declared.background
         block.float = floats ? style.float : nil
+        (block.position, block.offsets, block.clipsOverflow) = (style.position, style.offsets, style.clipsOverflow)
         (block.columnCount, block.columnWidth, block.columnGap) = (style.columns.count, style.columns.width, style.columns.gap)
         let start = builder.paragraphCount
         var box = BlockBox(element: element, style: block, parent: parent, paragraphs: start..<start)

@@ -116,6 +116,10 @@ public struct BlockStyle: Sendable, Equatable {
     public var columnCount: Int?
     public var columnWidth: Double?
     public var columnGap: Double?
+    /// `position` and its offsets, and whether `overflow` cuts the content (`FramePositions`).
+    public var position = Positioning.static
+    public var offsets = BoxOffsets()
+    public var clipsOverflow = false
 
     public init() {}
 }

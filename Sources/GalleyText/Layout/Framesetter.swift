@@ -227,6 +227,9 @@ public final class Framesetter {
         /// Pieces of the boxes inside floated blocks, drawn by the blocks' own framesetters:
         /// put with `boxes` when the fill ends.
         var floatBoxes: [BoxPiece] = []
+        /// Absolutely positioned blocks, set at their static positions, out of the flow: moved
+        /// to their offsets and put with the rest by `FramePositions`.
+        var positioned: [PlacedBlock] = []
         /// Where the last line, table, floated picture or box placed ends (y in the rectangle's
         /// coordinates), nil when nothing was.
         var bottom: Double? {
@@ -298,8 +301,8 @@ public final class Framesetter {
                     frame.pageBreak = forced == .page
                     break
                 }
-                guard let block = try floatedBlock(index, in: rect) else {
-                    inFlowFloats.insert(index)  // Taller than a column: set in the flow.
+                guard !(vertical && text.floats[index].positioning != nil), let block = try floatedBlock(index, in: rect) else {
+                    inFlowFloats.insert(index)  // Taller than a column, or positioned in vertical text: set in the flow.
                     continue
                 }
                 let paragraphs = text.floats[index].paragraphs
@@ -315,6 +318,16 @@ public final class Framesetter {
                 let space = opening.placedAbove ? max(previousSpaceAfter, next) : 0
                 let container = Rect(x: rect.x + block.indents.start, y: rect.y,
                                      width: max(1, rect.width - block.indents.start - block.indents.end), height: rect.height)
+                if text.floats[index].positioning != nil {
+                    // Absolutely positioned: out of the flow, at its static position for now.
+                    boxTops += opening.tops.map { ($0.box, rect.y + cursor + ($0.y ?? opening.edges), offset) }
+                    cursor += opening.edges
+                    let placed = placeStatic(block, float: index, in: container, top: cursor + space)
+                    frame.positioned.append(placed)
+                    offset = placed.float.range.upperBound
+                    floatsPlacedThrough = max(floatsPlacedThrough, offset)
+                    continue
+                }
                 guard let placed = place(block, float: index, in: container, top: cursor + opening.edges + space, beside: frame.floats) else {
                     if frame.isEmpty && frame.floats.isEmpty {
                         // Not even here at the top: a whole column holds it (`floatedBlock`
@@ -678,7 +691,9 @@ public final class Framesetter {
             let size = box.size
             if !vertical, size.constrainsHeight, let top = contentTop(index) {
                 let content = bottom + closing.extent - top
-                closing.extent += max(0, size.usedContentHeight(content: content, edges: box.topEdge + box.bottomEdge) - content)
+                let grown = size.usedContentHeight(content: content, edges: box.topEdge + box.bottomEdge) - content
+                // Content taller than a clipping box's `height` is cut there, not held.
+                closing.extent += box.clipsOverflow ? grown : max(0, grown)
             }
             closing.extent += box.bottomEdge
             closing.bottoms.append((index, closing.extent))
@@ -821,6 +836,7 @@ public final class Framesetter {
     /// next column: they go with them).
     private func rewindFloats(_ frame: inout Frame, to next: Int) {
         frame.floats.removeAll { $0.offset >= next }
+        frame.positioned.removeAll { $0.float.offset >= next }
         floatsPlacedThrough = min(floatsPlacedThrough, next)
         // A floated block's lines and boxes go with it.
         frame.lines.removeAll { $0.line.range.lowerBound >= next }
