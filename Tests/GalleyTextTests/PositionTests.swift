@@ -80,4 +80,33 @@ import Testing
         let red = try #require(Self.area(Self.red, bitmap).box)
         #expect(red.x + red.width <= 50, "\(red)")
     }
+
+    @Test func aBlockInsideARelativelyPositionedInlineMovesWithIt() throws {
+        let bitmap = try Self.drawn("<span style='position: relative; left: 100px; top: 10px'>"
+                                    + "<span style='display: block; width: 50px; height: 20px; background: blue'></span></span>")
+        let blue = try #require(Self.area(Self.blue, bitmap).box)
+        #expect(blue.x == 100 && blue.y == 10 && blue.width == 50, "\(blue)")
+    }
+
+    // Margin collapsing (CSS 2.1 §8.3.1).
+
+    @Test func aNegativeMarginPullsTheNextBlockUpAndCollapsesWithAPositiveOne() throws {
+        let bitmap = try Self.drawn("<div style='height: 40px; background: blue'></div>"
+                                    + "<div style='margin-top: -10px; height: 20px; width: 50px; background: green'></div>"
+                                    + "<div style='margin-bottom: 30px; height: 20px; width: 50px; background: blue'></div>"
+                                    + "<div style='margin-top: -10px; height: 20px; width: 50px; background: red'></div>")
+        // Green over the blue's last 10 px, from y 30; the second blue at 50, the red 20 below it (30 - 10).
+        let green = try #require(Self.area(Self.green, bitmap).box), red = try #require(Self.area(Self.red, bitmap).box)
+        #expect(green.y == 30 && green.height == 20, "\(green)")
+        #expect(red.y == 90, "\(red)")
+    }
+
+    @Test func aBlockThatCutsItsOverflowKeepsItsChildsMarginsInside() throws {
+        // `overflow: hidden` makes a block formatting context: the child's margins stay in it.
+        let bitmap = try Self.drawn("<div style='height: 10px'></div><div style='overflow: hidden; background: green'>"
+                                    + "<div style='margin: 20px 0; height: 20px; background: blue'></div></div><p style='margin: 0; color: red'>x</p>")
+        let green = try #require(Self.area(Self.green, bitmap).box), blue = try #require(Self.area(Self.blue, bitmap).box)
+        #expect(green.y == 10 && green.height == 60, "\(green)")
+        #expect(blue.y == 30 && blue.height == 20, "\(blue)")
+    }
 }

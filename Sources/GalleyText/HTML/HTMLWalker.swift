@@ -543,6 +543,7 @@ struct HTMLWalker {
         }
 
         let tableRole = self.tableRole(name)
+        if style.display != .inline { takeInlineOffsets(&style) }
         if tableRole == .cell {
             // A cell's content is indented from the cell's padding box, not the column.
             style.startIndent = 0
@@ -553,8 +554,8 @@ struct HTMLWalker {
         // A floated block: the outermost one outside tables and spanning blocks (a float in a
         // float or a cell stays in its flow, as does one in a block across the columns).
         // An absolutely positioned block is set apart as a floated one is, then placed at its
-        // offsets (`FramePositions`).
-        let positioned = style.outOfFlow && style.display != .inline && name != "img" && name != "image"
+        // offsets (`FramePositions`); in vertical text it stays in the flow.
+        let positioned = style.outOfFlow && writingMode?.mode.isVertical != true && style.display != .inline && name != "img" && name != "image"
             && tableRole == nil && openTable == nil && openFloat == nil && !style.spansColumns
         let floats = positioned || style.float != nil && style.display != .inline && name != "img" && name != "image"
             && tableRole == nil && openTable == nil && openFloat == nil && !style.spansColumns
@@ -756,9 +757,12 @@ struct HTMLWalker {
     /// `body`, whose background is the page's, which the layout chooses.
     /// A floated block's width is its `FloatedBlock`'s: its box takes no size of its own.
     private mutating func openBox(_ style: ComputedStyle, name: String, floats: Bool) -> Int? {
-        let sized = (!floats || style.outOfFlow) && !style.tableDisplay
-        // Positioned and clipping blocks keep a box, drawn or not, for `FramePositions`.
-        let placed = style.position.isPositioned || style.clipsOverflow
+        // Positioned and clipping blocks keep a box, drawn or not, for `FramePositions`, which
+        // places horizontal text only: in vertical text an absolute block is set as `static`,
+        // without a size.
+        let vertical = writingMode?.mode.isVertical == true
+        let sized = !style.tableDisplay && (style.outOfFlow ? !vertical : !floats)
+        let placed = !vertical && (style.position.isPositioned || style.clipsOverflow)
         guard style.box.isDrawnOnBlock || (style.box.size.isSized && sized) || placed, name != "html", name != "body" else { return nil }
         let declared = style.box
         let start = builder.paragraphCount
@@ -779,7 +783,9 @@ struct HTMLWalker {
         box.rightToLeft = style.direction == .rtl
         box.clipsOverflow = style.clipsOverflow
         // A top border or padding keeps the margins above it and those inside it apart.
-        if box.topEdge > 0 { box.marginBefore = builder.takePendingMargin() }
+        // So does a block that cuts its overflow: it is a block formatting context of its own,
+        // whose margins do not collapse with its children's (CSS 2.1 §8.3.1).
+        if box.topEdge > 0 || box.clipsOverflow { box.marginBefore = builder.takePendingMargin() }
         builder.boxes.append(box)
         return builder.boxes.count - 1
     }
@@ -805,7 +811,9 @@ struct HTMLWalker {
         let end = builder.paragraphCount
         if end > builder.boxes[index].paragraphs.lowerBound {
             builder.boxes[index].paragraphs = builder.boxes[index].paragraphs.lowerBound..<end
-            if builder.boxes[index].bottomEdge > 0 { builder.boxes[index].spaceInsideAfter = builder.takePendingMargin() }
+            if builder.boxes[index].bottomEdge > 0 || builder.boxes[index].clipsOverflow {
+                builder.boxes[index].spaceInsideAfter = builder.takePendingMargin()
+            }
         } else if index == builder.boxes.count - 1 {
             builder.boxes.removeLast()
         }
@@ -815,6 +823,18 @@ struct HTMLWalker {
     /// an absolutely positioned one (nil: the page's text area).
     private var containingBox: Int? {
         frames.last { $0.style.position.isPositioned && $0.boxIndex != nil }?.boxIndex
+    }
+
+    /// A block inside a relatively positioned inline element (`<span style="position:
+    /// relative; left: 1em"><div>…`) moves with it, as the anonymous blocks CSS makes of
+    /// the inline around it do: a block that is not positioned itself takes the offsets of
+    /// the nearest such inline between it and its parent block.
+    private func takeInlineOffsets(_ style: inout ComputedStyle) {
+        guard style.position == .static,
+              let inline = frames.reversed().prefix(while: { $0.node == nil && $0.tableRole == nil }).first(where: { $0.style.position == .relative })
+        else { return }
+        style.position = .relative
+        style.offsets = inline.style.offsets
     }
 
     /// Ends a box that ends with an absolutely positioned block with an empty paragraph (a

@@ -452,10 +452,11 @@ public final class Framesetter {
             var gap = opening.edges
             var space = 0.0
             if first && opening.placedAbove {
-                space = max(opening.spaceAbove, style.spaceBefore)
+                space = Self.collapsed(opening.spaceAbove, style.spaceBefore)
                 if opening.ruleAbove { space = max(space, 12) }
             }
-            gap += space
+            // A negative margin pulls a block up over what is above it, never out of the column.
+            gap = max(gap + space, -cursor)
             if first, let below = Self.floatsBottom(frame.floats, sides: style.clear, in: rect) { cursor = max(cursor, below) }
 
             /// The line from `offset` in `lineRect` (the column, or the part of it beside
@@ -626,6 +627,12 @@ public final class Framesetter {
         boxOpenings[index]?.lazy.compactMap { self.text.boxes[$0].marginBefore }.first ?? text.paragraphs[index].value.spaceBefore
     }
 
+    /// Two adjoining margins collapsed (CSS 2.1 §8.3.1): the larger positive one plus the more
+    /// negative one.
+    static func collapsed(_ a: Double, _ b: Double) -> Double {
+        max(a, b, 0) + min(a, b, 0)
+    }
+
     /// What the boxes opening at a paragraph put above its first line.
     struct BoxOpening {
         /// The margin still to come above the next box or line, and whether anything is set
@@ -653,7 +660,7 @@ public final class Framesetter {
                 continue
             }
             if opening.placedAbove {
-                var space = max(opening.spaceAbove, margin)
+                var space = Self.collapsed(opening.spaceAbove, margin)
                 if opening.ruleAbove {
                     space = max(space, 12)
                     opening.rule = opening.edges + space / 2
@@ -686,7 +693,7 @@ public final class Framesetter {
         var closing = BoxClosing()
         for index in boxes {
             let box = text.boxes[index]
-            if box.bottomEdge > 0 { closing.extent += box.spaceInsideAfter }
+            if box.bottomEdge > 0 || box.clipsOverflow { closing.extent += box.spaceInsideAfter }
             // Sizes are for horizontal text only (`BlockGeometry`).
             let size = box.size
             if !vertical, size.constrainsHeight, let top = contentTop(index) {

@@ -128,7 +128,7 @@ struct FramePositions {
         }
         frame.positioned = []
         // Relatively positioned blocks, outermost first, move with what they hold.
-        for (node, box) in tree.boxes.enumerated() where box.style.position == .relative && box.style.float == nil {
+        for (node, box) in tree.boxes.enumerated() where box.style.position == .relative {
             let range = textRange(box.paragraphs)
             guard !range.isEmpty, range.overlaps(frame.range) else { continue }
             let inside = boxes(inside: node)
