@@ -70,9 +70,6 @@ struct ComputedStyle: Sendable {
     /// `vertical-align` of an inline-block: its keyword (`top`, `middle`, `bottom`), else the
     /// baseline (shifted by `text.baselineShift`). Not inherited.
     var inlineBlockAlignment = InlineBlock.Alignment.baseline
-    /// `overflow` other than `visible`: an inline-block's baseline is then its bottom margin
-    /// edge (CSS 2.1 §10.8.1). Read for that only; not inherited.
-    var overflowClips = false
     var marginTop = 0.0
     var marginBottom = 0.0
     /// `display: none`: the element and what it holds are not set.
@@ -83,9 +80,15 @@ struct ComputedStyle: Sendable {
     /// set as a block, but given no size, since CSS sizes such boxes by table rules Galley
     /// does not apply to them.
     var tableDisplay = false
-    /// `position: absolute` or `fixed`, which Galley does not place (the element stays in the
-    /// flow, as `static`): its box gets no size, so it cannot cover what browsers draw over it.
+    /// `position: absolute` or `fixed`: the element is taken out of the flow and placed
+    /// against its containing block (`PositionedBlock`).
     var outOfFlow = false
+    /// `position` and its offsets `top`, `right`, `bottom`, `left` (not inherited).
+    var position = Positioning.static
+    var offsets = BoxOffsets()
+    /// `overflow` other than `visible`: the block's content is cut at its padding box, and an
+    /// inline-block's baseline is its bottom margin edge (CSS 2.1 §10.8.1). Not inherited.
+    var clipsOverflow = false
     /// `break-before`, `break-after`, `break-inside` (not inherited).
     var breakBefore = BlockBreak.auto
     /// The side `break-before: left | right` starts the block's page on, and the side
@@ -198,7 +201,6 @@ struct ComputedStyle: Sendable {
         style.lineHeightDeclared = false
         style.display = .inline
         style.inlineBlockAlignment = .baseline
-        style.overflowClips = false
         style.marginTop = 0
         style.marginBottom = 0
         style.width = nil
@@ -212,6 +214,9 @@ struct ComputedStyle: Sendable {
         style.displayNone = false
         style.tableDisplay = false
         style.outOfFlow = false
+        style.position = .static
+        style.offsets = BoxOffsets()
+        style.clipsOverflow = false
         style.breakBefore = .auto
         style.breakAfter = .auto
         style.pageSide = nil
@@ -533,12 +538,16 @@ struct ComputedStyle: Sendable {
             inlineBlockAlignment = InlineBlock.Alignment(css: value) ?? .baseline
         case "list-style-type":
             if let marker = ListMarker(value) { listMarker = marker }
-        case "overflow", "overflow-x", "overflow-y":
-            if value != "visible" { overflowClips = true } else if property == "overflow" { overflowClips = false }
-            return false  // Not clipped: still ignored.
         case "position":
-            outOfFlow = value == "absolute" || value == "fixed"
-            return false  // Not placed: still ignored.
+            position = Positioning(rawValue: value) ?? position
+            outOfFlow = position == .absolute || position == .fixed
+            // An absolutely positioned box is a block, whatever its `display` (CSS 2.1 §9.7).
+            if outOfFlow && display == .inline { display = .block }
+        case "top", "right", "bottom", "left":
+            guard let length = offsetLength(value) else { return false }
+            offsets[keyPath: BoxOffsets.side(property)] = length
+        case "overflow", "overflow-x", "overflow-y":
+            clipsOverflow = ["hidden", "clip", "scroll", "auto"].contains(value)
         case "column-count", "column-width", "column-gap", "columns":
             if property == "columns" { (columns.count, columns.width) = (nil, nil) }
             for token in value.split(separator: " ").map(String.init) {
@@ -702,6 +711,15 @@ struct ComputedStyle: Sendable {
         }
         guard let points = length(value, rootSize: rootSize), points >= 0 else { return nil }
         return .points(Self.clamped(points, 0))
+    }
+
+    /// An offset (`top`, `left`, …): a length, negative ones too, a percentage or `auto`.
+    private func offsetLength(_ value: String) -> BoxLength? {
+        if value == "auto" { return .auto }
+        if value.hasSuffix("%"), let percent = Double(value.dropLast()), percent.isFinite {
+            return .fraction(max(-1000, min(percent, 1000)) / 100)
+        }
+        return length(value, rootSize: rootSize).map { .points(Self.clamped($0, -Self.maximumLength)) }
     }
 
     /// `inherit` on one border side's width, style or colour (`border-left-width: inherit`):

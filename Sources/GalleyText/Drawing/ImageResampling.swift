@@ -66,9 +66,9 @@ extension Canvas {
     func draw(_ image: RasterImage, x0: Double, y0: Double, x1: Double, y1: Double) {
         guard x1 > x0, y1 > y0 else { return }
         let columns = ResamplingAxis(start: x0, end: x1, source: image.width,
-                                     clip: originX..<(originX + bitmap.width))
+                                     clip: (originX + bounds.x0)..<(originX + bounds.x1))
         let rows = ResamplingAxis(start: y0, end: y1, source: image.height,
-                                  clip: originY..<(originY + bitmap.height))
+                                  clip: (originY + bounds.y0)..<(originY + bounds.y1))
         guard !columns.pixels.isEmpty, !rows.pixels.isEmpty else { return }
         let used = columns.sourceRange
         let channels = RasterImage.channels

@@ -170,24 +170,39 @@ final class PDFDocumentWriter: DocumentWriter {
             setColor(page.background)
             cairo_paint(cr)
         }
-        // Rules, borders, backgrounds, table grids: one path per run of rects of one colour.
-        var index = page.rects.startIndex
-        while index < page.rects.endIndex {
-            let color = page.rects[index].color
-            setColor(color)
-            while index < page.rects.endIndex, page.rects[index].color == color {
-                let r = page.rects[index].rect
-                if r.width > 0, r.height > 0 { cairo_rectangle(cr, r.x, r.y, r.width, r.height) }
-                index += 1
+        for layer in page.layers {
+            // Rules, borders, backgrounds, table grids: one path per run of rects of one colour
+            // and clip.
+            var index = layer.rects.lowerBound
+            while index < layer.rects.upperBound {
+                let (color, clip) = (page.rects[index].color, page.rects[index].clip)
+                clipped(to: clip) {
+                    setColor(color)
+                    while index < layer.rects.upperBound, page.rects[index].color == color, page.rects[index].clip == clip {
+                        let r = page.rects[index].rect
+                        if r.width > 0, r.height > 0 { cairo_rectangle(cr, r.x, r.y, r.width, r.height) }
+                        index += 1
+                    }
+                    cairo_fill(cr)
+                }
             }
-            cairo_fill(cr)
+            for placed in page.images[layer.images] { try clipped(to: placed.clip) { () throws(TypesetError) in try draw(placed) } }
+            for run in page.glyphRuns[layer.runs] { try clipped(to: run.clip) { () throws(TypesetError) in try draw(run) } }
         }
-        for placed in page.images { try draw(placed) }
-        for run in page.glyphRuns { try draw(run) }
         addOutline(page)
         addDestinations(page)
         pageOpen = true
         try check("page \(page.number)")
+    }
+
+    /// Runs `body` with drawing cut to `clip` (`overflow: hidden`), or as it is when nil.
+    private func clipped<Failure: Error>(to clip: Rect?, _ body: () throws(Failure) -> Void) throws(Failure) {
+        guard let clip else { return try body() }
+        cairo_save(context)
+        cairo_rectangle(context, clip.x, clip.y, clip.width, clip.height)
+        cairo_clip(context)
+        defer { cairo_restore(context) }
+        try body()
     }
 
     func finish() throws(TypesetError) -> [UInt8] {

@@ -20,25 +20,28 @@ extension TypesetPage {
         // before them and are copied from the glyph's stamp without reading the page.
         // Rows that rules, boxes and pictures reach count as drawn all the way across.
         var untouched = [Int](repeating: 0, count: bitmap.height)
-        for filled in rects {
-            var (x0, y0, x1, y1) = (filled.rect.x * scale, filled.rect.y * scale, filled.rect.maxX * scale, filled.rect.maxY * scale)
-            if filled.snapsToPixels { (x0, y0, x1, y1) = (x0.rounded(), y0.rounded(), x1.rounded(), y1.rounded()) }
-            canvas.fill(x0: x0, y0: y0, x1: x1, y1: y1, color: filled.color)
-            canvas.markDrawn(y0: filled.rect.y * scale, y1: filled.rect.maxY * scale, in: &untouched)
-        }
-        for placed in images {
-            guard !cancellation.isCancelled else { throw TypesetError(.cancelled, "drawing was cancelled") }
-            canvas.draw(placed.image, x0: placed.rect.x * scale, y0: placed.rect.y * scale,
-                        x1: placed.rect.maxX * scale, y1: placed.rect.maxY * scale)
-            canvas.markDrawn(y0: placed.rect.y * scale, y1: placed.rect.maxY * scale, in: &untouched)
-        }
-        try untouched.withUnsafeMutableBufferPointer { untouched in
-            try drawGlyphs(on: canvas, height: bitmap.height, rect: rect, scale: scale, untouched: untouched, cancellation: cancellation)
+        for layer in layers {
+            for filled in rects[layer.rects] {
+                var (x0, y0, x1, y1) = (filled.rect.x * scale, filled.rect.y * scale, filled.rect.maxX * scale, filled.rect.maxY * scale)
+                if filled.snapsToPixels { (x0, y0, x1, y1) = (x0.rounded(), y0.rounded(), x1.rounded(), y1.rounded()) }
+                canvas.clipped(to: filled.clip, scale: scale).fill(x0: x0, y0: y0, x1: x1, y1: y1, color: filled.color)
+                canvas.markDrawn(y0: filled.rect.y * scale, y1: filled.rect.maxY * scale, in: &untouched)
+            }
+            for placed in images[layer.images] {
+                guard !cancellation.isCancelled else { throw TypesetError(.cancelled, "drawing was cancelled") }
+                canvas.clipped(to: placed.clip, scale: scale).draw(placed.image, x0: placed.rect.x * scale, y0: placed.rect.y * scale,
+                                                                   x1: placed.rect.maxX * scale, y1: placed.rect.maxY * scale)
+                canvas.markDrawn(y0: placed.rect.y * scale, y1: placed.rect.maxY * scale, in: &untouched)
+            }
+            try untouched.withUnsafeMutableBufferPointer { untouched in
+                try drawGlyphs(glyphRuns[layer.runs], on: canvas, height: bitmap.height, rect: rect, scale: scale, untouched: untouched,
+                               cancellation: cancellation)
+            }
         }
     }
 
     /// Blends every glyph run in its colour, in order (see `draw(into:rect:scale:cancellation:)`).
-    private func drawGlyphs(on canvas: Canvas, height: Int, rect: PixelRect, scale: Double,
+    private func drawGlyphs(_ glyphRuns: ArraySlice<GlyphRun>, on canvas: Canvas, height: Int, rect: PixelRect, scale: Double,
                             untouched: UnsafeMutableBufferPointer<Int>, cancellation: Cancellation) throws {
         let steps = Double(GlyphCache.subpixelSteps)
         // An ink (a 256-entry table) and its memo of glyphs are made once per colour, however
@@ -68,6 +71,7 @@ extension TypesetPage {
             let reach = Int(pixelsPerEm * 3) + 2
             let sideways = run.orientation == .sideways
             let ink = glyphs.ink
+            let canvas = canvas.clipped(to: run.clip, scale: scale)
             ink.withBlender { blender in
                 for (glyph, position) in zip(run.glyphs, run.positions) {
                     // Across the line whole pixels, along it quarter pixels: a sideways glyph's
@@ -88,11 +92,33 @@ extension TypesetPage {
     }
 }
 
-/// A bitmap seen from page pixel space: drawing operations clip to it.
+/// A bitmap seen from page pixel space: drawing operations clip to it, and to `bounds`.
 struct Canvas {
     let bitmap: Bitmap
     let originX: Int
     let originY: Int
+    /// The part of the bitmap drawn on (bitmap pixels, ends excluded): all of it unless cut
+    /// (`clipped(to:scale:)`).
+    var bounds: (x0: Int, y0: Int, x1: Int, y1: Int)
+
+    init(bitmap: Bitmap, originX: Int, originY: Int) {
+        self.bitmap = bitmap
+        self.originX = originX
+        self.originY = originY
+        bounds = (0, 0, bitmap.width, bitmap.height)
+    }
+
+    /// The canvas cut to `clip` (page points at `scale`), rounded out to whole pixels; itself
+    /// when `clip` is nil.
+    func clipped(to clip: Rect?, scale: Double) -> Canvas {
+        guard let clip else { return self }
+        var canvas = self
+        canvas.bounds = (max(bounds.x0, Int((clip.x * scale).rounded()) - originX), max(bounds.y0, Int((clip.y * scale).rounded()) - originY),
+                         min(bounds.x1, Int((clip.maxX * scale).rounded()) - originX), min(bounds.y1, Int((clip.maxY * scale).rounded()) - originY))
+        canvas.bounds.x1 = max(canvas.bounds.x0, canvas.bounds.x1)
+        canvas.bounds.y1 = max(canvas.bounds.y0, canvas.bounds.y1)
+        return canvas
+    }
 
     /// Blends a glyph with `blender`'s ink (the one its sprite's stamp is in), top-left
     /// corner at (x, y) in bitmap pixels, clipped to the bitmap.
@@ -103,16 +129,16 @@ struct Canvas {
     /// what is drawn before that column (all of it without a stamp); zero coverage leaves a
     /// pixel as it is, so the whole extent may be blended.
     func blend(_ sprite: GlyphSprite, x: Int, y: Int, blender: Ink.Blender, untouched: UnsafeMutableBufferPointer<Int>) {
-        let width = bitmap.width, height = bitmap.height
+        let width = bounds.x1, height = bounds.y1
         guard let coverage = sprite.coverage, x < width, y < height, y + Int(sprite.rows.last?.row ?? 0) >= 0,
               let base = bitmap.pixels.baseAddress?.assumingMemoryBound(to: UInt8.self),
               let untouched = untouched.baseAddress else { return }
         let rowBytes = bitmap.rowBytes
         for extent in sprite.rows {
             let row = y &+ Int(extent.row)
-            guard row >= 0, row < height else { continue }
+            guard row >= bounds.y0, row < height else { continue }
             let left = x &+ Int(extent.start)
-            let start = max(left, 0), end = min(x &+ Int(extent.end), width)
+            let start = max(left, bounds.x0), end = min(x &+ Int(extent.end), width)
             guard start < end else { continue }
             // Column c of the row is pixel `source + c` of `coverage`, 3 × that of the stamp.
             let source = Int(extent.offset) &- left
@@ -178,8 +204,8 @@ struct Canvas {
         let left = x0 - Double(originX), right = x1 - Double(originX)
         let top = y0 - Double(originY), bottom = y1 - Double(originY)
         guard right > left, bottom > top else { return }
-        let columnStart = max(0, Int(left.rounded(.down))), columnEnd = min(bitmap.width, Int(right.rounded(.up)))
-        let rowStart = max(0, Int(top.rounded(.down))), rowEnd = min(bitmap.height, Int(bottom.rounded(.up)))
+        let columnStart = max(bounds.x0, Int(left.rounded(.down))), columnEnd = min(bounds.x1, Int(right.rounded(.up)))
+        let rowStart = max(bounds.y0, Int(top.rounded(.down))), rowEnd = min(bounds.y1, Int(bottom.rounded(.up)))
         guard columnStart < columnEnd, rowStart < rowEnd else { return }
         let pixels = bitmap.pixels.bindMemory(to: UInt8.self)
         let columnCoverages = (columnStart..<columnEnd).map { column in min(right, Double(column + 1)) - max(left, Double(column)) }

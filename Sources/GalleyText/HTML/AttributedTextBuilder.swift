@@ -430,7 +430,9 @@ public struct AttributedTextBuilder: Sendable {
     }
 
     private mutating func takeMargin() -> Double {
-        let margin = max(0, positiveMargin + negativeMargin)
+        // The largest positive margin plus the most negative (CSS 2.1 §8.3.1): a net negative
+        // margin pulls the next block up over what is above it.
+        let margin = positiveMargin + negativeMargin
         positiveMargin = 0
         negativeMargin = 0
         return margin

@@ -558,6 +558,7 @@ struct HTMLWalker {
         // An inline's background is drawn behind its own lines' glyphs, never behind a block
         // inside it (CSS 2.1 §9.2.1.1: the block breaks the inline box in two).
         if style.isBlockLevel { style.text.background = nil }
+        if style.isBlockLevel { takeInlineOffsets(&style) }
         if tableRole == .cell {
             // A cell's content is indented from the cell's padding box, not the column.
             style.startIndent = 0
@@ -567,11 +568,16 @@ struct HTMLWalker {
         var paragraph = parent.paragraph
         // A floated block: the outermost one outside tables and spanning blocks (a float in a
         // float or a cell stays in its flow, as does one in a block across the columns).
-        let floats = style.float != nil && style.isBlockLevel && name != "img" && name != "image"
+        // An absolutely positioned block is set apart as a floated one is, then placed at its
+        // offsets (`FramePositions`); in vertical text it stays in the flow.
+        let positioned = style.outOfFlow && writingMode?.mode.isVertical != true && style.isBlockLevel && name != "img" && name != "image"
             && tableRole == nil && openTable == nil && openFloat == nil && !style.spansColumns
-        if floats, let side = style.float {
+        let floats = positioned || style.float != nil && style.isBlockLevel && name != "img" && name != "image"
+            && tableRole == nil && openTable == nil && openFloat == nil && !style.spansColumns
+        if floats, let side = positioned ? .left : style.float {
             builder.breakParagraph()
             var block = FloatedBlock(paragraphs: builder.paragraphCount..<builder.paragraphCount, side: side)
+            if positioned { block.positioning = PositionedBlock(offsets: style.offsets, containingBox: containingBox) }
             block.width = style.width
             block.widthFraction = style.box.widthFraction
             block.containerStartIndent = ComputedStyle.clamped(parent.style.startIndent, 0)
@@ -774,8 +780,13 @@ struct HTMLWalker {
     /// `body`, whose background is the page's, which the layout chooses.
     /// A floated block's width is its `FloatedBlock`'s: its box takes no size of its own.
     private mutating func openBox(_ style: ComputedStyle, name: String, floats: Bool) -> Int? {
-        let sized = !floats && !style.tableDisplay && !style.outOfFlow
-        guard style.box.isDrawnOnBlock || (style.box.size.isSized && sized), name != "html", name != "body" else { return nil }
+        // Positioned and clipping blocks keep a box, drawn or not, for `FramePositions`, which
+        // places horizontal text only: in vertical text an absolute block is set as `static`,
+        // without a size.
+        let vertical = writingMode?.mode.isVertical == true
+        let sized = !style.tableDisplay && (style.outOfFlow ? !vertical : !floats)
+        let placed = !vertical && (style.position.isPositioned || style.clipsOverflow)
+        guard style.box.isDrawnOnBlock || (style.box.size.isSized && sized) || placed, name != "html", name != "body" else { return nil }
         let declared = style.box
         let start = builder.paragraphCount
         var box = TextBox(paragraphs: start..<start)
@@ -794,8 +805,11 @@ struct HTMLWalker {
         box.endIndent = ComputedStyle.clamped(style.boxIndents.end, 0)
         box.rightToLeft = style.direction == .rtl
         box.isHidden = style.visibilityHidden
+        box.clipsOverflow = style.clipsOverflow
         // A top border or padding keeps the margins above it and those inside it apart.
-        if box.topEdge > 0 { box.marginBefore = builder.takePendingMargin() }
+        // So does a block that cuts its overflow: it is a block formatting context of its own,
+        // whose margins do not collapse with its children's (CSS 2.1 §8.3.1).
+        if box.topEdge > 0 || box.clipsOverflow { box.marginBefore = builder.takePendingMargin() }
         builder.boxes.append(box)
         return builder.boxes.count - 1
     }
@@ -805,6 +819,11 @@ struct HTMLWalker {
     /// nothing is dropped (the boxes inside it were dropped already, so it is the last).
     private mutating func closeBox(_ index: Int, style: TextStyle) {
         guard index < builder.boxes.count else { return }
+        // (A positioned block's own box closes before the block is listed in `floats`.)
+        if let last = builder.floats.last, last.positioning != nil, last.paragraphs.upperBound == builder.paragraphCount,
+           builder.boxes[index].paragraphs.lowerBound <= last.paragraphs.lowerBound {
+            closeAfterPositioned(style: style)
+        }
         let box = builder.boxes[index]
         if builder.paragraphCount == box.paragraphs.lowerBound, box.spacerAllowed, writingMode?.mode.isVertical != true,
            box.topEdge + box.bottomEdge > 0 || box.size.usedContentHeight(content: 0, edges: box.topEdge + box.bottomEdge) > 0 {
@@ -816,7 +835,9 @@ struct HTMLWalker {
         let end = builder.paragraphCount
         if end > builder.boxes[index].paragraphs.lowerBound {
             builder.boxes[index].paragraphs = builder.boxes[index].paragraphs.lowerBound..<end
-            if builder.boxes[index].bottomEdge > 0 { builder.boxes[index].spaceInsideAfter = builder.takePendingMargin() }
+            if builder.boxes[index].bottomEdge > 0 || builder.boxes[index].clipsOverflow {
+                builder.boxes[index].spaceInsideAfter = builder.takePendingMargin()
+            }
         } else if index == builder.boxes.count - 1 {
             builder.boxes.removeLast()
         }
@@ -889,11 +910,37 @@ struct HTMLWalker {
         (block.margin.top, block.margin.bottom) = (style.marginTop, style.marginBottom)
         block.alignment = style.inlineBlockAlignment
         block.baselineShift = flow.baselineShift
-        block.clipsOverflow = style.overflowClips
+        block.clipsOverflow = style.clipsOverflow
         block.isHidden = style.visibilityHidden
         builder = flow.builder
         (openTable, enclosingTables, nestedTableDepth, openFloat) = (flow.openTable, flow.enclosingTables, flow.nestedTableDepth, flow.openFloat)
         builder.appendInlineBlock(block, style: flow.text)
+    }
+
+    /// The box of the nearest positioned block around the element: the containing block of
+    /// an absolutely positioned one (nil: the page's text area).
+    private var containingBox: Int? {
+        frames.last { $0.style.position.isPositioned && $0.boxIndex != nil }?.boxIndex
+    }
+
+    /// A block inside a relatively positioned inline element (`<span style="position:
+    /// relative; left: 1em"><div>…`) moves with it, as the anonymous blocks CSS makes of
+    /// the inline around it do: a block that is not positioned itself takes the offsets of
+    /// the nearest such inline between it and its parent block.
+    private func takeInlineOffsets(_ style: inout ComputedStyle) {
+        guard style.position == .static,
+              let inline = frames.reversed().prefix(while: { $0.node == nil && $0.tableRole == nil }).first(where: { $0.style.position == .relative })
+        else { return }
+        style.position = .relative
+        style.offsets = inline.style.offsets
+    }
+
+    /// Ends a box that ends with an absolutely positioned block with an empty paragraph (a
+    /// spacer 0 high), so that the box opens and closes in the flow around the block, which
+    /// is out of it, rather than being taken for the block's own.
+    private mutating func closeAfterPositioned(style: TextStyle) {
+        builder.appendSpacer(style: style)
+        builder.breakParagraph()
     }
 
     // MARK: The box tree
@@ -926,6 +973,7 @@ struct HTMLWalker {
         block.background = declared.background
         block.float = floats ? style.float : nil
         multicolStyle(style, into: &block)
+        (block.position, block.offsets, block.clipsOverflow) = (style.position, style.offsets, style.clipsOverflow)
         let start = builder.paragraphCount
         var box = BlockBox(element: element, style: block, parent: parent, paragraphs: start..<start)
         box.textBox = textBox

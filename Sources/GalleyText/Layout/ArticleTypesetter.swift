@@ -229,7 +229,11 @@ public final class ArticleTypesetter {
         }
         for fill in try fillPage() {
             // The framesetter filled the rectangle in line coordinates; `flow` puts it on the page.
-            let (flow, rect, frame) = (fill.flow, fill.rect, fill.frame)
+            let (flow, rect) = (fill.flow, fill.rect)
+            var frame = fill.frame
+            // Positioned blocks moved, and what is positioned or clipped marked for drawing.
+            let positions = FramePositions(frame: &frame, text: text, pageArea: textArea.flowRect, vertical: vertical)
+            func mark() -> FramePositions.Mark { FramePositions.Mark(runs: runs.count, rects: rects.count, images: placedImages.count) }
             let columnIndex = columns.count
             let columnAttachments = attachments.count
             breakExceptions += frame.breakExceptions
@@ -237,13 +241,17 @@ public final class ArticleTypesetter {
             // Blocks' boxes (enclosing ones first), then table backgrounds and borders, so that
             // text is drawn over them.
             for piece in frame.boxes where !text.boxes[piece.box].isHidden {
+                let start = mark()
                 rects += piece.rects(of: text.boxes[piece.box]).map { FilledRect(rect: flow.rect($0.rect), color: $0.color) }
+                positions.decorate(runs: &runs, rects: &rects, images: &placedImages, since: start, box: piece.box)
             }
             rects += (frame.columnRules + frame.tableRects).map { $0.moved(to: flow.rect($0.rect)) }
             // Repeated header rows are drawn like the other lines but not listed: their text
             // is counted where it was first set.
             for (lineIndex, placed) in (frame.lines + frame.repeatedLines).enumerated() {
                 let line = placed.line
+                let start = mark()
+                defer { positions.decorate(runs: &runs, rects: &rects, images: &placedImages, since: start, offset: line.range.lowerBound) }
                 if lineIndex < frame.lines.count {
                     lines.append(LineBox(range: line.range,
                                      rect: flow.rect(Rect(x: placed.origin, y: placed.top, width: line.width, height: placed.height)),
@@ -315,7 +323,9 @@ public final class ArticleTypesetter {
                     let attachment = text.attachments[index]
                     attachments.append(AttachmentFrame(column: columnIndex, rect: frameRect, offset: attachment.offset, source: attachment.source,
                                                        float: float.side))
+                    let start = mark()
                     draw(attachment: index, in: frameRect)
+                    positions.decorate(runs: &runs, rects: &rects, images: &placedImages, since: start, offset: attachment.offset)
                 }
                 // The column's pictures in text order, floated or not.
                 attachments[columnAttachments...].sort { $0.offset < $1.offset }

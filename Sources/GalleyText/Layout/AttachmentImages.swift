@@ -56,4 +56,7 @@ extension TypesetLine {
 struct PlacedImage: Sendable {
     var rect: Rect
     var image: RasterImage
+    /// What it is cut to (`overflow: hidden`), and its layer (`TypesetPage.layers`).
+    var clip: Rect?
+    var layer = 0
 }

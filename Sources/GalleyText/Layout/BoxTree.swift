@@ -150,6 +150,10 @@ public struct BlockStyle: Sendable, Equatable {
     public var contentEndIndent = 0.0
     /// `column-span: all` on the block or a block around it.
     public var spansColumns = false
+    /// `position` and its offsets, and whether `overflow` cuts the content (`FramePositions`).
+    public var position = Positioning.static
+    public var offsets = BoxOffsets()
+    public var clipsOverflow = false
 
     public init() {}
 }

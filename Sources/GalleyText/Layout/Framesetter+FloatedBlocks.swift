@@ -46,6 +46,8 @@ extension Framesetter {
         let width: Double
         if let declared = block.width ?? block.widthFraction.map({ $0 * available }) {
             width = declared + block.ownStart + block.ownEnd
+        } else if let positioned = block.positioning, let stretched = positionedWidth(positioned, column: rect) {
+            width = stretched
         } else {
             // Shrink-to-fit: the widest line its paragraphs would set unbroken.
             var widest = 0.0
@@ -86,6 +88,27 @@ extension Framesetter {
                                   boxes: boxes, pictures: pictures, range: own.start..<(own.start + own.text.count))
     }
 
+    /// The width of an absolutely positioned block with `left` and `right` and no `width`
+    /// (CSS 2.1 §10.3.7): its containing block's less the offsets; nil when either is `auto`.
+    /// The containing block is the padding box of the positioned block's box around it, as
+    /// wide as its `width` or as the column between its indents, or the column.
+    private func positionedWidth(_ positioned: PositionedBlock, column rect: Rect) -> Double? {
+        var containing = rect.width
+        if let index = positioned.containingBox {
+            let box = text.boxes[index]
+            let edges = box.padding.left + box.padding.right
+            let borders = box.border.left.width + box.border.right.width
+            if case .points(let width) = box.size.width {
+                containing = box.size.borderBox ? width - borders : width + edges
+            } else {
+                containing = rect.width - box.startIndent - box.endIndent - borders
+            }
+        }
+        guard let left = positioned.offsets.left.resolved(against: containing),
+              let right = positioned.offsets.right.resolved(against: containing) else { return nil }
+        return max(1, containing - left - right)
+    }
+
     /// `block` floated to its side of `rect` (the column between the indents of the block it
     /// sits in) with its top at `top` (relative), beside the floats already there or below
     /// them; nil when the column has no room for it below `top`.
@@ -96,31 +119,42 @@ extension Framesetter {
             let free = Self.freeSpan(beside: floats, in: rect, y: y, depth: block.height + Self.floatMargin)
             if free.right - free.left >= block.width - LineFiller.tolerance || free.below == nil {
                 guard y + block.height <= rect.maxY + LineFiller.tolerance else { return nil }
-                let x = side == .left ? free.left : free.right - block.width
-                let float = PlacedFloat(block: index, offset: block.range.lowerBound, side: side,
-                                        rect: Rect(x: x, y: y, width: block.width, height: block.height), range: block.range)
-                return PlacedBlock(float: float,
-                                   lines: block.lines.map { placed in
-                                       var placed = placed
-                                       placed.origin += x
-                                       placed.top += y
-                                       placed.baseline += y
-                                       return placed
-                                   },
-                                   rules: block.rules.map { $0 + y },
-                                   boxes: block.boxes.map { piece in
-                                       var piece = piece
-                                       piece.rect = piece.rect.offsetBy(dx: x, dy: y)
-                                       return piece
-                                   },
-                                   pictures: block.pictures.map { picture in
-                                       var picture = picture
-                                       picture.rect = picture.rect.offsetBy(dx: x, dy: y)
-                                       return picture
-                                   })
+                return placed(block, float: index, side: side, x: side == .left ? free.left : free.right - block.width, y: y)
             }
             y = free.below!
         }
+    }
+
+    /// An absolutely positioned `block` at its static position: the start of `rect` (the
+    /// column between the indents of the block it sits in), `top` below its top. Moved to
+    /// its offsets once the page's boxes are placed (`FramePositions`).
+    func placeStatic(_ block: FloatedBlockLayout, float index: Int, in rect: Rect, top: Double) -> PlacedBlock {
+        placed(block, float: index, side: .left, x: rect.x, y: rect.y + top)
+    }
+
+    /// `block` with its top left corner at (`x`, `y`).
+    private func placed(_ block: FloatedBlockLayout, float index: Int, side: FloatSide, x: Double, y: Double) -> PlacedBlock {
+        let float = PlacedFloat(block: index, offset: block.range.lowerBound, side: side,
+                                rect: Rect(x: x, y: y, width: block.width, height: block.height), range: block.range)
+        return PlacedBlock(float: float,
+                           lines: block.lines.map { placed in
+                               var placed = placed
+                               placed.origin += x
+                               placed.top += y
+                               placed.baseline += y
+                               return placed
+                           },
+                           rules: block.rules.map { $0 + y },
+                           boxes: block.boxes.map { piece in
+                               var piece = piece
+                               piece.rect = piece.rect.offsetBy(dx: x, dy: y)
+                               return piece
+                           },
+                           pictures: block.pictures.map { picture in
+                               var picture = picture
+                               picture.rect = picture.rect.offsetBy(dx: x, dy: y)
+                               return picture
+                           })
     }
 
     /// The text of a floated block alone, its indents and its boxes' counted from the block

@@ -239,6 +239,9 @@ public final class Framesetter {
         /// Pieces of the boxes inside floated blocks, drawn by the blocks' own framesetters:
         /// put with `boxes` when the fill ends.
         var floatBoxes: [BoxPiece] = []
+        /// Absolutely positioned blocks, set at their static positions, out of the flow: moved
+        /// to their offsets and put with the rest by `FramePositions`.
+        var positioned: [PlacedBlock] = []
         /// Where the last line, table, floated picture or box placed ends (y in the rectangle's
         /// coordinates), nil when nothing was.
         var bottom: Double? {
@@ -331,8 +334,8 @@ public final class Framesetter {
                     frame.pageBreak = forced == .page
                     break
                 }
-                guard let block = try floatedBlock(index, in: rect) else {
-                    inFlowFloats.insert(index)  // Taller than a column: set in the flow.
+                guard !(vertical && text.floats[index].positioning != nil), let block = try floatedBlock(index, in: rect) else {
+                    inFlowFloats.insert(index)  // Taller than a column, or positioned in vertical text: set in the flow.
                     continue
                 }
                 let paragraphs = text.floats[index].paragraphs
@@ -348,6 +351,16 @@ public final class Framesetter {
                 let space = opening.placedAbove ? max(previousSpaceAfter, next) : 0
                 let container = Rect(x: rect.x + block.indents.start, y: rect.y,
                                      width: max(1, rect.width - block.indents.start - block.indents.end), height: rect.height)
+                if text.floats[index].positioning != nil {
+                    // Absolutely positioned: out of the flow, at its static position for now.
+                    boxTops += opening.tops.map { ($0.box, rect.y + cursor + ($0.y ?? opening.edges), offset) }
+                    cursor += opening.edges
+                    let placed = placeStatic(block, float: index, in: container, top: cursor + space)
+                    frame.positioned.append(placed)
+                    offset = placed.float.range.upperBound
+                    floatsPlacedThrough = max(floatsPlacedThrough, offset)
+                    continue
+                }
                 guard let placed = place(block, float: index, in: container, top: cursor + opening.edges + space, beside: frame.floats) else {
                     if frame.isEmpty && frame.floats.isEmpty {
                         // Not even here at the top: a whole column holds it (`floatedBlock`
@@ -473,10 +486,11 @@ public final class Framesetter {
             var gap = opening.edges
             var space = 0.0
             if first && opening.placedAbove {
-                space = max(opening.spaceAbove, style.spaceBefore)
+                space = Self.collapsed(opening.spaceAbove, style.spaceBefore)
                 if opening.ruleAbove { space = max(space, 12) }
             }
-            gap += space
+            // A negative margin pulls a block up over what is above it, never out of the column.
+            gap = max(gap + space, -cursor)
             if first, let below = Self.floatsBottom(frame.floats, sides: style.clear, in: rect) { cursor = max(cursor, below) }
 
             /// The line from `offset` in `lineRect` (the column, or the part of it beside
@@ -673,6 +687,12 @@ public final class Framesetter {
         outerBoxes.isEmpty ? boxClosings[index] : boxClosings[index]?.filter { !outerBoxes.contains($0) }
     }
 
+    /// Two adjoining margins collapsed (CSS 2.1 §8.3.1): the larger positive one plus the more
+    /// negative one.
+    static func collapsed(_ a: Double, _ b: Double) -> Double {
+        max(a, b, 0) + min(a, b, 0)
+    }
+
     /// What the boxes opening at a paragraph put above its first line.
     struct BoxOpening {
         /// The margin still to come above the next box or line, and whether anything is set
@@ -700,7 +720,7 @@ public final class Framesetter {
                 continue
             }
             if opening.placedAbove {
-                var space = max(opening.spaceAbove, margin)
+                var space = Self.collapsed(opening.spaceAbove, margin)
                 if opening.ruleAbove {
                     space = max(space, 12)
                     opening.rule = opening.edges + space / 2
@@ -733,12 +753,14 @@ public final class Framesetter {
         var closing = BoxClosing()
         for index in boxes {
             let box = text.boxes[index]
-            if box.bottomEdge > 0 { closing.extent += box.spaceInsideAfter }
+            if box.bottomEdge > 0 || box.clipsOverflow { closing.extent += box.spaceInsideAfter }
             // Sizes are for horizontal text only (`BlockGeometry`).
             let size = box.size
             if !vertical, size.constrainsHeight, let top = contentTop(index) {
                 let content = bottom + closing.extent - top
-                closing.extent += max(0, size.usedContentHeight(content: content, edges: box.topEdge + box.bottomEdge) - content)
+                let grown = size.usedContentHeight(content: content, edges: box.topEdge + box.bottomEdge) - content
+                // Content taller than a clipping box's `height` is cut there, not held.
+                closing.extent += box.clipsOverflow ? grown : max(0, grown)
             }
             closing.extent += box.bottomEdge
             closing.bottoms.append((index, closing.extent))
@@ -881,6 +903,7 @@ public final class Framesetter {
     /// next column: they go with them).
     private func rewindFloats(_ frame: inout Frame, to next: Int) {
         frame.floats.removeAll { $0.offset >= next }
+        frame.positioned.removeAll { $0.float.offset >= next }
         floatsPlacedThrough = min(floatsPlacedThrough, next)
         // A floated block's lines and boxes go with it.
         frame.lines.removeAll { $0.line.range.lowerBound >= next }

@@ -45,6 +45,9 @@ public struct TextBox: Sendable, Equatable {
     /// Whether a box around nothing keeps a paragraph for its height (`HTMLWalker`): not for
     /// floats, table parts set as blocks and boxes taken out of the flow.
     var spacerAllowed = true
+    /// `overflow` other than `visible`: what it holds is cut at its padding box, and a
+    /// `height` smaller than that holds (CSS 2.1 §11.1).
+    public var clipsOverflow = false
     /// Whether the start side is the right one (`direction: rtl`).
     public var rightToLeft = false
     /// The collapsed margin above the box, when it has a top border or padding (which keep

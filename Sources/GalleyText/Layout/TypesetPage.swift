@@ -135,6 +135,9 @@ struct GlyphRun: Sendable {
     /// The text `clusters` and `text` index when it is not the article's: a margin box's
     /// (a folio, a running head), set from a text of its own.
     var ownText: [Unicode.Scalar]?
+    /// What it is cut to (`overflow: hidden`), and its layer (`TypesetPage.layers`).
+    var clip: Rect?
+    var layer = 0
 
     /// The cluster of a hyphen added where a line breaks inside a word: it shows a "-".
     static let insertedHyphen = -1
@@ -149,6 +152,9 @@ struct FilledRect: Sendable {
     /// (partial coverage on both sides of a shared pixel lets the table's colour through).
     /// Rules and borders keep partial coverage, which keeps a thin line's weight.
     var snapsToPixels = false
+    /// What it is cut to (`overflow: hidden`), and its layer (`TypesetPage.layers`).
+    var clip: Rect?
+    var layer = 0
 
     /// The same fill over `rect`.
     func moved(to rect: Rect) -> FilledRect {
@@ -175,6 +181,14 @@ public struct TypesetPage: PageSource {
     let rects: [FilledRect]
     /// Pictures of the attachments that have one, in text order.
     let images: [PlacedImage]
+    /// The drawing lists cut into layers, drawn one after the other (each its rects, pictures,
+    /// then glyphs): the flow, then positioned boxes (CSS 2.1 Appendix E).
+    let layers: [Layer]
+    struct Layer: Sendable {
+        var runs: Range<Int>
+        var rects: Range<Int>
+        var images: Range<Int>
+    }
     let glyphCache: GlyphCache
     /// Times a break rule (widows, orphans, `break-after: avoid`, `break-inside: avoid`)
     /// yielded on this page because keeping it would have left a column empty.
@@ -197,11 +211,33 @@ public struct TypesetPage: PageSource {
         self.writingMode = writingMode
         self.columns = columns
         self.attachments = attachments
-        self.glyphRuns = glyphRuns
-        self.rects = rects
-        self.images = images
+        // Layers in order, each list's items kept in their order within a layer.
+        let (runs, runLayers) = Self.layered(glyphRuns, \.layer)
+        let (filled, rectLayers) = Self.layered(rects, \.layer)
+        let (pictures, imageLayers) = Self.layered(images, \.layer)
+        self.glyphRuns = runs
+        self.rects = filled
+        self.images = pictures
+        layers = (0..<max(runLayers.count, rectLayers.count, imageLayers.count)).map { layer in
+            func range(_ ranges: [Range<Int>], _ count: Int) -> Range<Int> { layer < ranges.count ? ranges[layer] : count..<count }
+            return Layer(runs: range(runLayers, runs.count), rects: range(rectLayers, filled.count), images: range(imageLayers, pictures.count))
+        }
         self.glyphCache = glyphCache
         self.breakExceptionCount = breakExceptionCount
+    }
+
+    /// `items` ordered by layer (stable), with each layer's range; one range when all are in
+    /// layer 0 (nothing is copied).
+    private static func layered<Item>(_ items: [Item], _ layer: KeyPath<Item, Int>) -> ([Item], [Range<Int>]) {
+        guard let top = items.map({ $0[keyPath: layer] }).max(), top > 0 else { return (items, [items.indices]) }
+        var sorted: [Item] = []
+        var ranges: [Range<Int>] = []
+        for level in 0...top {
+            let start = sorted.count
+            sorted += items.filter { $0[keyPath: layer] == level }
+            ranges.append(start..<sorted.count)
+        }
+        return (sorted, ranges)
     }
 
     /// Text offsets placed on this page.

@@ -472,6 +472,9 @@ public struct FloatedBlock: Sendable, Equatable {
     /// side.
     public var ownStart = 0.0
     public var ownEnd = 0.0
+    /// Set for an absolutely positioned block, which is set whole like a floated one but
+    /// out of the flow, at its offsets (`FramePositions`).
+    public var positioning: PositionedBlock?
 
     public init(paragraphs: Range<Int>, side: FloatSide) {
         self.paragraphs = paragraphs
