@@ -47,6 +47,20 @@ import Testing
         #expect(green.y == 0 && green.y + green.height == 240, "\(green)")
     }
 
+    /// A negative `z-index` puts an absolute box under the flow: the green block over it shows
+    /// whole; without it the box is drawn over the block.
+    @Test func aNegativeZIndexDrawsAnAbsoluteBoxUnderTheFlow() throws {
+        func drawn(_ zIndex: String) throws -> (green: Int, red: Int) {
+            let bitmap = try Self.drawn("<div style='position: relative'>"
+                + "<div style='position: absolute; top: 0; left: 0; width: 100px; height: 100px; background: red; z-index: \(zIndex)'></div>"
+                + "<div style='width: 100px; height: 100px; background: green'></div></div>")
+            return (Self.area(Self.green, bitmap).count, Self.area(Self.red, bitmap).count)
+        }
+        let under = try drawn("-1"), over = try drawn("auto")
+        #expect(under.green == 100 * 100 && under.red == 0, "\(under)")
+        #expect(over.red > 100 * 95 && over.green < 100 * 5, "\(over)")
+    }
+
     @Test func anAbsoluteBoxWithoutAPositionedParentIsPlacedOnThePageAndTheTextDoesNotMove() throws {
         let text = "<p style='color: red; margin: 0'>The text of the page.</p>"
         let plain = try Self.drawn(text)

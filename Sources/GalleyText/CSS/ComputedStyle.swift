@@ -86,6 +86,9 @@ struct ComputedStyle: Sendable {
     /// `position` and its offsets `top`, `right`, `bottom`, `left` (not inherited).
     var position = Positioning.static
     var offsets = BoxOffsets()
+    /// `z-index` of a positioned element (nil: `auto`); not inherited. Only its sign is
+    /// used: below zero, an absolutely positioned block is drawn under the flow.
+    var zIndex: Int?
     /// `overflow` other than `visible`: the block's content is cut at its padding box, and an
     /// inline-block's baseline is its bottom margin edge (CSS 2.1 §10.8.1). Not inherited.
     var clipsOverflow = false
@@ -216,6 +219,7 @@ struct ComputedStyle: Sendable {
         style.outOfFlow = false
         style.position = .static
         style.offsets = BoxOffsets()
+        style.zIndex = nil
         style.clipsOverflow = false
         style.breakBefore = .auto
         style.breakAfter = .auto
@@ -543,6 +547,9 @@ struct ComputedStyle: Sendable {
             outOfFlow = position == .absolute || position == .fixed
             // An absolutely positioned box is a block, whatever its `display` (CSS 2.1 §9.7).
             if outOfFlow && display == .inline { display = .block }
+        case "z-index":
+            guard value == "auto" || Int(value) != nil else { return false }
+            zIndex = Int(value)
         case "top", "right", "bottom", "left":
             guard let length = offsetLength(value) else { return false }
             offsets[keyPath: BoxOffsets.side(property)] = length

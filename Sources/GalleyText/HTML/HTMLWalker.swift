@@ -577,7 +577,7 @@ struct HTMLWalker {
         if floats, let side = positioned ? .left : style.float {
             builder.breakParagraph()
             var block = FloatedBlock(paragraphs: builder.paragraphCount..<builder.paragraphCount, side: side)
-            if positioned { block.positioning = PositionedBlock(offsets: style.offsets, containingBox: containingBox) }
+            if positioned { block.positioning = PositionedBlock(offsets: style.offsets, containingBox: containingBox, behindFlow: (style.zIndex ?? 0) < 0) }
             block.width = style.width
             block.widthFraction = style.box.widthFraction
             block.containerStartIndent = ComputedStyle.clamped(parent.style.startIndent, 0)

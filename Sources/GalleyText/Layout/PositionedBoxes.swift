@@ -8,8 +8,10 @@
 ///   (where it would have started in the flow) and leaves the flow as it was
 ///   (`Frame.positioned`); here it moves to its offsets from its containing block, the
 ///   padding box of the nearest positioned block around it or else the page's text area.
-/// - Positioned content is drawn after the flow (the page's second layer), as CSS paints
-///   positioned descendants after in-flow ones; `z-index` is not read.
+/// - Positioned content is drawn after the flow (a layer over it, one more for each positioned
+///   block around it), as CSS paints positioned descendants after in-flow ones; an absolutely
+///   positioned block with a negative `z-index` is drawn before the flow (a layer under it).
+///   Other `z-index` values keep that order.
 /// - `overflow` other than `visible` cuts what a block holds at its padding box.
 ///
 /// Horizontal writing only: a vertical page keeps its positioned blocks in the flow, unmoved.
@@ -58,10 +60,14 @@ public struct PositionedBlock: Sendable, Equatable {
     /// The `TextBox` (index in `AttributedText.boxes`) of the nearest positioned block around
     /// it, whose padding box is its containing block; nil: the page's text area.
     public var containingBox: Int?
+    /// A negative `z-index`: drawn under the flow (after the page's background, before the
+    /// blocks in the flow, as CSS 2.1 Appendix E paints negative stacking levels); else over it.
+    public var behindFlow = false
 
-    public init(offsets: BoxOffsets, containingBox: Int?) {
+    public init(offsets: BoxOffsets, containingBox: Int?, behindFlow: Bool = false) {
         self.offsets = offsets
         self.containingBox = containingBox
+        self.behindFlow = behindFlow
     }
 }
 
@@ -74,6 +80,8 @@ struct FramePositions {
         var boxes: Set<Int>
         var clip: Rect?
         var positioned: Bool
+        /// The layer a positioned block's content is drawn in: 1 over the flow, -1 under it.
+        var layer = 1
     }
     private var entries: [Entry] = []
 
@@ -124,7 +132,8 @@ struct FramePositions {
             }
             Self.move(placed, by: (x - rect.x, y - rect.y), into: &frame)
             let node = nodeOfFloat[index]
-            entries.append(Entry(range: placed.float.range, boxes: node.map(boxes(inside:)) ?? [], clip: nil, positioned: true))
+            entries.append(Entry(range: placed.float.range, boxes: node.map(boxes(inside:)) ?? [], clip: nil, positioned: true,
+                                 layer: positioning.behindFlow ? -1 : 1))
         }
         frame.positioned = []
         // Relatively positioned blocks, outermost first, move with what they hold.
@@ -211,14 +220,18 @@ struct FramePositions {
                   offset: Int? = nil, box: Int? = nil) {
         guard !entries.isEmpty else { return }
         var clip: Rect?
-        var layer = 0
+        // The layer: how many positioned blocks hold it (a positioned block is painted after
+        // the in-flow content of a positioned block around it, CSS 2.1 Appendix E), or -1
+        // inside a block with a negative `z-index`.
+        var depth = 0, behind = false
         for entry in entries {
             let holds = offset.map { entry.range.contains($0) } ?? box.map { entry.boxes.contains($0) } ?? false
             guard holds else { continue }
-            if entry.positioned { layer = 1 }
+            if entry.positioned { if entry.layer < 0 { behind = true } else { depth += 1 } }
             if let bounds = entry.clip { clip = clip.map { $0.intersection(bounds) } ?? bounds }
         }
-        guard clip != nil || layer > 0 else { return }
+        let layer = behind ? -1 : depth
+        guard clip != nil || layer != 0 else { return }
         for index in mark.runs..<runs.count { runs[index].clip = clip; runs[index].layer = layer }
         for index in mark.rects..<rects.count { rects[index].clip = clip; rects[index].layer = layer }
         for index in mark.images..<images.count { images[index].clip = clip; images[index].layer = layer }

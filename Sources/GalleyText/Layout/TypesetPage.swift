@@ -211,28 +211,28 @@ public struct TypesetPage: PageSource {
         self.writingMode = writingMode
         self.columns = columns
         self.attachments = attachments
-        // Layers in order, each list's items kept in their order within a layer.
-        let (runs, runLayers) = Self.layered(glyphRuns, \.layer)
-        let (filled, rectLayers) = Self.layered(rects, \.layer)
-        let (pictures, imageLayers) = Self.layered(images, \.layer)
+        // Layers in order, each list's items kept in their order within a layer: under the
+        // flow (-1), the flow (0), over it (1, 2, … as positioned blocks nest); one layer when
+        // nothing is positioned.
+        let levels = Array(Set([0] + glyphRuns.map(\.layer) + rects.map(\.layer) + images.map(\.layer))).sorted()
+        let (runs, runLayers) = Self.layered(glyphRuns, \.layer, levels)
+        let (filled, rectLayers) = Self.layered(rects, \.layer, levels)
+        let (pictures, imageLayers) = Self.layered(images, \.layer, levels)
         self.glyphRuns = runs
         self.rects = filled
         self.images = pictures
-        layers = (0..<max(runLayers.count, rectLayers.count, imageLayers.count)).map { layer in
-            func range(_ ranges: [Range<Int>], _ count: Int) -> Range<Int> { layer < ranges.count ? ranges[layer] : count..<count }
-            return Layer(runs: range(runLayers, runs.count), rects: range(rectLayers, filled.count), images: range(imageLayers, pictures.count))
-        }
+        layers = levels.indices.map { Layer(runs: runLayers[$0], rects: rectLayers[$0], images: imageLayers[$0]) }
         self.glyphCache = glyphCache
         self.breakExceptionCount = breakExceptionCount
     }
 
-    /// `items` ordered by layer (stable), with each layer's range; one range when all are in
-    /// layer 0 (nothing is copied).
-    private static func layered<Item>(_ items: [Item], _ layer: KeyPath<Item, Int>) -> ([Item], [Range<Int>]) {
-        guard let top = items.map({ $0[keyPath: layer] }).max(), top > 0 else { return (items, [items.indices]) }
+    /// `items` ordered by layer (stable), with the range of each of `levels` (ascending);
+    /// nothing is copied when there is one level.
+    private static func layered<Item>(_ items: [Item], _ layer: KeyPath<Item, Int>, _ levels: [Int]) -> ([Item], [Range<Int>]) {
+        guard levels.count > 1 else { return (items, [items.indices]) }
         var sorted: [Item] = []
         var ranges: [Range<Int>] = []
-        for level in 0...top {
+        for level in levels {
             let start = sorted.count
             sorted += items.filter { $0[keyPath: layer] == level }
             ranges.append(start..<sorted.count)
