@@ -214,7 +214,10 @@ public struct TypesetPage: PageSource {
         // Layers in order, each list's items kept in their order within a layer: under the
         // flow (-1), the flow (0), over it (1, 2, … as positioned blocks nest); one layer when
         // nothing is positioned.
-        let levels = Array(Set([0] + glyphRuns.map(\.layer) + rects.map(\.layer) + images.map(\.layer))).sorted()
+        // (Every page is built here: the common page, with nothing positioned, is told by one
+        // pass over its lists, without building the set of layers.)
+        let layered = glyphRuns.contains { $0.layer != 0 } || rects.contains { $0.layer != 0 } || images.contains { $0.layer != 0 }
+        let levels = !layered ? [0] : Array(Set([0] + glyphRuns.map(\.layer) + rects.map(\.layer) + images.map(\.layer))).sorted()
         let (runs, runLayers) = Self.layered(glyphRuns, \.layer, levels)
         let (filled, rectLayers) = Self.layered(rects, \.layer, levels)
         let (pictures, imageLayers) = Self.layered(images, \.layer, levels)
