@@ -50,6 +50,7 @@ let package = Package(
         .systemLibrary(name: "CLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // The vector painter: typeset pages as PDF (cairo's PDF surface and FreeType fonts).
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
+        .systemLibrary(name: "CRsvg", pkgConfig: "librsvg-2.0", providers: [.apt(["librsvg2-dev"])]),
         .systemLibrary(name: "CFriBidi", pkgConfig: "fribidi", providers: [.apt(["libfribidi-dev"])]),
         // Page images and thumbnails as WebP and AVIF (libavif encodes with Debian's libaom).
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpmux", providers: [.apt(["libwebp-dev"])]),
@@ -75,13 +76,15 @@ let package = Package(
         // The only code that calls libjpeg (libjpeg-turbo), whose errors end in exit() unless an
         // error manager longjmps out of them.
         .target(name: "CGalleyJPEG", linkerSettings: [.linkedLibrary("jpeg")]),
-        // cairo font faces over FreeType faces, compiled here so that no module header shows
-        // Swift a second copy of FreeType's declarations beside CFreeType's.
         // libhyphen's dictionaries loaded in linear time (libhyphen's own loader took 7 s on
         // Debian's German dictionary); the automaton is libhyphen's, hyphenated by libhyphen.
         .target(name: "CGalleyHyphen", dependencies: ["CHyphen"], linkerSettings: [.linkedLibrary("hyphen")]),
-        .target(name: "CGalleyCairo", dependencies: ["CCairo", "CFreeType", "CHarfBuzz"],
-                linkerSettings: [.linkedLibrary("cairo"), .linkedLibrary("freetype"), .linkedLibrary("harfbuzz-subset")]),
+        // cairo font faces over FreeType faces, compiled here so that no module header shows
+        // Swift a second copy of FreeType's declarations beside CFreeType's; SVG pictures drawn
+        // onto cairo by librsvg (glib's declarations stay out of Swift's sight too).
+        .target(name: "CGalleyCairo", dependencies: ["CCairo", "CFreeType", "CHarfBuzz", "CRsvg"],
+                linkerSettings: [.linkedLibrary("cairo"), .linkedLibrary("freetype"), .linkedLibrary("harfbuzz-subset"),
+                                 .linkedLibrary("rsvg-2"), .linkedLibrary("gobject-2.0"), .linkedLibrary("glib-2.0")]),
 
         // MARK: Libraries
         // What every module shares: the one failure vocabulary, the atomic file writer and

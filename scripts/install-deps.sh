@@ -40,6 +40,9 @@ packages=(
   # FreeType font faces); CFF fonts are subset first with HarfBuzz's subsetter (libharfbuzz-dev
   # above brings libharfbuzz-subset)
   libcairo2-dev
+  # SVG pictures drawn into that PDF as paths and text (librsvg draws onto cairo), where the
+  # page images draw them with MuPDF
+  librsvg2-dev
   # the release package: strip and readelf (binutils), man to check the man page renders;
   # PyYAML for scripts/run-action.py, which runs action.yml's steps in a test
   binutils man-db python3-yaml

@@ -1,11 +1,13 @@
 import GalleyPDF
 import GalleyRaster
+import GalleyText
 
 /// Bytes as a picture an article links to: rendered as SVG when a run would take it for one
 /// (`MuPDFEngine.isSVG`: an SVG document's start), else decoded as a raster image (PNG, JPEG,
 /// GIF, TIFF, …), both through the MuPDF shim as the article image loader does, with a smaller
 /// pixel limit so that every input is quick. The pixels that come back are checked against the
-/// size MuPDF reports and the limit asked for. The same bytes go through each output format's
+/// size MuPDF reports and the limit asked for; an SVG is also drawn by librsvg as the PDF
+/// writer draws it (`VectorPicture`). The same bytes go through each output format's
 /// reader of pixel sizes (what reads a cached thumbnail back) and decoder (what `galley diff`
 /// reads pages with), and a decoded picture is written
 /// as JPEG, whole and in bands (the libjpeg shim), and read back by MuPDF at its size.
@@ -22,6 +24,10 @@ public struct ImageFuzzTarget: FuzzTarget {
 
     public func run(_ input: [UInt8]) -> FuzzOutcome {
         var outcome = FuzzOutcome()
+        // What the PDF writer hands librsvg: the SVG file, drawn into its box.
+        if MuPDFEngine.isSVG(path: "input", bytes: input) {
+            _ = VectorPicture.draws(input, width: Double(input.count % 500), height: Double(input.count % 300))
+        }
         do {
             let image = MuPDFEngine.isSVG(path: "input", bytes: input)
                 ? try engine.renderSVG(input, maximumPixels: Self.maximumPixels)

@@ -21,6 +21,9 @@ public struct RasterImage: Sendable, Equatable {
     /// The JPEG file the pixels were decoded from, whole and unreduced, when a PDF may embed
     /// it as it is (`JPEGFile.passesThrough`); nil otherwise.
     public private(set) var jpeg: [UInt8]?
+    /// The SVG file these pixels were drawn from, which a PDF draws as paths and text instead
+    /// of the pixels; nil for a bitmap.
+    public private(set) var svg: [UInt8]?
 
     public static let channels = 4
 
@@ -32,6 +35,13 @@ public struct RasterImage: Sendable, Equatable {
               facts.components == 1 || facts.components == 3 else { return self }
         var copy = self
         copy.jpeg = bytes
+        return copy
+    }
+
+    /// The same picture, remembering the SVG file it was drawn from.
+    public func rememberingSVG(_ bytes: [UInt8]) -> RasterImage {
+        var copy = self
+        copy.svg = bytes
         return copy
     }
 

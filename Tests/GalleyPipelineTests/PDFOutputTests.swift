@@ -14,8 +14,8 @@ import Testing
 /// images show, and the same bytes every run.
 struct PDFOutputTests {
     /// An article with what the PDF must carry besides plain text: a title and author, headings
-    /// for the outline, an external link, a word with soft hyphens that stays whole, and one
-    /// picture placed twice.
+    /// for the outline, an external link, a word with soft hyphens that stays whole, one
+    /// picture placed twice and an SVG chart.
     static let sample = """
         <!doctype html>
         <html lang="en"><head><title>Links, Pictures and Hyphens</title><meta name="author" content="Ada Printer"></head>
@@ -23,7 +23,8 @@ struct PDFOutputTests {
         <h1>Links and pictures</h1>
         <p>Read the <a href="https://example.org/galley?page=1&amp;view='full'">printer's notes</a> before the run.
         The photograph below is placed twice: <img src="photo.jpg" width="90"> and again, smaller,
-        <img src="photo.jpg" width="40"> in the same paragraph.</p>
+        <img src="photo.jpg" width="40"> in the same paragraph. The chart is drawn, not pictured:
+        <img src="chart.svg" width="120"></p>
         <h2>Hyphens</h2>
         <p>A soft hyphen that does not break leaves no trace: un&shy;breakable. Incomprehensibilities
         and internationalization are long words that a narrow column breaks with a hyphen, as do
@@ -31,6 +32,13 @@ struct PDFOutputTests {
         <h2>Ending</h2>
         <p>The end.</p>
         </body></html>
+        """
+
+    /// Two bars and a trend line on a tinted ground, as an SVG file.
+    static let chart = """
+        <svg xmlns="http://www.w3.org/2000/svg" width="120" height="60" viewBox="0 0 120 60">
+        <rect width="120" height="60" fill="#e8ecfa"/><rect x="10" y="20" width="24" height="40" fill="#c03020"/>
+        <rect x="50" y="8" width="24" height="52" fill="#2060c0"/><path d="M4 56 L116 4" stroke="#000" stroke-width="2"/></svg>
         """
 
     /// A run over the sample, a feature with pictures and a vertical Japanese article, into
@@ -49,6 +57,7 @@ struct PDFOutputTests {
             try FileManager.default.copyItem(at: Fixtures.articlesFolder.appendingPathComponent("images/photo.jpg"),
                                              to: input.appendingPathComponent("photo.jpg"))
             try Data(Self.sample.utf8).write(to: input.appendingPathComponent("sample.html"))
+            try Data(Self.chart.utf8).write(to: input.appendingPathComponent("chart.svg"))
         }
         var configuration = Configuration()
         configuration.baseDirectory = folder.url
@@ -174,6 +183,7 @@ struct PDFOutputTests {
         #expect(images.count >= 1)
         let objects = Set(images.compactMap { line in line.split(separator: "(").last.map { String($0.prefix { $0 != ")" }) } })
         #expect(objects.count == 1, "\(images)")
+        // The SVG chart is drawn as paths, so the JPEG is the page's only image.
         // The JPEG goes in as it is (DCTDecode), at its own 120 × 80 pixels, not re-encoded.
         let photo = try [UInt8](Data(contentsOf: Fixtures.articlesFolder.appendingPathComponent("images/photo.jpg")))
         let facts = try #require(JPEGFile.facts(photo))
@@ -220,6 +230,38 @@ struct PDFOutputTests {
         _ = try TypesetMeasurement.measure(file: folder.path("\(name).html"), configuration: configuration,
                                            fonts: try configuration.fontLibrary(), render: false, pdf: { _ in path })
         return path
+    }
+
+    /// An SVG picture goes into the PDF as paths and text (librsvg), not as the bitmap the page
+    /// images draw: its label reads back as text, its bars are drawn where the picture is, no
+    /// image is embedded for it, and a file it names (`<image href>`) is not read.
+    @Test func anSVGPictureIsDrawnAsPathsAndText() throws {
+        let folder = try ScratchFolder("pdf-svg")
+        let svg = """
+            <svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="200" height="100">
+            <rect x="0" y="0" width="200" height="100" fill="#d02010"/>
+            <text x="20" y="60" font-family="DejaVu Sans" font-size="24" fill="#ffffff">Quarterly</text>
+            <image xlink:href="near.png" x="150" y="0" width="50" height="50"/></svg>
+            """
+        try Data(svg.utf8).write(to: folder.path("chart.svg"))
+        try FileManager.default.copyItem(at: Fixtures.articlesFolder.appendingPathComponent("images/badge.png"), to: folder.path("near.png"))
+        let html = """
+            <html lang="en"><head><title>Chart</title></head><body>
+            <p>Sales by quarter:</p><p><img src="chart.svg" width="200" height="100"></p></body></html>
+            """
+        let path = try Self.typesetPDF(html, named: "chart", in: folder)
+        let info = try PeerTools.run("mutool", ["info", path]).stdout
+        #expect(!info.contains("Images"), "\(info)")
+        let text = try PeerTools.run("mutool", ["draw", "-F", "txt", path]).stdout
+        #expect(text.contains("Quarterly"), "\(text)")
+        // The red ground fills the picture's 200 × 100 px (150 × 75 pt) box below the first
+        // line: at 72 dpi, a pixel inside it is red, one beyond its right edge is not.
+        let page = try PeerTools.mutoolDraw(URL(fileURLWithPath: path), page: 1, options: ["-r", "72"])
+        var red: [(x: Int, y: Int)] = []
+        for y in 0..<page.height { for x in 0..<page.width { let p = page.pixel(x: x, y: y); if p.r > 180 && p.g < 80 && p.b < 80 { red.append((x, y)) } } }
+        let width = (red.map(\.x).max() ?? 0) - (red.map(\.x).min() ?? 0) + 1
+        let height = (red.map(\.y).max() ?? 0) - (red.map(\.y).min() ?? 0) + 1
+        #expect(abs(width - 150) <= 2 && abs(height - 75) <= 2, "red box \(width) × \(height) px")
     }
 
     /// A short Chinese article embeds its CJK fonts as small subsets: cairo alone copied every

@@ -2,6 +2,7 @@
 #define CGALLEYCAIRO_H
 
 #include <cairo.h>
+#include <stddef.h>
 #include <stdint.h>
 
 // A cairo font face over a FreeType face of its own for `path` at `index` (its own FreeType
@@ -18,5 +19,13 @@ cairo_font_face_t *galley_cairo_open_subset_face(const char *path, long index, c
 // The subset's glyph id of the font's glyph `glyph` (a face from galley_cairo_open_subset_face);
 // -1 when the subset does not hold it.
 long galley_cairo_subset_glyph(cairo_font_face_t *font, unsigned glyph);
+
+// Draws the SVG file `bytes` (librsvg) fitted into the rectangle at (x, y) of `width` by
+// `height` in cr's user space, as the picture's preserveAspectRatio says: 0 when drawn, else
+// 1 with the reason in `message` (cr then holds whatever was drawn before the failure, so the
+// caller draws in a group it can drop). Other files the picture names are not read.
+int galley_cairo_draw_svg(cairo_t *cr, const unsigned char *bytes, size_t length,
+                          double x, double y, double width, double height,
+                          char *message, size_t messageSize);
 
 #endif

@@ -91,7 +91,8 @@ struct ArticleImageLoader {
             return .failure(ArticleFiles.Refusal(reason: "cannot read it: \(error.localizedDescription)"))
         }
         do {
-            if MuPDFEngine.isSVG(path: path, bytes: bytes) { return .success(try engine.renderSVG(bytes, drawnAtMost: drawn)) }
+            // An SVG keeps its file too, which a PDF draws as paths rather than these pixels.
+            if MuPDFEngine.isSVG(path: path, bytes: bytes) { return .success(try engine.renderSVG(bytes, drawnAtMost: drawn).rememberingSVG(bytes)) }
             // A JPEG decoded whole keeps its file, which a PDF embeds as it is.
             return .success(try engine.decodeImage(bytes, drawnAtMost: drawn).rememberingJPEG(bytes))
         } catch where error.code == .tooLarge {

@@ -442,6 +442,7 @@ final class PDFDocumentWriter: DocumentWriter {
     private func draw(_ placed: PlacedImage) throws(TypesetError) {
         let image = placed.image
         guard placed.rect.width > 0, placed.rect.height > 0 else { return }
+        if let svg = image.svg, drawVector(svg, of: image, in: placed.rect) { return }
         let key = image.pixels.withUnsafeBufferPointer { ImageKey(storage: UnsafeRawPointer($0.baseAddress), width: image.width, height: image.height) }
         let source: OpaquePointer
         if let made = images[key] {
@@ -459,6 +460,32 @@ final class PDFDocumentWriter: DocumentWriter {
         cairo_set_source_surface(cr, source, 0, 0)
         cairo_paint(cr)
         cairo_restore(cr)
+    }
+
+    /// Draws an SVG picture as paths and text (librsvg) into `rect`, fitted as its
+    /// `preserveAspectRatio` says (so a box of the picture's own proportions is filled, as the
+    /// page images fill it). Only uniform scales reach librsvg: under a CTM that stretches one
+    /// way, pango spaces the glyphs of SVG text for the unstretched size and they overlap. Drawn
+    /// into a group that is kept only when librsvg drew the whole picture; false when it did
+    /// not, and the bitmap MuPDF made is drawn instead.
+    private func drawVector(_ svg: [UInt8], of image: RasterImage, in rect: Rect) -> Bool {
+        let cr = context
+        cairo_save(cr)
+        cairo_rectangle(cr, rect.x, rect.y, rect.width, rect.height)
+        cairo_clip(cr)
+        cairo_push_group(cr)
+        var message = [CChar](repeating: 0, count: 256)
+        let status = svg.withUnsafeBufferPointer { bytes in
+            galley_cairo_draw_svg(cr, bytes.baseAddress, bytes.count, rect.x, rect.y, rect.width, rect.height, &message, message.count)
+        }
+        let group = cairo_pop_group(cr)
+        if status == 0 {
+            cairo_set_source(cr, group)
+            cairo_paint(cr)
+        }
+        cairo_pattern_destroy(group)
+        cairo_restore(cr)
+        return status == 0
     }
 
     /// A cairo image of the picture's pixels (opaque pictures without an alpha channel), with
@@ -495,5 +522,25 @@ final class PDFDocumentWriter: DocumentWriter {
         cairo_surface_set_mime_data(surface, CAIRO_MIME_TYPE_UNIQUE_ID, copy.assumingMemoryBound(to: UInt8.self), UInt(unique.count),
                                     { free($0) }, copy)
         return surface
+    }
+}
+
+/// SVG pictures as the PDF writer draws them, for the fuzzer of what reaches librsvg.
+public enum VectorPicture {
+    /// Whether librsvg draws `svg` whole into a box of `width` × `height` pt on a PDF page whose
+    /// bytes are dropped, as `PDFDocumentWriter` draws a picture placed at that size.
+    public static func draws(_ svg: [UInt8], width: Double, height: Double) -> Bool {
+        let discard: cairo_write_func_t = { _, _, _ in CAIRO_STATUS_SUCCESS }
+        let surface = cairo_pdf_surface_create_for_stream(discard, nil, max(1, width), max(1, height))
+        let cr = cairo_create(surface)
+        var message = [CChar](repeating: 0, count: 256)
+        let status = svg.withUnsafeBufferPointer { bytes in
+            galley_cairo_draw_svg(cr, bytes.baseAddress, bytes.count, 0, 0, width, height, &message, message.count)
+        }
+        cairo_show_page(cr)
+        cairo_destroy(cr)
+        cairo_surface_finish(surface)
+        cairo_surface_destroy(surface)
+        return status == 0
     }
 }
