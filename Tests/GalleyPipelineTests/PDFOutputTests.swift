@@ -210,7 +210,8 @@ struct PDFOutputTests {
         let folder = try ScratchFolder("pdf-margin-boxes")
         let html = """
             <html><head><title>Folio</title><style>
-            @page { @bottom-center { content: "Page " counter(page) " of " counter(pages) } @top-center { content: string(chapter) } }
+            @page { @bottom-center { content: "Page " counter(page) " of " counter(pages) } @top-center { content: string(chapter) }
+                    @top-left { content: "Bindery" } }
             h1 { string-set: chapter content() }
             </style></head><body><h1>Binding the signatures</h1><p>Fold, gather and sew.</p></body></html>
             """
@@ -218,6 +219,10 @@ struct PDFOutputTests {
         let text = try PeerTools.run("mutool", ["draw", "-F", "txt", path]).stdout
         #expect(text.contains("Page 1 of 1"), "\(text)")
         #expect(text.components(separatedBy: "Binding the signatures").count == 3, "the heading and the running head: \(text)")
+        // Read in the order the PDF gives its text (`-raw`: no reordering by position, as a
+        // reader copies it): the running head above the page's text, the folio below it.
+        let read = try PeerTools.run("pdftotext", ["-raw", path, "-"]).stdout.split(whereSeparator: \.isNewline).filter { !$0.allSatisfy(\.isWhitespace) }
+        #expect(read.first?.contains("Bindery") == true && read.last == "Page 1 of 1" && read.contains("Fold, gather and sew."), "\(read)")
     }
 
     /// `galley typeset --pdf` of `html`, saved as `name.html` in `folder`, on an A4 layout:

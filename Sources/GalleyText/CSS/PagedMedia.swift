@@ -66,6 +66,14 @@ public enum MarginBoxPosition: String, Sendable, Hashable, CaseIterable, Compara
         allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
     }
 
+    /// A box of the top row (corners included), read before the page's text.
+    var isAbove: Bool {
+        switch self {
+        case .topLeftCorner, .topLeft, .topCenter, .topRight, .topRightCorner: true
+        default: false
+        }
+    }
+
     /// The box's rectangle on a page of `size` with `margins`, and how its text is aligned
     /// in it by default (`text-align`, and across: -1 top, 0 middle, 1 bottom).
     func placement(width: Double, height: Double, margins m: ArticleLayout.Insets) -> (rect: Rect, align: TextAlignment, across: Int) {

@@ -147,6 +147,9 @@ final class PageDresser {
         for rule in matching {
             for (position, declarations) in rule.boxes { boxes[position, default: []] += declarations }
         }
+        // The top boxes' lines (a running head) go before the page's own, the others' (a
+        // folio) after: the order a PDF's text is read and copied in.
+        var head: [GlyphRun] = []
         var runs = page.glyphRuns
         var rects = page.rects
         var frames: [MarginBoxFrame] = []
@@ -173,12 +176,12 @@ final class PageDresser {
         for (position, key) in keys.sorted(by: { $0.key < $1.key }) {
             guard let set = setBoxes[key] ?? self.set(key) else { continue }
             setBoxes[key] = set
-            runs += set.runs
+            if position.isAbove { head += set.runs } else { runs += set.runs }
             rects += set.rects
             frames.append(MarginBoxFrame(position: position, text: key.text, rect: key.rect, lines: set.lines))
         }
         var dressed = TypesetPage(size: page.size, number: page.number, background: page.background, writingMode: page.writingMode,
-                                  columns: page.columns, attachments: page.attachments, glyphRuns: runs, rects: rects, images: page.images,
+                                  columns: page.columns, attachments: page.attachments, glyphRuns: head + runs, rects: rects, images: page.images,
                                   glyphCache: page.glyphCache, breakExceptionCount: page.breakExceptionCount)
         dressed.marginBoxes = frames
         dressed.label = label

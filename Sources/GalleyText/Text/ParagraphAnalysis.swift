@@ -443,7 +443,10 @@ struct ParagraphAnalyzer {
     /// Languages of words that `hyphens: auto` asked to hyphenate but no dictionary covers
     /// ("" for text with no language at all).
     private(set) var unhyphenatedLanguages: Set<String> = []
-    private var hyphenationPoints: [WordKey: [Int]] = [:]
+    /// Each word's hyphenation points, shared by the copies a framesetter makes of its analyzer
+    /// (column balancing sets the same paragraphs in several trial copies, which each asked
+    /// libhyphen again).
+    private let hyphenationPoints = HyphenationMemo()
 
     /// Paragraphs longer than this many characters are analysed in windows this long (a
     /// window of 64 K characters takes about 6 MB). Tests make it small to check that windows
@@ -469,7 +472,14 @@ struct ParagraphAnalyzer {
     /// The last token a window cut in two, judged whole by `looksLikeAddressOrNumber`.
     private var cutToken: (range: Range<Int>, looksLikeAddressOrNumber: Bool)?
 
-    private struct WordKey: Hashable {
+    /// Hyphenation points by word: nil where no dictionary covers the word's language. A
+    /// class, so that the analyzer's copies share what any of them found; an analyzer and its
+    /// copies are used on one thread, the typesetter's.
+    private final class HyphenationMemo {
+        var points: [WordKey: [Int]?] = [:]
+    }
+
+    fileprivate struct WordKey: Hashable {
         var language: String
         /// A slice of the text itself (compared and hashed by its characters), so looking a
         /// word up copies nothing.
@@ -783,21 +793,20 @@ struct ParagraphAnalyzer {
                 guard !quotedName || !Hyphenator.capitalisesNouns(language) else { continue }
                 let word = scalars[(start + wordStart)..<(start + i)]
                 let key = WordKey(language: language, word: word)
-                let points: [Int]
-                if let known = hyphenationPoints[key] {
-                    points = known
+                let found: [Int]?
+                if let known = hyphenationPoints.points[key] {
+                    found = known
                 } else {
-                    let found = hyphenator.points(in: word, language: language,
-                                                  before: typography.hyphenateBefore, after: typography.hyphenateAfter)
-                    if found == nil, !unhyphenatedLanguages.contains(language), !Hyphenator.writesWithoutHyphens(language) {
-                        unhyphenatedLanguages.insert(language)
-                    }
-                    points = found ?? []
+                    found = hyphenator.points(in: word, language: language,
+                                              before: typography.hyphenateBefore, after: typography.hyphenateAfter)
                     // Words repeat: an article asks for a few thousand distinct ones.
-                    if hyphenationPoints.count > 100_000 { hyphenationPoints.removeAll(keepingCapacity: true) }
-                    hyphenationPoints[key] = points
+                    if hyphenationPoints.points.count > 100_000 { hyphenationPoints.points.removeAll(keepingCapacity: true) }
+                    hyphenationPoints.points[key] = .some(found)
                 }
-                for point in points {
+                if found == nil, !unhyphenatedLanguages.contains(language), !Hyphenator.writesWithoutHyphens(language) {
+                    unhyphenatedLanguages.insert(language)
+                }
+                for point in found ?? [] {
                     let after = wordStart + point - 1
                     guard breaks[after] == .prohibited, clusterStart[after + 1] else { continue }
                     candidates.append(after)
