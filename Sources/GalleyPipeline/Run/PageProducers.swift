@@ -1,6 +1,7 @@
 import Foundation
 import GalleyBase
 import GalleyCatalog
+import GalleyManifest
 import GalleyPDF
 import GalleyRaster
 import GalleyText
@@ -58,7 +59,7 @@ extension Manifest {
 extension Manifest.Rect {
     /// A typeset rectangle, rounded as the manifest rounds points.
     init(_ rect: GalleyText.Rect) {
-        (x, y, width, height) = (manifestPoints(rect.x), manifestPoints(rect.y), manifestPoints(rect.width), manifestPoints(rect.height))
+        self.init(x: manifestPoints(rect.x), y: manifestPoints(rect.y), width: manifestPoints(rect.width), height: manifestPoints(rect.height))
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import GalleyBase
+import GalleyManifest
 import GalleyText
 
 /// What happened to one output of a page, reported by the stages to the record stage.
