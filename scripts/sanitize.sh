@@ -47,6 +47,7 @@ threaded_suites=(
   'GalleyPipelineTests\.PipelineTests'
   'GalleyPipelineTests\.ShardMergeTests'
   'GalleyPipelineTests\.ShardPlanTests'
+  'GalleyPipelineTests\.SingleFileTests'
   'GalleyManifestTests\.ContactSheetTests'
   'GalleyManifestTests\.ManifestPiecesTests'
   'GalleyManifestTests\.ProgressSheetTests'
