@@ -20,7 +20,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "galley", targets: ["galley"]),
-        .library(name: "GalleyPipeline", targets: ["GalleyPipeline"]),
+        // The run, with the modules its public API speaks in (its summary holds a manifest and a diff).
+        .library(name: "GalleyPipeline", targets: ["GalleyPipeline", "GalleyManifest", "GalleyDiff"]),
         // What the fuzz targets in FuzzTesting/ (a package of its own) run for each input.
         .library(name: "GalleyFuzzSupport", targets: ["GalleyFuzzSupport"]),
     ],
@@ -46,7 +47,7 @@ let package = Package(
         // libhyphen has no pkg-config file; the module map links it.
         .systemLibrary(name: "CHyphen", providers: [.apt(["libhyphen-dev"])]),
         .systemLibrary(name: "CExtTextCat", pkgConfig: "libexttextcat", providers: [.apt(["libexttextcat-dev"])]),
-        // SHA-256 and MD5 (GalleyCatalog's ContentHash) from OpenSSL's libcrypto.
+        // SHA-256 and MD5 (GalleyBase's ContentHash) from OpenSSL's libcrypto.
         .systemLibrary(name: "CLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         // The vector painter: typeset pages as PDF (cairo's PDF surface and FreeType fonts).
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
@@ -106,10 +107,16 @@ let package = Package(
                 "GalleyBase",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
+        // What describes a run's outputs: the manifest, the output folder, the contact sheet,
+        // the progress sheet and the CI reports. Read by the diff, written by the run.
+        .target(name: "GalleyManifest", dependencies: ["GalleyBase", "GalleyRaster"]),
+        // `galley diff`: two runs' outputs compared through their manifests; it runs nothing
+        // (MuPDF only for a PDF's text with --text; GalleyText for the text document's name).
+        .target(name: "GalleyDiff", dependencies: ["GalleyBase", "GalleyManifest", "GalleyRaster", "GalleyPDF", "GalleyText"]),
         .target(
             name: "GalleyPipeline",
             dependencies: [
-                "GalleyBase", "GalleyPDF", "GalleyRaster", "GalleyText", "GalleyCatalog", "CGalleySystem",
+                "GalleyBase", "GalleyManifest", "GalleyDiff", "GalleyPDF", "GalleyRaster", "GalleyText", "GalleyCatalog", "CGalleySystem",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -143,11 +150,20 @@ let package = Package(
         .testTarget(
             name: "GalleyPipelineTests",
             dependencies: [
-                "GalleyPipeline", "GalleyBase", "GalleyCatalog", "GalleyPDF", "GalleyRaster", "GalleyText", "GalleyTestSupport",
+                "GalleyPipeline", "GalleyManifest", "GalleyDiff", "GalleyBase", "GalleyCatalog", "GalleyPDF", "GalleyRaster", "GalleyText", "GalleyTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 // YAMLNestingScannerTests compares the scanner's count with the trees Yams builds.
                 .product(name: "Yams", package: "Yams"),
             ]),
+        // The manifest's and the diff's suites run pipelines to have outputs to describe and compare.
+        .testTarget(
+            name: "GalleyManifestTests",
+            dependencies: ["GalleyManifest", "GalleyPipeline", "GalleyBase", "GalleyRaster", "GalleyText", "GalleyTestSupport",
+                           .product(name: "Logging", package: "swift-log")]),
+        .testTarget(
+            name: "GalleyDiffTests",
+            dependencies: ["GalleyDiff", "GalleyManifest", "GalleyPipeline", "GalleyBase", "GalleyRaster", "GalleyText", "GalleyTestSupport",
+                           .product(name: "Logging", package: "swift-log")]),
         // GRDB: a catalog of an older schema is written as an older Galley left it.
         .testTarget(name: "GalleyCatalogTests",
                     dependencies: ["GalleyBase", "GalleyCatalog", "GalleyTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),

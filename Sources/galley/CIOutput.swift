@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GalleyBase
+import GalleyManifest
 import GalleyPipeline
 
 /// Where a run's CI reports go: GitHub annotations and step summary, a JUnit file.

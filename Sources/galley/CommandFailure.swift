@@ -1,3 +1,4 @@
+import GalleyBase
 import GalleyPipeline
 
 /// Why a command stops before it finishes: `Galley.main` prints `galley: <message>` on standard

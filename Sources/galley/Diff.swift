@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GalleyBase
+import GalleyDiff
 import GalleyPipeline
 
 /// `galley diff`: what changed between two runs, page by page.

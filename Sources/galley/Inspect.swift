@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GalleyManifest
 import GalleyPipeline
 
 /// `galley inspect`: what each document is and what a run would make of it, without drawing.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GalleyManifest
 import GalleyPipeline
 
 /// `galley merge`: the outputs of a sharded run's machines, combined.

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import GalleyBase
+import GalleyDiff
+import GalleyManifest
 import GalleyPipeline
 import GalleyRaster
 import Logging

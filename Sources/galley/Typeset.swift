@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GalleyBase
+import GalleyManifest
 import GalleyPipeline
 import GalleyText
 

@@ -1,5 +1,7 @@
 import Foundation
 import GalleyBase
+import GalleyDiff
+import GalleyManifest
 import GalleyPipeline
 import GalleyRaster
 import GalleyTestSupport

@@ -1,5 +1,7 @@
 import Foundation
+import GalleyBase
 import GalleyCatalog
+import GalleyManifest
 import GalleyPipeline
 import GalleyRaster
 import GalleyText

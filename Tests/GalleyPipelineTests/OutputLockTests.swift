@@ -1,4 +1,5 @@
 import Foundation
+import GalleyBase
 import GalleyPipeline
 import GalleyRaster
 import GalleyTestSupport

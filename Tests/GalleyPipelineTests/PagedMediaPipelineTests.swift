@@ -1,4 +1,5 @@
 import Foundation
+import GalleyManifest
 import GalleyPipeline
 import GalleyTestSupport
 import GalleyText

@@ -1,5 +1,6 @@
 import Foundation
 import GalleyCatalog
+import GalleyManifest
 import GalleyPipeline
 import GalleyRaster
 import GalleyTestSupport

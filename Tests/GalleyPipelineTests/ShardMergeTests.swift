@@ -1,4 +1,6 @@
 import Foundation
+import GalleyBase
+import GalleyManifest
 import GalleyPipeline
 import GalleyTestSupport
 import Logging

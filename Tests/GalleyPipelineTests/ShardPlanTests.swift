@@ -1,4 +1,5 @@
 import Foundation
+import GalleyBase
 import GalleyCatalog
 import GalleyPipeline
 import GalleyTestSupport

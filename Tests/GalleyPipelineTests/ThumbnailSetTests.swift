@@ -1,5 +1,6 @@
 import Foundation
 #if canImport(Glibc)
+import GalleyManifest
 import Glibc
 #endif
 import GalleyPipeline

@@ -1,4 +1,5 @@
 import Foundation
+import GalleyBase
 
 /// The rule that keeps the inbox, the output folder and the inputs apart.
 ///

@@ -1,14 +1,11 @@
 import Foundation
 import GalleyBase
+import GalleyManifest
 
 /// A document found by the scan, with the output name derived from its path.
 public struct SourceDocument: Sendable, Hashable {
-    /// What kind of input this is.
-    public enum Kind: String, Sendable, Codable {
-        case pdf
-        /// An HTML-like article or plain text, typeset once per layout.
-        case markup
-    }
+    /// What kind of input this is: the manifest's word for it.
+    public typealias Kind = Manifest.Document.Kind
 
     /// The file.
     public var url: URL

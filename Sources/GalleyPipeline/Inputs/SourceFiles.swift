@@ -1,5 +1,6 @@
 import Foundation
 import GalleyBase
+import GalleyManifest
 
 /// Where each document's source file is: what the contact sheet links to.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import GalleyBase
 import GalleyPDF
 import GalleyRaster
 import GalleyText

@@ -1,5 +1,6 @@
 import Foundation
 import GalleyBase
+import GalleyManifest
 import GalleyRaster
 
 /// The right to write into an output folder: one process at a time holds an exclusive

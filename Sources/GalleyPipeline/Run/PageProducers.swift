@@ -1,6 +1,7 @@
 import Foundation
 import GalleyBase
 import GalleyCatalog
+import GalleyManifest
 import GalleyPDF
 import GalleyRaster
 import GalleyText
@@ -16,6 +17,10 @@ protocol PageProducer: AnyObject {
     /// No more pages will be asked for (the end, a failure or a cancellation): report what
     /// was made.
     func finish()
+
+    /// What happened since last asked (metadata, counts, warnings, pages that failed), in
+    /// order: taken after the producer is made and after each `next()` and `finish()`.
+    func takeEvents() -> [ProducerEvent]
 }
 
 /// Points rounded to 1/1000, so the manifest does not carry float noise.
@@ -58,7 +63,7 @@ extension Manifest {
 extension Manifest.Rect {
     /// A typeset rectangle, rounded as the manifest rounds points.
     init(_ rect: GalleyText.Rect) {
-        (x, y, width, height) = (manifestPoints(rect.x), manifestPoints(rect.y), manifestPoints(rect.width), manifestPoints(rect.height))
+        self.init(x: manifestPoints(rect.x), y: manifestPoints(rect.y), width: manifestPoints(rect.width), height: manifestPoints(rect.height))
     }
 }
 
@@ -98,10 +103,9 @@ struct TimeLimiter {
 /// the document's metadata, page count and warnings.
 final class PDFPages: PageProducer {
     private let pdf: PDFDocument
-    private let index: Int
     private let folder: String
-    private let recorder: RunRecorder
     private let limiter: TimeLimiter
+    private var events: [ProducerEvent] = []
     /// The page indices this producer makes (its lane's share of the selection), and how many
     /// are made.
     private let selected: [Int]
@@ -110,13 +114,11 @@ final class PDFPages: PageProducer {
     let selectedCount: Int
 
     /// `bytes`: the file, read by the open stage, which every lane's document reads.
-    init(document: SourceDocument, index: Int, configuration: Configuration, engine: MuPDFEngine,
-         recorder: RunRecorder, limiter: TimeLimiter, lane: Int = 0, of lanes: Int = 1, bytes: FileBytes? = nil) throws {
+    init(document: SourceDocument, configuration: Configuration, engine: MuPDFEngine,
+         limiter: TimeLimiter, lane: Int = 0, of lanes: Int = 1, bytes: FileBytes? = nil) throws {
         precondition(lanes >= 1 && (0..<lanes).contains(lane), "lane \(lane) of \(lanes)")
         pdf = try configuration.openPDF(document, engine: engine, bytes: bytes)
-        self.index = index
         self.folder = document.name
-        self.recorder = recorder
         self.limiter = limiter
         var warnings: [String] = []
         let selection: [Int]
@@ -136,12 +138,12 @@ final class PDFPages: PageProducer {
         } else if pdf.wasRepaired {
             warnings.append("MuPDF repaired a damaged cross-reference table")
         }
-        recorder.described(index, title: pdf.metadata("info:Title"), author: pdf.metadata("info:Author"))
-        recorder.counted(index, pages: pdf.pageCount, selected: selection.count, warnings: warnings)
+        events.append(.described(title: pdf.metadata("info:Title"), author: pdf.metadata("info:Author")))
+        events.append(.counted(pages: pdf.pageCount, selected: selection.count, warnings: warnings))
         if pdf.claimedPageCount > pdf.pageCount {
-            recorder.failed(index, Failure(code: .impossiblePageTree,
+            events.append(.failed(Failure(code: .impossiblePageTree,
                                            message: "the page tree claims \(pdf.claimedPageCount) pages but holds \(pdf.pageCount); those are drawn",
-                                           detail: "pdf_lookup_page_obj"))
+                                           detail: "pdf_lookup_page_obj")))
         }
     }
 
@@ -159,11 +161,11 @@ final class PDFPages: PageProducer {
                 }
             } catch {
                 if limiter.cancellation.isCancelled { throw Failure(error, page: pageIndex + 1) }
-                recorder.failed(index, Failure(error, page: pageIndex + 1))
+                events.append(.failed(Failure(error, page: pageIndex + 1)))
                 continue
             }
             if page.readErrors > 0 {
-                recorder.warn(index, "page \(pageIndex + 1): MuPDF skipped \(page.readErrors) error(s) reading the page; it may be incomplete")
+                events.append(.warning("page \(pageIndex + 1): MuPDF skipped \(page.readErrors) error(s) reading the page; it may be incomplete"))
             }
             let facts = PageFacts(index: pageIndex, number: pageIndex + 1, folder: folder,
                                   widthPt: manifestPoints(page.size.width), heightPt: manifestPoints(page.size.height),
@@ -174,6 +176,11 @@ final class PDFPages: PageProducer {
     }
 
     func finish() {}
+
+    func takeEvents() -> [ProducerEvent] {
+        defer { events = [] }
+        return events
+    }
 }
 
 /// An article read, checked and parsed with the first layout's base style, with its pictures
@@ -267,7 +274,7 @@ final class ArticlePages: PageProducer {
     private let index: Int
     private let layouts: [ArticleLayout]
     private let fonts: FontLibrary
-    private let recorder: RunRecorder
+    private var events: [ProducerEvent] = []
     private let documentFiles: DocumentFiles?
     /// `page_timeout` on each page's typesetting; nil for none.
     private let limiter: TimeLimiter?
@@ -296,14 +303,13 @@ final class ArticlePages: PageProducer {
     /// `documentFiles`: where the layouts' document files go; nil to write none (a page
     /// wanted for a preview only).
     init(document: SourceDocument, index: Int, configuration: Configuration, fonts: FontLibrary, engine: MuPDFEngine,
-         recorder: RunRecorder, documentFiles: DocumentFiles? = nil, limiter: TimeLimiter? = nil) throws {
+         documentFiles: DocumentFiles? = nil, limiter: TimeLimiter? = nil) throws {
         article = try OpenedArticle(document: document, configuration: configuration, engine: engine)
         self.limiter = limiter
-        recorder.described(index, title: article.first.title, author: article.first.author)
+        events.append(.described(title: article.first.title, author: article.first.author))
         self.index = index
         self.layouts = configuration.layouts
         self.fonts = fonts
-        self.recorder = recorder
         self.documentFiles = documentFiles
         selection = configuration.pageSelection
         maxPages = configuration.maxPages
@@ -482,9 +488,14 @@ final class ArticlePages: PageProducer {
             all.append("the page selection \(selection) selects none of the pages its layouts set")
         }
         let limited = selection != nil || maxPages != nil
-        recorder.typeset(index, textLength: article.first.text.count,
-                         characters: (article.first.sourceCharacters, article.first.setCharacters), layouts: made,
-                         selected: limited ? handedOn : nil, warnings: all)
+        events.append(.typeset(.init(textLength: article.first.text.count,
+                                     characters: (article.first.sourceCharacters, article.first.setCharacters), layouts: made,
+                                     selected: limited ? handedOn : nil, warnings: all)))
+    }
+
+    func takeEvents() -> [ProducerEvent] {
+        defer { events = [] }
+        return events
     }
 }
 

@@ -2,6 +2,8 @@ import CGalleySystem
 import Foundation
 import GalleyBase
 import GalleyCatalog
+import GalleyDiff
+import GalleyManifest
 import GalleyPDF
 import GalleyRaster
 import GalleyText
@@ -177,7 +179,10 @@ public final class Pipeline: Sendable {
             quality: configuration.outputFormats.first(where: \.isLossy).map { configuration.quality ?? ImageEncoding.defaultQuality($0) },
             pages: configuration.pageSelection?.description, maxPages: configuration.maxPages)
         if let interval = options.progressSheetInterval {
-            progressSheet.withLock { $0 = ProgressSheet(interval: interval, started: started, store: store, settings: settings, recorder: recorder) }
+            progressSheet.withLock {
+                $0 = ProgressSheet(interval: interval, started: started, store: store, settings: settings, galleyVersion: Self.version,
+                                   finishedDocuments: { recorder.finishedDocuments() })
+            }
         }
         let fonts = LazyFonts(configuration: configuration)
         let stages = Stages(configuration: configuration, documents: documents, engine: engine, fonts: fonts,
@@ -267,7 +272,7 @@ public final class Pipeline: Sendable {
             try sources.write(to: store)
             let links = sources.links(from: store.root)
             try store.write(to: "index.html") { sink in
-                ContactSheet.write(manifest, diff: diff, sources: links) { sink.write($0) }
+                ContactSheet.write(manifest, baseline: diff.map(ContactSheet.Baseline.init), sources: links) { sink.write($0) }
             }
         } catch let error as OutputError {
             manifestError = error.description

@@ -1,6 +1,7 @@
 import Foundation
 import GalleyBase
 import GalleyCatalog
+import GalleyManifest
 import GalleyRaster
 import GalleyText
 import Logging

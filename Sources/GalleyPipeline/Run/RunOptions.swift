@@ -1,3 +1,4 @@
+import GalleyDiff
 /// What a run does besides the defaults.
 public struct RunOptions: Sendable {
     /// Draw everything again, ignoring the catalog and the thumbnail cache.

@@ -1,5 +1,6 @@
 import Foundation
 import GalleyBase
+import GalleyManifest
 import GalleyText
 
 /// What happened to one output of a page, reported by the stages to the record stage.
@@ -292,6 +293,21 @@ final class RunRecorder: Sendable {
         onEvent(event)
     }
 
+    /// What a document's producer reported, in order (`ProducerEvent`).
+    func record(_ document: Int, _ events: [ProducerEvent]) {
+        for event in events {
+            switch event {
+            case .described(let title, let author): described(document, title: title, author: author)
+            case .counted(let pages, let selected, let warnings): counted(document, pages: pages, selected: selected, warnings: warnings)
+            case .typeset(let typeset):
+                self.typeset(document, textLength: typeset.textLength, characters: typeset.characters, layouts: typeset.layouts,
+                             selected: typeset.selected, warnings: typeset.warnings)
+            case .warning(let warning): warn(document, warning)
+            case .failed(let failure): failed(document, failure)
+            }
+        }
+    }
+
     /// The document's title and author, as its metadata gives them (blank ones are left out).
     func described(_ document: Int, title: String?, author: String?) {
         state.withLock {
@@ -421,7 +437,7 @@ final class RunRecorder: Sendable {
     /// Keeps the failure of the earliest page; between failures of one page (its image and a
     /// thumbnail), the first by code and message, so the manifest does not depend on which
     /// worker reported first.
-    private static func keepEarliest(_ current: inout Failure?, _ new: Failure) {
+    static func keepEarliest(_ current: inout Failure?, _ new: Failure) {
         guard let existing = current else { current = new; return }
         if (new.page ?? 0, new.code.rawValue, new.message) < (existing.page ?? 0, existing.code.rawValue, existing.message) { current = new }
     }

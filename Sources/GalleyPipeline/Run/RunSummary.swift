@@ -1,4 +1,6 @@
 import Foundation
+import GalleyDiff
+import GalleyManifest
 
 /// How a run ended.
 public struct RunSummary: Sendable {
@@ -58,4 +60,14 @@ public struct Removal: Sendable, Equatable, CustomStringConvertible {
     public var reason: String
 
     public var description: String { "\(count) \(count == 1 ? String(what.dropLast()) : what) of \(source) (\(reason))" }
+}
+
+extension CIReport {
+    /// The CI report of a finished run.
+    public init(summary: RunSummary, durations: [String: Double] = [:]) {
+        self.init(run: Run(manifest: summary.manifest, outputFolder: summary.outputFolder, duration: summary.duration,
+                           drawnOutputs: summary.drawnOutputs, reusedOutputs: summary.reusedOutputs, sources: summary.sources,
+                           manifestError: summary.manifestError, baselineNote: summary.baselineNote),
+                  durations: durations)
+    }
 }

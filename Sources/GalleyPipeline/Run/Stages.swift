@@ -1,6 +1,7 @@
 import Foundation
 import GalleyBase
 import GalleyCatalog
+import GalleyManifest
 import GalleyPDF
 import GalleyRaster
 import Logging
@@ -183,8 +184,9 @@ final class Stages: Sendable {
         do {
             let pages = try timed(index) {
                 try ArticlePages(document: document, index: index, configuration: configuration, fonts: try fonts.library(),
-                                 engine: engine, recorder: recorder, documentFiles: documentFiles, limiter: limiter)
+                                 engine: engine, documentFiles: documentFiles, limiter: limiter)
             }
+            recorder.record(index, pages.takeEvents())
             if let summary = pages.ignoredPropertiesSummary { logger.debug("\(document.relativePath): \(summary)") }
             producer = pages
         } catch {
@@ -203,9 +205,10 @@ final class Stages: Sendable {
         do {
             engine = try laneEngines.take()
             first = try timed(index) {
-                try PDFPages(document: document, index: index, configuration: configuration, engine: engine,
-                             recorder: recorder, limiter: limiter, lane: 0, of: laneCount, bytes: bytes)
+                try PDFPages(document: document, configuration: configuration, engine: engine,
+                             limiter: limiter, lane: 0, of: laneCount, bytes: bytes)
             }
+            recorder.record(index, first.takeEvents())
         } catch {
             finishDispatch(index, pages: 0, failure: Failure(error))
             return
@@ -220,9 +223,10 @@ final class Stages: Sendable {
                 do {
                     let engine = try laneEngines.take()
                     let pages = try timed(index) {
-                        try PDFPages(document: document, index: index, configuration: configuration, engine: engine,
-                                     recorder: recorder, limiter: limiter, lane: lane, of: laneCount, bytes: bytes)
+                        try PDFPages(document: document, configuration: configuration, engine: engine,
+                                     limiter: limiter, lane: lane, of: laneCount, bytes: bytes)
                     }
+                    recorder.record(index, pages.takeEvents())
                     recordPages(DocumentCursor(index: index, producer: pages, lanes: lanes, engine: engine), holdingSlot: false)
                 } catch {
                     finishCursor(index, lanes: lanes, engine: nil, pages: 0, failure: Failure(error))
@@ -243,7 +247,7 @@ final class Stages: Sendable {
         while true {
             if cancellation.isCancelled {
                 if holding { slots.release() }
-                cursor.producer.finish()
+                finishProducer(cursor)
                 return
             }
             if !holding {
@@ -258,10 +262,10 @@ final class Stages: Sendable {
             holding = false
             let made: (page: any PageSource, facts: PageFacts)?
             do {
-                made = try timed(cursor.index) { try cursor.producer.next() }
+                made = try timed(cursor.index) { try nextPage(cursor) }
             } catch {
                 slots.release()
-                cursor.producer.finish()
+                finishProducer(cursor)
                 finishCursor(cursor.index, lanes: cursor.lanes, engine: cursor.engine, pages: cursor.dispatched,
                              failure: Failure(error, page: cursor.dispatched + 1))
                 return
@@ -276,8 +280,20 @@ final class Stages: Sendable {
             if configuration.pageImages { dispatchImage(index, page, facts, here: here) }
             if let thumbnails { dispatchThumbnails(index, page, facts, thumbnails, here: here) }
         }
-        cursor.producer.finish()
+        finishProducer(cursor)
         finishCursor(cursor.index, lanes: cursor.lanes, engine: cursor.engine, pages: cursor.dispatched, failure: nil)
+    }
+
+    /// The cursor's next page; what its producer reported on the way is recorded.
+    private func nextPage(_ cursor: DocumentCursor) throws -> (page: any PageSource, facts: PageFacts)? {
+        defer { recorder.record(cursor.index, cursor.producer.takeEvents()) }
+        return try cursor.producer.next()
+    }
+
+    /// The cursor's producer is done; what it reported at the end is recorded.
+    private func finishProducer(_ cursor: DocumentCursor) {
+        cursor.producer.finish()
+        recorder.record(cursor.index, cursor.producer.takeEvents())
     }
 
     /// A cursor has made all the pages it will. A lane gives its engine back, and the last
@@ -356,7 +372,7 @@ final class Stages: Sendable {
         let scale = configuration.dpi / 72
         let bounds = page.pixelBounds(scale: scale)
         guard !refused(index, facts, .image, bounds) else { return }
-        if bounds.width * bounds.height > Pipeline.bandPixelLimit {
+        if PageImages.isBanded(bounds) {
             // Huge page: draw and encode band by band in this operation.
             let result = timed(index) {
                 Result { () throws -> WrittenOutput in

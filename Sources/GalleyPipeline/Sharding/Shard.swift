@@ -1,4 +1,5 @@
 import Foundation
+import GalleyBase
 
 /// One of N deterministic parts of a corpus, so N machines can each run one (`--shard K/N`).
 ///

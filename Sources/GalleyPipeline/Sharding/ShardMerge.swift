@@ -1,6 +1,7 @@
 import Foundation
 import GalleyBase
 import GalleyCatalog
+import GalleyManifest
 
 /// Puts the output folders of a sharded run (`galley run --shard K/N` on N machines) back
 /// together into the folder one run would have written: the same page images and thumbnails

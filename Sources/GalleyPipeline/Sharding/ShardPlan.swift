@@ -1,6 +1,7 @@
 import Foundation
 import GalleyBase
 import GalleyCatalog
+import GalleyManifest
 import GalleyPDF
 
 /// A sharded run's work, decided once (`galley plan --shards N`): every document with its

@@ -190,8 +190,7 @@ public struct FreedesktopThumbnails: Sendable {
 
     /// The page a thumbnail shows: a PDF's first page, an article's first page in the first layout.
     private func firstPage(_ document: SourceDocument, engine: MuPDFEngine, fonts: FontLibrary?) throws -> any PageSource {
-        let recorder = RunRecorder(documents: [document], outputsPerPage: 0, slots: PageSlots(capacity: 1), onEvent: { _ in })
-        let producer = try SingleFile.producer(document, configuration: configuration, engine: engine, recorder: recorder,
+        let producer = try SingleFile.producer(document, configuration: configuration, engine: engine,
                                                cancellation: Cancellation(), fonts: fonts)
         defer { producer.finish() }
         guard let page = try producer.next()?.page else { throw Failure(code: .noPages, message: "the document has no pages") }

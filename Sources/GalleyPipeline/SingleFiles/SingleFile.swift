@@ -101,11 +101,10 @@ public struct SingleFile: Sendable {
             throw Failure(code: .unreadable, message: "not a file Galley reads (.pdf, .html, .htm, .xhtml, .txt)")
         }
         let engine: MuPDFEngine
-        let recorder = RunRecorder(documents: [document], outputsPerPage: 0, slots: PageSlots(capacity: 1), onEvent: { _ in })
         let producer: any PageProducer
         do {
             engine = try MuPDFEngine()
-            producer = try Self.producer(document, configuration: configuration, engine: engine, recorder: recorder, cancellation: cancellation)
+            producer = try Self.producer(document, configuration: configuration, engine: engine, cancellation: cancellation)
         } catch {
             throw Failure(error)
         }
@@ -141,8 +140,10 @@ public struct SingleFile: Sendable {
         }
         queue.waitUntilAllOperationsAreFinished()
         producer.finish()
-        let entry = recorder.manifestDocuments().first
-        var rendered = Rendered(warnings: entry?.warnings ?? [])
+        // What the producer reported along the way: the warnings a run's manifest would list,
+        // and a page (or the page tree) that failed while the others went on.
+        let reported = producer.takeEvents().outcome
+        var rendered = Rendered(warnings: reported.warnings)
         for (_, result) in results.withLock({ $0 }).sorted(by: { $0.index < $1.index }) {
             switch result {
             case .success(let path): rendered.paths.append(path)
@@ -150,7 +151,7 @@ public struct SingleFile: Sendable {
             }
         }
         if cancellation.isCancelled { throw Failure(code: .cancelled, message: "interrupted") }
-        if let failure = pageFailure ?? entry?.error { throw failure }
+        if let failure = pageFailure ?? reported.failure { throw failure }
         return rendered
     }
 
@@ -176,11 +177,10 @@ public struct SingleFile: Sendable {
                      ("Software", "galley \(Pipeline.version)")]
         do {
             let engine = try MuPDFEngine()
-            let recorder = RunRecorder(documents: [document], outputsPerPage: 0, slots: PageSlots(capacity: 1), onEvent: { _ in })
-            let producer = try Self.producer(document, configuration: first, engine: engine, recorder: recorder, cancellation: cancellation)
+            let producer = try Self.producer(document, configuration: first, engine: engine, cancellation: cancellation)
             defer { producer.finish() }
             guard let page = try producer.next()?.page else {
-                throw recorder.manifestDocuments().first?.error ?? Failure(code: .noPages, message: "the document has no pages")
+                throw producer.takeEvents().outcome.failure ?? Failure(code: .noPages, message: "the document has no pages")
             }
             let bitmap = try page.render(scale: page.thumbnailScale(box: size), cancellation: cancellation)
             guard format == .png else { return try configuration.encoding(format).encoder.encode(bitmap, dpi: nil) }
@@ -192,51 +192,16 @@ public struct SingleFile: Sendable {
 
     /// The page producer a run would use for the document.
     /// `fonts`: the fonts for articles, when already loaded.
-    static func producer(_ document: SourceDocument, configuration: Configuration, engine: MuPDFEngine, recorder: RunRecorder,
+    static func producer(_ document: SourceDocument, configuration: Configuration, engine: MuPDFEngine,
                          cancellation: Cancellation, fonts: FontLibrary? = nil) throws -> any PageProducer {
         switch document.kind {
         case .pdf:
-            return try PDFPages(document: document, index: 0, configuration: configuration, engine: engine, recorder: recorder,
+            return try PDFPages(document: document, configuration: configuration, engine: engine,
                                 limiter: TimeLimiter(timeout: configuration.pageTimeout, cancellation: cancellation))
         case .markup:
             return try ArticlePages(document: document, index: 0, configuration: configuration, fonts: fonts ?? configuration.documentFonts(),
-                                    engine: engine, recorder: recorder,
+                                    engine: engine,
                                     limiter: TimeLimiter(timeout: configuration.pageTimeout, cancellation: cancellation))
         }
-    }
-}
-
-/// A page drawn and encoded: whole, or band by band when it has more than
-/// `Pipeline.bandPixelLimit` pixels, so a huge page costs one band of memory. A page the
-/// encoder cannot hold is refused before it is drawn (`too-large-for-format`).
-enum PageImages {
-    /// `dpi`: the resolution recorded in the file (page images carry it, thumbnails do not).
-    static func encode(_ page: any PageSource, scale: Double, encoder: any ImageEncoder, dpi: Double?,
-                       cancellation: Cancellation) throws -> [UInt8] {
-        let bounds = page.pixelBounds(scale: scale)
-        try encoder.checkSize(width: bounds.width, height: bounds.height)
-        guard bounds.width * bounds.height > Pipeline.bandPixelLimit else {
-            return try encoder.encode(try page.render(scale: scale, cancellation: cancellation), dpi: dpi)
-        }
-        return try encodeBanded(page, bounds: bounds, scale: scale, encoder: encoder, dpi: dpi) { band, rect in
-            try page.draw(into: band, rect: rect, scale: scale, cancellation: cancellation)
-        }
-    }
-
-    /// Draws `bounds` band by band with `draw` (into a band, its rectangle) and encodes each.
-    static func encodeBanded(_ page: any PageSource, bounds: PixelRect, scale: Double, encoder: any ImageEncoder, dpi: Double?,
-                             draw: (Bitmap, PixelRect) throws -> Void) throws -> [UInt8] {
-        let bandHeight = max(1, Pipeline.bandPixelLimit / bounds.width)
-        let bands = try encoder.bandEncoder(width: bounds.width, height: bounds.height, dpi: dpi)
-        var band = try Bitmap(width: bounds.width, height: min(bandHeight, bounds.height))
-        var y = 0
-        while y < bounds.height {
-            let rows = min(bandHeight, bounds.height - y)
-            if rows != band.height { band = try Bitmap(width: bounds.width, height: rows) }
-            try draw(band, PixelRect(x: bounds.x, y: bounds.y + y, width: bounds.width, height: rows))
-            try bands.write(band)
-            y += rows
-        }
-        return try bands.finish()
     }
 }

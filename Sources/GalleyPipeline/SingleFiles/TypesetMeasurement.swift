@@ -1,5 +1,6 @@
 import Foundation
 import GalleyBase
+import GalleyManifest
 import GalleyPDF
 import GalleyRaster
 import GalleyText

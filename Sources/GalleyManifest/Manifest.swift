@@ -31,6 +31,19 @@ public struct Manifest: Codable, Sendable, Equatable {
         /// The page selection (`PageSelection.description`); nil when every page is drawn.
         public var pages: String?
         public var maxPages: Int?
+
+        public init(dpi: Double, pageImages: Bool, thumbnails: [Int], png: String, format: String? = nil,
+                    thumbnailFormat: String? = nil, quality: Int? = nil, pages: String? = nil, maxPages: Int? = nil) {
+            self.dpi = dpi
+            self.pageImages = pageImages
+            self.thumbnails = thumbnails
+            self.png = png
+            self.format = format
+            self.thumbnailFormat = thumbnailFormat
+            self.quality = quality
+            self.pages = pages
+            self.maxPages = maxPages
+        }
     }
 
     public struct ShardInfo: Codable, Sendable, Equatable {
@@ -68,6 +81,14 @@ public struct Manifest: Codable, Sendable, Equatable {
         public var failed: Int
         public var unchanged: Int
         public var pages: Int
+
+        public init(documents: Int, ok: Int, failed: Int, unchanged: Int, pages: Int) {
+            self.documents = documents
+            self.ok = ok
+            self.failed = failed
+            self.unchanged = unchanged
+            self.pages = pages
+        }
     }
 
     public struct Run: Codable, Sendable, Equatable {
@@ -83,6 +104,17 @@ public struct Manifest: Codable, Sendable, Equatable {
         /// `docs/pipeline.yml` and an output folder at the repository's root. `galley diff
         /// --text` finds PDF sources through it. Absent from manifests of earlier versions.
         public var inputsFolder: String?
+
+        public init(galleyVersion: String, mupdfVersion: String, startedAt: String, durationSeconds: Double, workers: Workers,
+                    maxPagesInFlight: Int, inputsFolder: String? = nil) {
+            self.galleyVersion = galleyVersion
+            self.mupdfVersion = mupdfVersion
+            self.startedAt = startedAt
+            self.durationSeconds = durationSeconds
+            self.workers = workers
+            self.maxPagesInFlight = maxPagesInFlight
+            self.inputsFolder = inputsFolder
+        }
     }
 
     public struct Workers: Codable, Sendable, Equatable {
@@ -90,6 +122,13 @@ public struct Manifest: Codable, Sendable, Equatable {
         public var render: Int
         public var thumbnails: Int
         public var encode: Int
+
+        public init(open: Int, render: Int, thumbnails: Int, encode: Int) {
+            self.open = open
+            self.render = render
+            self.thumbnails = thumbnails
+            self.encode = encode
+        }
     }
 
     public enum Status: String, Codable, Sendable {
@@ -97,13 +136,20 @@ public struct Manifest: Codable, Sendable, Equatable {
     }
 
     public struct Document: Codable, Sendable, Equatable {
+        /// What kind of input a document is (`SourceDocument.Kind` in the pipeline).
+        public enum Kind: String, Sendable, Codable {
+            case pdf
+            /// An HTML-like article or plain text, typeset once per layout.
+            case markup
+        }
+
         /// The document's folder under the output folder.
         public var name: String
         /// The input entry it was found through, as configured.
         public var input: String
         /// Its path relative to that input.
         public var source: String
-        public var kind: SourceDocument.Kind
+        public var kind: Kind
         /// The document's title: a PDF's `info:Title`, an article's `<title>`, white space
         /// collapsed; absent when it has none (so documents without one keep the bytes they had).
         public var title: String?
@@ -129,6 +175,29 @@ public struct Manifest: Codable, Sendable, Equatable {
         public var layouts: [LayoutPages]?
         /// Pages whose image and thumbnails were all written.
         public var pages: [Page]
+
+        public init(name: String, input: String, source: String, kind: Kind, title: String? = nil, author: String? = nil,
+                    sha256: String? = nil, bytes: Int? = nil, status: Status, error: Failure? = nil, warnings: [String],
+                    pageCount: Int? = nil, textLength: Int? = nil, sourceCharacters: Int? = nil, setCharacters: Int? = nil,
+                    layouts: [LayoutPages]? = nil, pages: [Page]) {
+            self.name = name
+            self.input = input
+            self.source = source
+            self.kind = kind
+            self.title = title
+            self.author = author
+            self.sha256 = sha256
+            self.bytes = bytes
+            self.status = status
+            self.error = error
+            self.warnings = warnings
+            self.pageCount = pageCount
+            self.textLength = textLength
+            self.sourceCharacters = sourceCharacters
+            self.setCharacters = setCharacters
+            self.layouts = layouts
+            self.pages = pages
+        }
     }
 
     public struct LayoutPages: Codable, Sendable, Equatable {
@@ -137,6 +206,12 @@ public struct Manifest: Codable, Sendable, Equatable {
         /// The layout's document files (`documents:` in pipeline.yml), in configuration order;
         /// absent when none is configured.
         public var files: [DocumentFile]?
+
+        public init(name: String, pageCount: Int, files: [DocumentFile]? = nil) {
+            self.name = name
+            self.pageCount = pageCount
+            self.files = files
+        }
     }
 
     /// A whole-document file written by a `DocumentWriter`.
@@ -146,6 +221,13 @@ public struct Manifest: Codable, Sendable, Equatable {
         public var path: String
         public var sha256: String
         public var bytes: Int
+
+        public init(format: String, path: String, sha256: String, bytes: Int) {
+            self.format = format
+            self.path = path
+            self.sha256 = sha256
+            self.bytes = bytes
+        }
     }
 
     public struct Page: Codable, Sendable, Equatable {
@@ -193,6 +275,34 @@ public struct Manifest: Codable, Sendable, Equatable {
         /// Articles: blocks floated to a side of their column (`float` on a `div`, `aside`,
         /// `figure`); absent when none.
         public var floatedBlocks: [FloatedBlockFrame]? = nil
+
+        public init(number: Int, label: String? = nil, widthPt: Double, heightPt: Double, rotation: Int, image: Image? = nil,
+                    thumbnails: [Thumbnail], layout: String? = nil, writingMode: String? = nil, columns: [Column]? = nil,
+                    lineCount: Int? = nil, justifiedLineCount: Int? = nil, hyphenatedLineCount: Int? = nil,
+                    looseLineCount: Int? = nil, wrappedPreformattedLineCount: Int? = nil, breakExceptionCount: Int? = nil,
+                    attachments: [AttachmentFrame]? = nil, tables: [TableFrame]? = nil, boxes: [BoxFrame]? = nil,
+                    floatedBlocks: [FloatedBlockFrame]? = nil) {
+            self.number = number
+            self.label = label
+            self.widthPt = widthPt
+            self.heightPt = heightPt
+            self.rotation = rotation
+            self.image = image
+            self.thumbnails = thumbnails
+            self.layout = layout
+            self.writingMode = writingMode
+            self.columns = columns
+            self.lineCount = lineCount
+            self.justifiedLineCount = justifiedLineCount
+            self.hyphenatedLineCount = hyphenatedLineCount
+            self.looseLineCount = looseLineCount
+            self.wrappedPreformattedLineCount = wrappedPreformattedLineCount
+            self.breakExceptionCount = breakExceptionCount
+            self.attachments = attachments
+            self.tables = tables
+            self.boxes = boxes
+            self.floatedBlocks = floatedBlocks
+        }
     }
 
     /// A rectangle in points, top-left origin of the page, y down.
@@ -201,6 +311,13 @@ public struct Manifest: Codable, Sendable, Equatable {
         public var y: Double
         public var width: Double
         public var height: Double
+
+        public init(x: Double, y: Double, width: Double, height: Double) {
+            self.x = x
+            self.y = y
+            self.width = width
+            self.height = height
+        }
     }
 
     public struct Column: Codable, Sendable, Equatable {
@@ -214,6 +331,14 @@ public struct Manifest: Codable, Sendable, Equatable {
         /// For a column of a multi-column element (CSS `columns` on a block), the element's
         /// number among the article's (from 0, in document order); absent for the page's own.
         public var multicol: Int? = nil
+
+        public init(page: Int? = nil, rect: Rect, textRange: [Int], lineCount: Int, multicol: Int? = nil) {
+            self.page = page
+            self.rect = rect
+            self.textRange = textRange
+            self.lineCount = lineCount
+            self.multicol = multicol
+        }
     }
 
     /// A piece of a table in one column: its box, its rows and its cells.
@@ -250,6 +375,30 @@ public struct Manifest: Codable, Sendable, Equatable {
             public var textRange: [Int]
             /// A header row drawn again after a break; its text is counted where it was first set.
             public var repeatedHeader: Bool
+
+            public init(row: Int, column: Int, rowSpan: Int, columnSpan: Int, rect: Rect, textRange: [Int], repeatedHeader: Bool) {
+                self.row = row
+                self.column = column
+                self.rowSpan = rowSpan
+                self.columnSpan = columnSpan
+                self.rect = rect
+                self.textRange = textRange
+                self.repeatedHeader = repeatedHeader
+            }
+        }
+
+        public init(page: Int? = nil, column: Int, table: Int, parent: Int? = nil, rect: Rect, rows: [Int], rowCount: Int,
+                    columnCount: Int, scale: Double, cells: [Cell]? = nil) {
+            self.page = page
+            self.column = column
+            self.table = table
+            self.parent = parent
+            self.rect = rect
+            self.rows = rows
+            self.rowCount = rowCount
+            self.columnCount = columnCount
+            self.scale = scale
+            self.cells = cells
         }
     }
 
@@ -268,6 +417,15 @@ public struct Manifest: Codable, Sendable, Equatable {
         public var rect: Rect
         /// `[start, end)` in Unicode scalars: its text, all set here.
         public var textRange: [Int]
+
+        public init(page: Int? = nil, column: Int, block: Int, float: String, rect: Rect, textRange: [Int]) {
+            self.page = page
+            self.column = column
+            self.block = block
+            self.float = float
+            self.rect = rect
+            self.textRange = textRange
+        }
     }
 
     /// A piece of a block's box in one column.
@@ -286,6 +444,15 @@ public struct Manifest: Codable, Sendable, Equatable {
         /// the column before, or into the next, and is drawn open on that side.
         public var starts: Bool
         public var ends: Bool
+
+        public init(page: Int? = nil, column: Int, box: Int, rect: Rect, starts: Bool, ends: Bool) {
+            self.page = page
+            self.column = column
+            self.box = box
+            self.rect = rect
+            self.starts = starts
+            self.ends = ends
+        }
     }
 
     public struct AttachmentFrame: Codable, Sendable, Equatable {
@@ -301,6 +468,15 @@ public struct Manifest: Codable, Sendable, Equatable {
         public var source: String
         /// `left` or `right` for a floated picture; absent for a picture in its line.
         public var float: String?
+
+        public init(page: Int? = nil, column: Int, rect: Rect, offset: Int, source: String, float: String? = nil) {
+            self.page = page
+            self.column = column
+            self.rect = rect
+            self.offset = offset
+            self.source = source
+            self.float = float
+        }
     }
 
     public struct Image: Codable, Sendable, Equatable {
@@ -385,12 +561,20 @@ public struct Manifest: Codable, Sendable, Equatable {
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         return decoder
     }
+
+    public init(settings: Settings, totals: Totals, documents: [Document], shard: ShardInfo? = nil, run: Run) {
+        self.settings = settings
+        self.totals = totals
+        self.documents = documents
+        self.shard = shard
+        self.run = run
+    }
 }
 
 extension Manifest.Page {
     /// The files of the page: its image (when written) and its thumbnails, relative to the
     /// output folder.
-    var outputPaths: [String] {
+    package var outputPaths: [String] {
         (image.map { [$0.path] } ?? []) + thumbnails.map(\.path)
     }
 }
@@ -398,7 +582,7 @@ extension Manifest.Page {
 extension Manifest.Document {
     /// Every file the document's entry lists: its pages' images and thumbnails and its layouts'
     /// document files, relative to the output folder.
-    var outputPaths: [String] {
+    package var outputPaths: [String] {
         pages.flatMap(\.outputPaths) + (layouts ?? []).flatMap { ($0.files ?? []).map(\.path) }
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-@testable import GalleyPipeline
+@testable import GalleyDiff
 import GalleyRaster
 import Testing
 

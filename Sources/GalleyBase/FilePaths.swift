@@ -2,15 +2,15 @@ import Foundation
 
 /// Where a path really leads: the one rule documents and pictures follow to stay inside the
 /// folders a user gave.
-enum FilePaths {
+package enum FilePaths {
     /// Whether `path` is `folder` or below it (both absolute and normalised).
-    static func path(_ path: String, isInside folder: String) -> Bool {
+    package static func path(_ path: String, isInside folder: String) -> Bool {
         let folder = folder.hasSuffix("/") ? String(folder.dropLast()) : folder
         return path == folder || path.hasPrefix(folder + "/")
     }
 
     /// `realpath(3)`: absolute, `..` and links resolved; nil with `errno` set when it fails.
-    static func realPath(_ path: String) -> String? {
+    package static func realPath(_ path: String) -> String? {
         guard let resolved = realpath(path, nil) else { return nil }
         defer { free(resolved) }
         return String(cString: resolved)
@@ -18,7 +18,7 @@ enum FilePaths {
 
     /// `path` relative to the folder `base` (both made absolute and standardized): `..`,
     /// `../docs`, `.` for the folder itself.
-    static func relativePath(of path: String, from base: String) -> String {
+    package static func relativePath(of path: String, from base: String) -> String {
         let target = URL(fileURLWithPath: path).standardizedFileURL.pathComponents
         let origin = URL(fileURLWithPath: base).standardizedFileURL.pathComponents
         var common = 0

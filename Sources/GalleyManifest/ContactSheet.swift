@@ -24,17 +24,17 @@ public enum ContactSheet {
     /// More warnings than this are listed behind a summary line instead of in full.
     static let warningsShown = 3
 
-    /// The sheet of `manifest`; with `diff` (a run with a baseline), a line with what changed
+    /// The sheet of `manifest`; with `baseline` (a run with a baseline), a line with what changed
     /// and a link to the review page, and the changed pages marked. `sources` maps a
     /// document's name to its source file's path relative to the output folder
     /// (`SourceFiles.links(from:)`); a document without one gets no source link.
-    public static func html(for manifest: Manifest, diff: DiffReport? = nil, sources: [String: String] = [:]) -> String {
+    public static func html(for manifest: Manifest, baseline: Baseline? = nil, sources: [String: String] = [:]) -> String {
         var parts: [String] = []
-        write(manifest, diff: diff, sources: sources) { parts.append($0) }
+        write(manifest, baseline: baseline, sources: sources) { parts.append($0) }
         return parts.joined()
     }
 
-    /// The sheet of `html(for:diff:sources:)`, handed to `emit` a piece at a time, so that a run
+    /// The sheet of `html(for:baseline:sources:)`, handed to `emit` a piece at a time, so that a run
     /// of thousands of pages writes it to its file without holding it whole (three times over:
     /// the pieces, their join and its UTF-8 copy).
     /// How far a run is, for the sheet written while it goes (`ProgressSheet`).
@@ -46,7 +46,30 @@ public enum ContactSheet {
         public var reloadSeconds: Int?
     }
 
-    public static func write(_ manifest: Manifest, diff: DiffReport? = nil, sources: [String: String] = [:], progress: Progress? = nil,
+    /// What changed since a baseline, as the sheet shows it: the diff's report read for the
+    /// sheet (GalleyDiff makes it: `ContactSheet.Baseline(report)`), so the sheet does not
+    /// depend on the diff.
+    public struct Baseline: Sendable {
+        /// What changed, in a few words ("3 pages changed (documents: ...)", "no changes").
+        public var summary: String
+        /// The diff's review page, relative to the output folder.
+        public var reviewPage: String
+        /// Each document's status since the baseline (`added`, `changed`, `removed`,
+        /// `unchanged`), by name.
+        public var documents: [String: String]
+        /// Per document, the pages that changed since the baseline and how (`changed`,
+        /// `resized`, `added`, ...).
+        public var pageMarks: [String: [PageKey: String]]
+
+        public init(summary: String, reviewPage: String, documents: [String: String], pageMarks: [String: [PageKey: String]]) {
+            self.summary = summary
+            self.reviewPage = reviewPage
+            self.documents = documents
+            self.pageMarks = pageMarks
+        }
+    }
+
+    public static func write(_ manifest: Manifest, baseline: Baseline? = nil, sources: [String: String] = [:], progress: Progress? = nil,
                              to emit: (String) -> Void) {
         var first = true
         // Pieces are separated by a newline, as they were when joined.
@@ -56,14 +79,8 @@ public enum ContactSheet {
             emit(piece)
         }
         let totals = manifest.totals
-        // Per document, the pages that changed since the baseline and how.
-        var marks: [String: [PageKey: String]] = [:]
-        for document in diff?.documents ?? [] {
-            for change in document.changes where DiffSummary.isShown(change) && change.status != .removed {
-                marks[document.name, default: [:]][PageKey(layout: change.layout, number: change.number)] = change.status.rawValue
-            }
-        }
-        let diffStatus = Dictionary((diff?.documents ?? []).map { ($0.name, $0.status) }, uniquingKeysWith: { a, _ in a })
+        let marks = baseline?.pageMarks ?? [:]
+        let diffStatus = baseline?.documents ?? [:]
         let failed = manifest.documents.filter { $0.status == .failed }
         let warned = manifest.documents.count { !$0.warnings.isEmpty }
         put("""
@@ -81,7 +98,7 @@ public enum ContactSheet {
             <header>
             <h1>Galley contact sheet</h1>
             <p class="totals">\(plural(totals.documents, "document")): \(totals.ok) ok, \(totals.failed) failed, \(totals.unchanged) unchanged · \(plural(totals.pages, "page")) · \(format(manifest.settings.dpi)) dpi</p>
-            \(diff.map(baselineLine) ?? "")\(progress.map(progressLine) ?? "")</header>
+            \(baseline.map(baselineLine) ?? "")\(progress.map(progressLine) ?? "")</header>
             """)
         if !failed.isEmpty {
             put("<section class=\"failures\">\n<h2>Failed (\(failed.count))</h2>\n<ul>")
@@ -117,8 +134,8 @@ public enum ContactSheet {
             meta.append(escape(document.status.rawValue))
             if !document.warnings.isEmpty { meta.append(escape(plural(document.warnings.count, "warning"))) }
             switch diffStatus[document.name] {
-            case .added?: meta.append("new since the baseline")
-            case .changed?: meta.append("changed since the baseline")
+            case "added"?: meta.append("new since the baseline")
+            case "changed"?: meta.append("changed since the baseline")
             default: break
             }
             if let source = sources[document.name] { meta.append("<a class=\"source\" href=\"\(url(source))\">source file</a>") }
@@ -143,7 +160,7 @@ public enum ContactSheet {
                     put("<h3>\(escape(title))\(sizes(of: group.pages).map { " <span class=\"size\">\(escape($0))</span>" } ?? "")\(files)</h3>")
                 }
                 let cells = group.pages.map { page in
-                    let mark = diffStatus[document.name] == .added ? "added" : marks[document.name]?[PageKey(layout: page.layout, number: page.number)]
+                    let mark = diffStatus[document.name] == "added" ? "added" : marks[document.name]?[PageKey(layout: page.layout, number: page.number)]
                     return (cell(page, document: document, box: box, mark: mark), mark != nil)
                 }
                 let folded = cells.count > foldAbove
@@ -293,9 +310,14 @@ public enum ContactSheet {
     }
 
     /// A page of a document: its layout (articles) and number.
-    struct PageKey: Hashable {
-        var layout: String?
-        var number: Int
+    public struct PageKey: Hashable, Sendable {
+        public var layout: String?
+        public var number: Int
+
+        public init(layout: String?, number: Int) {
+            self.layout = layout
+            self.number = number
+        }
     }
 
     /// How far the run is, on a sheet written while it goes.
@@ -307,12 +329,8 @@ public enum ContactSheet {
     }
 
     /// What changed since the baseline, linking to the diff's review page.
-    private static func baselineLine(_ diff: DiffReport) -> String {
-        let d = diff.totals.documents, p = diff.totals.pages
-        let what = diff.outcome == .changed
-            ? "\(plural(p.changed + p.added + p.removed, "page")) changed (documents: \(d.changed) changed, \(d.added) added, \(d.removed) removed)"
-            : "no changes"
-        return "<p class=\"baseline\">Since the baseline: \(escape(what)) · <a href=\"\(RunDiff.defaultFolder)/\(RunDiff.reviewPageName)\">review page</a></p>\n"
+    private static func baselineLine(_ baseline: Baseline) -> String {
+        "<p class=\"baseline\">Since the baseline: \(escape(baseline.summary)) · <a href=\"\(url(baseline.reviewPage))\">review page</a></p>\n"
     }
 
     /// The configured box nearest the preferred size, preferring larger ones (sharper).
@@ -394,19 +412,19 @@ public enum ContactSheet {
 
     /// An id for an element from a name: `doc-` and the name with every character other than
     /// letters, digits and `-` made `_`.
-    static func anchor(_ name: String, prefix: String = "doc-") -> String {
+    package static func anchor(_ name: String, prefix: String = "doc-") -> String {
         prefix + name.map { $0.isLetter || $0.isNumber || $0 == "-" ? String($0) : "_" }.joined()
     }
 
     /// A relative path as a URL: each segment percent-encoded.
-    static func url(_ path: String) -> String {
+    package static func url(_ path: String) -> String {
         path.split(separator: "/", omittingEmptySubsequences: false).map {
             String($0).addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#"))) ?? String($0)
         }.joined(separator: "/")
     }
 
     /// Text for the page's HTML (`Escape.html`).
-    static func escape(_ text: String) -> String { Escape.html(text) }
+    package static func escape(_ text: String) -> String { Escape.html(text) }
 
     private static func plural(_ count: Int, _ noun: String) -> String {
         "\(count) \(noun)\(count == 1 ? "" : "s")"

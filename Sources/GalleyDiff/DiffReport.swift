@@ -1,5 +1,6 @@
 import Foundation
 import GalleyBase
+import GalleyManifest
 
 /// `diff.json`: what changed between two runs, described by `schemas/diff.schema.json`.
 ///
@@ -89,7 +90,7 @@ public struct DiffReport: Codable, Sendable, Equatable {
         /// The document's folder under the output folders, which matches it across runs.
         public var name: String
         public var source: String
-        public var kind: SourceDocument.Kind
+        public var kind: Manifest.Document.Kind
         public var status: DocumentStatus
         /// Its status in each run's manifest (`ok`, `failed`, `unchanged`); absent where it is not.
         public var baseStatus: Manifest.Status?

@@ -1,4 +1,5 @@
 import Foundation
+@testable import GalleyManifest
 @testable import GalleyPipeline
 import GalleyRaster
 import GalleyTestSupport

@@ -1,4 +1,5 @@
 import Foundation
+import GalleyDiff
 import GalleyPipeline
 import GalleyTestSupport
 import Testing

@@ -10,13 +10,42 @@ import GalleyBase
 /// wall time, which the manifest does not hold. Documents are listed in the manifest's order,
 /// so equal runs give equal reports but for their times.
 public struct CIReport: Sendable {
-    public var summary: RunSummary
+    /// What the report tells of a finished run (the pipeline's `RunSummary` gives it).
+    public struct Run: Sendable {
+        /// The manifest written (absent when interrupted).
+        public var manifest: Manifest?
+        public var outputFolder: URL
+        public var duration: Double
+        /// Outputs drawn and encoded by the run, and kept from an earlier one.
+        public var drawnOutputs: Int
+        public var reusedOutputs: Int
+        /// Each document's source file, by document name (`Manifest.Document.name`).
+        public var sources: [String: URL]
+        /// Why the manifest could not be written, when it could not.
+        public var manifestError: String?
+        /// `--baseline` named a folder that is missing or empty: the note saying nothing was compared.
+        public var baselineNote: String?
+
+        public init(manifest: Manifest?, outputFolder: URL, duration: Double, drawnOutputs: Int, reusedOutputs: Int,
+                    sources: [String: URL], manifestError: String?, baselineNote: String?) {
+            self.manifest = manifest
+            self.outputFolder = outputFolder
+            self.duration = duration
+            self.drawnOutputs = drawnOutputs
+            self.reusedOutputs = reusedOutputs
+            self.sources = sources
+            self.manifestError = manifestError
+            self.baselineNote = baselineNote
+        }
+    }
+
+    public var summary: Run
     /// Seconds from a document's start to its finish, by document name (unchanged documents,
     /// which are not drawn, have none).
     public var durations: [String: Double]
 
-    public init(summary: RunSummary, durations: [String: Double] = [:]) {
-        self.summary = summary
+    public init(run: Run, durations: [String: Double] = [:]) {
+        summary = run
         self.durations = durations
     }
 

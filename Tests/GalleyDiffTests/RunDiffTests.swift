@@ -1,4 +1,6 @@
 import Foundation
+import GalleyBase
+import GalleyDiff
 import GalleyPipeline
 import GalleyRaster
 import GalleyTestSupport

@@ -1,5 +1,6 @@
 import Foundation
 import GalleyBase
+import GalleyManifest
 import GalleyRaster
 
 /// What `galley diff` compares and how.
@@ -131,7 +132,7 @@ public enum RunDiff {
     /// The diff folder of a run whose baseline is missing: the note as both summaries, so a CI
     /// step that shows `diff/summary.md` shows why there is no diff; a diff an earlier run
     /// left there is removed (its `diff.json` would describe another run).
-    static func writeMissingBaselineNote(_ note: String, in store: OutputStore) throws {
+    package static func writeMissingBaselineNote(_ note: String, in store: OutputStore) throws {
         _ = try store.confined.openFolder(defaultFolder, create: true).map(close)
         for name in [reportName, reviewPageName] { _ = store.confined.removeFile("\(defaultFolder)/\(name)") }
         try? FileManager.default.removeItem(at: store.root.appendingPathComponent(defaultFolder).appendingPathComponent(picturesFolder))

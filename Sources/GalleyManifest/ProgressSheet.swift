@@ -7,7 +7,7 @@ import GalleyBase
 /// `interval` seconds (and not before `interval` seconds into the run, so quick runs never
 /// write one); the run's own sheet replaces it at the end, byte for byte what a run without
 /// it writes. An interrupted run leaves it saying so.
-final class ProgressSheet: Sendable {
+package final class ProgressSheet: Sendable {
     private struct State {
         var lastWrite: Date
         var busy = false
@@ -21,20 +21,24 @@ final class ProgressSheet: Sendable {
     private let interval: Double
     private let store: OutputStore
     private let settings: Manifest.Settings
-    private let recorder: RunRecorder
-    static let reloadSeconds = 10
+    private let galleyVersion: String
+    /// The documents finished so far, in the manifest's order, and how many the run has.
+    private let finishedDocuments: @Sendable () -> (documents: [Manifest.Document], total: Int)
+    package static let reloadSeconds = 10
 
-    init(interval: Double, started: Date, store: OutputStore, settings: Manifest.Settings, recorder: RunRecorder) {
+    package init(interval: Double, started: Date, store: OutputStore, settings: Manifest.Settings, galleyVersion: String,
+                 finishedDocuments: @escaping @Sendable () -> (documents: [Manifest.Document], total: Int)) {
         self.interval = interval
         self.store = store
         self.settings = settings
-        self.recorder = recorder
+        self.galleyVersion = galleyVersion
+        self.finishedDocuments = finishedDocuments
         state = Mutex(State(lastWrite: started))
     }
 
     /// A document finished: writes the sheet when `interval` has passed since the last one
     /// (a write already under way is not waited for).
-    func documentFinished() {
+    package func documentFinished() {
         let due = state.withLock { state -> Bool in
             guard !state.done, !state.busy, Date().timeIntervalSince(state.lastWrite) >= interval else { return false }
             state.busy = true
@@ -51,7 +55,7 @@ final class ProgressSheet: Sendable {
 
     /// The run is over: no sheet is written after this returns (one under way has finished).
     /// `interrupted`: a sheet written earlier is rewritten to say the run stopped.
-    func finish(interrupted: Bool) {
+    package func finish(interrupted: Bool) {
         let written = state.withLock { state -> Bool in
             state.done = true
             return state.written
@@ -63,14 +67,14 @@ final class ProgressSheet: Sendable {
     private func write(note: String?, whenDone: Bool = false) {
         writing.withLock { _ in
             guard whenDone || !state.withLock({ $0.done }) else { return }
-            let (documents, total) = recorder.finishedDocuments()
+            let (documents, total) = finishedDocuments()
             let failed = documents.count { $0.status == .failed }, unchanged = documents.count { $0.status == .unchanged }
             let manifest = Manifest(
                 settings: settings,
                 totals: .init(documents: documents.count, ok: documents.count - failed - unchanged, failed: failed, unchanged: unchanged,
                               pages: documents.reduce(0) { $0 + $1.pages.count }),
                 documents: documents, shard: nil,
-                run: .init(galleyVersion: Pipeline.version, mupdfVersion: "", startedAt: "", durationSeconds: 0,
+                run: .init(galleyVersion: galleyVersion, mupdfVersion: "", startedAt: "", durationSeconds: 0,
                            workers: .init(open: 1, render: 1, thumbnails: 1, encode: 1), maxPagesInFlight: 1))
             let progress = ContactSheet.Progress(done: documents.count, total: total, interrupted: note != nil,
                                                  reloadSeconds: note != nil ? nil : Self.reloadSeconds)

@@ -30,7 +30,7 @@ extension Manifest {
 extension Manifest.Document {
     /// One document's manifest entry as JSON, as the catalog keeps it: the bytes of
     /// `Manifest.encoder(pretty: false)`, encoded a page at a time.
-    func encodedEntry() throws -> [UInt8] {
+    package func encodedEntry() throws -> [UInt8] {
         let encoder = Manifest.encoder(pretty: false)
         var shell = self
         shell.pages = []

@@ -1,4 +1,5 @@
 import Foundation
+import GalleyManifest
 
 /// The diff folder's `index.html`: the review page of a diff, in the style of the contact sheet.
 ///
