@@ -46,11 +46,14 @@
 /// rule), took 3.6 times level 10's time on the manuals for 2% fewer bytes. Pages drawn in bands (over
 /// 16 megapixels) still go through libpng and zlib, as RGB with the zlib settings below.
 public enum PNGCompression: String, CaseIterable, Sendable {
-    /// libdeflate level 2: the fastest encode, files 1–3% larger than `balanced`.
+    /// libdeflate level 2, images of at most 2048 colours by the page encoder at effort 2: the
+    /// fastest encode, files 1–3% larger than `balanced`.
     case fast
-    /// libdeflate level 5: the default.
+    /// libdeflate level 5, images of at most 2048 colours by the page encoder at effort 3: the
+    /// default.
     case balanced
-    /// libdeflate level 10: 4–11% smaller than `balanced`, about ten times the encoding time.
+    /// libdeflate level 10 for every image: 4–11% smaller than `balanced`, about ten times the
+    /// encoding time.
     case small
 
     /// The default preset.
@@ -69,6 +72,10 @@ public enum PNGCompression: String, CaseIterable, Sendable {
         /// most 2048 colours (text, line art, flat fills: grey, palette or RGB).
         var filter: Filter
         var fewColoursFilter: Filter
+        /// Images of at most 2048 colours compressed by Galley's page encoder
+        /// (`Sources/CGalleyPNG/page_deflate.c`) at this effort (1–3) instead of libdeflate; 0: by
+        /// libdeflate at `deflateLevel` like the rest.
+        var pageDeflate: Int32
         /// zlib settings of a page encoded in bands (libpng streams through zlib).
         var zlibLevel: Int32
         var zlibStrategy: Int32
@@ -81,11 +88,11 @@ public enum PNGCompression: String, CaseIterable, Sendable {
 
     var settings: Settings {
         switch self {
-        case .fast: Settings(deflateLevel: 2, filter: .up, fewColoursFilter: .none,
+        case .fast: Settings(deflateLevel: 2, filter: .up, fewColoursFilter: .none, pageDeflate: 2,
                              zlibLevel: 1, zlibStrategy: Self.zDefaultStrategy, zlibFilters: Self.filterUp)
-        case .balanced: Settings(deflateLevel: 5, filter: .up, fewColoursFilter: .none,
+        case .balanced: Settings(deflateLevel: 5, filter: .up, fewColoursFilter: .none, pageDeflate: 3,
                                  zlibLevel: 2, zlibStrategy: Self.zDefaultStrategy, zlibFilters: Self.filterUp)
-        case .small: Settings(deflateLevel: 10, filter: .up, fewColoursFilter: .none,
+        case .small: Settings(deflateLevel: 10, filter: .up, fewColoursFilter: .none, pageDeflate: 0,
                               zlibLevel: 6, zlibStrategy: Self.zDefaultStrategy, zlibFilters: Self.filterAll)
         }
     }
