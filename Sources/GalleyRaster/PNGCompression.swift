@@ -65,7 +65,7 @@
 ///
 /// On the manuals the page encoder takes 40% of libdeflate 5's time for fewer bytes; on the
 /// fixtures, whose time is mostly photos, it saves 8%. Photos stay with libdeflate: given the
-/// many-colour images too (Up filter), the page encoder wrote the fixture photos 10–19% larger
+/// many-colour images too (Up filter), the page encoder wrote the fixture photos 2–19% larger
 /// than libdeflate 5. Hashing 3 bytes (one RGB pixel) rather than 4 made the manuals 5% smaller;
 /// in rows of one-byte pixels a hashed match is taken from 5 bytes, since at 3 a scanned grey
 /// page came out 21% larger. Colour counting, packing, filtering and the checksums are now most
