@@ -4,10 +4,12 @@
  *   png-sweep SETTINGS FILE.ppm...
  *
  * SETTINGS is a comma-separated list of encoder settings, each one of
- *   d<level>:<filter>:<few-colours filter>[:rgb]   the whole-image writer (libdeflate level
- *                                      0-12; filters 0-4 None..Paeth, 5 adaptive, the second for
- *                                      images of at most 2048 colours; ":rgb" turns colour-type
- *                                      reduction and colour counting off)
+ *   d<level>:<filter>:<few-colours filter>[:rgb|:p<effort>]   the whole-image writer (libdeflate
+ *                                      level 0-12; filters 0-4 None..Paeth, 5 adaptive, the second
+ *                                      for images of at most 2048 colours; ":rgb" turns colour-type
+ *                                      reduction and colour counting off; ":p1" to ":p3" compress
+ *                                      images of at most 2048 colours with page_deflate.c's encoder
+ *                                      at that effort instead of libdeflate)
  *   z<level>:<libpng filter bits>              the streaming libpng/zlib writer (banded pages)
  * and for each it prints one line: the settings, CPU seconds (one thread, best of 3 passes
  * over all files), total bytes, and how many images were stored as grey, palette and RGB.
@@ -90,6 +92,8 @@ int main(int argc, char **argv)
                     char rgb[8] = "";
                     sscanf(setting + 1, "%d:%d:%d:%7s", &o.level, &o.filter, &o.few_colours_filter, rgb);
                     o.reduce = strcmp(rgb, "rgb") != 0;
+                    if (rgb[0] == 'p')
+                        o.page_deflate = atoi(rgb + 1);
                     o.pixels_per_metre = 5906;
                     gp_encoded e;
                     if (gp_encode_image(images[i].pixels, images[i].width, images[i].height,

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Sweeps the PNG encoder's settings (libdeflate levels, row filters, colour-type reduction, and
-the libpng/zlib writer of banded pages) on drawn pages, and prints a Markdown table per page set
+"""Sweeps the PNG encoder's settings (libdeflate levels, row filters, colour-type reduction,
+page_deflate.c's encoder for images of few colours, and the libpng/zlib writer of banded pages) on drawn pages, and prints a Markdown table per page set
 of CPU time and bytes against `mutool draw`'s PNGs of the same pages: the measurement behind the
 presets in Sources/GalleyRaster/PNGCompression.swift.
 
@@ -15,7 +15,7 @@ Page sets (drawn by mutool to PPM at --dpi, so the encoder sees MuPDF's pixels, 
 The encoder is timed on one thread (CPU seconds, best of three passes) by scripts/png-sweep.c,
 built here against Sources/CGalleyPNG, which also decodes every PNG it made once and stops if
 any differs from the drawn pixels (so a sweep checks the reductions on every page it
-measures). Everything is written under .build-bench/sweep.
+measures, and every stream page_deflate.c writes). Everything is written under .build-bench/sweep.
 """
 import argparse
 import glob
@@ -39,6 +39,8 @@ DEFAULT_SETTINGS = (
     # the other filters at a few levels (filter of many colours : of at most 2048 colours)
     + ["d%d:%s" % (level, f) for level in (2, 4, 6)
        for f in ("0:0", "2:2", "1:0", "4:0", "5:0", "2:5", "5:5")]
+    # page_deflate.c's encoder for images of at most 2048 colours, at each effort
+    + ["d%d:2:0:p%d" % (level, effort) for level in (2, 5) for effort in (1, 2, 3)]
 )
 
 
@@ -124,6 +126,8 @@ def describe(setting):
         return "libpng + zlib %s, %s (RGB)" % (level, "Up" if bits == "0x20" else "adaptive" if bits == "0xF8" else bits)
     parts = setting[1:].split(":")
     text = "libdeflate %s, %s / %s" % (parts[0], FILTERS[parts[1]], FILTERS[parts[2]])
+    if len(parts) > 3 and parts[3].startswith("p"):
+        return text + " by page deflate %s" % parts[3][1:]
     return text + (", RGB only" if len(parts) > 3 else "")
 
 
@@ -139,6 +143,7 @@ def main():
     run(["cc", "-O2", "-I", os.path.join(ROOT, "Sources", "CGalleyPNG", "include"),
          os.path.join(ROOT, "scripts", "png-sweep.c"), os.path.join(ROOT, "Sources", "CGalleyPNG", "whole_image.c"),
          os.path.join(ROOT, "Sources", "CGalleyPNG", "shim.c"),
+         os.path.join(ROOT, "Sources", "CGalleyPNG", "page_deflate.c"),
          os.path.join(ROOT, "Sources", "CGalleyPNG", "decode.c"), "-o", tool, "-ldeflate", "-lpng16", "-lz"])
     for name, (ppms, mutool_bytes) in page_sets(args.sets.split(","), args.dpi).items():
         pixels = 0

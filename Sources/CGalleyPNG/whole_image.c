@@ -12,6 +12,7 @@
 // so that an image costs one call from Swift, not one per row.
 
 #include "CGalleyPNG.h"
+#include "page_deflate.h"
 
 #include <libdeflate.h>
 #include <pthread.h>
@@ -329,7 +330,8 @@ int gp_encode_image(const unsigned char *pixels, int width, int height, size_t s
         return -1;
     }
     if (options->level < 0 || options->level > 12 || options->filter < 0 || options->filter > GP_FILTER_ADAPTIVE
-        || options->few_colours_filter < 0 || options->few_colours_filter > GP_FILTER_ADAPTIVE) {
+        || options->few_colours_filter < 0 || options->few_colours_filter > GP_FILTER_ADAPTIVE
+        || options->page_deflate < 0 || options->page_deflate > 3) {
         snprintf(error, error_size, "invalid compression settings: level %d, filters %d/%d", options->level,
                  options->filter, options->few_colours_filter);
         return -1;
@@ -388,10 +390,13 @@ int gp_encode_image(const unsigned char *pixels, int width, int height, size_t s
     /* Two packed rows (current and previous) for reduced images, one zero row, and five
        candidate rows for adaptive filtering. */
     unsigned char *scratch = calloc(8, layout.row_bytes);
-    int own_compressor = options->level >= GP_CACHED_LEVELS;
+    /* Few colours: drawn text and line art, whose bytes repeat from the row above, the pixel
+       before and a few places along the row, which page_deflate.c finds faster than libdeflate. */
+    int page = count > 0 ? options->page_deflate : 0;
+    int own_compressor = !page && options->level >= GP_CACHED_LEVELS;
     struct libdeflate_compressor *compressor =
-        own_compressor ? libdeflate_alloc_compressor(options->level) : gp_compressor(options->level);
-    if (!filtered || !scratch || !compressor) {
+        page ? NULL : own_compressor ? libdeflate_alloc_compressor(options->level) : gp_compressor(options->level);
+    if (!filtered || !scratch || (!page && !compressor)) {
         snprintf(error, error_size, "out of memory filtering a %dx%d image", width, height);
         free(filtered);
         free(scratch);
@@ -434,15 +439,18 @@ int gp_encode_image(const unsigned char *pixels, int width, int height, size_t s
         prev = cur;
     }
 
-    size_t bound = libdeflate_zlib_compress_bound(compressor, filtered_size);
+    size_t bound = page ? gp_page_deflate_bound(filtered_size) : libdeflate_zlib_compress_bound(compressor, filtered_size);
     unsigned char *zlib = malloc(bound);
-    size_t zlib_length = zlib ? libdeflate_zlib_compress(compressor, filtered, filtered_size, zlib, bound) : 0;
+    size_t zlib_length = !zlib ? 0
+        : page ? gp_page_deflate(filtered, filtered_size, line, (size_t)layout.bpp, page, zlib, bound)
+               : libdeflate_zlib_compress(compressor, filtered, filtered_size, zlib, bound);
     if (own_compressor)
         libdeflate_free_compressor(compressor);
     free(filtered);
     free(scratch);
     if (zlib_length == 0) {
-        snprintf(error, error_size, "libdeflate could not compress a %dx%d image", width, height);
+        snprintf(error, error_size, "%s could not compress a %dx%d image", page ? "page deflate" : "libdeflate",
+                 width, height);
         free(zlib);
         free(set);
         return -1;

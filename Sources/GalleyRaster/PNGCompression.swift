@@ -45,12 +45,41 @@
 /// gain again, at ten times the time; level 12, in an earlier sweep (before the few-colours
 /// rule), took 3.6 times level 10's time on the manuals for 2% fewer bytes. Pages drawn in bands (over
 /// 16 megapixels) still go through libpng and zlib, as RGB with the zlib settings below.
+///
+/// Images of at most 2048 colours (unfiltered rows: text, line art) are compressed at `fast`
+/// and `balanced` by Galley's own deflate for drawn pages (`Sources/CGalleyPNG/page_deflate.c`,
+/// issue 39): matches with the row above, the pixel before and, from effort 2, the last two
+/// earlier places of the same 3 bytes, taken greedily, with dynamic Huffman codes. Measured by
+/// `python3 scripts/sweep-png.py --settings d2:2:0,d5:2:0,d2:2:0:p1,d2:2:0:p2,d2:2:0:p3,d5:2:0:p3`
+/// (the real set is now 169 pages of eight manuals, 152 of them RGB; a load of 13 on the shared
+/// machine, CPU seconds of one thread):
+///
+/// | settings (many colours / at most 2048) | fixtures s | × bytes | stress s | × bytes | real s | × bytes |
+/// | --- | ---: | ---: | ---: | ---: | ---: | ---: |
+/// | libdeflate 2 / libdeflate 2 (the old `fast`) | 0.29 | 0.66 | 0.14 | 0.58 | 2.54 | 0.97 |
+/// | libdeflate 5 / libdeflate 5 (the old `balanced`) | 0.37 | 0.64 | 0.18 | 0.57 | 2.83 | 0.93 |
+/// | libdeflate 2 / page deflate 1 (row above, pixel before) | 0.26 | 0.77 | 0.09 | 0.59 | 1.04 | 1.40 |
+/// | **libdeflate 2 / page deflate 2 (`fast`)** | 0.27 | 0.66 | 0.12 | 0.55 | 1.05 | 0.92 |
+/// | libdeflate 2 / page deflate 3 | 0.28 | 0.65 | 0.12 | 0.55 | 1.18 | 0.91 |
+/// | **libdeflate 5 / page deflate 3 (`balanced`)** | 0.34 | 0.64 | 0.12 | 0.55 | 1.16 | 0.91 |
+///
+/// On the manuals the page encoder takes 40% of libdeflate 5's time for fewer bytes; on the
+/// fixtures, whose time is mostly photos, it saves 8%. Photos stay with libdeflate: given the
+/// many-colour images too (Up filter), the page encoder wrote the fixture photos 2–19% larger
+/// than libdeflate 5. Hashing 3 bytes (one RGB pixel) rather than 4 made the manuals 5% smaller;
+/// in rows of one-byte pixels a hashed match is taken from 5 bytes, since at 3 a scanned grey
+/// page came out 21% larger. Colour counting, packing, filtering and the checksums are now most
+/// of what is left: on 40 of the manuals' pages an encode that stores the rows (libdeflate
+/// level 0) took 0.20 s, `balanced` 0.27 s, libdeflate 5 for every image 0.68 s.
 public enum PNGCompression: String, CaseIterable, Sendable {
-    /// libdeflate level 2: the fastest encode, files 1–3% larger than `balanced`.
+    /// libdeflate level 2, images of at most 2048 colours by the page encoder at effort 2: the
+    /// fastest encode, files 1–3% larger than `balanced`.
     case fast
-    /// libdeflate level 5: the default.
+    /// libdeflate level 5, images of at most 2048 colours by the page encoder at effort 3: the
+    /// default.
     case balanced
-    /// libdeflate level 10: 4–11% smaller than `balanced`, about ten times the encoding time.
+    /// libdeflate level 10 for every image: 4–11% smaller than `balanced`, about ten times the
+    /// encoding time.
     case small
 
     /// The default preset.
@@ -69,6 +98,10 @@ public enum PNGCompression: String, CaseIterable, Sendable {
         /// most 2048 colours (text, line art, flat fills: grey, palette or RGB).
         var filter: Filter
         var fewColoursFilter: Filter
+        /// Images of at most 2048 colours compressed by Galley's page encoder
+        /// (`Sources/CGalleyPNG/page_deflate.c`) at this effort (1–3) instead of libdeflate; 0: by
+        /// libdeflate at `deflateLevel` like the rest.
+        var pageDeflate: Int32
         /// zlib settings of a page encoded in bands (libpng streams through zlib).
         var zlibLevel: Int32
         var zlibStrategy: Int32
@@ -81,11 +114,11 @@ public enum PNGCompression: String, CaseIterable, Sendable {
 
     var settings: Settings {
         switch self {
-        case .fast: Settings(deflateLevel: 2, filter: .up, fewColoursFilter: .none,
+        case .fast: Settings(deflateLevel: 2, filter: .up, fewColoursFilter: .none, pageDeflate: 2,
                              zlibLevel: 1, zlibStrategy: Self.zDefaultStrategy, zlibFilters: Self.filterUp)
-        case .balanced: Settings(deflateLevel: 5, filter: .up, fewColoursFilter: .none,
+        case .balanced: Settings(deflateLevel: 5, filter: .up, fewColoursFilter: .none, pageDeflate: 3,
                                  zlibLevel: 2, zlibStrategy: Self.zDefaultStrategy, zlibFilters: Self.filterUp)
-        case .small: Settings(deflateLevel: 10, filter: .up, fewColoursFilter: .none,
+        case .small: Settings(deflateLevel: 10, filter: .up, fewColoursFilter: .none, pageDeflate: 0,
                               zlibLevel: 6, zlibStrategy: Self.zDefaultStrategy, zlibFilters: Self.filterAll)
         }
     }

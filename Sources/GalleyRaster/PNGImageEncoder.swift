@@ -23,7 +23,8 @@ public struct PNGImageEncoder: ImageEncoder {
     /// The preset and every setting behind it, so retuning a preset redraws what it made.
     public var fingerprint: String {
         let s = compression.settings
-        return "png \(compression.rawValue): reduced, libdeflate \(s.deflateLevel) \(s.filter)/\(s.fewColoursFilter), "
+        let few = s.pageDeflate > 0 ? " (few colours: page deflate \(s.pageDeflate))" : ""
+        return "png \(compression.rawValue): reduced, libdeflate \(s.deflateLevel) \(s.filter)/\(s.fewColoursFilter)\(few), "
             + "bands zlib \(s.zlibLevel) \(s.zlibStrategy) \(s.zlibFilters), pHYs"
     }
 

@@ -20,13 +20,21 @@ public enum WholeImagePNG {
                               compression: PNGCompression, reduce: Bool = true, dpi: Double? = nil,
                               text: [(key: String, value: String)] = []) throws(RasterError)
         -> (bytes: [UInt8], colourType: ColourType, bitDepth: Int) {
+        try encode(rows: rows, width: width, height: height, stride: stride, channels: channels,
+                   settings: compression.settings, reduce: reduce, dpi: dpi, text: text)
+    }
+
+    /// `encode` with settings no preset has (the tests' every effort of the page encoder).
+    static func encode(rows: UnsafeRawPointer, width: Int, height: Int, stride: Int, channels: Int,
+                       settings: PNGCompression.Settings, reduce: Bool = true, dpi: Double? = nil,
+                       text: [(key: String, value: String)] = []) throws(RasterError)
+        -> (bytes: [UInt8], colourType: ColourType, bitDepth: Int) {
         guard width > 0, height > 0, width <= Int(Int32.max), height <= Int(Int32.max) else {
             throw RasterError(.invalidSize, "image size \(width)×\(height) cannot be a PNG")
         }
-        let settings = compression.settings
         var options = gp_image_options(level: settings.deflateLevel, filter: settings.filter.rawValue,
                                        few_colours_filter: settings.fewColoursFilter.rawValue, reduce: reduce ? 1 : 0,
-                                       pixels_per_metre: pixelsPerMetre(dpi: dpi))
+                                       pixels_per_metre: pixelsPerMetre(dpi: dpi), page_deflate: settings.pageDeflate)
         var error = [CChar](repeating: 0, count: 256)
         let keys = text.map { strdup($0.key) }
         let values = text.map { strdup($0.value) }

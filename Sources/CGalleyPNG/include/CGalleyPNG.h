@@ -70,6 +70,10 @@ typedef struct gp_image_options {
                                counted when `reduce` is set */
     int reduce;           /* nonzero: store RGB as 8-bit grey or a palette when that is lossless */
     unsigned pixels_per_metre; /* resolution for a pHYs chunk; 0 writes none */
+    int page_deflate;     /* 0: images of at most 2048 colours are compressed by libdeflate at `level`
+                             too; 1-3: by page_deflate.c's encoder at that effort (1 matches with
+                             the row above and the pixel before, 2 also earlier places of the
+                             same 3 bytes, 3 remembers more places), needs `reduce` */
 } gp_image_options;
 
 /// An encoded PNG and the form its pixels were stored in.
