@@ -54,6 +54,7 @@ public final class ArticleTypesetter {
                                        typography: layout.typography, vertical: layout.writingMode.isVertical,
                                        analysisWindow: analysisWindow)
         framesetter.columnExtent = FlowMapping(column: layout.columnRects[0], mode: layout.writingMode).flowRect.height
+        framesetter.keepsFirstMargin = true
         dresser = PageDresser(text: text, layout: layout, fonts: fonts)
     }
 
