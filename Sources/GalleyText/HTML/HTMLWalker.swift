@@ -577,7 +577,7 @@ struct HTMLWalker {
         if floats, let side = positioned ? .left : style.float {
             builder.breakParagraph()
             var block = FloatedBlock(paragraphs: builder.paragraphCount..<builder.paragraphCount, side: side)
-            if positioned { block.positioning = PositionedBlock(offsets: style.offsets, containingBox: containingBox, behindFlow: (style.zIndex ?? 0) < 0) }
+            if positioned { block.positioning = PositionedBlock(offsets: style.offsets, containingBox: containingBox, zIndex: style.zIndex) }
             block.width = style.width
             block.widthFraction = style.box.widthFraction
             block.containerStartIndent = ComputedStyle.clamped(parent.style.startIndent, 0)
@@ -974,6 +974,7 @@ struct HTMLWalker {
         block.float = floats ? style.float : nil
         multicolStyle(style, into: &block)
         (block.position, block.offsets, block.clipsOverflow) = (style.position, style.offsets, style.clipsOverflow)
+        block.zIndex = style.position.isPositioned ? style.zIndex : nil
         let start = builder.paragraphCount
         var box = BlockBox(element: element, style: block, parent: parent, paragraphs: start..<start)
         box.textBox = textBox
