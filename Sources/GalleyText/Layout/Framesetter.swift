@@ -99,7 +99,7 @@ public final class Framesetter {
     /// Whether this is an article's flow, which begins at the top of its first page: there,
     /// where no break is, the first block's top margin is kept (css-break-3 §5.5 truncates
     /// margins only at breaks). Not a table cell's or a floated block's (their flows are
-    /// laid out as they were).
+    /// laid out as they were), nor a vertical article's (`ArticleTypesetter`).
     var keepsFirstMargin = false
 
     /// A space may grow by at most this many times its natural width when a Latin line is
