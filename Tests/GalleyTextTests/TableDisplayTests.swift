@@ -47,4 +47,15 @@ import Testing
         let blue = try #require(Boxes.area(of: Boxes.blue, in: bitmap).box)
         #expect(blue.x == 0 && blue.y == 0 && blue.height > 20 && blue.width < 200, "\(blue)")
     }
+
+    @Test func aListItemsMarkerHangsOutOfItsCellAsOutOfABlock() throws {
+        // The same item in a block 100 px in and in a cell 100 px in: the marker hangs left of
+        // the text in both (CSS draws an outside marker out of the cell's content box).
+        func drawn(_ item: String) throws -> (x: Int, y: Int, width: Int, height: Int) {
+            try #require(Boxes.area(of: Boxes.blue, in: try Boxes.drawn("<div style='margin-left: 100px'>\(item)</div>")).box)
+        }
+        let item = "<div style='display: list-item; color: blue'>Item</div>"
+        let inBlock = try drawn(item), inCell = try drawn("<div style='display: table-cell'>\(item)</div>")
+        #expect(inBlock.x < 100 && abs(inCell.x - inBlock.x) <= 1 && abs(inCell.width - inBlock.width) <= 1, "\(inBlock) \(inCell)")
+    }
 }

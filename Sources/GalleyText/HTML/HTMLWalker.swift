@@ -1375,7 +1375,7 @@ struct HTMLWalker {
         markerStyle.link = nil
         markerStyle.baselineShift = 0
         let ems = marker.unicodeScalars.reduce(0.0) { $0 + ($1 == "." || $1 == "\u{A0}" ? 0.3 : 0.6) }
-        builder.setListMarker(marker, style: markerStyle, width: ems * markerStyle.size)
+        builder.setListMarker(marker, style: markerStyle, width: ems * markerStyle.size, hangsOutside: style.inTableCell)
     }
 
     /// The marker of a list item: a bullet or a number, then a no-break space; nil for `none`.

@@ -641,7 +641,9 @@ public final class Framesetter {
             let top = cursor + gap
             let baseline = top + (height - line.naturalHeight) / 2 + line.ascent
             let endsBlockOrLine = filler.isFinished || (!local.isEmpty && analysis.breaks[local.upperBound - 1] == .mandatory)
-            let origin = Self.origin(of: line, in: lineRect, measure: measure, startIndent: max(0, startIndent),
+            // In a cell, a list item's marker may hang out of the cell's content box (CSS
+            // draws outside markers there); elsewhere lines stay in the column.
+            let origin = Self.origin(of: line, in: lineRect, measure: measure, startIndent: end != nil ? startIndent : max(0, startIndent),
                                      alignment: endsBlockOrLine ? style.lastLineAlignment ?? style.alignment : style.alignment,
                                      rightToLeft: analysis.baseLevel == 1)
             var spaceRatio: Double?
