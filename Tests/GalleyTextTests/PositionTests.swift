@@ -61,6 +61,39 @@ import Testing
         #expect(over.red > 100 * 95 && over.green < 100 * 5, "\(over)")
     }
 
+    /// Overlapping absolute boxes are drawn in `z-index` order (CSS 2.1 Appendix E): a higher
+    /// one over a lower one whatever their order in the text, a positive one over `auto` and
+    /// 0 (which keep the text's order), and of two negative ones the less negative over the
+    /// other, both under the flow.
+    @Test func overlappingPositionedBoxesAreDrawnInZIndexOrder() throws {
+        /// The colour seen where a red box (first in the text) and a green one overlap.
+        func top(_ first: String, _ second: String) throws -> String {
+            let bitmap = try Self.drawn("<div style='position: relative; height: 200px'>"
+                + "<div style='position: absolute; top: 0; left: 0; width: 100px; height: 100px; background: red; z-index: \(first)'></div>"
+                + "<div style='position: absolute; top: 50px; left: 50px; width: 100px; height: 100px; background: green; z-index: \(second)'></div>"
+                + "</div>")
+            let pixel = bitmap.pixel(x: 75, y: 75)
+            return pixel.r == 255 && pixel.g == 0 ? "red" : pixel.g == 128 && pixel.r == 0 ? "green" : "\(pixel)"
+        }
+        #expect(try top("2", "1") == "red")
+        #expect(try top("1", "2") == "green")
+        #expect(try top("1", "auto") == "red")
+        #expect(try top("auto", "0") == "green")
+        #expect(try top("0", "auto") == "green")
+        #expect(try top("-1", "-2") == "red")
+        #expect(try top("10", "9") == "red")
+    }
+
+    /// A relatively positioned block with a `z-index` is drawn over a later absolute box with
+    /// a lower one, its text too.
+    @Test func aRelativeBlocksZIndexLiftsItOverALaterPositionedBox() throws {
+        let bitmap = try Self.drawn("<div style='position: relative; z-index: 3; width: 100px; height: 100px; background: red'></div>"
+            + "<div style='position: absolute; top: 50px; left: 50px; width: 100px; height: 100px; background: green; z-index: 2'></div>")
+        let pixel = bitmap.pixel(x: 75, y: 75)
+        #expect(pixel.r == 255 && pixel.g == 0, "\(pixel)")
+        #expect(Self.area(Self.red, bitmap).count == 100 * 100)
+    }
+
     @Test func anAbsoluteBoxWithoutAPositionedParentIsPlacedOnThePageAndTheTextDoesNotMove() throws {
         let text = "<p style='color: red; margin: 0'>The text of the page.</p>"
         let plain = try Self.drawn(text)

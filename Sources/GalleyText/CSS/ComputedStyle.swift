@@ -80,6 +80,11 @@ struct ComputedStyle: Sendable {
     /// set as a block, but given no size, since CSS sizes such boxes by table rules Galley
     /// does not apply to them.
     var tableDisplay = false
+    /// The table part a `display: table-row-group` (`-header-`, `-footer-group`), `table-row`
+    /// or `table-cell` makes an element, as the HTML element of that part (`tbody`, `tr`,
+    /// `td`): it joins the table the walker builds, in an anonymous table when it is in none
+    /// (CSS 2.1 §17.2.1). Nil for other values (`display: table` on a `div` stays a block).
+    var tablePart: String?
     /// `position: absolute` or `fixed`: the element is taken out of the flow and placed
     /// against its containing block (`PositionedBlock`).
     var outOfFlow = false
@@ -216,6 +221,7 @@ struct ComputedStyle: Sendable {
         style.justifiable = true
         style.displayNone = false
         style.tableDisplay = false
+        style.tablePart = nil
         style.outOfFlow = false
         style.position = .static
         style.offsets = BoxOffsets()
@@ -283,6 +289,16 @@ struct ComputedStyle: Sendable {
     /// names of the properties not supported are returned, for a summary.
     /// `tableElement`: the element is part of a table (`table`, `tr`, `td`, ...), whose box
     /// properties (borders, paddings, background, `vertical-align`) are read.
+    /// The HTML table element whose part a `display` value makes an element (`tablePart`).
+    static func tablePart(ofDisplay value: String) -> String? {
+        switch value {
+        case "table-row-group", "table-header-group", "table-footer-group": "tbody"
+        case "table-row": "tr"
+        case "table-cell": "td"
+        default: nil
+        }
+    }
+
     @discardableResult
     mutating func apply(_ declarations: [CSSDeclaration], parent: ComputedStyle, base: BaseStyle, tableElement: Bool = false) -> [String] {
         guard !declarations.isEmpty else { return [] }
@@ -307,6 +323,7 @@ struct ComputedStyle: Sendable {
                 default: break
                 }
             case "display":
+                if !["inherit", "initial", "unset", "revert"].contains(value) { tablePart = Self.tablePart(ofDisplay: value) }
                 switch value {
                 case "none": displayNone = true
                 case "list-item": (display, displayNone) = (.listItem, false)
@@ -321,6 +338,8 @@ struct ComputedStyle: Sendable {
                 break
             }
         }
+        // A `display: table-cell` (or row, row group) element's box is read as a cell's.
+        let tableElement = tableElement || tablePart != nil
         // Horizontal margins and paddings add up into the indents, and text decorations
         // combine with the parent's, so only the last of each counts. Logical sides become
         // physical ones, so that a later `margin-left` overrides an earlier

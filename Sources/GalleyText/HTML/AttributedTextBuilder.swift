@@ -64,7 +64,7 @@ public struct AttributedTextBuilder: Sendable {
     private var anchors: [TextAnchor] = []
     private var anchorNames: Set<String> = []
     /// A list marker waiting for the first paragraph of its item.
-    private var pendingMarker: (text: [Unicode.Scalar], style: TextStyle, width: Double)?
+    private var pendingMarker: (text: [Unicode.Scalar], style: TextStyle, width: Double, hangsOutside: Bool)?
 
     public init() {}
 
@@ -317,12 +317,14 @@ public struct AttributedTextBuilder: Sendable {
     }
 
     /// Sets the marker of a list item (`"1.\u{00A0}"`), which starts the item's first
-    /// paragraph and hangs into its start indent by `width` points (at most the start indent).
-    /// A marker still waiting from an item without content gets a paragraph of its own first.
-    public mutating func setListMarker(_ marker: String, style: TextStyle, width: Double) {
+    /// paragraph and hangs into its start indent by `width` points (at most the start indent;
+    /// `hangsOutside`: the whole width, out of a table cell's content box, as CSS draws an
+    /// outside marker). A marker still waiting from an item without content gets a paragraph
+    /// of its own first.
+    public mutating func setListMarker(_ marker: String, style: TextStyle, width: Double, hangsOutside: Bool = false) {
         flushListMarker()
         guard !marker.isEmpty else { return }
-        pendingMarker = (Array(marker.unicodeScalars), style, width.isFinite ? max(0, width) : 0)
+        pendingMarker = (Array(marker.unicodeScalars), style, width.isFinite ? max(0, width) : 0, hangsOutside)
     }
 
     /// Writes a marker whose item had no content as a paragraph of its own, as browsers show
@@ -412,7 +414,7 @@ public struct AttributedTextBuilder: Sendable {
         column = 0
         if let marker = pendingMarker {
             pendingMarker = nil
-            style.firstLineIndent = -min(marker.width, max(0, style.startIndent))
+            style.firstLineIndent = -(marker.hangsOutside ? marker.width : min(marker.width, max(0, style.startIndent)))
             style.markerLength = marker.text.count
             commit(marker.text, style: marker.style)
         }

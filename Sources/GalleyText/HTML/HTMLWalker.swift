@@ -51,6 +51,12 @@ struct HTMLWalker {
     /// cell under another, with a warning (`nestedTable`).
     private enum TableRole { case table, nestedTable, rowGroup, row, cell, caption, column }
 
+    /// An anonymous table (CSS 2.1 §17.2.1) open around `display: table-row-group`, `-row` or
+    /// `-cell` elements that are in no table: the depth of `frames` its parts are children at.
+    /// It ends before a sibling that is not a table part (an element or text), or with their
+    /// parent.
+    private var anonymousTableDepth: Int?
+
     /// The innermost open table: its rows so far, the row and cell being read, and the grid's
     /// columns still covered by rowspans from the rows above.
     private struct OpenTable {
@@ -62,6 +68,9 @@ struct HTMLWalker {
         var spans: [Int] = []
         var inHeader = false
         var firstCell = true
+        /// The row open is an anonymous one, around cells in a table or row group without a
+        /// row of their own: it ends before the next row or row group, or with them.
+        var anonymousRow = false
         /// HTML `cellpadding` (points) and whether `border` asks for cell borders.
         var cellPadding: Double?
         var cellBorders = false
@@ -454,6 +463,7 @@ struct HTMLWalker {
         switch node.pointee.type {
         case GUMBO_NODE_TEXT, GUMBO_NODE_CDATA, GUMBO_NODE_WHITESPACE:
             guard let text = node.pointee.v.text.text, let frame = frames.last else { return }
+            if node.pointee.type != GUMBO_NODE_WHITESPACE, anonymousTableDepth == frames.count { closeAnonymousTable() }
             let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self), count: strlen(text))
             sourceCharacters += Self.visibleCharacters(bytes)
             builder.append(UTF8Scalars(bytes), style: frame.style.text, whiteSpace: frame.style.whiteSpace)
@@ -514,6 +524,9 @@ struct HTMLWalker {
             hiddenCharacters += visibleCharacters(inside: element)
             return
         }
+        // An element's table part: its own (`td`), else the one its `display` makes it.
+        let tablePart = Self.tableParts.contains(name) ? name : style.tablePart ?? name
+        if anonymousTableDepth == frames.count && !Self.anonymousTableParts.contains(tablePart) { closeAnonymousTable() }
 
         switch name {
         case "br":
@@ -554,7 +567,7 @@ struct HTMLWalker {
         // A table's part made inline (`td { display: inline }`) is inline text, not a cell
         // (`col`, which the user-agent sheet leaves inline, still sizes its columns).
         let tableRole = style.display == .inline && Self.tableParts.contains(name) && name != "col" && name != "colgroup"
-            ? nil : self.tableRole(name)
+            ? nil : self.tableRole(tablePart, element: element, parent: parent.style)
         // An inline's background is drawn behind its own lines' glyphs, never behind a block
         // inside it (CSS 2.1 §9.2.1.1: the block breaks the inline box in two).
         if style.isBlockLevel { style.text.background = nil }
@@ -577,7 +590,7 @@ struct HTMLWalker {
         if floats, let side = positioned ? .left : style.float {
             builder.breakParagraph()
             var block = FloatedBlock(paragraphs: builder.paragraphCount..<builder.paragraphCount, side: side)
-            if positioned { block.positioning = PositionedBlock(offsets: style.offsets, containingBox: containingBox, behindFlow: (style.zIndex ?? 0) < 0) }
+            if positioned { block.positioning = PositionedBlock(offsets: style.offsets, containingBox: containingBox, zIndex: style.zIndex) }
             block.width = style.width
             block.widthFraction = style.box.widthFraction
             block.containerStartIndent = ComputedStyle.clamped(parent.style.startIndent, 0)
@@ -737,6 +750,7 @@ struct HTMLWalker {
     }
 
     private mutating func exit(_ frame: Frame) {
+        if let depth = anonymousTableDepth, frames.count < depth { closeAnonymousTable() }
         if frame.list != nil, listFrames.last == frames.count { listFrames.removeLast() }
         if frame.style.display == .listItem { builder.flushListMarker() }
         if frame.opensInlineBlock { closeInlineBlock(frame) }
@@ -974,6 +988,7 @@ struct HTMLWalker {
         block.float = floats ? style.float : nil
         multicolStyle(style, into: &block)
         (block.position, block.offsets, block.clipsOverflow) = (style.position, style.offsets, style.clipsOverflow)
+        block.zIndex = style.position.isPositioned ? style.zIndex : nil
         let start = builder.paragraphCount
         var box = BlockBox(element: element, style: block, parent: parent, paragraphs: start..<start)
         box.textBox = textBox
@@ -1013,7 +1028,7 @@ struct HTMLWalker {
 
     /// The role of an element in the table being built; nil for elements outside it and for
     /// the parts of tables set as paragraphs in it.
-    private mutating func tableRole(_ name: String) -> TableRole? {
+    private mutating func tableRole(_ name: String, element: GumboElement, parent: ComputedStyle) -> TableRole? {
         if name == "table" {
             if nestedTableDepth == 0 {
                 if openTable == nil { return .table }
@@ -1024,18 +1039,54 @@ struct HTMLWalker {
             nestedTables += 1
             return .nestedTable
         }
+        if openTable == nil && nestedTableDepth == 0 && Self.anonymousTableParts.contains(name) && writingMode?.mode.isVertical != true {
+            openAnonymousTable(element, parent: parent)
+        }
         guard openTable != nil, nestedTableDepth == 0 else { return nil }
         switch name {
-        case "thead", "tbody", "tfoot": return .rowGroup
-        case "tr": return .row
-        case "td", "th": return openTable?.row != nil && openTable?.cellStart == nil ? .cell : nil
+        case "thead", "tbody", "tfoot":
+            if openTable?.anonymousRow == true { endTablePart(.row) }
+            return .rowGroup
+        case "tr":
+            if openTable?.anonymousRow == true { endTablePart(.row) }
+            return .row
+        case "td", "th":
+            if openTable?.row == nil && openTable?.cellStart == nil {
+                // A cell in a table or row group, not in a row: in an anonymous row.
+                openTable?.row = []
+                openTable?.rowBackground = nil
+                openTable?.anonymousRow = true
+            }
+            return openTable?.row != nil && openTable?.cellStart == nil ? .cell : nil
         case "caption": return .caption
         case "col": return openTable?.row == nil && openTable?.table.rows.isEmpty == true ? .column : nil
         default: return nil
         }
     }
 
-    private mutating func beginTablePart(_ role: TableRole, _ element: GumboElement, style: ComputedStyle) {
+    /// The table parts (as `tablePart` names them) that open an anonymous table around them
+    /// when they are in none.
+    private static let anonymousTableParts: Set<String> = ["thead", "tbody", "tfoot", "tr", "td", "th"]
+
+    /// Opens an anonymous table around a row group, row or cell in no table: it takes the
+    /// inherited properties of their parent (`border-spacing`, `border-collapse`), no box and
+    /// no HTML attributes.
+    private mutating func openAnonymousTable(_ element: GumboElement, parent: ComputedStyle) {
+        beginTablePart(.table, element, style: parent.child(), anonymous: true)
+        anonymousTableDepth = frames.count
+    }
+
+    private mutating func closeAnonymousTable() {
+        anonymousTableDepth = nil
+        if openTable?.anonymousRow == true { endTablePart(.row) }
+        endTablePart(.table)
+    }
+
+    private mutating func beginTablePart(_ role: TableRole, _ element: GumboElement, style: ComputedStyle, anonymous: Bool = false) {
+        // An anonymous table reads no attributes; a `div` made a cell takes CSS's defaults
+        // (no spacing, padding or middle alignment, which HTML gives its tables and cells).
+        func attribute(_ element: GumboElement, _ name: String) -> String? { anonymous ? nil : self.attribute(element, name) }
+        let isHTML = !anonymous && [GUMBO_TAG_TABLE, GUMBO_TAG_TD, GUMBO_TAG_TH].contains(element.tag)
         switch role {
         case .table:
             builder.keepLeadInWithTable()
@@ -1060,7 +1111,7 @@ struct HTMLWalker {
             tableStyle.border.left = border(box.border.left)
             open.cellBorders = (borderAttribute ?? 0) > 0
             open.cellPadding = Self.htmlLength(attribute(element, "cellpadding"))
-            tableStyle.spacing = style.borderSpacing ?? Self.htmlLength(attribute(element, "cellspacing")) ?? tableStyle.spacing
+            tableStyle.spacing = style.borderSpacing ?? Self.htmlLength(attribute(element, "cellspacing")) ?? (isHTML ? tableStyle.spacing : 0)
             if style.borderSpacing != nil { tableStyle.rowSpacing = style.borderRowSpacing }
             tableStyle.background = box.background
             tableStyle.width = style.width
@@ -1107,7 +1158,7 @@ struct HTMLWalker {
             cell.rowSpan = attribute(element, "rowspan").flatMap { Int($0.trimmingASCIIWhitespace()) }
                 .map { $0 <= 0 ? TextTable.maximumRowSpan : min($0, TextTable.maximumRowSpan) } ?? 1
             let box = style.box
-            let padding = open.cellPadding ?? CSSLength.pointsPerPixel
+            let padding = isHTML ? open.cellPadding ?? CSSLength.pointsPerPixel : 0
             var cellStyle = TextTable.CellStyle()
             cellStyle.padding.top = box.padding.top ?? padding
             cellStyle.padding.right = box.padding.right ?? padding
@@ -1122,7 +1173,7 @@ struct HTMLWalker {
             cellStyle.border.bottom = cellBorder(box.border.bottom)
             cellStyle.border.left = cellBorder(box.border.left)
             cellStyle.background = box.background ?? open.rowBackground ?? open.groupBackground
-            cellStyle.verticalAlignment = box.verticalAlignment ?? .middle
+            cellStyle.verticalAlignment = box.verticalAlignment ?? (isHTML ? .middle : .baseline)
             cellStyle.width = style.width ?? Self.htmlLength(attribute(element, "width"))
             cell.style = cellStyle
             // Cells of one style share it: the cell before, in this row or the one above.
@@ -1145,6 +1196,7 @@ struct HTMLWalker {
             if openTable?.firstCell == false { openTable?.broken = true }
             builder.addBreakAfter(.avoid)
         case .rowGroup:
+            if openTable?.anonymousRow == true { endTablePart(.row) }
             openTable?.inHeader = false
             openTable?.groupBackground = nil
         case .cell:
@@ -1187,8 +1239,10 @@ struct HTMLWalker {
             open.table.rows.append(TextTable.Row(cells: exact))
             if open.inHeader { open.table.headerRowCount = open.table.rows.count }
             open.row = nil
+            open.anonymousRow = false
             openTable = open
         case .table:
+            if openTable?.anonymousRow == true { endTablePart(.row) }
             guard var open = openTable else { return }
             // The table it is nested in, if any, is built on from here.
             openTable = enclosingTables.popLast()
@@ -1321,7 +1375,7 @@ struct HTMLWalker {
         markerStyle.link = nil
         markerStyle.baselineShift = 0
         let ems = marker.unicodeScalars.reduce(0.0) { $0 + ($1 == "." || $1 == "\u{A0}" ? 0.3 : 0.6) }
-        builder.setListMarker(marker, style: markerStyle, width: ems * markerStyle.size)
+        builder.setListMarker(marker, style: markerStyle, width: ems * markerStyle.size, hangsOutside: style.inTableCell)
     }
 
     /// The marker of a list item: a bullet or a number, then a no-break space; nil for `none`.

@@ -154,6 +154,8 @@ public struct BlockStyle: Sendable, Equatable {
     public var position = Positioning.static
     public var offsets = BoxOffsets()
     public var clipsOverflow = false
+    /// `z-index` of a positioned block (nil: `auto`).
+    public var zIndex: Int?
 
     public init() {}
 }

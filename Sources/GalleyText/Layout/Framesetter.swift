@@ -96,6 +96,11 @@ public final class Framesetter {
         set { cancellationSlot.current = newValue }
     }
     let cancellationSlot: CancellationSlot
+    /// Whether this is an article's flow, which begins at the top of its first page: there,
+    /// where no break is, the first block's top margin is kept (css-break-3 §5.5 truncates
+    /// margins only at breaks). Not a table cell's or a floated block's (their flows are
+    /// laid out as they were), nor a vertical article's (`ArticleTypesetter`).
+    var keepsFirstMargin = false
 
     /// A space may grow by at most this many times its natural width when a Latin line is
     /// justified; a line that would need more is left ragged and counted as loose.
@@ -188,6 +193,7 @@ public final class Framesetter {
         columnExtent = other.columnExtent
         cancellationSlot = other.cancellationSlot
         wordsCut = other.wordsCut
+        keepsFirstMargin = other.keepsFirstMargin
         activeTable = nil
         activeTable = other.activeTable?.copy(for: self)
         for (index, table) in other.cellTables { cellTables[index] = (table.measure, table.layouter.copy(for: self)) }
@@ -320,6 +326,13 @@ public final class Framesetter {
         // Lines of floated blocks in `frame.lines`: they are beside the flow, not above it, so
         // the margins of what comes first in the flow still go at a column's top.
         var floatLines = 0
+        // Margins go where they adjoin a break between columns or pages (css-break-3 §5.5),
+        // not at the top of the first page, where no break is: there the first block's margin
+        // is kept, as below anything placed. A column of a multi-column element gets its first
+        // margin from `MulticolLayouter`, above the columns.
+        let flowStart = keepsFirstMargin && start == 0 && end == nil && multicol == nil
+        /// Whether something in the flow is above the next block (else its margin goes).
+        func placedAbove() -> Bool { flowStart || frame.lines.count > floatLines || !frame.tables.isEmpty }
         while offset < (end ?? text.count) {
             let paragraphIndex = text.paragraphIndex(at: offset)
             if end == nil, !multicols.isEmpty, offset == text.paragraphs[paragraphIndex].range.lowerBound,
@@ -340,7 +353,7 @@ public final class Framesetter {
                 }
                 let paragraphs = text.floats[index].paragraphs
                 // Boxes around it that open here open in the flow, above it.
-                var opening = BoxOpening(spaceAbove: previousSpaceAfter, placedAbove: frame.lines.count > floatLines || !frame.tables.isEmpty)
+                var opening = BoxOpening(spaceAbove: previousSpaceAfter, placedAbove: placedAbove())
                 let enclosing = openings(at: paragraphIndex)?.filter { text.boxes[$0].paragraphs.upperBound > paragraphs.upperBound } ?? []
                 if !enclosing.isEmpty {
                     opening = openBoxes(enclosing, opening)
@@ -415,7 +428,7 @@ public final class Framesetter {
                 }
                 // A table is set below the pictures floated beside the text before it.
                 if first, let below = Self.floatsBottom(frame.floats, sides: [.left, .right], in: rect) { cursor = max(cursor, below) }
-                var opening = BoxOpening(spaceAbove: previousSpaceAfter, placedAbove: frame.lines.count > floatLines || !frame.tables.isEmpty)
+                var opening = BoxOpening(spaceAbove: previousSpaceAfter, placedAbove: placedAbove())
                 if first, let boxes = openings(at: paragraphIndex) { opening = openBoxes(boxes, opening) }
                 var gap = opening.edges + (first && opening.placedAbove ? max(opening.spaceAbove, table.table.style.spaceBefore) : 0)
                 if frame.isEmpty && cursor + gap > rect.height / 2 {
@@ -481,7 +494,7 @@ public final class Framesetter {
                     .map { (paragraphIndex, $0) }
             }
             // Boxes opening here put their margins, borders and paddings above the line.
-            var opening = BoxOpening(spaceAbove: previousSpaceAfter, placedAbove: frame.lines.count > floatLines || !frame.tables.isEmpty, ruleAbove: first && style.ruleAbove)
+            var opening = BoxOpening(spaceAbove: previousSpaceAfter, placedAbove: placedAbove(), ruleAbove: first && style.ruleAbove)
             if end == nil && first, let boxes = openings(at: paragraphIndex) { opening = openBoxes(boxes, opening) }
             var gap = opening.edges
             var space = 0.0
@@ -628,7 +641,9 @@ public final class Framesetter {
             let top = cursor + gap
             let baseline = top + (height - line.naturalHeight) / 2 + line.ascent
             let endsBlockOrLine = filler.isFinished || (!local.isEmpty && analysis.breaks[local.upperBound - 1] == .mandatory)
-            let origin = Self.origin(of: line, in: lineRect, measure: measure, startIndent: max(0, startIndent),
+            // In a cell, a list item's marker may hang out of the cell's content box (CSS
+            // draws outside markers there); elsewhere lines stay in the column.
+            let origin = Self.origin(of: line, in: lineRect, measure: measure, startIndent: end != nil ? startIndent : max(0, startIndent),
                                      alignment: endsBlockOrLine ? style.lastLineAlignment ?? style.alignment : style.alignment,
                                      rightToLeft: analysis.baseLevel == 1)
             var spaceRatio: Double?

@@ -67,10 +67,12 @@ struct MulticolLayouter {
     }
 
     /// Places the element, or its rest from `start`, in `band` (line coordinates), its margin
-    /// above being the larger of `spaceAbove` and its own when something is placed above.
+    /// above being the larger of `spaceAbove` and its own when something is placed above (or
+    /// when it begins the article, at the top of the first page, where no break takes it).
     /// - Throws: `TypesetError.columnTooSmall` when not even one line fits.
     func place(in band: Rect, from start: Int, spaceAbove: Double, placedAbove: Bool, pageStart: Bool) throws(TypesetError) -> Result {
         let text = framesetter.text
+        let keepsMargin = placedAbove || (start == 0 && framesetter.keepsFirstMargin)
         let multicol = framesetter.multicols[element]
         let end = text.paragraphs[multicol.paragraphs.upperBound - 1].range.upperBound
         var y = band.y
@@ -79,10 +81,10 @@ struct MulticolLayouter {
         if start == text.paragraphs[multicol.paragraphs.lowerBound].range.lowerBound {
             // The margin above goes above the boxes, unless one with a top border or padding
             // keeps it (`openBoxes` puts it there).
-            if placedAbove && !multicol.opening.contains(where: { text.boxes[$0].marginBefore != nil }) {
+            if keepsMargin && !multicol.opening.contains(where: { text.boxes[$0].marginBefore != nil }) {
                 y += max(spaceAbove, text.paragraphs[multicol.paragraphs.lowerBound].value.spaceBefore)
             }
-            let opening = framesetter.openBoxes(multicol.opening, Framesetter.BoxOpening(spaceAbove: spaceAbove, placedAbove: placedAbove))
+            let opening = framesetter.openBoxes(multicol.opening, Framesetter.BoxOpening(spaceAbove: spaceAbove, placedAbove: keepsMargin))
             for (box, top) in opening.tops { tops[box] = y + (top ?? opening.edges) }
             y += opening.edges
         }

@@ -9,9 +9,11 @@
 ///   (`Frame.positioned`); here it moves to its offsets from its containing block, the
 ///   padding box of the nearest positioned block around it or else the page's text area.
 /// - Positioned content is drawn after the flow (a layer over it, one more for each positioned
-///   block around it), as CSS paints positioned descendants after in-flow ones; an absolutely
-///   positioned block with a negative `z-index` is drawn before the flow (a layer under it).
-///   Other `z-index` values keep that order.
+///   block around it), as CSS paints positioned descendants after in-flow ones. A `z-index`
+///   on the outermost positioned block around it with one sets its stacking level (CSS 2.1
+///   Appendix E): negative ones are drawn before the flow (under it), the most negative
+///   first; positive ones after the blocks with `auto` or 0 (which keep the order of the
+///   text between them), the lowest first.
 /// - `overflow` other than `visible` cuts what a block holds at its padding box.
 ///
 /// Horizontal writing only: a vertical page keeps its positioned blocks in the flow, unmoved.
@@ -60,14 +62,15 @@ public struct PositionedBlock: Sendable, Equatable {
     /// The `TextBox` (index in `AttributedText.boxes`) of the nearest positioned block around
     /// it, whose padding box is its containing block; nil: the page's text area.
     public var containingBox: Int?
-    /// A negative `z-index`: drawn under the flow (after the page's background, before the
-    /// blocks in the flow, as CSS 2.1 Appendix E paints negative stacking levels); else over it.
-    public var behindFlow = false
+    /// `z-index` (nil: `auto`): a negative one is drawn under the flow (after the page's
+    /// background, before the blocks in the flow, as CSS 2.1 Appendix E paints negative
+    /// stacking levels), others over it, a higher one over a lower one.
+    public var zIndex: Int?
 
-    public init(offsets: BoxOffsets, containingBox: Int?, behindFlow: Bool = false) {
+    public init(offsets: BoxOffsets, containingBox: Int?, zIndex: Int? = nil) {
         self.offsets = offsets
         self.containingBox = containingBox
-        self.behindFlow = behindFlow
+        self.zIndex = zIndex
     }
 }
 
@@ -80,8 +83,8 @@ struct FramePositions {
         var boxes: Set<Int>
         var clip: Rect?
         var positioned: Bool
-        /// The layer a positioned block's content is drawn in: 1 over the flow, -1 under it.
-        var layer = 1
+        /// A positioned block's `z-index` (nil: `auto`).
+        var zIndex: Int?
     }
     private var entries: [Entry] = []
 
@@ -133,7 +136,7 @@ struct FramePositions {
             Self.move(placed, by: (x - rect.x, y - rect.y), into: &frame)
             let node = nodeOfFloat[index]
             entries.append(Entry(range: placed.float.range, boxes: node.map(boxes(inside:)) ?? [], clip: nil, positioned: true,
-                                 layer: positioning.behindFlow ? -1 : 1))
+                                 zIndex: positioning.zIndex))
         }
         frame.positioned = []
         // Relatively positioned blocks, outermost first, move with what they hold.
@@ -144,7 +147,7 @@ struct FramePositions {
             let width = box.textBox.flatMap { index in frame.boxes.first { $0.box == index }?.rect.width } ?? pageArea.width
             let shift = box.style.offsets.relativeShift(containingWidth: width)
             if shift != (0, 0) { Self.shift(&frame, range: range, boxes: inside, by: shift) }
-            entries.append(Entry(range: range, boxes: inside, clip: nil, positioned: true))
+            entries.append(Entry(range: range, boxes: inside, clip: nil, positioned: true, zIndex: box.style.zIndex))
         }
         // Clipping blocks: their content is cut at their padding box (once everything moved).
         for (node, box) in tree.boxes.enumerated() where box.style.clipsOverflow {
@@ -207,6 +210,11 @@ struct FramePositions {
         }
     }
 
+    /// Layers a stacking level holds (positioned blocks nested in one another), and the
+    /// `z-index` values told apart (beyond them, as the largest).
+    static let levelSpan = 1024
+    static let levels = 1 << 20
+
     /// Index marks into a page's drawing lists, before the pieces of one line or box went in.
     struct Mark {
         var runs: Int
@@ -221,16 +229,22 @@ struct FramePositions {
         guard !entries.isEmpty else { return }
         var clip: Rect?
         // The layer: how many positioned blocks hold it (a positioned block is painted after
-        // the in-flow content of a positioned block around it, CSS 2.1 Appendix E), or -1
-        // inside a block with a negative `z-index`.
-        var depth = 0, behind = false
+        // the in-flow content of a positioned block around it, CSS 2.1 Appendix E), within the
+        // stacking level of the outermost of them with a `z-index` (the one holding the most
+        // text): levels apart by more than any depth, negative ones under the flow (layer 0).
+        var depth = 0
+        var stacking: (level: Int, extent: Int)?
         for entry in entries {
             let holds = offset.map { entry.range.contains($0) } ?? box.map { entry.boxes.contains($0) } ?? false
             guard holds else { continue }
-            if entry.positioned { if entry.layer < 0 { behind = true } else { depth += 1 } }
+            if entry.positioned {
+                depth += 1
+                if let level = entry.zIndex, entry.range.count > stacking?.extent ?? -1 { stacking = (level, entry.range.count) }
+            }
             if let bounds = entry.clip { clip = clip.map { $0.intersection(bounds) } ?? bounds }
         }
-        let layer = behind ? -1 : depth
+        let level = min(max(stacking?.level ?? 0, -Self.levels), Self.levels)
+        let layer = level * Self.levelSpan + min(depth, Self.levelSpan - 1)
         guard clip != nil || layer != 0 else { return }
         for index in mark.runs..<runs.count { runs[index].clip = clip; runs[index].layer = layer }
         for index in mark.rects..<rects.count { rects[index].clip = clip; rects[index].layer = layer }
