@@ -4,7 +4,6 @@ import GalleyPipeline
 import GalleyRaster
 import GalleyTestSupport
 import Logging
-import Synchronization
 import Testing
 
 /// One process (here: one holder) per output folder; a lock left by a dead process never blocks.
