@@ -11,7 +11,10 @@ OUT/FuzzMarkup        every article fixture (fixtures/articles, fixtures/broken-
                       Sources/GalleyFuzzSupport/MarkupFuzzTarget.swift)
 OUT/FuzzConfiguration the repository's pipeline.yml, each of its top-level settings alone, and
                       each commented-out example setting in it alone
-OUT/FuzzPDF           every PDF in fixtures/pdf and fixtures/broken (none is over PDF_MAX_LEN)
+OUT/FuzzPDF           every PDF in fixtures/pdf and fixtures/broken (none is over PDF_MAX_LEN),
+                      and small PDFs of Flate images made here (flate_image_pdf: RGB, grey with
+                      a PNG predictor and a decode array, drawn at their size and much smaller),
+                      which reach the shim's own inflate and row averaging (no fixture has one)
 OUT/FuzzImage         every picture in fixtures/articles/images (PNG, JPEG) and the SVG
                       documents in SVG_SEEDS (shapes, paths, text, gradients, patterns, use,
                       clip paths, transforms, nested and embedded pictures)
@@ -23,6 +26,7 @@ import hashlib
 import os
 import re
 import sys
+import zlib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The -max_len scripts/fuzz.sh gives each target.
@@ -133,7 +137,47 @@ def pdf_seeds(out):
         for name in sorted(os.listdir(directory)):
             with open(os.path.join(directory, name), "rb") as f:
                 write_seed(folder, f.read(), PDF_MAX_LEN)
+    for shape in FLATE_IMAGE_PDFS:
+        write_seed(folder, flate_image_pdf(*shape), PDF_MAX_LEN)
     return folder
+
+
+def flate_image_pdf(width, height, components, predictor, drawn, decode=False):
+    """A one-page PDF whose only content is a Flate image of `width` x `height` pixels of
+    `components` bytes (a gradient), with a PNG `predictor` (Up, on every row) or none, drawn
+    `drawn` points wide: the bytes are the same on every run."""
+    rows = []
+    for y in range(height):
+        row = bytes((x * 7 + y * 3 + c * 50) % 256 for x in range(width) for c in range(components))
+        rows.append((b"\x02" + row) if predictor else row)
+    data = zlib.compress(b"".join(rows), 9)
+    space = "/DeviceRGB" if components == 3 else "/DeviceGray"
+    parms = " /DecodeParms << /Predictor 12 /Colors %d /Columns %d >>" % (components, width) if predictor else ""
+    extra = " /Decode [1 0]" if decode and components == 1 else ""
+    content = b"q %d 0 0 %d 10 10 cm /Im0 Do Q" % (drawn, drawn * height // width)
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Resources << /XObject << /Im0 5 0 R >> >> /Contents 4 0 R >>",
+        b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
+        ("<< /Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace %s /BitsPerComponent 8 /Filter /FlateDecode%s%s /Length %d >>\nstream\n"
+         % (width, height, space, parms, extra, len(data))).encode() + data + b"\nendstream",
+    ]
+    out = b"%PDF-1.4\n"
+    offsets = []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    return out
+
+
+# Flate images for FuzzPDF: whole and drawn small enough that MuPDF subsamples them.
+FLATE_IMAGE_PDFS = [(40, 30, 3, False, 40, False), (64, 48, 1, True, 64, True),
+                    (300, 200, 3, True, 20, False), (256, 256, 1, False, 8, True)]
 
 
 def image_seeds(out):
