@@ -348,11 +348,9 @@ import Testing
         let changed = try #require(html.range(of: "z-edited.pdf"))
         let unchanged = try #require(html.range(of: "a-same.pdf"))
         #expect(changed.lowerBound < unchanged.lowerBound, "the changed document comes first")
-        let script = Fixtures.repositoryRoot.appendingPathComponent("scripts/screenshot-contact-sheet.sh").path
         func redAndBlue(_ name: String) throws -> Int {
             let shot = runs.folder.path(name)
-            let outcome = try PeerTools.run("bash", [script, page.path, shot.path, "1000", "1000"])
-            #expect(outcome.status == 0, "\(outcome.stderr)")
+            try BrowserRuns.screenshotScript([page.path, shot.path, "1000", "1000"])
             let bitmap = try Bitmap(pngData: Array(try Data(contentsOf: shot)))
             var count = 0
             for y in 0..<bitmap.height {

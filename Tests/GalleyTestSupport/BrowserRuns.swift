@@ -27,4 +27,27 @@ public enum BrowserRuns {
         }
         return result
     }
+
+    /// Runs `scripts/screenshot-contact-sheet.sh` with `arguments`, again (up to `attempts`
+    /// times) when headless Chromium wrote nothing: on a loaded machine it sometimes dies or
+    /// is killed before writing its screenshot or document, which says nothing about the page
+    /// either. A script that never succeeds throws with its last error output.
+    public static func screenshotScript(_ arguments: [String], attempts: Int = 3,
+                                        file: String = #fileID, line: Int = #line) throws {
+        let script = Fixtures.repositoryRoot.appendingPathComponent("scripts/screenshot-contact-sheet.sh").path
+        var outcome = try PeerTools.run("bash", [script] + arguments)
+        var attempt = 1
+        while outcome.status != 0 && attempt < attempts {
+            Thread.sleep(forTimeInterval: Double(1 << (attempt - 1)))
+            attempt += 1
+            FileHandle.standardError.write(Data("headless Chromium at \(file):\(line) wrote nothing; run again (attempt \(attempt) of \(attempts)): \(outcome.stderr)\n".utf8))
+            outcome = try PeerTools.run("bash", [script] + arguments)
+        }
+        if outcome.status != 0 { throw BrowserFailure(message: "headless Chromium wrote nothing in \(attempts) attempts: \(outcome.stderr)") }
+    }
+}
+
+public struct BrowserFailure: Error, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
 }
