@@ -67,3 +67,21 @@ public final class MuPDFEngine: Sendable {
 private struct ContextHandle: @unchecked Sendable {
     let pointer: OpaquePointer
 }
+
+/// Test hooks: what drawings do with pictures, seen from outside.
+extension MuPDFEngine {
+    /// From now on (in the whole process), counts how many times drawings decode an image of
+    /// `width` × `height` pixels, its size in the file, from zero: `countedImageDecodes`.
+    public static func countImageDecodes(width: Int, height: Int) {
+        gm_count_image_decodes(Int32(clamping: width), Int32(clamping: height))
+    }
+
+    /// Decodes counted since `countImageDecodes`.
+    public static var countedImageDecodes: Int { Int(gm_counted_image_decodes()) }
+
+    /// Whether drawings inflate Flate images without zlib's checksum (true, the default) or
+    /// through MuPDF's own filter; the pixels are the same either way.
+    public static func inflatesFlateImagesRaw(_ raw: Bool) {
+        gm_set_raw_inflate(raw ? 1 : 0)
+    }
+}

@@ -44,9 +44,25 @@ public enum TestPDF {
         try Data(pdf.utf8).write(to: url)
     }
 
-    /// A PDF of one page `width`×`height` points holding an unfiltered RGB image of that many
-    /// pixels drawn over the whole page (a scan at 72 dpi), each pixel `pixel(x, y)`.
-    public static func writeImagePage(width: Int, height: Int, pixel: (Int, Int) -> (UInt8, UInt8, UInt8), to url: URL) throws {
+    /// How an image's samples are stored in its stream.
+    public enum ImageStream: Sendable, CaseIterable {
+        /// Unfiltered.
+        case raw
+        /// FlateDecode (a zlib stream of stored blocks).
+        case flate
+        /// FlateDecode with PNG predictors (each row tagged with filter 0).
+        case flatePNGRows
+        /// FlateDecode whose Adler-32 trailer does not match (readers ignore it).
+        case flateWrongChecksum
+        /// FlateDecode cut off in the middle of its data (the rest of the image is missing).
+        case flateTruncated
+    }
+
+    /// A PDF of one page `width`×`height` points holding an RGB image of that many pixels drawn
+    /// over the whole page (a scan at 72 dpi), each pixel `pixel(x, y)`, stored as `stream` says.
+    /// With `pages`, that many pages, each drawing the same image.
+    public static func writeImagePage(width: Int, height: Int, stream: ImageStream = .raw, pages: Int = 1,
+                                      pixel: (Int, Int) -> (UInt8, UInt8, UInt8), to url: URL) throws {
         var samples = [UInt8](repeating: 0, count: width * height * 3)
         for y in 0..<height {
             for x in 0..<width {
@@ -54,6 +70,24 @@ public enum TestPDF {
                 let i = (y * width + x) * 3
                 (samples[i], samples[i + 1], samples[i + 2]) = (r, g, b)
             }
+        }
+        var filter = ""
+        switch stream {
+        case .raw: break
+        case .flate, .flateWrongChecksum, .flateTruncated:
+            filter = " /Filter /FlateDecode"
+            samples = zlibStored(samples, wrongChecksum: stream == .flateWrongChecksum)
+            if stream == .flateTruncated { samples = Array(samples.prefix(samples.count / 2)) }
+        case .flatePNGRows:
+            filter = " /Filter /FlateDecode /DecodeParms << /Predictor 15 /Colors 3 /Columns \(width) >>"
+            var rows: [UInt8] = []
+            rows.reserveCapacity(samples.count + height)
+            for y in 0..<height {
+                let start = y * width * 3
+                rows.append(0)
+                rows.append(contentsOf: samples[start..<(start + width * 3)])
+            }
+            samples = zlibStored(rows, wrongChecksum: false)
         }
         let content = "q \(width) 0 0 \(height) 0 0 cm /Im1 Do Q"
         var pdf = Data()
@@ -66,17 +100,42 @@ public enum TestPDF {
         }
         pdf.append(Data("%PDF-1.7\n".utf8))
         object("<< /Type /Catalog /Pages 2 0 R >>")
-        object("<< /Type /Pages /Kids [3 0 R] /Count 1 >>")
-        object("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 \(width) \(height)] /Contents 4 0 R /Resources << /XObject << /Im1 5 0 R >> >> >>")
+        // Objects: 1 catalog, 2 page tree, 3 content, 4 image, then the pages.
+        object("<< /Type /Pages /Kids [\((0..<pages).map { "\(5 + $0) 0 R" }.joined(separator: " "))] /Count \(pages) >>")
         object("<< /Length \(content.utf8.count) >>", stream: Array(content.utf8))
-        object("<< /Type /XObject /Subtype /Image /Width \(width) /Height \(height) /ColorSpace /DeviceRGB /BitsPerComponent 8 /Length \(samples.count) >>",
+        object("<< /Type /XObject /Subtype /Image /Width \(width) /Height \(height) /ColorSpace /DeviceRGB /BitsPerComponent 8\(filter) /Length \(samples.count) >>",
                stream: samples)
+        for _ in 0..<pages {
+            object("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 \(width) \(height)] /Contents 3 0 R /Resources << /XObject << /Im1 4 0 R >> >> >>")
+        }
         let xref = pdf.count
         var tail = "xref\n0 \(offsets.count + 1)\n0000000000 65535 f \n"
         for offset in offsets { tail += String(format: "%010d 00000 n \n", offset) }
         tail += "trailer\n<< /Size \(offsets.count + 1) /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n"
         pdf.append(Data(tail.utf8))
         try pdf.write(to: url)
+    }
+
+    /// `bytes` as a zlib stream of stored (uncompressed) deflate blocks, with its Adler-32
+    /// trailer (one off when `wrongChecksum`).
+    static func zlibStored(_ bytes: [UInt8], wrongChecksum: Bool) -> [UInt8] {
+        var out: [UInt8] = [0x78, 0x01]
+        var start = 0
+        repeat {
+            let count = min(65535, bytes.count - start)
+            let final: UInt8 = start + count == bytes.count ? 1 : 0
+            let length = UInt16(count), complement = ~UInt16(count)
+            out += [final, UInt8(length & 0xFF), UInt8(length >> 8), UInt8(complement & 0xFF), UInt8(complement >> 8)]
+            out += bytes[start..<(start + count)]
+            start += count
+        } while start < bytes.count
+        var a: UInt32 = 1, b: UInt32 = 0
+        for byte in bytes {
+            a = (a + UInt32(byte)) % 65521
+            b = (b + a) % 65521
+        }
+        let adler = (b << 16 | a) &+ (wrongChecksum ? 1 : 0)
+        return out + [UInt8(adler >> 24), UInt8((adler >> 16) & 0xFF), UInt8((adler >> 8) & 0xFF), UInt8(adler & 0xFF)]
     }
 
     /// A content stream of `count` filled curves: slow to draw in proportion to `count`.

@@ -107,6 +107,14 @@ int gm_render_rgb(fz_context *ctx, fz_display_list *list, float zoom,
                   int x, int y, int width, int height, unsigned char *samples,
                   gm_cookie *cookie, gm_error *error);
 
+/// Test hook: from now on, counts how many times drawings decode an image of `width` x `height`
+/// pixels (its size in the file), from zero; gm_counted_image_decodes says how many so far.
+void gm_count_image_decodes(int width, int height);
+int gm_counted_image_decodes(void);
+/// Test hook: whether drawings inflate Flate images raw, without zlib's checksum (1, the
+/// default), or through MuPDF's own filter (0). The pixels are the same either way.
+void gm_set_raw_inflate(int on);
+
 /// Decodes an image file held in memory (PNG, JPEG, GIF, BMP, TIFF, JPEG 2000, PNM ... whatever
 /// MuPDF's image loader reads) at its full pixel size, converted to RGB with alpha, alpha
 /// premultiplied (MuPDF's own pixmap convention), 4 bytes per pixel, rows packed. The image's
