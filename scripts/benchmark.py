@@ -19,14 +19,15 @@ fills with Debian's manuals), then measures wall time, peak RSS and PNG bytes of
 
 With --per-document, instead: each PDF on its own, galley against mutool draw (its pages split
 over the cores) in alternating rounds, for page images and for thumbnails (128 and 256 boxes,
-mutool drawing each box), with the ratio per document and in total; --scans adds a generated
+mutool drawing each box), and for both in one galley run (against the sum of mutool's two), with
+the ratio per document and in total; --scans adds a generated
 scanned document (six letter pages of 300 dpi noisy scans, one holding a 9,000 x 9,000 colour
 image), and the real corpus's CJK manuals are picked up from --corpus like any other PDF.
 
 Every peer gets the cores galley uses (os.cpu_count()), so the ratios compare tools, not
 core counts; galley's page-image ratio is also given against the fastest peer. With --rounds
 R > 1, galley and the page-image peers run in alternating rounds and each figure is the
-median. Peak RSS is that of the largest single process. Requires a release build:
+median. GALLEY_BINARY=PATH measures that galley instead of this tree's release build. Peak RSS is that of the largest single process. Requires a release build:
 bash scripts/build-release.sh.
 """
 import argparse
@@ -40,7 +41,8 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORK = os.path.join(ROOT, ".build-bench")
-GALLEY = os.path.join(ROOT, ".build", "release", "galley")
+# GALLEY_BINARY: another build to measure (an older commit's, for before and after).
+GALLEY = os.environ.get("GALLEY_BINARY") or os.path.join(ROOT, ".build", "release", "galley")
 FIX = os.path.join(ROOT, "fixtures", "pdf")
 
 
@@ -175,9 +177,10 @@ def per_document(files, dpi, cores, rounds):
     """Each file alone: galley against mutool draw split per core, page images at `dpi` and
     thumbnails of 128 and 256, in alternating rounds (medians); one Markdown row per file."""
     boxes = (128, 256)
-    totals = {"gi": 0, "mi": 0, "gt": 0, "mt": 0}
-    print("| document | pages | page images: galley (s) | mutool (s) | ratio | thumbnails: galley (s) | mutool (s) | ratio |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    totals = {"gi": 0, "mi": 0, "gt": 0, "mt": 0, "gb": 0}
+    print("| document | pages | page images: galley (s) | mutool (s) | ratio | thumbnails: galley (s) | mutool (s) | ratio "
+          "| both: galley (s) | mutool (s) | ratio |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for f in files:
         count = page_count(f)
         alone = os.path.join(WORK, "alone", os.path.basename(f))
@@ -192,6 +195,8 @@ def per_document(files, dpi, cores, rounds):
             "gi": lambda: (galley(alone, out("gi"), dpi, cores), out("gi"), 1),
             "mi": lambda: (mutool(lambda o: ["-r", str(dpi), "-o", os.path.join(o, "p-%d.png")], out("mi")), out("mi"), cores),
             "gt": lambda: (galley(alone, out("gt"), dpi, cores, page_images=False, boxes=boxes), out("gt"), 1),
+            # A default run: page images and thumbnails in one run (mutool: both of its runs).
+            "gb": lambda: (galley(alone, out("gb"), dpi, cores, boxes=boxes), out("gb"), 1),
             "mt": lambda: ([c for box in boxes for c in mutool(
                 lambda o, box=box: ["-w", str(box), "-h", str(box), "-o", os.path.join(o, "t%d-%%d.png" % box)], out("mt"))],
                 out("mt"), cores),
@@ -204,11 +209,16 @@ def per_document(files, dpi, cores, rounds):
         t = {k: statistics.median(v) for k, v in samples.items()}
         for k in totals:
             totals[k] += t[k]
-        print("| %s | %d | %.2f | %.2f | %.2fx | %.2f | %.2f | %.2fx |" % (
-            os.path.basename(f), count, t["gi"], t["mi"], t["mi"] / t["gi"], t["gt"], t["mt"], t["mt"] / t["gt"]))
-    print("| **all** | | %.2f | %.2f | %.2fx | %.2f | %.2f | %.2fx |" % (
-        totals["gi"], totals["mi"], totals["mi"] / totals["gi"], totals["gt"], totals["mt"], totals["mt"] / totals["gt"]))
-    print("\nRatios are mutool's time over galley's: above 1, galley is faster. Both on %d cores; medians of %d round(s)." % (cores, rounds))
+        both = t["mi"] + t["mt"]
+        print("| %s | %d | %.2f | %.2f | %.2fx | %.2f | %.2f | %.2fx | %.2f | %.2f | %.2fx |" % (
+            os.path.basename(f), count, t["gi"], t["mi"], t["mi"] / t["gi"], t["gt"], t["mt"], t["mt"] / t["gt"],
+            t["gb"], both, both / t["gb"]))
+    both = totals["mi"] + totals["mt"]
+    print("| **all** | | %.2f | %.2f | %.2fx | %.2f | %.2f | %.2fx | %.2f | %.2f | %.2fx |" % (
+        totals["gi"], totals["mi"], totals["mi"] / totals["gi"], totals["gt"], totals["mt"], totals["mt"] / totals["gt"],
+        totals["gb"], both, both / totals["gb"]))
+    print("\nRatios are mutool's time over galley's: above 1, galley is faster. Both on %d cores; medians of %d round(s). "
+          "\"both\": one galley run making page images and thumbnails (a default run), against mutool's two runs." % (cores, rounds))
 
 
 def main():

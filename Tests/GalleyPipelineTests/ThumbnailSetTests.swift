@@ -86,6 +86,27 @@ import Testing
         #expect(outputs(alone) == outputs(summary))
     }
 
+    /// `galley thumbs` (page images kept, none drawn) makes the thumbnails `galley run` makes:
+    /// reduced from the page drawn at the page images' dpi, whichever outputs are already there.
+    @Test func aThumbnailsOnlyRunMakesWhatAFullRunMakes() throws {
+        let folder = try ScratchFolder()
+        _ = try folder.copy(["photo.pdf", "article.pdf"].map(Fixtures.pdf), into: "in")
+        let full = try run(folder, thumbnails: [48, 96], pageImages: true)
+        let thumbnails = { (summary: RunSummary) in summary.manifest?.documents.flatMap(\.pages).map { $0.thumbnails.map(\.sha256) } }
+        let out = full.outputFolder
+        for document in ["photo", "article"] { try FileManager.default.removeItem(at: out.appendingPathComponent("\(document)/thumbs")) }
+        try FileManager.default.removeItem(at: out.appendingPathComponent(".galley/thumbnail-cache"))
+        var configuration = Configuration()
+        configuration.baseDirectory = folder.url
+        configuration.inputs = ["in"]
+        configuration.output = "out"
+        configuration.dpi = 72
+        configuration.thumbnailBoxes = [48, 96]
+        let again = try Pipeline(configuration: configuration, logger: Logger(label: "test")).run(RunOptions(thumbnailsOnly: true))
+        #expect(again.drawnOutputs > 0)
+        #expect(thumbnails(again) == thumbnails(full))
+    }
+
     /// A box added to a finished folder gets the thumbnail a fresh run makes, and the boxes it
     /// no longer is the largest of are made again from it.
     @Test func aLargerBoxAddedLaterGivesWhatAFreshRunGives() throws {
