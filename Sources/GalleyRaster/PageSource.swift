@@ -25,7 +25,8 @@ public struct PixelRect: Hashable, Sendable {
 /// The seam between inputs and outputs: a page that knows its size and can draw itself at any
 /// scale. A PDF page is a recorded display list; a typeset page is glyph runs and image boxes.
 ///
-/// Thumbnails are drawn from the source at their own scale, never by shrinking a page image.
+/// Thumbnails are drawn from the source at the largest box's scale, or, in a run that makes page
+/// images, reduced from the page image's drawing (one drawing of the page for all its outputs).
 public protocol PageSource: Sendable {
     /// The page's size in points.
     var size: PageSize { get }

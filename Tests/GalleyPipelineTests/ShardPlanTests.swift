@@ -199,7 +199,7 @@ import Testing
         let first = ok(try Self.catalog(folder, "lib").documents())
         #expect(first.values.contains { $0 != nil }, "recorded (a copy that took its twin's outputs has none)")
         var configuration = try ShardMergeTests.corpus(folder, output: "lib")
-        configuration.dpi = 40
+        configuration.thumbnailBoxes = [64, 32]
         let rerun = try Pipeline(configuration: configuration, logger: logger).run()
         #expect(rerun.drawnOutputs > 0 && rerun.manifest?.totals.unchanged == 0)
         #expect(ok(try Self.catalog(folder, "lib").documents()) == first)

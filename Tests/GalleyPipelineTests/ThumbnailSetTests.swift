@@ -3,6 +3,7 @@ import Foundation
 import GalleyManifest
 import Glibc
 #endif
+import GalleyPDF
 import GalleyPipeline
 import GalleyRaster
 import GalleyTestSupport
@@ -46,6 +47,65 @@ import Testing
                 #expect(Array(reduced.pixels) == Array(small.pixels), "page \(page.number), box \(box)")
             }
         }
+    }
+
+    func pageImage(_ summary: RunSummary, _ page: Manifest.Page) throws -> Bitmap {
+        let image = try #require(page.image)
+        let bytes = [UInt8](try Data(contentsOf: summary.outputFolder.appendingPathComponent(image.path)))
+        return try IndependentImageDecoder.decode(bytes, format: .png).bitmap
+    }
+
+    /// With page images, a page is drawn once for all its outputs: each picture is decoded once
+    /// a page, not once for the page image and again for the thumbnails, and the largest
+    /// thumbnail is the page image reduced by area averaging; with one worker or two, the same
+    /// bytes.
+    @Test func withPageImagesAPageIsDrawnOnceForAllItsOutputs() throws {
+        // A size no other test draws: the counter counts this picture's decodes alone.
+        let (width, height) = (397, 389)
+        func folder() throws -> ScratchFolder {
+            let folder = try ScratchFolder()
+            try FileManager.default.createDirectory(at: folder.path("in"), withIntermediateDirectories: true)
+            try TestPDF.writeImagePage(width: width, height: height, stream: .flate, pages: 3, pixel: { x, y in
+                (UInt8(truncatingIfNeeded: x &* 7 ^ y &* 13), UInt8(truncatingIfNeeded: y &* 3), UInt8(truncatingIfNeeded: (x >> 2) &+ y))
+            }, to: folder.path("in/scan.pdf"))
+            return folder
+        }
+        MuPDFEngine.countImageDecodes(width: width, height: height)
+        let first = try folder()  // kept until the outputs are read
+        let summary = try run(first, thumbnails: [48, 96], pageImages: true)
+        let pages = try #require(summary.manifest?.documents.first?.pages)
+        #expect(pages.count == 3 && pages.allSatisfy { $0.image != nil && $0.thumbnails.count == 2 })
+        #expect(MuPDFEngine.countedImageDecodes == 3, "one decoding a page for the page image and both thumbnails")
+        for page in pages {
+            let largest = try thumbnail(summary, page, box: 96)
+            let reduced = try pageImage(summary, page).areaAveraged(width: largest.width, height: largest.height)
+            #expect(Array(reduced.pixels) == Array(largest.pixels), "page \(page.number)")
+        }
+        let second = try folder()
+        let alone = try run(second, thumbnails: [48, 96], pageImages: true, workers: 1)
+        let outputs = { (summary: RunSummary) in summary.manifest?.documents.first?.pages.map { [$0.image?.sha256 ?? ""] + $0.thumbnails.map(\.sha256) } }
+        #expect(outputs(alone) == outputs(summary))
+    }
+
+    /// `galley thumbs` (page images kept, none drawn) makes the thumbnails `galley run` makes:
+    /// reduced from the page drawn at the page images' dpi, whichever outputs are already there.
+    @Test func aThumbnailsOnlyRunMakesWhatAFullRunMakes() throws {
+        let folder = try ScratchFolder()
+        _ = try folder.copy(["photo.pdf", "article.pdf"].map(Fixtures.pdf), into: "in")
+        let full = try run(folder, thumbnails: [48, 96], pageImages: true)
+        let thumbnails = { (summary: RunSummary) in summary.manifest?.documents.flatMap(\.pages).map { $0.thumbnails.map(\.sha256) } }
+        let out = full.outputFolder
+        for document in ["photo", "article"] { try FileManager.default.removeItem(at: out.appendingPathComponent("\(document)/thumbs")) }
+        try FileManager.default.removeItem(at: out.appendingPathComponent(".galley/thumbnail-cache"))
+        var configuration = Configuration()
+        configuration.baseDirectory = folder.url
+        configuration.inputs = ["in"]
+        configuration.output = "out"
+        configuration.dpi = 72
+        configuration.thumbnailBoxes = [48, 96]
+        let again = try Pipeline(configuration: configuration, logger: Logger(label: "test")).run(RunOptions(thumbnailsOnly: true))
+        #expect(again.drawnOutputs > 0)
+        #expect(thumbnails(again) == thumbnails(full))
     }
 
     /// A box added to a finished folder gets the thumbnail a fresh run makes, and the boxes it

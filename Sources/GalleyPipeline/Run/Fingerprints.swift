@@ -5,7 +5,7 @@ import GalleyPDF
 import GalleyText
 
 /// Fingerprints of the settings that shape each output, so that a settings change redoes only
-/// the outputs it affects: `dpi` changes page images, a thumbnail box its thumbnails, a layout
+/// the outputs it affects: `dpi` changes page images (and the thumbnails reduced from them), a thumbnail box its thumbnails, a layout
 /// the pages typeset in it; the settings of the encoder an output is written with (format,
 /// preset, quality) change the outputs in that format (page images, thumbnails or both); the
 /// versions of Galley and MuPDF change all.
@@ -21,6 +21,8 @@ struct Fingerprints: Sendable {
             parts.append("thumbnail box \(box)")
             // Reduced from the largest box's drawing (`ThumbnailSet`): that box shapes it too.
             if let master = ThumbnailSet(configuration)?.master, master > box { parts.append("reduced from box \(master)") }
+            // With page images, reduced from the page image's drawing (`ThumbnailSet.pageImageScale`).
+            if configuration.pageImages { parts.append("reduced from page images at dpi \(configuration.dpi)") }
         }
         if let layout { parts.append(layoutKey(layout)) }
         return ContentHash.sha256(Array(parts.joined(separator: "\n").utf8))

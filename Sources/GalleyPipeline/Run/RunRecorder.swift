@@ -498,8 +498,9 @@ final class RunRecorder: Sendable {
     }
 }
 
-/// A page's thumbnails, made from one drawing: the largest box is drawn, every smaller one
-/// is that drawing reduced by area averaging (`Bitmap.areaAveraged`). One interpretation of
+/// A page's thumbnails, made from one drawing: the largest box is drawn (or, in a run with page
+/// images, reduced from the page image's drawing: `pageImageScale`), every smaller one is that
+/// box reduced by area averaging (`Bitmap.areaAveraged`). One interpretation of
 /// the page (one decoding of a scan's 9,000-pixel image instead of one per box), and the
 /// same pixels whatever order the boxes are made in, or whichever are already made: a
 /// thumbnail depends only on its page, its box and the largest box, which its fingerprint

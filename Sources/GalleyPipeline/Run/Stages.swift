@@ -277,8 +277,12 @@ final class Stages: Sendable {
             cursor.dispatched += 1
             let index = cursor.index
             let here = cursor.lanes != nil
-            if configuration.pageImages { dispatchImage(index, page, facts, here: here) }
-            if let thumbnails { dispatchThumbnails(index, page, facts, thumbnails, here: here) }
+            if let thumbnails, let scale = thumbnails.pageImageScale(page, configuration) {
+                dispatchTogether(index, page, facts, thumbnails, scale: scale, here: here)
+            } else {
+                if configuration.pageImages { dispatchImage(index, page, facts, here: here) }
+                if let thumbnails { dispatchThumbnails(index, page, facts, thumbnails, here: here) }
+            }
         }
         finishProducer(cursor)
         finishCursor(cursor.index, lanes: cursor.lanes, engine: cursor.engine, pages: cursor.dispatched, failure: nil)
@@ -321,15 +325,44 @@ final class Stages: Sendable {
     /// Hands a page's image to its stage, unless a finished one can stand in for it; `here`:
     /// draws it in this operation instead (a page lane), leaving only the encoding to another.
     private func dispatchImage(_ index: Int, _ page: any PageSource, _ facts: PageFacts, here: Bool) {
-        let path = OutputVariant.image.path(folder: facts.folder, page: facts.number, fileExtension: imageEncoder.fileExtension)
-        if let kept = catalog.reuse(index, page: facts, variant: .image, path: path) {
-            report(index, facts, .image, .success(kept), reused: true)
-        } else if !drawImages {
-            record { [recorder] in recorder.skipped(index, page: facts, variant: .image) }
-        } else if here {
+        guard let path = pendingImage(index, facts) else { return }
+        if here {
             renderImage(index, page, facts, path: path)
         } else {
             submit(renderQueue) { [self] in renderImage(index, page, facts, path: path) }
+        }
+    }
+
+    /// The path of a page image to draw; nil when a finished one stands in for it or the run
+    /// draws none (both reported here).
+    private func pendingImage(_ index: Int, _ facts: PageFacts) -> String? {
+        let path = OutputVariant.image.path(folder: facts.folder, page: facts.number, fileExtension: imageEncoder.fileExtension)
+        if let kept = catalog.reuse(index, page: facts, variant: .image, path: path) {
+            report(index, facts, .image, .success(kept), reused: true)
+            return nil
+        }
+        guard drawImages else {
+            record { [recorder] in recorder.skipped(index, page: facts, variant: .image) }
+            return nil
+        }
+        return path
+    }
+
+    /// A page whose thumbnails are reduced from its page image (`ThumbnailSet.pageImageScale`):
+    /// one drawing at the page image's scale makes the page image, unless a finished one stands
+    /// in for it, and every thumbnail not already made. One interpretation of the page and one
+    /// decoding of each of its pictures for all its outputs.
+    private func dispatchTogether(_ index: Int, _ page: any PageSource, _ facts: PageFacts, _ thumbnails: ThumbnailSet, scale: Double,
+                                  here: Bool) {
+        let image = configuration.pageImages ? pendingImage(index, facts) : nil
+        let pending = pendingThumbnails(index, facts, thumbnails)
+        guard image != nil || !pending.isEmpty else { return }
+        if here {
+            renderTogether(index, page, facts, scale: scale, image: image, thumbnails: pending, master: thumbnails.master)
+        } else {
+            submit(renderQueue) { [self] in
+                renderTogether(index, page, facts, scale: scale, image: image, thumbnails: pending, master: thumbnails.master)
+            }
         }
     }
 
@@ -337,6 +370,17 @@ final class Stages: Sendable {
     /// are reduced from its drawing (`ThumbnailSet`), one interpretation of the page for all,
     /// unless finished outputs stand in for every one of them.
     private func dispatchThumbnails(_ index: Int, _ page: any PageSource, _ facts: PageFacts, _ thumbnails: ThumbnailSet, here: Bool) {
+        let pending = pendingThumbnails(index, facts, thumbnails)
+        guard !pending.isEmpty else { return }
+        if here {
+            renderThumbnails(index, page, facts, master: thumbnails.master, pending: pending)
+        } else {
+            submit(thumbnailQueue) { [self] in renderThumbnails(index, page, facts, master: thumbnails.master, pending: pending) }
+        }
+    }
+
+    /// The thumbnails of a page to make (box and path), the others reported as kept.
+    private func pendingThumbnails(_ index: Int, _ facts: PageFacts, _ thumbnails: ThumbnailSet) -> [(box: Int, path: String)] {
         var pending: [(box: Int, path: String)] = []
         for box in thumbnails.boxes {
             let variant = OutputVariant.thumbnail(box: box)
@@ -348,13 +392,7 @@ final class Stages: Sendable {
                 pending.append((box, path))
             }
         }
-        guard !pending.isEmpty else { return }
-        let pendingNow = pending
-        if here {
-            renderThumbnails(index, page, facts, master: thumbnails.master, pending: pending)
-        } else {
-            submit(thumbnailQueue) { [self] in renderThumbnails(index, page, facts, master: thumbnails.master, pending: pendingNow) }
-        }
+        return pending
     }
 
     /// Tells the record stage how an output went; a written one goes into the catalog at once.
@@ -386,30 +424,70 @@ final class Stages: Sendable {
     }
 
     /// Draws the page once at the largest box and makes each pending thumbnail from that
-    /// drawing: the largest as drawn, the others reduced by area averaging. A thumbnail whose
-    /// encoder refuses its size is reported as such; the others go on.
+    /// drawing (`makeThumbnails`). A thumbnail whose encoder refuses its size is reported as
+    /// such; the others go on.
     private func renderThumbnails(_ index: Int, _ page: any PageSource, _ facts: PageFacts, master: Int, pending: [(box: Int, path: String)]) {
         guard !cancellation.isCancelled else { return }
-        // A box of 4096 pixels is over AVIF's pixel limit for a square page.
-        let wanted = pending.filter { !refused(index, facts, .thumbnail(box: $0.box), page.pixelBounds(scale: page.thumbnailScale(box: $0.box))) }
+        let wanted = unrefused(index, page, facts, pending)
         guard !wanted.isEmpty else { return }
         let drawn: Bitmap
         do {
-            drawn = try timed(index) {
-                try limiter.run(page: facts.number, doing: "draw") { limit in
-                    try page.render(scale: page.thumbnailScale(box: master), cancellation: limit)
-                }
-            }
+            drawn = try draw(index, page, facts, scale: page.thumbnailScale(box: master))
         } catch {
             for (box, _) in wanted { report(index, facts, .thumbnail(box: box), .failure(Failure(error, page: facts.number))) }
             return
         }
+        makeThumbnails(index, page, facts, master: master, wanted: wanted, largest: drawn)
+    }
+
+    /// Draws the page once at the page image's scale: the page image (`image`, its path, when
+    /// pending) is that drawing, the largest thumbnail box that drawing reduced by area averaging,
+    /// and the smaller boxes reduced from the largest, as when it is drawn (`makeThumbnails`).
+    private func renderTogether(_ index: Int, _ page: any PageSource, _ facts: PageFacts, scale: Double, image: String?,
+                                thumbnails pending: [(box: Int, path: String)], master: Int) {
+        guard !cancellation.isCancelled else { return }
+        let image = image.flatMap { refused(index, facts, .image, page.pixelBounds(scale: scale)) ? nil : $0 }
+        let wanted = unrefused(index, page, facts, pending)
+        guard image != nil || !wanted.isEmpty else { return }
+        let drawn: Bitmap
+        do {
+            drawn = try draw(index, page, facts, scale: scale)
+        } catch {
+            let failure = Failure(error, page: facts.number)
+            if image != nil { report(index, facts, .image, .failure(failure)) }
+            for (box, _) in wanted { report(index, facts, .thumbnail(box: box), .failure(failure)) }
+            return
+        }
+        if let image { submit(encodeQueue) { [self] in encode(index, drawn, facts, variant: .image, path: image) } }
+        guard !wanted.isEmpty else { return }
+        let largest: Bitmap
+        do {
+            let bounds = page.pixelBounds(scale: page.thumbnailScale(box: master))
+            largest = try timed(index) { try drawn.areaAveraged(width: bounds.width, height: bounds.height) }
+        } catch {
+            for (box, _) in wanted { report(index, facts, .thumbnail(box: box), .failure(Failure(error, page: facts.number))) }
+            return
+        }
+        makeThumbnails(index, page, facts, master: master, wanted: wanted, largest: largest)
+    }
+
+    /// The thumbnails an encoder takes, the others reported `too-large-for-format` (a box of 4096
+    /// pixels is over AVIF's pixel limit for a square page).
+    private func unrefused(_ index: Int, _ page: any PageSource, _ facts: PageFacts,
+                           _ pending: [(box: Int, path: String)]) -> [(box: Int, path: String)] {
+        pending.filter { !refused(index, facts, .thumbnail(box: $0.box), page.pixelBounds(scale: page.thumbnailScale(box: $0.box))) }
+    }
+
+    /// Each wanted thumbnail from `largest`, the largest box's pixels: that box as they are, the
+    /// smaller ones reduced from them by area averaging; each then encoded.
+    private func makeThumbnails(_ index: Int, _ page: any PageSource, _ facts: PageFacts, master: Int,
+                                wanted: [(box: Int, path: String)], largest: Bitmap) {
         for (box, path) in wanted {
             let variant = OutputVariant.thumbnail(box: box)
             let bitmap: Bitmap
             do {
                 let bounds = page.pixelBounds(scale: page.thumbnailScale(box: box))
-                bitmap = box == master ? drawn : try timed(index) { try drawn.areaAveraged(width: bounds.width, height: bounds.height) }
+                bitmap = box == master ? largest : try timed(index) { try largest.areaAveraged(width: bounds.width, height: bounds.height) }
             } catch {
                 report(index, facts, variant, .failure(Failure(error, page: facts.number)))
                 continue
@@ -434,16 +512,21 @@ final class Stages: Sendable {
         guard !cancellation.isCancelled else { return }
         let bitmap: Bitmap
         do {
-            bitmap = try timed(index) {
-                try limiter.run(page: facts.number, doing: "draw") { limit in
-                    try page.render(scale: scale, cancellation: limit)
-                }
-            }
+            bitmap = try draw(index, page, facts, scale: scale)
         } catch {
             report(index, facts, variant, .failure(Failure(error, page: facts.number)))
             return
         }
         submit(encodeQueue) { [self] in encode(index, bitmap, facts, variant: variant, path: path) }
+    }
+
+    /// The whole page drawn at `scale`, under `page_timeout`.
+    private func draw(_ index: Int, _ page: any PageSource, _ facts: PageFacts, scale: Double) throws -> Bitmap {
+        try timed(index) {
+            try limiter.run(page: facts.number, doing: "draw") { limit in
+                try page.render(scale: scale, cancellation: limit)
+            }
+        }
     }
 
     // MARK: encode
