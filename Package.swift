@@ -97,7 +97,7 @@ let package = Package(
             dependencies: ["GalleyBase", "CGalleyMuPDF", "GalleyRaster"]),
         .target(
             name: "GalleyText",
-            dependencies: ["GalleyBase", "GalleyRaster", "CHarfBuzz", "CFreeType", "CFontconfig", "CGumbo", "CUnibreak", "CFriBidi", "CHyphen", "CGalleyHyphen", "CExtTextCat", "CCairo", "CGalleyCairo"],
+            dependencies: ["GalleyBase", "GalleyRaster", "CHarfBuzz", "CFreeType", "CFontconfig", "CGumbo", "CUnibreak", "CFriBidi", "CHyphen", "CGalleyHyphen", "CExtTextCat", "CCairo", "CGalleyCairo", "CDeflate"],
             // Compiled into the binary: a statically linked galley copied anywhere has no resource bundle.
             resources: [.embedInCode("CSS/UserAgent.css")]),
         // The catalog: SQLite through GRDB (which links the system libsqlite3).

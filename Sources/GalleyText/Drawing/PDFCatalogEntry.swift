@@ -1,51 +1,35 @@
 /// Adds an entry to the document catalog of a PDF that cairo wrote.
 ///
 /// cairo (1.16, Debian 12's; 1.18 too) has no way to set the catalog's `/Lang`, which screen
-/// readers and text extraction use to pick a language. Written by hand because no library on
-/// the machine edits a PDF's objects short of MuPDF's PDF writer, which would rewrite the
-/// whole file cairo made: the entry is inserted into the catalog's dictionary in place and the
-/// cross-reference table's offsets after it are moved by its length, so the file stays one
-/// revision with a valid table (no incremental update section). cairo writes a classic
-/// table (`xref`, 20-byte entries, `trailer`, `startxref`); anything else is left alone (nil).
+/// readers and text extraction use to pick a language. Written by hand because the edit is a
+/// few bytes in a file of a known layout (`CairoPDFLayout`), where a PDF library (libqpdf,
+/// MuPDF's writer) would parse and write the whole file cairo made again: the entry is
+/// inserted into the catalog's dictionary in place and the cross-reference table's offsets
+/// after it are moved by its length, so the file stays one revision with a valid table.
 enum PDFCatalogEntry {
     /// `bytes` with `key value` added at the start of the catalog dictionary; nil when the
     /// file is not laid out as cairo writes it, or the catalog already has the key.
     static func adding(_ key: String, _ value: String, to bytes: [UInt8]) -> [UInt8]? {
-        guard let startxrefAt = lastIndex(of: Array("startxref".utf8), in: bytes),
-              let xrefOffset = number(in: bytes, from: startxrefAt + 9)?.value,
-              xrefOffset < bytes.count, bytes[xrefOffset...].starts(with: Array("xref".utf8)) else { return nil }
-        // The table: subsections of `first count`, each entry `oooooooooo ggggg n \n`.
-        var position = xrefOffset + 4
-        var entries: [(object: Int, at: Int)] = []   // `at`: where the entry's offset digits are
-        while let first = number(in: bytes, from: position), let count = number(in: bytes, from: first.end) {
-            var at = count.end
-            while at < bytes.count, bytes[at] == 0x0A || bytes[at] == 0x0D || bytes[at] == 0x20 { at += 1 }
-            guard at + count.value * 20 <= bytes.count else { return nil }
-            for index in 0..<count.value { entries.append((first.value + index, at + index * 20)) }
-            position = at + count.value * 20
-        }
-        guard bytes[position...].starts(with: Array("trailer".utf8)),
-              let rootAt = firstIndex(of: Array("/Root".utf8), in: bytes, from: position),
-              let root = number(in: bytes, from: rootAt + 5)?.value,
-              let entry = entries.first(where: { $0.object == root }),
-              let catalogOffset = Int(String(decoding: bytes[entry.at..<entry.at + 10], as: UTF8.self)),
-              let dictionary = firstIndex(of: Array("<<".utf8), in: bytes, from: catalogOffset),
-              let objectEnd = firstIndex(of: Array("endobj".utf8), in: bytes, from: catalogOffset),
+        guard let layout = CairoPDFLayout(bytes),
+              let root = layout.trailerReference("/Root", in: bytes),
+              let catalogOffset = layout.offset(ofObject: root, in: bytes),
+              let dictionary = CairoPDFLayout.firstIndex(of: Array("<<".utf8), in: bytes, from: catalogOffset),
+              let objectEnd = CairoPDFLayout.firstIndex(of: Array("endobj".utf8), in: bytes, from: catalogOffset),
               dictionary < objectEnd,
-              firstIndex(of: Array((key + " ").utf8), in: Array(bytes[dictionary..<objectEnd]), from: 0) == nil
+              CairoPDFLayout.firstIndex(of: Array((key + " ").utf8), in: Array(bytes[dictionary..<objectEnd]), from: 0) == nil
         else { return nil }
         let inserted = Array(" \(key) \(value)".utf8)
         var result = Array(bytes[..<(dictionary + 2)]) + inserted + Array(bytes[(dictionary + 2)...])
         let delta = inserted.count
-        for entry in entries {
+        for entry in layout.entries {
             let at = entry.at > dictionary ? entry.at + delta : entry.at
             guard let offset = Int(String(decoding: result[at..<at + 10], as: UTF8.self)), offset > dictionary,
                   result[at + 17] == UInt8(ascii: "n") else { continue }
             result.replaceSubrange(at..<at + 10, with: Array(padded(offset + delta, to: 10).utf8))
         }
         // `startxref`'s number: the table moved by `delta`.
-        guard let moved = number(in: result, from: startxrefAt + delta + 9) else { return nil }
-        result.replaceSubrange(moved.start..<moved.end, with: Array(String(xrefOffset + delta).utf8))
+        let number = layout.startxrefNumber
+        result.replaceSubrange((number.start + delta)..<(number.end + delta), with: Array(String(layout.xrefOffset + delta).utf8))
         return result
     }
 
@@ -64,34 +48,5 @@ enum PDFCatalogEntry {
     private static func padded(_ value: Int, to width: Int) -> String {
         let digits = String(value)
         return String(repeating: "0", count: max(0, width - digits.count)) + digits
-    }
-
-    /// The decimal number after white space from `index`: its value and where its digits lie.
-    private static func number(in bytes: [UInt8], from index: Int) -> (value: Int, start: Int, end: Int)? {
-        var at = index
-        while at < bytes.count, bytes[at] == 0x20 || bytes[at] == 0x0A || bytes[at] == 0x0D { at += 1 }
-        let start = at
-        var value = 0
-        while at < bytes.count, (0x30...0x39).contains(bytes[at]), at - start < 12 {
-            value = value * 10 + Int(bytes[at] - 0x30)
-            at += 1
-        }
-        return at > start ? (value, start, at) : nil
-    }
-
-    private static func firstIndex(of needle: [UInt8], in bytes: [UInt8], from start: Int) -> Int? {
-        guard !needle.isEmpty, bytes.count >= needle.count, start <= bytes.count - needle.count else { return nil }
-        for index in start...(bytes.count - needle.count) where bytes[index] == needle[0] && bytes[index..<index + needle.count].elementsEqual(needle) {
-            return index
-        }
-        return nil
-    }
-
-    private static func lastIndex(of needle: [UInt8], in bytes: [UInt8]) -> Int? {
-        guard bytes.count >= needle.count else { return nil }
-        for index in stride(from: bytes.count - needle.count, through: 0, by: -1) where bytes[index..<index + needle.count].elementsEqual(needle) {
-            return index
-        }
-        return nil
     }
 }

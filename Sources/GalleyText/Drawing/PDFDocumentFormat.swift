@@ -218,8 +218,8 @@ final class PDFDocumentWriter: DocumentWriter {
         cairo_surface_finish(surface)
         finished = true
         try check("the document")
-        guard let language else { return sink.bytes }
-        return PDFCatalogEntry.adding("/Lang", PDFCatalogEntry.string(language), to: sink.bytes) ?? sink.bytes
+        let written = language.flatMap { PDFCatalogEntry.adding("/Lang", PDFCatalogEntry.string($0), to: sink.bytes) } ?? sink.bytes
+        return PDFObjectStreams.packed(written) ?? written
     }
 
     // MARK: Links inside the article
