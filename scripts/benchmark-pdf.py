@@ -17,6 +17,8 @@ core (`taskset -c 0`), articles one after another, best of --rounds:
                hyphenated); the figure is the process's wall time
   galley png   `galley render --jobs 1 --dpi 150` of the same articles and layout: typeset,
                draw and encode PNG page images
+               (with --weasyprint-page: on WeasyPrint's own default page instead, one column
+               of 12 pt with 75 px margins, no hyphenation, so both make about as many pages)
   weasyprint   WeasyPrint's `HTML(filename).write_pdf()` of each article in one Python process,
                timed around that call only (the import is left out); its own layout of the
                HTML (A4, its user-agent style sheet), so its page count differs
@@ -54,6 +56,18 @@ CONFIG = """layouts:
     font_size: 10
 {language}    justify_threshold: 0.8
     hyphenation: true
+"""
+# WeasyPrint's own page for HTML without @page rules (its user-agent style sheet: A4, 75 px
+# margins, 16 px text in one column): galley set on the same page, so both make about as many
+# pages of an article and pages per second compare like with like.
+CONFIG_LIKE_WEASYPRINT = """layouts:
+  - name: a4
+    page: a4
+    columns: 1
+    inset: 75px
+    font_family: DejaVu Serif
+    font_size: 12
+{language}    hyphenation: false
 """
 WEASYPRINT = r"""
 import json, logging, os, sys, time
@@ -167,6 +181,8 @@ def main():
     parser.add_argument("--galley", default=GALLEY)
     parser.add_argument("--no-weasyprint", action="store_true")
     parser.add_argument("--real", type=int, default=0, metavar="N", help="N pages of real documentation instead of the fixtures")
+    parser.add_argument("--weasyprint-page", action="store_true",
+                        help="galley on WeasyPrint's default page (one column, 12 pt, 75 px margins) instead of two columns of 10 pt")
     parser.add_argument("articles", nargs="*")
     options = parser.parse_args()
     if not os.access(options.galley, os.X_OK):
@@ -180,7 +196,7 @@ def main():
     with open(config, "w") as f:
         # The fixtures say their language where it is not English; real pages often do not,
         # and Galley then guesses it from the text.
-        f.write(CONFIG.format(language="" if options.real else "    language: en\n"))
+        f.write((CONFIG_LIKE_WEASYPRINT if options.weasyprint_page else CONFIG).format(language="" if options.real else "    language: en\n"))
     python = None if options.no_weasyprint else weasyprint_python()
     rows = [("galley pdf", lambda: galley_pdf(options.galley, config, articles)),
             ("galley png 150 dpi", lambda: galley_png(options.galley, config, articles))]
