@@ -361,6 +361,35 @@ struct PDFOutputTests {
         #expect(packedSize * 10 < plainSize * 7, "packed \(packedSize) bytes, plain \(plainSize)")
     }
 
+    /// TrueType fonts go in without their hinting (the cvt, fpgm and prep tables and the
+    /// glyphs' instructions), which PDF readers do not use and which was most of each font's
+    /// bytes; the outlines stay (the words read back and draw, as the other tests check).
+    @Test func trueTypeFontsAreEmbeddedWithoutHinting() throws {
+        let folder = try ScratchFolder("pdf-hinting")
+        let path = try Self.typesetPDF("<html><body><h1>Hinting</h1><p>Outlines without <b>instructions</b> or <i>programs</i>.</p></body></html>",
+                                       named: "hinting", in: folder)
+        let objects = try PeerTools.run("mutool", ["show", path, "grep"]).stdout
+        let programs = objects.split(separator: "\n").compactMap { line -> String? in
+            guard let at = line.range(of: "/FontFile2 ") else { return nil }
+            return line[at.upperBound...].split(separator: " ").first.map(String.init)
+        }
+        #expect(programs.count >= 3, "a font program for each face: \(programs)")
+        for number in programs {
+            let file = folder.path("font-\(number).ttf")
+            #expect(try PeerTools.run("mutool", ["show", "-b", "-o", file.path, path, number]).status == 0)
+            let font = try [UInt8](Data(contentsOf: file))
+            // The table directory: a count at offset 4, then 16-byte records led by their tag.
+            #expect(font.count > 12)
+            let count = font.count > 6 ? Int(font[4]) << 8 | Int(font[5]) : 0
+            let tags = (0..<count).compactMap { index -> String? in
+                let at = 12 + index * 16
+                return at + 4 <= font.count ? String(decoding: font[at..<at + 4], as: UTF8.self) : nil
+            }
+            #expect(tags.contains("glyf") && tags.contains("loca"), "\(number): \(tags)")
+            #expect(!tags.contains("fpgm") && !tags.contains("prep") && !tags.contains("cvt "), "\(number): \(tags)")
+        }
+    }
+
     /// MuPDF's drawing of each PDF page at the page images' 96 dpi against Galley's own page
     /// image. Two rasterizers differ at glyph edges, and Galley snaps baselines to whole pixels
     /// where MuPDF does not, so both are compared as grey means of 4 × 4 pixel blocks, each of

@@ -274,6 +274,8 @@ final class PDFDocumentWriter: DocumentWriter {
         return font
     }
 
+    static let typesetterCharacters: [UInt32] = [0x2010, 0x2011, 0x2022, 0x25E6, 0x25AA, 0x2026, 0xFFFD]
+
     /// The cairo font a run is drawn in: the face's subset for the article's characters
     /// (`galley_cairo_open_subset_face`: a CFF font whose subroutines cairo would copy whole)
     /// when it holds every glyph of the run, else the whole face, so that no glyph is ever
@@ -285,8 +287,11 @@ final class PDFDocumentWriter: DocumentWriter {
             subset = made
         } else {
             if articleCharacters.isEmpty {
-                // The article's characters, and printable ASCII for folios and running heads.
-                articleCharacters = Array(Set(scalars.map(\.value)).union(0x20...0x7E)).sorted()
+                // The article's characters, printable ASCII for folios and running heads, and
+                // what the typesetter sets of its own: the hyphen of a broken word (U+2010 where
+                // the font has it), list bullets, the replacement character. (A run the subset
+                // lacks a glyph of is drawn from the whole face: a second copy of the font.)
+                articleCharacters = Array(Set(scalars.map(\.value)).union(0x20...0x7E).union(Self.typesetterCharacters)).sorted()
             }
             subset = galley_cairo_open_subset_face(run.face.path, run.face.index, articleCharacters, UInt32(articleCharacters.count))
             subsetFonts[run.face.id] = subset
