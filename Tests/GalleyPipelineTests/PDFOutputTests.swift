@@ -270,6 +270,37 @@ struct PDFOutputTests {
         #expect(abs(width - 150) <= 2 && abs(height - 75) <= 2, "red box \(width) × \(height) px")
     }
 
+    /// A graphviz label in `font-family="Times,serif"` is set in a font with Times's metrics
+    /// (Liberation Serif), as MuPDF sets it in the page images with its Nimbus Roman, so it fits
+    /// its box: fontconfig, asked for the list, gave DejaVu Serif, a fifth wider, and the label
+    /// ran past the box's edges.
+    @Test func svgTextInTimesKeepsTimesMetrics() throws {
+        let folder = try ScratchFolder("pdf-svg-times")
+        let svg = """
+            <svg xmlns="http://www.w3.org/2000/svg" width="200" height="50" viewBox="0 0 200 50">
+            <polygon fill="none" stroke="black" points="10,5 190,5 190,45 10,45 10,5"/>
+            <text text-anchor="middle" x="100" y="30" font-family="Times,serif" font-size="14.00">let s1 = String::from(hello);</text></svg>
+            """
+        try Data(svg.utf8).write(to: folder.path("graph.svg"))
+        let html = """
+            <html lang="en"><head><title>Graph</title></head><body>
+            <p>The string:</p><p><img src="graph.svg" width="200" height="50"></p></body></html>
+            """
+        let path = try Self.typesetPDF(html, named: "graph", in: folder)
+        let fonts = try PeerTools.run("pdffonts", [path]).stdout
+        #expect(fonts.contains("LiberationSerif"), "\(fonts)")
+        // The label's words as pdftotext places them: from the first's left to the last's right
+        // within the box's 180 px (135 pt), as in Times.
+        let words = try PeerTools.run("pdftotext", ["-bbox", path, "-"]).stdout.split(separator: "\n").filter { $0.contains("<word") }
+        func coordinate(_ name: String, _ line: Substring) -> Double? {
+            line.range(of: "\(name)=\"").flatMap { range in Double(line[range.upperBound...].prefix { $0 != "\"" }) }
+        }
+        let label = words.drop { !$0.contains(">let<") }
+        let (left, right) = (try #require(label.first.flatMap { coordinate("xMin", $0) }), try #require(label.last.flatMap { coordinate("xMax", $0) }))
+        #expect(label.last?.contains("hello") == true, "\(words)")
+        #expect(right - left < 135 - 6, "the label is \(right - left) pt wide in a box of 135 pt")
+    }
+
     /// A short Chinese article embeds its CJK fonts as small subsets: cairo alone copied every
     /// subroutine of a CID-keyed CFF font's dictionaries (91 KB for a font's six glyphs), so a
     /// page of a few words weighed hundreds of kilobytes; the glyphs still draw and the text

@@ -79,7 +79,7 @@ enum PDFCatalogEntry {
         return at > start ? (value, start, at) : nil
     }
 
-    private static func firstIndex(of needle: [UInt8], in bytes: [UInt8], from start: Int) -> Int? {
+    static func firstIndex(of needle: [UInt8], in bytes: [UInt8], from start: Int) -> Int? {
         guard !needle.isEmpty, bytes.count >= needle.count, start <= bytes.count - needle.count else { return nil }
         for index in start...(bytes.count - needle.count) where bytes[index] == needle[0] && bytes[index..<index + needle.count].elementsEqual(needle) {
             return index

@@ -123,6 +123,8 @@ final class PDFDocumentWriter: DocumentWriter {
     private let linkedNames: Set<String>
     private var destinationsWritten = 0
     private let language: String?
+    /// SVG text's font families as fontconfig has them (`SVGFontFamilies`).
+    private var svgFamilies = SVGFontFamilies()
 
     private struct ImageKey: Hashable {
         var storage: UnsafeRawPointer?
@@ -475,7 +477,7 @@ final class PDFDocumentWriter: DocumentWriter {
         cairo_clip(cr)
         cairo_push_group(cr)
         var message = [CChar](repeating: 0, count: 256)
-        let status = svg.withUnsafeBufferPointer { bytes in
+        let status = svgFamilies.rewritten(svg).withUnsafeBufferPointer { bytes in
             galley_cairo_draw_svg(cr, bytes.baseAddress, bytes.count, rect.x, rect.y, rect.width, rect.height, &message, message.count)
         }
         let group = cairo_pop_group(cr)
@@ -534,7 +536,8 @@ public enum VectorPicture {
         let surface = cairo_pdf_surface_create_for_stream(discard, nil, max(1, width), max(1, height))
         let cr = cairo_create(surface)
         var message = [CChar](repeating: 0, count: 256)
-        let status = svg.withUnsafeBufferPointer { bytes in
+        var families = SVGFontFamilies()
+        let status = families.rewritten(svg).withUnsafeBufferPointer { bytes in
             galley_cairo_draw_svg(cr, bytes.baseAddress, bytes.count, 0, 0, width, height, &message, message.count)
         }
         cairo_show_page(cr)
