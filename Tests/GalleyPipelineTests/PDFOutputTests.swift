@@ -301,6 +301,64 @@ struct PDFOutputTests {
         #expect(right - left < 135 - 6, "the label is \(right - left) pt wide in a box of 135 pt")
     }
 
+    /// Links between the run's articles go between their PDFs: to the other article's PDF of
+    /// the same layout, by a path relative to this one, at the fragment's named destination
+    /// (which that PDF has though no link inside it uses it), or at its first page; a link
+    /// to the article's own file and a fragment stays inside it; one to a file outside the
+    /// run stays a relative URI. The file's cross-reference table still holds.
+    @Test func linksToOtherArticlesOfTheRunGoToTheirPDFs() throws {
+        let folder = try ScratchFolder("pdf-links-between")
+        let input = folder.path("in")
+        for sub in ["book", "notes"] { try FileManager.default.createDirectory(at: input.appendingPathComponent(sub), withIntermediateDirectories: true) }
+        let chapter1 = """
+            <html lang="en"><head><title>One</title></head><body><h1 id="top">One</h1>
+            <p>Ownership is in <a href="ch02.html#ownership">the next chapter</a>, the whole of it in
+            <a href="ch02.html">chapter two</a>, notes in <a href="../notes/all.html#n%C3%A4he">the notes</a>,
+            back to <a href="ch01.html#top">the top</a>; <a href="missing.html#x">a lost page</a>.</p></body></html>
+            """
+        let chapter2 = """
+            <html lang="en"><head><title>Two</title></head><body><h1>Two</h1><p>Text.</p>
+            <h2 id="ownership">Ownership</h2><p>Each value has an owner.</p></body></html>
+            """
+        let notes = #"<html lang="en"><head><title>Notes</title></head><body><p id="nähe">Near.</p></body></html>"#
+        try Data(chapter1.utf8).write(to: input.appendingPathComponent("book/ch01.html"))
+        try Data(chapter2.utf8).write(to: input.appendingPathComponent("book/ch02.html"))
+        try Data(notes.utf8).write(to: input.appendingPathComponent("notes/all.html"))
+        var configuration = Configuration()
+        configuration.baseDirectory = folder.url
+        configuration.inputs = ["in"]
+        configuration.output = "out"
+        configuration.dpi = 72
+        configuration.thumbnailBoxes = []
+        configuration.layouts = [ArticleLayout(name: "a4")]
+        configuration.documents = [.pdf]
+        let manifest = try #require(try Pipeline(configuration: configuration, logger: Logger(label: "test")).run().manifest)
+        #expect(manifest.documents.count == 3 && manifest.documents.allSatisfy { $0.status == .ok })
+        let out = folder.path("out")
+        let path = out.appendingPathComponent("book/ch01/a4.pdf").path
+        func show(_ file: String, _ what: String) throws -> String { try PeerTools.run("mutool", ["show", file, what]).stdout }
+        let annotations = try show(path, "pages").split(separator: "\n").compactMap { $0.split(separator: "=").last }
+            .flatMap { page -> [String] in
+                let list = try show(path, page.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: " 0 R", with: "") + "/Annots")
+                return try (list.split(separator: "[").last?.components(separatedBy: " 0 R") ?? [])
+                    .compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.map { try show(path, String($0)) }
+            }
+            .map { $0.split(whereSeparator: \.isWhitespace).joined(separator: " ") }
+        #expect(annotations.contains { $0.contains("/S /GoToR /F (../ch02/a4.pdf) /D (ownership)") }, "\(annotations)")
+        #expect(annotations.contains { $0.contains("/S /GoToR /F (../ch02/a4.pdf) /D [ 0 /Fit ]") }, "\(annotations)")
+        // `nähe` in UTF-8, which mutool shows in hex.
+        #expect(annotations.contains { $0.contains("/S /GoToR /F (../../notes/all/a4.pdf) /D <6EC3A46865>") }, "\(annotations)")
+        #expect(annotations.contains { $0.contains("/Dest (top)") }, "\(annotations)")
+        #expect(annotations.contains { $0.contains("/URI (missing.html#x)") }, "\(annotations)")
+        #expect(!annotations.contains { $0.contains("galley-link") }, "\(annotations)")
+        // The destinations the links name are in the other PDFs, and the edited file is whole.
+        let names = try show(out.appendingPathComponent("book/ch02/a4.pdf").path, "trailer/Root/Names/Dests")
+        #expect(names.contains("(ownership)"), "\(names)")
+        let noteNames = try show(out.appendingPathComponent("notes/all/a4.pdf").path, "trailer/Root/Names/Dests")
+        #expect(noteNames.contains("<6EC3A46865>"), "\(noteNames)")
+        try Self.expectObjectsWhereListed(path)
+    }
+
     /// A short Chinese article embeds its CJK fonts as small subsets: cairo alone copied every
     /// subroutine of a CID-keyed CFF font's dictionaries (91 KB for a font's six glyphs), so a
     /// page of a few words weighed hundreds of kilobytes; the glyphs still draw and the text
@@ -356,8 +414,13 @@ struct PDFOutputTests {
         #expect(names.contains("(ende) [ \(pages[1]) /XYZ"), "\(names)")
         #expect(names.contains("(anfang) [ \(pages[0]) /XYZ"), "\(names)")
         #expect(try show("trailer/Root/Lang").contains("(de)"))
-        // Every object in the file is where the cross-reference table says. (cairo lists a few
-        // numbers it never writes at the next object's offset; those are not objects here.)
+        try Self.expectObjectsWhereListed(path)
+    }
+
+    /// Every object in the PDF at `path` is where its cross-reference table says (after Galley
+    /// edited what cairo wrote). cairo lists a few numbers it never writes at the next object's
+    /// offset; those are not objects here (and make `qpdf --check` call any cairo file damaged).
+    static func expectObjectsWhereListed(_ path: String) throws {
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         let tail = String(decoding: bytes.suffix(64), as: UTF8.self)
         let startxref = try #require(tail.range(of: "startxref", options: .backwards))

@@ -59,9 +59,9 @@ final class Stages: Sendable {
         self.thumbnailEncoder = configuration.thumbnailEncoder
         self.thumbnails = ThumbnailSet(configuration)
         self.documentFiles = !configuration.writesDocumentFiles ? nil
-            : DocumentFiles(formats: configuration.documentFormatNames(for:), store: store) { [catalog] index, layout, file in
+            : DocumentFiles(formats: configuration.documentFormatNames(for:), store: store, written: { [catalog] index, layout, file in
                 catalog.recordDocumentFile(index, layout: layout, file: file)
-            }
+            }, articles: DocumentFiles.articles(documents))
         self.cancellation = cancellation
         self.logger = logger
         laneCount = max(1, configuration.workers.render)

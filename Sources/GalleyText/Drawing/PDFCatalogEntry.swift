@@ -11,42 +11,80 @@ enum PDFCatalogEntry {
     /// `bytes` with `key value` added at the start of the catalog dictionary; nil when the
     /// file is not laid out as cairo writes it, or the catalog already has the key.
     static func adding(_ key: String, _ value: String, to bytes: [UInt8]) -> [UInt8]? {
-        guard let startxrefAt = lastIndex(of: Array("startxref".utf8), in: bytes),
-              let xrefOffset = number(in: bytes, from: startxrefAt + 9)?.value,
-              xrefOffset < bytes.count, bytes[xrefOffset...].starts(with: Array("xref".utf8)) else { return nil }
-        // The table: subsections of `first count`, each entry `oooooooooo ggggg n \n`.
-        var position = xrefOffset + 4
-        var entries: [(object: Int, at: Int)] = []   // `at`: where the entry's offset digits are
-        while let first = number(in: bytes, from: position), let count = number(in: bytes, from: first.end) {
-            var at = count.end
-            while at < bytes.count, bytes[at] == 0x0A || bytes[at] == 0x0D || bytes[at] == 0x20 { at += 1 }
-            guard at + count.value * 20 <= bytes.count else { return nil }
-            for index in 0..<count.value { entries.append((first.value + index, at + index * 20)) }
-            position = at + count.value * 20
-        }
-        guard bytes[position...].starts(with: Array("trailer".utf8)),
-              let rootAt = firstIndex(of: Array("/Root".utf8), in: bytes, from: position),
+        guard let table = CrossReferences(bytes),
+              let rootAt = firstIndex(of: Array("/Root".utf8), in: bytes, from: table.trailer),
               let root = number(in: bytes, from: rootAt + 5)?.value,
-              let entry = entries.first(where: { $0.object == root }),
-              let catalogOffset = Int(String(decoding: bytes[entry.at..<entry.at + 10], as: UTF8.self)),
+              let catalogOffset = table.offset(of: root, in: bytes),
               let dictionary = firstIndex(of: Array("<<".utf8), in: bytes, from: catalogOffset),
               let objectEnd = firstIndex(of: Array("endobj".utf8), in: bytes, from: catalogOffset),
               dictionary < objectEnd,
               firstIndex(of: Array((key + " ").utf8), in: Array(bytes[dictionary..<objectEnd]), from: 0) == nil
         else { return nil }
-        let inserted = Array(" \(key) \(value)".utf8)
-        var result = Array(bytes[..<(dictionary + 2)]) + inserted + Array(bytes[(dictionary + 2)...])
-        let delta = inserted.count
-        for entry in entries {
-            let at = entry.at > dictionary ? entry.at + delta : entry.at
-            guard let offset = Int(String(decoding: result[at..<at + 10], as: UTF8.self)), offset > dictionary,
-                  result[at + 17] == UInt8(ascii: "n") else { continue }
-            result.replaceSubrange(at..<at + 10, with: Array(padded(offset + delta, to: 10).utf8))
+        return replacing([(dictionary + 2..<dictionary + 2, Array(" \(key) \(value)".utf8))], in: bytes)
+    }
+
+    /// `bytes` with each range replaced by its bytes (ranges in order, apart, all before the
+    /// cross-reference table), and the table's offsets of the objects after each moved by what
+    /// it added or took away; nil when the file is not laid out as cairo writes it.
+    static func replacing(_ edits: [(range: Range<Int>, bytes: [UInt8])], in bytes: [UInt8]) -> [UInt8]? {
+        guard let table = CrossReferences(bytes), edits.allSatisfy({ $0.range.upperBound <= table.start }),
+              zip(edits, edits.dropFirst()).allSatisfy({ $0.range.upperBound <= $1.range.lowerBound }) else { return nil }
+        var result: [UInt8] = []
+        result.reserveCapacity(bytes.count)
+        var copied = 0
+        for edit in edits {
+            result += bytes[copied..<edit.range.lowerBound]
+            result += edit.bytes
+            copied = edit.range.upperBound
         }
-        // `startxref`'s number: the table moved by `delta`.
-        guard let moved = number(in: result, from: startxrefAt + delta + 9) else { return nil }
-        result.replaceSubrange(moved.start..<moved.end, with: Array(String(xrefOffset + delta).utf8))
+        result += bytes[copied...]
+        /// How far an offset in `bytes` moved: by every edit before it.
+        func moved(_ offset: Int) -> Int {
+            offset + edits.reduce(0) { $0 + ($1.range.lowerBound < offset ? $1.bytes.count - $1.range.count : 0) }
+        }
+        for at in table.entries.map(\.at) {
+            let at = moved(at)
+            guard let offset = Int(String(decoding: result[at..<at + 10], as: UTF8.self)), result[at + 17] == UInt8(ascii: "n") else { continue }
+            result.replaceSubrange(at..<at + 10, with: Array(padded(moved(offset), to: 10).utf8))
+        }
+        // `startxref`'s number: where the table moved.
+        guard let number = number(in: result, from: moved(table.startxref) + 9) else { return nil }
+        result.replaceSubrange(number.start..<number.end, with: Array(String(moved(table.start)).utf8))
         return result
+    }
+
+    /// The classic cross-reference table cairo writes (`xref`, subsections of 20-byte
+    /// entries, `trailer`, `startxref`).
+    private struct CrossReferences {
+        /// Where `startxref`, the table and its trailer begin.
+        var startxref: Int
+        var start: Int
+        var trailer: Int
+        /// Each entry's object and where its ten offset digits are.
+        var entries: [(object: Int, at: Int)] = []
+
+        init?(_ bytes: [UInt8]) {
+            guard let startxrefAt = PDFCatalogEntry.lastIndex(of: Array("startxref".utf8), in: bytes),
+                  let xrefOffset = PDFCatalogEntry.number(in: bytes, from: startxrefAt + 9)?.value,
+                  xrefOffset < bytes.count, bytes[xrefOffset...].starts(with: Array("xref".utf8)) else { return nil }
+            (startxref, start) = (startxrefAt, xrefOffset)
+            var position = xrefOffset + 4
+            while let first = PDFCatalogEntry.number(in: bytes, from: position), let count = PDFCatalogEntry.number(in: bytes, from: first.end) {
+                var at = count.end
+                while at < bytes.count, bytes[at] == 0x0A || bytes[at] == 0x0D || bytes[at] == 0x20 { at += 1 }
+                guard at + count.value * 20 <= bytes.count else { return nil }
+                for index in 0..<count.value { entries.append((first.value + index, at + index * 20)) }
+                position = at + count.value * 20
+            }
+            guard bytes[position...].starts(with: Array("trailer".utf8)) else { return nil }
+            trailer = position
+        }
+
+        /// Where object `object` begins.
+        func offset(of object: Int, in bytes: [UInt8]) -> Int? {
+            guard let entry = entries.first(where: { $0.object == object }) else { return nil }
+            return Int(String(decoding: bytes[entry.at..<entry.at + 10], as: UTF8.self))
+        }
     }
 
     /// A PDF literal string for a language tag (BCP 47: letters, digits, hyphens); nil for a
@@ -67,7 +105,7 @@ enum PDFCatalogEntry {
     }
 
     /// The decimal number after white space from `index`: its value and where its digits lie.
-    private static func number(in bytes: [UInt8], from index: Int) -> (value: Int, start: Int, end: Int)? {
+    static func number(in bytes: [UInt8], from index: Int) -> (value: Int, start: Int, end: Int)? {
         var at = index
         while at < bytes.count, bytes[at] == 0x20 || bytes[at] == 0x0A || bytes[at] == 0x0D { at += 1 }
         let start = at
@@ -87,7 +125,7 @@ enum PDFCatalogEntry {
         return nil
     }
 
-    private static func lastIndex(of needle: [UInt8], in bytes: [UInt8]) -> Int? {
+    static func lastIndex(of needle: [UInt8], in bytes: [UInt8]) -> Int? {
         guard bytes.count >= needle.count else { return nil }
         for index in stride(from: bytes.count - needle.count, through: 0, by: -1) where bytes[index..<index + needle.count].elementsEqual(needle) {
             return index

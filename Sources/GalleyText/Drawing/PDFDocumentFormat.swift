@@ -14,12 +14,16 @@ public struct DocumentMetadata: Sendable, Hashable {
     public var language: String?
     /// Seconds since 1970-01-01 UTC: the creation and modification date written.
     public var date: Int64
+    /// The run's other articles, which links to them reach in their PDFs; nil: links to other
+    /// files stay as written.
+    public var links: DocumentLinks?
 
-    public init(title: String? = nil, author: String? = nil, language: String? = nil, date: Int64 = 0) {
+    public init(title: String? = nil, author: String? = nil, language: String? = nil, date: Int64 = 0, links: DocumentLinks? = nil) {
         self.title = title
         self.author = author
         self.language = language
         self.date = date
+        self.links = links
     }
 
     /// An article's title, author and language (the markup's, else the one guessed from its
@@ -67,8 +71,9 @@ public struct PDFDocumentFormat: DocumentFormat {
 
     public var name: DocumentFormatName { .pdf }
     public var fileExtension: String { "pdf" }
-    /// 2: written as `<document>/<layout>.pdf`, with links inside the article and `/Lang`.
-    public var fingerprint: String { "pdf 2 cairo \(String(cString: cairo_version_string()))" }
+    /// 2: written as `<document>/<layout>.pdf`, with links inside the article and `/Lang`;
+    /// 3: a destination for every anchor, links to the run's other articles' PDFs.
+    public var fingerprint: String { "pdf 3 cairo \(String(cString: cairo_version_string()))" }
 
     public func makeWriter(text: AttributedText, layout: ArticleLayout) -> any DocumentWriter {
         PDFDocumentWriter(text: text, layout: layout, metadata: DocumentMetadata())
@@ -115,14 +120,21 @@ final class PDFDocumentWriter: DocumentWriter {
     /// The page drawn last waits for its `cairo_show_page` until the next page or the end,
     /// so that destinations left over at the end can still go on it.
     private var pageOpen = false
-    /// Anchors (`AttributedText.anchors`) that links point at, by offset, and how many of
-    /// them have their destination written: each gets one, on the page its content starts
-    /// on, so that every `dest=` link resolves (cairo refuses a document with a link to a
-    /// destination it never saw).
+    /// The article's anchors (`AttributedText.anchors`: elements with an `id`, `<a name>`), the
+    /// first of each name, by offset, and how many of them have their destination written:
+    /// each gets one, on the page its content starts on, so that every `dest=` link resolves
+    /// (cairo refuses a document with a link to a destination it never saw) and links from the
+    /// run's other PDFs find theirs.
     private let linkedAnchors: [TextAnchor]
     private let linkedNames: Set<String>
     private var destinationsWritten = 0
     private let language: String?
+    /// The run's other articles, and the layout, for links to their PDFs.
+    private let links: DocumentLinks?
+    private let layoutName: String
+    /// Links to another PDF at a destination, by the marked file name cairo wrote for them
+    /// (`RemoteLink`), made whole when the file is finished.
+    private var remoteLinks: [RemoteLink] = []
     /// SVG text's font families as fontconfig has them (`SVGFontFamilies`).
     private var svgFamilies = SVGFontFamilies()
 
@@ -136,9 +148,12 @@ final class PDFDocumentWriter: DocumentWriter {
         self.text = text
         scalars = text.scalars
         language = metadata.language
-        let targets = Set(text.styleRuns.compactMap { run in run.value.link.flatMap(Self.fragment) })
-        linkedAnchors = text.anchors.filter { targets.contains($0.name) }.sorted { $0.offset < $1.offset }
-        linkedNames = Set(linkedAnchors.map(\.name))
+        links = metadata.links
+        layoutName = layout.name
+        var names = Set<String>()
+        linkedAnchors = text.anchors.enumerated().sorted { ($0.element.offset, $0.offset) < ($1.element.offset, $1.offset) }.map(\.element)
+            .filter { names.insert($0.name).inserted }
+        linkedNames = names
         let write: cairo_write_func_t = { closure, data, length in
             guard let closure, let data else { return CAIRO_STATUS_WRITE_ERROR }
             Unmanaged<ByteSink>.fromOpaque(closure).takeUnretainedValue().bytes.append(contentsOf: UnsafeBufferPointer(start: data, count: Int(length)))
@@ -220,8 +235,9 @@ final class PDFDocumentWriter: DocumentWriter {
         cairo_surface_finish(surface)
         finished = true
         try check("the document")
-        guard let language else { return sink.bytes }
-        return PDFCatalogEntry.adding("/Lang", PDFCatalogEntry.string(language), to: sink.bytes) ?? sink.bytes
+        let bytes = RemoteLink.completing(remoteLinks, in: sink.bytes)
+        guard let language else { return bytes }
+        return PDFCatalogEntry.adding("/Lang", PDFCatalogEntry.string(language), to: bytes) ?? bytes
     }
 
     // MARK: Links inside the article
@@ -341,10 +357,19 @@ final class PDFDocumentWriter: DocumentWriter {
     }
 
     /// The link attributes cairo takes: `uri='…'` for an external target, `dest='…'` for an
-    /// element of the article (`#id`) that exists; nil for an empty target or a fragment
-    /// no element has.
+    /// element of the article (`#id`, or the article's own file and `#id`) that exists,
+    /// `file='…'` for another article of the run (its PDF of this layout, at the fragment's
+    /// destination: `RemoteLink`); nil for an empty target or a fragment no element has.
     func linkAttributes(_ target: String) -> String? {
         if let name = Self.fragment(target) { return linkedNames.contains(name) ? "dest='\(Self.escaped(name))'" : nil }
+        if let links, let (path, fragment) = links.file(for: target) {
+            guard let other = links.article(at: path) else { return "uri='\(Self.escaped(links.relativeURI(to: path, fragment: fragment)))'" }
+            guard other != links.name else { return fragment.flatMap { linkedNames.contains($0) ? "dest='\(Self.escaped($0))'" : nil } }
+            let link = RemoteLink(file: links.relativePDFPath(to: other, layout: layoutName), destination: fragment, index: remoteLinks.count)
+            let marked = remoteLinks.first { $0.file == link.file && $0.destination == link.destination } ?? link
+            if marked.index == remoteLinks.count { remoteLinks.append(marked) }
+            return "file='\(Self.escaped(marked.markedFile))'"
+        }
         let target = target.trimmingASCIIWhitespace()
         guard !target.isEmpty, !target.hasPrefix("#") else { return nil }
         return "uri='\(Self.escaped(target))'"
