@@ -359,6 +359,34 @@ struct PDFOutputTests {
         try Self.expectObjectsWhereListed(path)
     }
 
+    /// Named pages in the PDF: the pages of `page: wide` are A5 landscape with their own folio,
+    /// the others A5 portrait with theirs, each page its own size (`pdfinfo`), its folio read
+    /// back from it (`pdftotext`).
+    @Test func namedPagesKeepTheirSizeAndMarginBoxesInThePDF() throws {
+        let folder = try ScratchFolder("pdf-named-pages")
+        let paragraph = "<p>" + String(repeating: "A wide table needs a page turned on its side to be read. ", count: 8) + "</p>"
+        let html = """
+            <html lang="en"><head><title>Named</title><style>
+            @page { size: A5; margin: 20mm; @bottom-center { content: "body " counter(page) } }
+            @page wide { size: A5 landscape; margin: 10mm; @bottom-center { content: "wide " counter(page) } }
+            div.wide { page: wide }
+            </style></head><body><p>Before.</p><div class="wide">\(String(repeating: paragraph, count: 8))</div><p>After.</p></body></html>
+            """
+        let path = try Self.typesetPDF(html, named: "named", in: folder)
+        let info = try PeerTools.run("pdfinfo", ["-f", "1", "-l", "20", path]).stdout
+        let sizes = info.split(separator: "\n").filter { $0.hasPrefix("Page") && $0.contains("size:") }.map { line in
+            line.split(separator: " ").compactMap { Double($0) }.dropFirst().prefix(2).map { $0 }
+        }
+        #expect(sizes.count >= 3, "\(info)")
+        for (index, size) in sizes.enumerated() {
+            let wide = index > 0 && index < sizes.count - 1
+            let expected = wide ? [595.28, 419.53] : [419.53, 595.28]
+            #expect(size.count == 2 && zip(size, expected).allSatisfy { abs($0 - $1) < 0.5 }, "page \(index + 1): \(size)")
+            let text = try PeerTools.run("pdftotext", ["-f", "\(index + 1)", "-l", "\(index + 1)", "-layout", path, "-"]).stdout
+            #expect(text.contains(wide ? "wide \(index + 1)" : "body \(index + 1)"), "page \(index + 1): \(text)")
+        }
+    }
+
     /// A short Chinese article embeds its CJK fonts as small subsets: cairo alone copied every
     /// subroutine of a CID-keyed CFF font's dictionaries (91 KB for a font's six glyphs), so a
     /// page of a few words weighed hundreds of kilobytes; the glyphs still draw and the text
