@@ -435,6 +435,10 @@ struct PDFOutputTests {
         #expect(first.count == 2, "the internal and the external link; none for #fehlt: \(first)")
         #expect(first.contains { $0.contains("/Dest (ende)") } && first.contains { $0.contains("/URI (https://example.org/)") })
         #expect(second.count == 1 && second[0].contains("/Dest (anfang)"))
+        // A link to another file is a URI relative to the article, never its absolute path.
+        let other = try Self.typesetPDF(#"<html><body><p>See <a href="notes/other.html#x">the notes</a>.</p></body></html>"#, named: "other", in: folder)
+        let objects = try PeerTools.run("mutool", ["show", other, "grep"]).stdout
+        #expect(objects.contains("(notes/other.html#x)") && !objects.contains("file:"), "\(objects)")
         // The named destinations: each on the page its element is on, at its heading's top.
         // (Runs of white space of any length read as one: cairo pads some entries with several
         // spaces, how many depending on the numbers written.)
