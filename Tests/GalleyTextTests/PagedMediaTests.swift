@@ -281,6 +281,16 @@ import Testing
         #expect(widest > a5Width - 40 * mm + 1, "\(widest)")
     }
 
+    /// A blank page left before a named element's right-hand page is a page of that name (its
+    /// size), though not the first of the run, which `:first` of the name keeps for the page
+    /// its text begins on.
+    @Test func aBlankPageBeforeANamedElementTakesItsName() throws {
+        let (pages, _) = try typeset("<p>Before.</p><section><p>Wide.</p></section>", style: Self.style + " section { break-before: right }")
+        #expect(pages.map(\.isBlank) == [false, true, false])
+        #expect(pages.map { $0.size.width > $0.size.height } == [false, true, true])
+        #expect(pages.map { page in page.marginBoxes.contains { $0.text == "Tables" } } == [false, false, true])
+    }
+
     /// Pages of one name in a row are one run: `:first` of the name is its first page only, and
     /// two sections of the same name in a row share their pages (no break between them);
     /// selector lists are still reported.
