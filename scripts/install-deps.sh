@@ -41,8 +41,10 @@ packages=(
   # above brings libharfbuzz-subset)
   libcairo2-dev
   # SVG pictures drawn into that PDF as paths and text (librsvg draws onto cairo), where the
-  # page images draw them with MuPDF
-  librsvg2-dev
+  # page images draw them with MuPDF; Liberation Serif, Sans and Mono have the metrics of Times,
+  # Helvetica and Courier, the families graphviz and most SVG editors name (MuPDF draws them
+  # with its own Nimbus fonts of the same metrics), so SVG labels fit their boxes in the PDF too
+  librsvg2-dev fonts-liberation2
   # the release package: strip and readelf (binutils), man to check the man page renders;
   # PyYAML for scripts/run-action.py, which runs action.yml's steps in a test
   binutils man-db python3-yaml

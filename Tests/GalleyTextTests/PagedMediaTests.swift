@@ -231,3 +231,74 @@ import Testing
         #expect(bare.allSatisfy { $0.marginBoxes.isEmpty && $0.label == nil })
     }
 }
+
+/// Named pages (CSS Paged Media 3 §4): `page: wide` puts an element on pages of its own, which
+/// take the `@page wide` rules' size, margins and margin boxes.
+@Suite struct NamedPageTests {
+    static let style = """
+        @page { size: A5; margin: 20mm; @bottom-center { content: "body " counter(page) } }
+        @page wide { size: A5 landscape; margin: 10mm; @bottom-center { content: "wide " counter(page) } }
+        @page wide:first { @top-center { content: "Tables" } }
+        section { page: wide }
+        """
+
+    func typeset(_ body: String, style: String = NamedPageTests.style) throws -> (pages: [TypesetPage], warnings: [String]) {
+        let html = "<html><head><style>\(style)</style></head><body>\(body)</body></html>"
+        let article = MarkupParser(base: BaseStyle()).parse(html: Array(html.utf8), baseURL: nil)
+        let typesetter = try ArticleTypesetter(text: article.text, layout: ArticleLayout(name: "paged"), fonts: sharedFonts)
+        var pages: [TypesetPage] = []
+        while let page = try typesetter.nextPage(), pages.count < 50 { pages.append(page) }
+        return (pages, article.warnings)
+    }
+
+    @Test func aNamedElementGetsPagesOfThatNameWithTheirSizeMarginsAndBoxes() throws {
+        let body = "<p id=intro>Before the tables.</p><section>" + String(repeating: PagedMediaTests.paragraph, count: 10)
+            + "</section><p>After the tables.</p>"
+        let (pages, warnings) = try typeset(body)
+        #expect(!warnings.contains { $0.contains("named pages") || $0.contains("@page wide") }, "\(warnings)")
+        let mm = PagedMediaTests.pointsPerMillimetre
+        let (a5Width, a5Height) = (148 * mm, 210 * mm)
+        // Page 1 holds the intro alone (the section starts a page though there is room), the
+        // section's pages are landscape, and the text after it goes back to portrait.
+        let wide = pages.map { $0.size.width > $0.size.height }
+        #expect(pages.count >= 4 && wide.first == false && wide.last == false && wide.dropFirst().dropLast().allSatisfy { $0 }, "\(wide)")
+        #expect(pages[0].lineCount == 1)
+        for page in pages {
+            let (width, height, margin) = wide[page.number - 1] ? (a5Height, a5Width, 10 * mm) : (a5Width, a5Height, 20 * mm)
+            #expect(abs(page.size.width - width) < 0.01 && abs(page.size.height - height) < 0.01, "page \(page.number): \(page.size)")
+            let lines = page.columns.flatMap(\.lines)
+            #expect(abs(try #require(lines.map(\.rect.x).min()) - margin) < 0.01, "page \(page.number)")
+            #expect(lines.allSatisfy { $0.rect.maxX <= width - margin + 0.01 && $0.rect.maxY <= height - margin + 0.01 }, "page \(page.number)")
+            // Each page's folio is its name's, centred in its own bottom margin; the section's
+            // first page alone has the head of `@page wide:first`.
+            let folio = try #require(page.marginBoxes.first { $0.position == .bottomCenter })
+            #expect(folio.text == (wide[page.number - 1] ? "wide \(page.number)" : "body \(page.number)"))
+            #expect(abs(folio.rect.maxY - height) < 0.01 && abs(folio.rect.height - margin) < 0.01)
+            #expect(page.marginBoxes.contains { $0.text == "Tables" } == (page.number == 2), "page \(page.number)")
+        }
+        // The wide pages' lines use their wider text area.
+        let widest = pages[1].columns.flatMap(\.lines).map(\.rect.width).max() ?? 0
+        #expect(widest > a5Width - 40 * mm + 1, "\(widest)")
+    }
+
+    /// A blank page left before a named element's right-hand page is a page of that name (its
+    /// size), though not the first of the run, which `:first` of the name keeps for the page
+    /// its text begins on.
+    @Test func aBlankPageBeforeANamedElementTakesItsName() throws {
+        let (pages, _) = try typeset("<p>Before.</p><section><p>Wide.</p></section>", style: Self.style + " section { break-before: right }")
+        #expect(pages.map(\.isBlank) == [false, true, false])
+        #expect(pages.map { $0.size.width > $0.size.height } == [false, true, true])
+        #expect(pages.map { page in page.marginBoxes.contains { $0.text == "Tables" } } == [false, false, true])
+    }
+
+    /// Pages of one name in a row are one run: `:first` of the name is its first page only, and
+    /// two sections of the same name in a row share their pages (no break between them);
+    /// selector lists are still reported.
+    @Test func consecutiveElementsOfOneNameShareTheirPages() throws {
+        let body = "<section><p>One.</p></section><section><p>Two.</p></section>"
+        let (pages, warnings) = try typeset(body, style: Self.style + " @page wide, narrow { margin: 5mm }")
+        #expect(pages.count == 1 && pages[0].lineCount == 2 && pages[0].size.width > pages[0].size.height)
+        #expect(pages[0].marginBoxes.contains { $0.text == "Tables" })
+        #expect(warnings.contains { $0.contains("@page wide, narrow") }, "\(warnings)")
+    }
+}

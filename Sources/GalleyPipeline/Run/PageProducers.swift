@@ -338,7 +338,8 @@ final class ArticlePages: PageProducer {
                 typesetter = try wrap(layout) { () throws(TypesetError) in
                     try ArticleTypesetter(text: parsed.text, layout: layout, fonts: fonts, images: article.images)
                 }
-                let metadata = DocumentMetadata(article: parsed, sourcePath: article.document.url.path)
+                var metadata = DocumentMetadata(article: parsed, sourcePath: article.document.url.path)
+                metadata.links = documentFiles.map { DocumentLinks(source: article.document.url, name: article.document.name, articles: $0.articles) }
                 writers = (documentFiles?.formats(layout.name) ?? []).map(\.format).map { ($0, $0.makeWriter(text: parsed.text, layout: layout, metadata: metadata)) }
                 madeInLayout = 0
                 pending = nil
@@ -506,4 +507,12 @@ struct DocumentFiles: Sendable {
     let formats: @Sendable (_ layout: String) -> [DocumentFormatName]
     let store: OutputStore
     let written: @Sendable (_ document: Int, _ layout: ArticleLayout, _ file: Manifest.DocumentFile) -> Void
+    /// The run's articles' output folders by their source files' standardized paths, which
+    /// links between their PDFs reach (`DocumentLinks`).
+    var articles: [String: String] = [:]
+
+    /// The output folders of `documents`' articles, by their files' standardized paths.
+    static func articles(_ documents: [SourceDocument]) -> [String: String] {
+        Dictionary(documents.filter { $0.kind == .markup }.map { ($0.url.standardizedFileURL.path, $0.name) }) { first, _ in first }
+    }
 }

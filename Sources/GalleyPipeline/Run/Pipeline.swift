@@ -185,7 +185,7 @@ public final class Pipeline: Sendable {
             }
         }
         let fonts = LazyFonts(configuration: configuration)
-        let stages = Stages(configuration: configuration, documents: documents, engine: engine, fonts: fonts,
+        let stages = Stages(configuration: configuration, documents: documents, scanned: scanned, engine: engine, fonts: fonts,
                             store: store, slots: slots, recorder: recorder, catalog: runCatalog, drawImages: !options.thumbnailsOnly,
                             cancellation: cancellation, logger: logger)
         logger.info("scanned \(documents.count) document(s) from \(configuration.inputs.joined(separator: ", "))")

@@ -43,8 +43,11 @@ final class Stages: Sendable {
     let encodeQueue = OperationQueue()
     let recordQueue = OperationQueue()
 
-    init(configuration: Configuration, documents: [SourceDocument], engine: MuPDFEngine, fonts: LazyFonts, store: OutputStore,
-         slots: PageSlots, recorder: RunRecorder, catalog: RunCatalog, drawImages: Bool, cancellation: Cancellation, logger: Logger) {
+    /// `scanned`: every document of the run, a shard's others too, whose articles the PDFs' links
+    /// reach (`documents` when nil).
+    init(configuration: Configuration, documents: [SourceDocument], scanned: [SourceDocument]? = nil, engine: MuPDFEngine, fonts: LazyFonts,
+         store: OutputStore, slots: PageSlots, recorder: RunRecorder, catalog: RunCatalog, drawImages: Bool, cancellation: Cancellation,
+         logger: Logger) {
         self.configuration = configuration
         self.documents = documents
         self.engine = engine
@@ -59,9 +62,9 @@ final class Stages: Sendable {
         self.thumbnailEncoder = configuration.thumbnailEncoder
         self.thumbnails = ThumbnailSet(configuration)
         self.documentFiles = !configuration.writesDocumentFiles ? nil
-            : DocumentFiles(formats: configuration.documentFormatNames(for:), store: store) { [catalog] index, layout, file in
+            : DocumentFiles(formats: configuration.documentFormatNames(for:), store: store, written: { [catalog] index, layout, file in
                 catalog.recordDocumentFile(index, layout: layout, file: file)
-            }
+            }, articles: DocumentFiles.articles(scanned ?? documents))
         self.cancellation = cancellation
         self.logger = logger
         laneCount = max(1, configuration.workers.render)

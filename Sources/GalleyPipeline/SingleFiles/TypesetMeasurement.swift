@@ -149,7 +149,9 @@ public struct TypesetMeasurement: Codable, Sendable {
             let typesetter = try ArticleTypesetter(text: parsed.text, layout: layout, fonts: fonts, images: article.images)
             typesetSeconds += seconds(clock.now - started)
             // The PDF is written as the pages come, as a run's document writers are fed.
-            let metadata = DocumentMetadata(article: parsed, sourcePath: file.path)
+            var metadata = DocumentMetadata(article: parsed, sourcePath: file.path)
+            // No other article: links to other files are URIs relative to this one.
+            metadata.links = DocumentLinks(source: file, name: "", articles: [:])
             let pdf = pdfPath.map { _ in PDFDocumentFormat().makeWriter(text: parsed.text, layout: layout, metadata: metadata) }
             var pdfSeconds = 0.0
             func collectFrames(of page: TypesetPage) {

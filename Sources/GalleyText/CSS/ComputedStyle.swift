@@ -105,6 +105,9 @@ struct ComputedStyle: Sendable {
     var pageSideAfter: PageSide?
     /// `string-set`, as written (not inherited).
     var stringSet: String?
+    /// The used page name (CSS `page`): the element's own, else (`auto`) its parent's, so it
+    /// is carried over as an inherited property is.
+    var pageName: String?
     var breakAfter = BlockBreak.auto
     var avoidBreakInside = false
     /// `column-span: all` on the block or a block holding it: everything inside a spanning
@@ -259,6 +262,7 @@ struct ComputedStyle: Sendable {
         paragraph.orphans = orphans
         paragraph.widows = widows
         paragraph.avoidBreakInside = avoidBreakInside
+        paragraph.pageName = pageName
         paragraph.spansColumns = spansColumns
         paragraph.clear = clear
         paragraph.lineBreak = lineBreak
@@ -509,6 +513,9 @@ struct ComputedStyle: Sendable {
             case "pre-line": whiteSpace = .preserveLineBreaks
             default: break
             }
+        case "page":
+            if value != "auto", value != "inherit", value != "unset", value != "initial",
+               !value.isEmpty, value.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) { pageName = value }
         case "break-before", "page-break-before", "-webkit-column-break-before":
             if let kind = BlockBreak(css: value) { (breakBefore, pageSide) = (kind, PageSide(css: value)) }
         case "break-after", "page-break-after", "-webkit-column-break-after":

@@ -2,8 +2,10 @@
 /// elements set for running heads (`string-set`).
 ///
 /// The rules without a page selector give every page its size and margins (they replace the
-/// layout's page size and inset); all rules, `:first`, `:left`, `:right` and `:blank` too,
-/// give margins that move the text area without resizing it, and the margin boxes (`@top-center`, `@bottom-right`, …), whose `content` holds strings,
+/// layout's page size and inset); a named page's rules (`@page chapter`, `@page chapter:first`)
+/// give its pages, those of the elements with `page: chapter`, their own size and margins; the
+/// other rules, `:first`, `:left`, `:right` and `:blank`, give margins that move the text area
+/// without resizing it; and all give the margin boxes (`@top-center`, `@bottom-right`, …), whose `content` holds strings,
 /// `counter(page)`, `counter(pages)` and `string(name)`. The typesetter sets the margin boxes
 /// as lines on each page (`PageMarginBoxes.swift`).
 public struct PagedMedia: Sendable, Hashable {
@@ -102,6 +104,8 @@ public enum MarginBoxPosition: String, Sendable, Hashable, CaseIterable, Compara
 
 /// One `@page` rule.
 struct PageRule: Sendable, Hashable {
+    /// The page name it selects (`@page chapter`); nil: pages of any name.
+    var name: String?
     /// Pseudo-classes the page must have; empty: every page.
     var selectors: [PageSelector] = []
     /// `size`, in points.
@@ -117,21 +121,40 @@ struct PageRule: Sendable, Hashable {
     /// Margin boxes' declarations.
     var boxes: [MarginBoxPosition: [CSSDeclaration]] = [:]
 
-    /// CSS Paged Media specificity: `:first` and `:blank` weigh more than `:left`, `:right`.
+    /// CSS Paged Media specificity: a page name weighs more than `:first` and `:blank`,
+    /// which weigh more than `:left`, `:right`.
     var specificity: Int {
-        selectors.reduce(0) { $0 + ($1 == .first || $1 == .blank ? 10 : 1) }
+        selectors.reduce(name == nil ? 0 : 100) { $0 + ($1 == .first || $1 == .blank ? 10 : 1) }
     }
 
-    func matches(first: Bool, side: PageSide, blank: Bool) -> Bool {
-        selectors.allSatisfy { selector in
+    /// Whether the rule applies to `page`. `:first` is the document's first page in a rule
+    /// without a name, and the first page of each run of pages of its name in a named one
+    /// (`@page chapter:first`: each chapter's opening page, as `:nth(1 of chapter)` of CSS
+    /// Generated Content for Paged Media says it).
+    func matches(_ page: PageContext) -> Bool {
+        guard name == nil || name == page.name else { return false }
+        return selectors.allSatisfy { selector in
             switch selector {
-            case .first: first
-            case .blank: blank
-            case .left: side == .left
-            case .right: side == .right
+            case .first: name == nil ? page.number == 1 : page.startsName
+            case .blank: page.isBlank
+            case .left: page.side == .left
+            case .right: page.side == .right
             }
         }
     }
+}
+
+/// What `@page` selectors see of a page.
+struct PageContext: Hashable {
+    /// 1-based, blank pages counted.
+    var number: Int
+    var side: PageSide
+    var isBlank: Bool
+    /// Its page name (that of the text it begins with; a blank page's, that of the page after
+    /// it), nil for unnamed pages.
+    var name: String?
+    /// Whether it is the first page of a run of pages of its name (never a blank page).
+    var startsName: Bool
 }
 
 // MARK: - Parsing
@@ -158,10 +181,11 @@ extension PagedMedia {
         for part in selectorText.split(separator: ":", omittingEmptySubsequences: false).enumerated() {
             let name = part.element.trimmingASCIIWhitespace()
             if part.offset == 0 {
-                if !name.isEmpty {
-                    unsupported.append("named pages (@page \(name))")
+                guard name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
+                    unsupported.append("@page \(selectorText) (one page name, then pseudo-classes)")
                     return
                 }
+                rule.name = name.isEmpty ? nil : name
                 continue
             }
             guard let selector = PageSelector(rawValue: name) else {
@@ -207,8 +231,8 @@ extension PagedMedia {
                 rule.declarations.append(declaration)
             }
         }
-        if !rule.selectors.isEmpty && rule.size != nil {
-            unsupported.append("size in @page :\(rule.selectors.map(\.rawValue).joined(separator: ":")) (only @page without a selector sets it)")
+        if rule.name == nil && !rule.selectors.isEmpty && rule.size != nil {
+            unsupported.append("size in @page :\(rule.selectors.map(\.rawValue).joined(separator: ":")) (only @page without a selector, or of a page name, sets it)")
         }
         rules.append(rule)
     }

@@ -1,11 +1,13 @@
-/// Adds an entry to the document catalog of a PDF that cairo wrote.
+/// Edits in place of a PDF that cairo wrote: an entry added to the document catalog, or
+/// ranges of bytes replaced, with the cross-reference table kept pointing at every object.
 ///
 /// cairo (1.16, Debian 12's; 1.18 too) has no way to set the catalog's `/Lang`, which screen
-/// readers and text extraction use to pick a language. Written by hand because the edit is a
-/// few bytes in a file of a known layout (`CairoPDFLayout`), where a PDF library (libqpdf,
-/// MuPDF's writer) would parse and write the whole file cairo made again: the entry is
-/// inserted into the catalog's dictionary in place and the cross-reference table's offsets
-/// after it are moved by its length, so the file stays one revision with a valid table.
+/// readers and text extraction use to pick a language, nor a link to a destination in another
+/// file (`RemoteLink`). Written by hand because each edit is a few bytes in a file of a known
+/// layout (`CairoPDFLayout`), where a PDF library (libqpdf, MuPDF's writer) would parse and
+/// write the whole file cairo made again: the bytes are changed in place and the table's
+/// offsets after them moved by what they added or took away, so the file stays one revision
+/// with a valid table.
 enum PDFCatalogEntry {
     /// `bytes` with `key value` added at the start of the catalog dictionary; nil when the
     /// file is not laid out as cairo writes it, or the catalog already has the key.
@@ -18,18 +20,36 @@ enum PDFCatalogEntry {
               dictionary < objectEnd,
               CairoPDFLayout.firstIndex(of: Array((key + " ").utf8), in: Array(bytes[dictionary..<objectEnd]), from: 0) == nil
         else { return nil }
-        let inserted = Array(" \(key) \(value)".utf8)
-        var result = Array(bytes[..<(dictionary + 2)]) + inserted + Array(bytes[(dictionary + 2)...])
-        let delta = inserted.count
-        for entry in layout.entries {
-            let at = entry.at > dictionary ? entry.at + delta : entry.at
-            guard let offset = Int(String(decoding: result[at..<at + 10], as: UTF8.self)), offset > dictionary,
-                  result[at + 17] == UInt8(ascii: "n") else { continue }
-            result.replaceSubrange(at..<at + 10, with: Array(padded(offset + delta, to: 10).utf8))
+        return replacing([(dictionary + 2..<dictionary + 2, Array(" \(key) \(value)".utf8))], in: bytes)
+    }
+
+    /// `bytes` with each range replaced by its bytes (ranges in order, apart, all before the
+    /// cross-reference table), and the table's offsets of the objects after each moved by what
+    /// it added or took away; nil when the file is not laid out as cairo writes it.
+    static func replacing(_ edits: [(range: Range<Int>, bytes: [UInt8])], in bytes: [UInt8]) -> [UInt8]? {
+        guard let layout = CairoPDFLayout(bytes), edits.allSatisfy({ $0.range.upperBound <= layout.xrefOffset }),
+              zip(edits, edits.dropFirst()).allSatisfy({ $0.range.upperBound <= $1.range.lowerBound }) else { return nil }
+        var result: [UInt8] = []
+        result.reserveCapacity(bytes.count)
+        var copied = 0
+        for edit in edits {
+            result += bytes[copied..<edit.range.lowerBound]
+            result += edit.bytes
+            copied = edit.range.upperBound
         }
-        // `startxref`'s number: the table moved by `delta`.
+        result += bytes[copied...]
+        /// How far an offset in `bytes` moved: by every edit before it.
+        func moved(_ offset: Int) -> Int {
+            offset + edits.reduce(0) { $0 + ($1.range.lowerBound < offset ? $1.bytes.count - $1.range.count : 0) }
+        }
+        for at in layout.entries.map(\.at) {
+            let at = moved(at)
+            guard let offset = Int(String(decoding: result[at..<at + 10], as: UTF8.self)), result[at + 17] == UInt8(ascii: "n") else { continue }
+            result.replaceSubrange(at..<at + 10, with: Array(padded(moved(offset), to: 10).utf8))
+        }
+        // `startxref`'s number: where the table moved.
         let number = layout.startxrefNumber
-        result.replaceSubrange((number.start + delta)..<(number.end + delta), with: Array(String(layout.xrefOffset + delta).utf8))
+        result.replaceSubrange(moved(number.start)..<moved(number.end), with: Array(String(moved(layout.xrefOffset)).utf8))
         return result
     }
 

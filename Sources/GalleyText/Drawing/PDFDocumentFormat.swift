@@ -14,12 +14,16 @@ public struct DocumentMetadata: Sendable, Hashable {
     public var language: String?
     /// Seconds since 1970-01-01 UTC: the creation and modification date written.
     public var date: Int64
+    /// The run's other articles, which links to them reach in their PDFs; nil: links to other
+    /// files stay as written.
+    public var links: DocumentLinks?
 
-    public init(title: String? = nil, author: String? = nil, language: String? = nil, date: Int64 = 0) {
+    public init(title: String? = nil, author: String? = nil, language: String? = nil, date: Int64 = 0, links: DocumentLinks? = nil) {
         self.title = title
         self.author = author
         self.language = language
         self.date = date
+        self.links = links
     }
 
     /// An article's title, author and language (the markup's, else the one guessed from its
@@ -67,8 +71,9 @@ public struct PDFDocumentFormat: DocumentFormat {
 
     public var name: DocumentFormatName { .pdf }
     public var fileExtension: String { "pdf" }
-    /// 2: written as `<document>/<layout>.pdf`, with links inside the article and `/Lang`.
-    public var fingerprint: String { "pdf 2 cairo \(String(cString: cairo_version_string()))" }
+    /// 2: written as `<document>/<layout>.pdf`, with links inside the article and `/Lang`;
+    /// 3: a destination for every anchor, links to the run's other articles' PDFs.
+    public var fingerprint: String { "pdf 3 cairo \(String(cString: cairo_version_string()))" }
 
     public func makeWriter(text: AttributedText, layout: ArticleLayout) -> any DocumentWriter {
         PDFDocumentWriter(text: text, layout: layout, metadata: DocumentMetadata())
@@ -115,14 +120,23 @@ final class PDFDocumentWriter: DocumentWriter {
     /// The page drawn last waits for its `cairo_show_page` until the next page or the end,
     /// so that destinations left over at the end can still go on it.
     private var pageOpen = false
-    /// Anchors (`AttributedText.anchors`) that links point at, by offset, and how many of
-    /// them have their destination written: each gets one, on the page its content starts
-    /// on, so that every `dest=` link resolves (cairo refuses a document with a link to a
-    /// destination it never saw).
+    /// The article's anchors (`AttributedText.anchors`: elements with an `id`, `<a name>`), the
+    /// first of each name, by offset, and how many of them have their destination written:
+    /// each gets one, on the page its content starts on, so that every `dest=` link resolves
+    /// (cairo refuses a document with a link to a destination it never saw) and links from the
+    /// run's other PDFs find theirs.
     private let linkedAnchors: [TextAnchor]
     private let linkedNames: Set<String>
     private var destinationsWritten = 0
     private let language: String?
+    /// The run's other articles, and the layout, for links to their PDFs.
+    private let links: DocumentLinks?
+    private let layoutName: String
+    /// Links to another PDF at a destination, by the marked file name cairo wrote for them
+    /// (`RemoteLink`), made whole when the file is finished.
+    private var remoteLinks: [RemoteLink] = []
+    /// SVG text's font families as fontconfig has them (`SVGFontFamilies`).
+    private var svgFamilies = SVGFontFamilies()
 
     private struct ImageKey: Hashable {
         var storage: UnsafeRawPointer?
@@ -134,9 +148,12 @@ final class PDFDocumentWriter: DocumentWriter {
         self.text = text
         scalars = text.scalars
         language = metadata.language
-        let targets = Set(text.styleRuns.compactMap { run in run.value.link.flatMap(Self.fragment) })
-        linkedAnchors = text.anchors.filter { targets.contains($0.name) }.sorted { $0.offset < $1.offset }
-        linkedNames = Set(linkedAnchors.map(\.name))
+        links = metadata.links
+        layoutName = layout.name
+        var names = Set<String>()
+        linkedAnchors = text.anchors.enumerated().sorted { ($0.element.offset, $0.offset) < ($1.element.offset, $1.offset) }.map(\.element)
+            .filter { names.insert($0.name).inserted }
+        linkedNames = names
         let write: cairo_write_func_t = { closure, data, length in
             guard let closure, let data else { return CAIRO_STATUS_WRITE_ERROR }
             Unmanaged<ByteSink>.fromOpaque(closure).takeUnretainedValue().bytes.append(contentsOf: UnsafeBufferPointer(start: data, count: Int(length)))
@@ -218,7 +235,8 @@ final class PDFDocumentWriter: DocumentWriter {
         cairo_surface_finish(surface)
         finished = true
         try check("the document")
-        let written = language.flatMap { PDFCatalogEntry.adding("/Lang", PDFCatalogEntry.string($0), to: sink.bytes) } ?? sink.bytes
+        let linked = RemoteLink.completing(remoteLinks, in: sink.bytes)
+        let written = language.flatMap { PDFCatalogEntry.adding("/Lang", PDFCatalogEntry.string($0), to: linked) } ?? linked
         return PDFObjectStreams.packed(written) ?? written
     }
 
@@ -240,7 +258,7 @@ final class PDFDocumentWriter: DocumentWriter {
     }
 
     private func writeDestination(_ name: String, x: Double, y: Double) {
-        let attributes = "name='\(Self.escaped(name))' x=\(Self.number(x)) y=\(Self.number(y))"
+        let attributes = "name='\(Self.escaped(RemoteLink.literal(name)))' x=\(Self.number(x)) y=\(Self.number(y))"
         cairo_tag_begin(context, CAIRO_TAG_DEST, attributes)
         cairo_tag_end(context, CAIRO_TAG_DEST)
         destinationsWritten += 1
@@ -344,10 +362,23 @@ final class PDFDocumentWriter: DocumentWriter {
     }
 
     /// The link attributes cairo takes: `uri='…'` for an external target, `dest='…'` for an
-    /// element of the article (`#id`) that exists; nil for an empty target or a fragment
-    /// no element has.
+    /// element of the article (`#id`, or the article's own file and `#id`) that exists,
+    /// `file='…'` for another article of the run (its PDF of this layout, at the fragment's
+    /// destination: `RemoteLink`); nil for an empty target or a fragment no element has.
     func linkAttributes(_ target: String) -> String? {
-        if let name = Self.fragment(target) { return linkedNames.contains(name) ? "dest='\(Self.escaped(name))'" : nil }
+        // cairo 1.16 writes a destination's name as it is given between parentheses, in the
+        // name tree and in each link to it: an id with a parenthesis (`a(b`) ended the string
+        // early and made the whole name tree, and with it the catalog, unreadable. The names
+        // are given as the inside of a PDF string (`a\(b`), which readers take as `a(b`.
+        if let name = Self.fragment(target) { return linkedNames.contains(name) ? "dest='\(Self.escaped(RemoteLink.literal(name)))'" : nil }
+        if let links, let (path, fragment) = links.file(for: target) {
+            guard let other = links.article(at: path) else { return "uri='\(Self.escaped(links.relativeURI(to: path, fragment: fragment)))'" }
+            guard other != links.name else { return fragment.flatMap { linkedNames.contains($0) ? "dest='\(Self.escaped(RemoteLink.literal($0)))'" : nil } }
+            let link = RemoteLink(file: links.relativePDFPath(to: other, layout: layoutName), destination: fragment, index: remoteLinks.count)
+            let marked = remoteLinks.first { $0.file == link.file && $0.destination == link.destination } ?? link
+            if marked.index == remoteLinks.count { remoteLinks.append(marked) }
+            return "file='\(Self.escaped(marked.markedFile))'"
+        }
         let target = target.trimmingASCIIWhitespace()
         guard !target.isEmpty, !target.hasPrefix("#") else { return nil }
         return "uri='\(Self.escaped(target))'"
@@ -480,7 +511,7 @@ final class PDFDocumentWriter: DocumentWriter {
         cairo_clip(cr)
         cairo_push_group(cr)
         var message = [CChar](repeating: 0, count: 256)
-        let status = svg.withUnsafeBufferPointer { bytes in
+        let status = svgFamilies.rewritten(svg).withUnsafeBufferPointer { bytes in
             galley_cairo_draw_svg(cr, bytes.baseAddress, bytes.count, rect.x, rect.y, rect.width, rect.height, &message, message.count)
         }
         let group = cairo_pop_group(cr)
@@ -539,7 +570,8 @@ public enum VectorPicture {
         let surface = cairo_pdf_surface_create_for_stream(discard, nil, max(1, width), max(1, height))
         let cr = cairo_create(surface)
         var message = [CChar](repeating: 0, count: 256)
-        let status = svg.withUnsafeBufferPointer { bytes in
+        var families = SVGFontFamilies()
+        let status = families.rewritten(svg).withUnsafeBufferPointer { bytes in
             galley_cairo_draw_svg(cr, bytes.baseAddress, bytes.count, 0, 0, width, height, &message, message.count)
         }
         cairo_show_page(cr)

@@ -406,6 +406,8 @@ public struct AttributedTextBuilder: Sendable {
         ruleAbovePending = false
         style.breakBefore = style.breakBefore.combined(with: breakBeforePending)
         breakBeforePending = .auto
+        // A change of named page is a page break (CSS Paged Media 3 §4.4).
+        if let previous = paragraphs.last, previous.value.pageName != style.pageName { style.breakBefore = .page }
         style.pageSide = pageSidePending
         pageSidePending = nil
         openStart = scalars.count

@@ -19,13 +19,18 @@ public final class ArticleTypesetter {
     var pagesMade = 0
     /// The article's and the layout's paged media: margin boxes, blank pages; nil when none.
     private var dresser: PageDresser?
-    /// How far the next page's text area is moved from the layout's: by margins of `@page
+    /// How far the next page's text area is moved from `pageLayout`'s: by margins of `@page
     /// :left`, `:right` or `:first` that keep its size (`PageDresser`).
     var pageOffset = (x: 0.0, y: 0.0)
+    /// The next page's size and columns: the layout's, or a named page's (`@page chapter`,
+    /// `PageDresser`).
+    var pageLayout: ArticleLayout {
+        didSet { framesetter.columnExtent = FlowMapping(column: pageLayout.columnRects[0], mode: layout.writingMode).flowRect.height }
+    }
 
-    /// The next page's columns: the layout's, moved by `pageOffset`.
+    /// The next page's columns: `pageLayout`'s, moved by `pageOffset`.
     private var pageColumnRects: [Rect] {
-        layout.columnRects.map { Rect(x: $0.x + pageOffset.x, y: $0.y + pageOffset.y, width: $0.width, height: $0.height) }
+        pageLayout.columnRects.map { Rect(x: $0.x + pageOffset.x, y: $0.y + pageOffset.y, width: $0.width, height: $0.height) }
     }
 
     /// - Parameter images: decoded pictures by attachment source. An attachment with a picture
@@ -44,13 +49,21 @@ public final class ArticleTypesetter {
         // The article's `@page` size and margins replace the layout's.
         let layout = text.pagedMedia.pageLayout(layout)
         if let problem = layout.problem { throw TypesetError(.columnTooSmall, "layout \(layout.name): \(problem)") }
+        let named = text.pagedMedia.namedPageLayouts(layout)
+        if let (name, problem) = named.lazy.compactMap({ page in page.layout.problem.map { (page.name, $0) } }).first {
+            throw TypesetError(.columnTooSmall, "layout \(layout.name), @page \(name): \(problem)")
+        }
+        // Pictures and inline-blocks are sized to fit the smallest column any page has.
+        let columns = [layout] + named.map(\.layout)
+        let maximumBox = (columns.map(\.columnWidth).min()!, columns.map(\.columnHeight).min()!)
         let (text, inlineBlocks) = InlineBlockLayouter(layout: layout, fonts: fonts, images: images).layOut(text.sizingAttachments(by: images))
         self.text = text
         self.inlineBlocks = inlineBlocks
         self.images = images
         self.layout = layout
+        self.pageLayout = layout
         self.glyphCache = fonts.glyphCache
-        self.framesetter = Framesetter(text: text, fonts: fonts, maximumBox: (layout.columnWidth, layout.columnHeight),
+        self.framesetter = Framesetter(text: text, fonts: fonts, maximumBox: maximumBox,
                                        typography: layout.typography, vertical: layout.writingMode.isVertical,
                                        analysisWindow: analysisWindow)
         framesetter.columnExtent = FlowMapping(column: layout.columnRects[0], mode: layout.writingMode).flowRect.height
@@ -125,7 +138,7 @@ public final class ArticleTypesetter {
     /// the article (with `column-fill: balance`, the default), by `ColumnBalancer`.
     private func balancedExtent(top: Double) -> Double? {
         guard layout.columns > 1 else { return nil }
-        let room = FlowMapping(column: layout.columnRects[0], mode: layout.writingMode).flowRect.height - top
+        let room = FlowMapping(column: pageLayout.columnRects[0], mode: layout.writingMode).flowRect.height - top
         return ColumnBalancer.balancedExtent(room: room, columns: layout.columns, fill: layout.columnFill) { extent in
             let trial = BlockLayouter(framesetter: framesetter.copy())
             let rects = columnRects(top: top, extent: extent).map(\.rect)
@@ -143,7 +156,7 @@ public final class ArticleTypesetter {
     /// columns again below it, until the page is full, a page break, or the end.
     private func fillPage() throws(TypesetError) -> [Fill] {
         var fills: [Fill] = []
-        let full = FlowMapping(column: layout.columnRects[0], mode: layout.writingMode).flowRect.height
+        let full = FlowMapping(column: pageLayout.columnRects[0], mode: layout.writingMode).flowRect.height
         var top = 0.0
         let blocks = BlockLayouter(framesetter: framesetter)
         while !isFinished {
@@ -352,7 +365,7 @@ public final class ArticleTypesetter {
                                        floats: floatedBlocks, multicol: fill.multicol))
         }
         pagesMade += 1
-        return TypesetPage(size: PageSize(width: layout.pageWidth, height: layout.pageHeight), number: pagesMade,
+        return TypesetPage(size: PageSize(width: pageLayout.pageWidth, height: pageLayout.pageHeight), number: pagesMade,
                            background: layout.background, writingMode: layout.writingMode, columns: columns, attachments: attachments,
                            glyphRuns: runs, rects: rects, images: placedImages, glyphCache: glyphCache,
                            breakExceptionCount: breakExceptions)

@@ -15,18 +15,28 @@ extension PagedMedia {
     /// The name of the string the layout's `running_head` sets.
     static let runningHeadName = "-galley-running-head"
 
-    /// `layout` with the page size and margins of the `@page` rules without a selector
-    /// (margins in `em` of the layout's font size, percentages of the page's width or height).
+    /// `layout` with the page size and margins of the `@page` rules without a selector or a
+    /// name (margins in `em` of the layout's font size, percentages of the page's width or
+    /// height).
     func pageLayout(_ layout: ArticleLayout) -> ArticleLayout {
-        Self.applying(rules.filter(\.selectors.isEmpty), to: layout)
+        Self.applying(rules.filter { $0.selectors.isEmpty && $0.name == nil }, to: layout)
     }
 
-    /// `layout` with the sizes (of rules without a selector) and margins of `rules`, in order.
+    /// The page layouts the named pages' rules can give pages of `layout` (the article's
+    /// unnamed page): each named rule over the rules of its name without a pseudo-class.
+    func namedPageLayouts(_ layout: ArticleLayout) -> [(name: String, layout: ArticleLayout)] {
+        rules.compactMap { rule in
+            rule.name.map { name in (name, Self.applying(rules.filter { $0.name == name && $0.selectors.isEmpty } + [rule], to: layout)) }
+        }
+    }
+
+    /// `layout` with the sizes (of rules without a selector, or of a page name) and margins of
+    /// `rules`, in order.
     static func applying(_ rules: [PageRule], to layout: ArticleLayout) -> ArticleLayout {
         var layout = layout
         var margins: [String: CSSLength] = [:]
         for rule in rules {
-            if let size = rule.size, rule.selectors.isEmpty { (layout.pageWidth, layout.pageHeight) = size }
+            if let size = rule.size, rule.selectors.isEmpty || rule.name != nil { (layout.pageWidth, layout.pageHeight) = size }
             margins.merge(rule.margins) { $1 }
         }
         func points(_ side: String, of extent: Double) -> Double? {
@@ -42,7 +52,8 @@ extension PagedMedia {
     }
 }
 
-/// Dresses an article's pages for one layout: leaves a page blank where `break-before: left |
+/// Dresses an article's pages for one layout: gives the pages of a named page (`page: chapter`)
+/// the size and margins of its `@page chapter` rules, leaves a page blank where `break-before: left |
 /// right` asks, sets the margin boxes of the `@page` rules and of the layout's `folio` and
 /// `running_head` as lines on each page, and gives each page its printed number (`label`).
 ///
@@ -53,8 +64,11 @@ final class PageDresser {
     private let fonts: FontLibrary
     private let layout: ArticleLayout
     private let needsTotal: Bool
-    private var laidOut: ArraySlice<(page: TypesetPage, range: Range<Int>)>?
+    private var laidOut: ArraySlice<(page: TypesetPage, range: Range<Int>, context: PageContext)>?
     private var total: Int?
+    /// The page name of the last page with text, once there is one: a page whose name differs
+    /// begins a run of pages of its name (`@page chapter:first`).
+    private var lastName: String??
     /// Boxes already set, by what they hold (a running head repeats page after page).
     private var setBoxes: [BoxKey: SetBox] = [:]
 
@@ -107,41 +121,49 @@ final class PageDresser {
     /// The typesetter's next page, dressed.
     func nextPage(of typesetter: ArticleTypesetter) throws(TypesetError) -> TypesetPage? {
         guard needsTotal else {
-            return try laidOutPage(of: typesetter).map { dress($0.page, range: $0.range) }
+            return try laidOutPage(of: typesetter).map { dress($0.page, range: $0.range, context: $0.context) }
         }
         if laidOut == nil {
-            var pages: [(page: TypesetPage, range: Range<Int>)] = []
+            var pages: [(page: TypesetPage, range: Range<Int>, context: PageContext)] = []
             while let page = try laidOutPage(of: typesetter) { pages.append(page) }
             laidOut = pages[...]
             total = pages.count
         }
-        return laidOut?.popFirst().map { dress($0.page, range: $0.range) }
+        return laidOut?.popFirst().map { dress($0.page, range: $0.range, context: $0.context) }
     }
 
     /// The next page as the typesetter lays it out, with the text offsets it holds, or a
     /// blank page when the text goes on with a paragraph that must begin on the other side.
-    private func laidOutPage(of typesetter: ArticleTypesetter) throws(TypesetError) -> (page: TypesetPage, range: Range<Int>)? {
+    private func laidOutPage(of typesetter: ArticleTypesetter) throws(TypesetError) -> (page: TypesetPage, range: Range<Int>, context: PageContext)? {
         guard !typesetter.isFinished else { return nil }
         let start = typesetter.offset
         let paragraph = typesetter.text.paragraphs[typesetter.text.paragraphIndex(at: start)]
-        if paragraph.range.lowerBound == start, let side = paragraph.value.pageSide, PageSide.of(page: typesetter.pagesMade + 1, in: layout.writingMode) != side {
+        let number = typesetter.pagesMade + 1
+        let side = PageSide.of(page: number, in: layout.writingMode)
+        // A page's name is that of the text it begins with; a blank page's, the next page's.
+        let name = paragraph.value.pageName
+        if paragraph.range.lowerBound == start, let wanted = paragraph.value.pageSide, side != wanted {
             typesetter.pagesMade += 1
-            var blank = TypesetPage(size: PageSize(width: layout.pageWidth, height: layout.pageHeight), number: typesetter.pagesMade,
+            let context = PageContext(number: number, side: side, isBlank: true, name: name, startsName: false)
+            let size = geometry(of: context).layout
+            var blank = TypesetPage(size: PageSize(width: size.pageWidth, height: size.pageHeight), number: typesetter.pagesMade,
                                     background: layout.background, writingMode: layout.writingMode, columns: [], attachments: [],
                                     glyphRuns: [], rects: [], images: [], glyphCache: fonts.glyphCache)
             blank.isBlank = true
-            return (blank, start..<start)
+            return (blank, start..<start, context)
         }
-        let insets = margins(page: typesetter.pagesMade + 1, blank: false)
-        typesetter.pageOffset = (insets.left - layout.inset.left, insets.top - layout.inset.top)
+        let context = PageContext(number: number, side: side, isBlank: false, name: name, startsName: lastName.map { $0 != name } ?? true)
+        lastName = .some(name)
+        let geometry = geometry(of: context)
+        typesetter.pageLayout = geometry.layout
+        typesetter.pageOffset = (geometry.insets.left - geometry.layout.inset.left, geometry.insets.top - geometry.layout.inset.top)
         guard let page = try typesetter.layOutPage() else { return nil }
-        return (page, start..<typesetter.offset)
+        return (page, start..<typesetter.offset, context)
     }
 
     /// The page with its margin boxes set and its label.
-    private func dress(_ page: TypesetPage, range: Range<Int>) -> TypesetPage {
-        let side = PageSide.of(page: page.number, in: layout.writingMode)
-        let matching = rules.filter { $0.matches(first: page.number == 1, side: side, blank: page.isBlank) }
+    private func dress(_ page: TypesetPage, range: Range<Int>, context: PageContext) -> TypesetPage {
+        let matching = rules.filter { $0.matches(context) }
         let inherited = matching.flatMap(\.declarations)
         var boxes: [MarginBoxPosition: [CSSDeclaration]] = [:]
         for rule in matching {
@@ -154,7 +176,7 @@ final class PageDresser {
         var rects = page.rects
         var frames: [MarginBoxFrame] = []
         var label = String(page.number)
-        let margins = margins(page: page.number, blank: page.isBlank)
+        let margins = geometry(of: context).insets
         var keys: [MarginBoxPosition: BoxKey] = [:]
         for (position, declarations) in boxes {
             guard let content = declarations.last(where: { $0.property == "content" }) else { continue }
@@ -225,17 +247,19 @@ final class PageDresser {
         }
     }
 
-    /// The margins of page `number`: those of the rules it matches, across and down the page,
-    /// where they leave the text area its width or height (`@page :left` and `:right` with
-    /// mirrored margins move it), else the layout's (the columns are the same on every page).
-    private func margins(page number: Int, blank: Bool) -> ArticleLayout.Insets {
-        let matching = rules.filter { $0.matches(first: number == 1, side: PageSide.of(page: number, in: layout.writingMode), blank: blank) }
-        guard matching.contains(where: { !$0.selectors.isEmpty && !$0.margins.isEmpty }) else { return layout.inset }
+    /// A page's size and columns, and its margins: a named page's rules give it their size
+    /// and margins whole (`@page chapter`, `@page chapter:first`); the other rules it matches
+    /// give margins across and down the page where they leave the text area its width or height
+    /// (`@page :left` and `:right` with mirrored margins move it), else the page keeps its own.
+    private func geometry(of context: PageContext) -> (layout: ArticleLayout, insets: ArticleLayout.Insets) {
+        let matching = rules.filter { $0.matches(context) }
+        let page = PagedMedia.applying(matching.filter { $0.name != nil }, to: layout)
+        guard matching.contains(where: { $0.name == nil && !$0.selectors.isEmpty && !$0.margins.isEmpty }) else { return (page, page.inset) }
         let own = PagedMedia.applying(matching, to: layout).inset
-        var insets = layout.inset
+        var insets = page.inset
         if abs(own.left + own.right - insets.left - insets.right) < 0.01 { (insets.left, insets.right) = (own.left, own.right) }
         if abs(own.top + own.bottom - insets.top - insets.bottom) < 0.01 { (insets.top, insets.bottom) = (own.top, own.bottom) }
-        return insets
+        return (page, insets)
     }
 
     /// A margin box's `content`: strings, `counter(page)`, `counter(pages)` (each with an

@@ -355,6 +355,10 @@ public struct ParagraphStyle: Hashable, Sendable {
         public var breakBefore = BlockBreak.auto
         /// With a `breakBefore` of `page`: the side the page must be (`break-before: right`).
         public var pageSide: PageSide?
+        /// The named page the paragraph's block asks for (CSS `page: chapter`, from the block or
+        /// the nearest block around it that names one); nil: the article's unnamed pages. A
+        /// paragraph whose page name differs from the one before it starts a page.
+        public var pageName: String?
         public var breakAfter = BlockBreak.auto
         public var avoidBreakInside = false
         /// Fewest lines of the paragraph left at the foot of a column (CSS `orphans`) and carried
