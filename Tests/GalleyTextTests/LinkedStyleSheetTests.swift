@@ -60,12 +60,12 @@ import Testing
         #expect(parse(quiet).warnings.filter { $0.contains("style sheet") } == [], "\(parse(quiet).warnings)")
 
         let html = "<html><head><link rel='stylesheet' href='a.css'><link rel='stylesheet' href='b.css'>"
-            + "<style>a + b { color: red } p::after { content: 'x' } @font-face { font-family: X } @supports (display: grid) { p { color: red } }</style>"
+            + "<style>a + b { color: red } p::first-line { color: red } p::after { content: 'x' } @font-face { font-family: X } @supports (display: grid) { p { color: red } }</style>"
             + "</head><body><p>Text.</p></body></html>"
         let warnings = parse(html).warnings.filter { $0.contains("style sheet") }
         #expect(warnings == [
             "style sheets \"a.css\", \"b.css\": no such file",
-            "style sheet: 2 selectors not supported (sibling combinators, pseudo-classes but :first-child, pseudo-elements); their rules ignored",
+            "style sheet: 2 selectors not supported (sibling combinators, pseudo-classes but :first-child, pseudo-elements but ::before and ::after); their rules ignored",
             "style sheet: 2 at-rules not supported, ignored: @font-face, @supports",
         ], "\(warnings)")
     }

@@ -58,4 +58,33 @@ import Testing
         let inBlock = try drawn(item), inCell = try drawn("<div style='display: table-cell'>\(item)</div>")
         #expect(inBlock.x < 100 && abs(inCell.x - inBlock.x) <= 1 && abs(inCell.width - inBlock.width) <= 1, "\(inBlock) \(inCell)")
     }
+
+    @Test func aBlockMadeATableIsSizedAsATableWithItsCaptionAboveIt() throws {
+        // `display: table` on a div: a table 300 px wide with its background, and its
+        // `table-caption` above it, outside its box (a block would run across the page).
+        let html = "<div style='display: table; width: 300px; background: blue'>"
+            + "<div style='display: table-caption; color: green'>Caption</div>"
+            + "<div style='display: table-row'><div style='display: table-cell; color: white'>Cell</div></div></div>"
+        let bitmap = try Boxes.drawn(html)
+        let blue = try #require(Boxes.area(of: Boxes.blue, in: bitmap).box), green = try #require(Boxes.area(of: Boxes.green, in: bitmap).box)
+        #expect(blue.x == 0 && abs(blue.width - 300) <= 1, "\(blue)")
+        #expect(green.y + green.height <= blue.y, "\(green) \(blue)")
+    }
+
+    @Test func anInlineTableIsATableToo() throws {
+        let html = "<div style='display: inline-table; border-spacing: 0; width: 200px; background: blue'>"
+            + "<div style='display: table-cell; color: white'>Cell</div></div><p style='color: green'>After</p>"
+        let bitmap = try Boxes.drawn(html)
+        let blue = try #require(Boxes.area(of: Boxes.blue, in: bitmap).box), green = try #require(Boxes.area(of: Boxes.green, in: bitmap).box)
+        #expect(blue.x == 0 && abs(blue.width - 200) <= 1 && green.y >= blue.y + blue.height, "\(blue) \(green)")
+    }
+
+    @Test func aTableSetAsParagraphsKeepsTheMarginAboveIt() throws {
+        // A table with only a caption is no grid: its caption is a paragraph 40 px below the
+        // paragraph above, as a browser draws it, not against it.
+        let bitmap = try Boxes.drawn("<p style='margin: 0 0 40px; color: green'>Above</p>"
+            + "<table><caption style='color: blue'>Caption</caption></table>")
+        let blue = try #require(Boxes.area(of: Boxes.blue, in: bitmap).box), green = try #require(Boxes.area(of: Boxes.green, in: bitmap).box)
+        #expect(blue.y - (green.y + green.height) >= 40, "\(green) \(blue)")
+    }
 }

@@ -1,9 +1,10 @@
 /// A CSS selector of the kinds the parser supports: compound selectors (an optional type or
 /// `*`, then `.class`, `#id`, `[attribute]`, `[attribute=value]`, `[attribute~=word]` and
 /// `:first-child` parts) joined by descendant (white space) and child (`>`) combinators:
-/// `p`, `p.note`, `div#main .note`, `ul > li:first-child`, `a[href]`, `input[type="text"]`.
+/// `p`, `p.note`, `div#main .note`, `ul > li:first-child`, `a[href]`, `input[type="text"]`,
+/// optionally ending in the pseudo-element `::before` or `::after` (`:before`, `:after`).
 ///
-/// Anything else (sibling combinators, other pseudo-classes, pseudo-elements, escapes) makes
+/// Anything else (sibling combinators, other pseudo-classes and pseudo-elements, escapes) makes
 /// `init` fail, so that the rule is skipped rather than applied to the wrong elements.
 struct CSSSelector: Sendable, Hashable {
     /// One compound selector: what one element must be.
@@ -42,10 +43,15 @@ struct CSSSelector: Sendable, Hashable {
 
     enum Combinator: Sendable, Hashable { case descendant, child }
 
+    /// The generated boxes a selector can style instead of the element (CSS 2.1 §12.1).
+    enum PseudoElement: Sendable, Hashable { case before, after }
+
     /// Left to right; the last is the element the rule styles.
     var compounds: [Compound]
     /// `combinators[i]` joins `compounds[i]` and `compounds[i + 1]`.
     var combinators: [Combinator]
+    /// The element's `::before` or `::after` box, when the selector ends in one.
+    var pseudoElement: PseudoElement?
 
     /// The element's own compound, for indexing rules by id, class and type.
     var subject: Compound { compounds[compounds.count - 1] }
@@ -62,7 +68,7 @@ struct CSSSelector: Sendable, Hashable {
             total + compound.ids.count * 1_000_000
                 + (compound.classes.count + compound.attributes.count + (compound.firstChild ? 1 : 0)) * 1_000
                 + (compound.tag == nil ? 0 : 1)
-        }
+        } + (pseudoElement == nil ? 0 : 1)
     }
 
     init?(_ text: some StringProtocol) {
@@ -93,6 +99,8 @@ struct CSSSelector: Sendable, Hashable {
             }
             compoundLoop: while i < scalars.count {
                 let marker = scalars[i]
+                // Nothing follows a pseudo-element in its compound.
+                if pseudoElement != nil && (marker == "." || marker == "#" || marker == "[" || marker == ":") { return nil }
                 switch marker {
                 case ".", "#":
                     i += 1
@@ -104,8 +112,14 @@ struct CSSSelector: Sendable, Hashable {
                     compound.attributes.append(attribute)
                 case ":":
                     i += 1
-                    guard let pseudo = name(), pseudo.lowercased() == "first-child" else { return nil }
-                    compound.firstChild = true
+                    let doubled = i < scalars.count && scalars[i] == ":"
+                    if doubled { i += 1 }
+                    switch name()?.lowercased() {
+                    case "first-child" where !doubled: compound.firstChild = true
+                    case "before": pseudoElement = .before
+                    case "after": pseudoElement = .after
+                    default: return nil
+                    }
                 default:
                     break compoundLoop
                 }
@@ -115,6 +129,8 @@ struct CSSSelector: Sendable, Hashable {
             compounds.append(compound)
             let spaced = skipSpace()
             guard i < scalars.count else { break }
+            // A pseudo-element ends the selector.
+            if pseudoElement != nil { return nil }
             if scalars[i] == ">" {
                 i += 1
                 _ = skipSpace()

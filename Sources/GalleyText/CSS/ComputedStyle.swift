@@ -19,6 +19,30 @@ struct ComputedStyle: Sendable {
         case points(Double)
     }
 
+    /// `text-transform`: `capitalize` puts the first letter of each word in upper case.
+    enum TextTransform: String, Sendable, Hashable {
+        case none, uppercase, lowercase, capitalize
+
+        /// `text` in this case; `wordGoesOn`: the text before it ended inside a word, so a
+        /// letter at its start does not start one (for `capitalize`).
+        func applied(to text: String, wordGoesOn: Bool) -> String {
+            switch self {
+            case .none: return text
+            case .uppercase: return text.uppercased()
+            case .lowercase: return text.lowercased()
+            case .capitalize:
+                var result = ""
+                var inWord = wordGoesOn
+                for character in text {
+                    let letter = character.isLetter || character.isNumber
+                    result += letter && !inWord ? character.uppercased() : String(character)
+                    inWord = letter || (inWord && (character == "'" || character == "\u{2019}"))
+                }
+                return result
+            }
+        }
+    }
+
     enum ListMarker: Sendable, Hashable {
         case disc, circle, square, decimal, lowerAlpha, upperAlpha, lowerRoman, upperRoman, none
 
@@ -57,6 +81,8 @@ struct ComputedStyle: Sendable {
     var direction = WritingDirection.auto
     var textIndent = 0.0
     var whiteSpace = WhiteSpaceMode.collapse
+    /// `text-transform` (inherited): the case the element's text is set in.
+    var textTransform = TextTransform.none
     /// nil: by the kind of list and its depth.
     var listMarker: ListMarker?
     var startIndent = 0.0
@@ -80,10 +106,11 @@ struct ComputedStyle: Sendable {
     /// set as a block, but given no size, since CSS sizes such boxes by table rules Galley
     /// does not apply to them.
     var tableDisplay = false
-    /// The table part a `display: table-row-group` (`-header-`, `-footer-group`), `table-row`
-    /// or `table-cell` makes an element, as the HTML element of that part (`tbody`, `tr`,
-    /// `td`): it joins the table the walker builds, in an anonymous table when it is in none
-    /// (CSS 2.1 §17.2.1). Nil for other values (`display: table` on a `div` stays a block).
+    /// The table part a `display: table` (`inline-table`), `table-caption`,
+    /// `table-row-group` (`-header-`, `-footer-group`), `table-row` or `table-cell` makes an
+    /// element, as the HTML element of that part (`table`, `caption`, `tbody`, `thead`,
+    /// `tfoot`, `tr`, `td`): it is built as that element is, a row group, row or cell in no
+    /// table inside an anonymous one (CSS 2.1 §17.2.1). Nil for other values.
     var tablePart: String?
     /// `position: absolute` or `fixed`: the element is taken out of the flow and placed
     /// against its containing block (`PositionedBlock`).
@@ -108,6 +135,11 @@ struct ComputedStyle: Sendable {
     /// The used page name (CSS `page`): the element's own, else (`auto`) its parent's, so it
     /// is carried over as an inherited property is.
     var pageName: String?
+    /// `content`, `counter-reset` and `counter-increment`, as written (not inherited): what a
+    /// `::before` or `::after` shows, and the counters an element changes (`GeneratedContent`).
+    var content: String?
+    var counterReset: String?
+    var counterIncrement: String?
     var breakAfter = BlockBreak.auto
     var avoidBreakInside = false
     /// `column-span: all` on the block or a block holding it: everything inside a spanning
@@ -235,6 +267,9 @@ struct ComputedStyle: Sendable {
         style.pageSide = nil
         style.pageSideAfter = nil
         style.stringSet = nil
+        style.content = nil
+        style.counterReset = nil
+        style.counterIncrement = nil
         style.avoidBreakInside = false
         style.float = nil
         style.clear = []
@@ -296,7 +331,11 @@ struct ComputedStyle: Sendable {
     /// The HTML table element whose part a `display` value makes an element (`tablePart`).
     static func tablePart(ofDisplay value: String) -> String? {
         switch value {
-        case "table-row-group", "table-header-group", "table-footer-group": "tbody"
+        case "table", "inline-table": "table"
+        case "table-caption": "caption"
+        case "table-header-group": "thead"
+        case "table-footer-group": "tfoot"
+        case "table-row-group": "tbody"
         case "table-row": "tr"
         case "table-cell": "td"
         default: nil
@@ -335,7 +374,9 @@ struct ComputedStyle: Sendable {
                 case "inline-block", "inline-flex", "inline-grid", "-webkit-inline-box": (display, displayNone) = (.inlineBlock, false)
                 case "inherit", "initial", "unset", "revert": break
                 default:
-                    (display, displayNone) = (value.hasPrefix("inline") || value == "ruby" ? .inline : .block, false)
+                    // An inline table is set as a table, which Galley sets between blocks.
+                    let inline = (value.hasPrefix("inline") && value != "inline-table") || value == "ruby"
+                    (display, displayNone) = (inline ? .inline : .block, false)
                     tableDisplay = value.hasPrefix("table") || value.hasPrefix("inline-table")
                 }
             default:
@@ -504,6 +545,9 @@ struct ComputedStyle: Sendable {
             if value == "auto" { marginTop = 0 } else if let points = length(value, rootSize: rootSize) { marginTop = points }
         case "margin-bottom":
             if value == "auto" { marginBottom = 0 } else if let points = length(value, rootSize: rootSize) { marginBottom = points }
+        case "text-transform":
+            guard let transform = TextTransform(rawValue: value) else { return false }
+            textTransform = transform
         case "white-space":
             switch value {
             case "normal", "nowrap": whiteSpace = .collapse
@@ -553,6 +597,12 @@ struct ComputedStyle: Sendable {
             text.verbatim = value == "yes"
         case "string-set":
             stringSet = value == "none" ? nil : rawValue
+        case "content":
+            content = rawValue
+        case "counter-reset":
+            counterReset = rawValue
+        case "counter-increment":
+            counterIncrement = rawValue
         case "-galley-justify":
             // The user-agent style sheet's mark for headings.
             justifiable = value != "never"

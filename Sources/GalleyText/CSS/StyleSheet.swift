@@ -27,6 +27,8 @@ struct StyleSheet: Sendable {
     /// Some rule looks at ancestors or at an element's position (descendant and child
     /// combinators, `:first-child`): an element's style then depends on more than its parent's.
     private(set) var hasStructuralSelectors = false
+    /// Whether a rule styles `::before` or `::after` boxes.
+    private(set) var hasPseudoElementRules = false
     /// The `@page` rules (`PagedMedia.swift`).
     private(set) var pagedMedia = PagedMedia()
 
@@ -123,6 +125,7 @@ struct StyleSheet: Sendable {
             let index = rules.count
             rules.append(Rule(selector: selector, declarations: declarations))
             if selector.isStructural { hasStructuralSelectors = true }
+            if selector.pseudoElement != nil { hasPseudoElementRules = true }
             if let id = selector.ids.first {
                 rulesByID[id, default: []].append(index)
             } else if let className = selector.classes.first {
@@ -142,8 +145,10 @@ struct StyleSheet: Sendable {
     }
 
     /// The declarations of the rules matching `element`, whose ancestors are `ancestors`
-    /// (nearest last), least specific first, rules of equal specificity in source order.
-    func declarations(for element: CSSElement, ancestors: [CSSElement]) -> [CSSDeclaration] {
+    /// (nearest last), least specific first, rules of equal specificity in source order; with
+    /// `pseudoElement`, those of the rules for that box of the element instead.
+    func declarations(for element: CSSElement, ancestors: [CSSElement],
+                      pseudoElement: CSSSelector.PseudoElement? = nil) -> [CSSDeclaration] {
         guard !rules.isEmpty else { return [] }
         let (tag, id, classes) = (element.tag, element.id, element.classes)
         var candidates = universalRules
@@ -155,7 +160,7 @@ struct StyleSheet: Sendable {
         if let list = rulesByTag[tag] { candidates += list }
         // A rule's index is its source order.
         let matching = candidates
-            .filter { rules[$0].selector.matches(element, ancestors: ancestors) }
+            .filter { rules[$0].selector.pseudoElement == pseudoElement && rules[$0].selector.matches(element, ancestors: ancestors) }
             .sorted { (rules[$0].selector.specificity, $0) < (rules[$1].selector.specificity, $1) }
         return matching.flatMap { rules[$0].declarations }
     }

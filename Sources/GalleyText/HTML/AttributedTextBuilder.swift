@@ -84,6 +84,18 @@ public struct AttributedTextBuilder: Sendable {
     /// keeps above itself.
     public mutating func takePendingMargin() -> Double { takeMargin() }
 
+    /// Gives a margin taken with `takePendingMargin` back to paragraph `index`, collapsed with
+    /// its own, or to the next paragraph when there is none yet (a table that turned out to
+    /// be no grid is set as paragraphs, with the margin above it).
+    public mutating func restoreMargin(_ points: Double, paragraph index: Int) {
+        guard points != 0 else { return }
+        if paragraphs.indices.contains(index) {
+            paragraphs[index].value.spaceBefore = max(paragraphs[index].value.spaceBefore, points)
+        } else {
+            addMargin(points)
+        }
+    }
+
     /// Forgets the margins and the rule waiting for the next paragraph: a table cell's content
     /// starts at the cell's padding, and what its last block leaves below stays in the cell.
     /// A pending break is kept, so a table's `break-before` reaches its first paragraph.

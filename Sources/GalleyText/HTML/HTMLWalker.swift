@@ -57,6 +57,16 @@ struct HTMLWalker {
     /// parent.
     private var anonymousTableDepth: Int?
 
+    /// Whether the last text walked ended inside a word (`text-transform: capitalize`
+    /// starts no word at the start of the next).
+    private var textEndsInWord = false
+
+    /// The counters in scope and what `::before` and `::after` boxes show.
+    private var generated = GeneratedContent()
+    /// The `::after` box of an open element that has one, by the index its frame has: its
+    /// style and the element its `attr()` reads, set when the element ends.
+    private var pendingAfters: [Int: (style: ComputedStyle, element: CSSElement)] = [:]
+
     /// The innermost open table: its rows so far, the row and cell being read, and the grid's
     /// columns still covered by rowspans from the rows above.
     private struct OpenTable {
@@ -82,6 +92,9 @@ struct HTMLWalker {
         var groupBackground: RGBColor?
         /// The next grid column a `<col>` describes.
         var nextColumnElement = 0
+        /// The paragraph the table's content starts at: where the margin above the table
+        /// goes back to when it is set as paragraphs after all.
+        var firstParagraph = 0
     }
 
     /// Numbering of an open `ul` or `ol`.
@@ -218,7 +231,7 @@ struct HTMLWalker {
         var warnings = Self.grouped(styleSheetWarnings)
         if sheet.unsupportedSelectorCount > 0 {
             warnings.append("style sheet: \(sheet.unsupportedSelectorCount) selector\(sheet.unsupportedSelectorCount == 1 ? "" : "s") not supported "
-                            + "(sibling combinators, pseudo-classes but :first-child, pseudo-elements); their rules ignored")
+                            + "(sibling combinators, pseudo-classes but :first-child, pseudo-elements but ::before and ::after); their rules ignored")
         }
         if sheet.skippedAtRuleCount > 0 {
             let names = sheet.skippedAtRules.sorted { $0.key < $1.key }.map { $0.value == 1 ? $0.key : "\($0.key) ×\($0.value)" }
@@ -466,7 +479,13 @@ struct HTMLWalker {
             if node.pointee.type != GUMBO_NODE_WHITESPACE, anonymousTableDepth == frames.count { closeAnonymousTable() }
             let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self), count: strlen(text))
             sourceCharacters += Self.visibleCharacters(bytes)
-            builder.append(UTF8Scalars(bytes), style: frame.style.text, whiteSpace: frame.style.whiteSpace)
+            if frame.style.textTransform != .none {
+                let transformed = frame.style.textTransform.applied(to: String(decoding: bytes, as: UTF8.self), wordGoesOn: textEndsInWord)
+                builder.append(transformed.unicodeScalars, style: frame.style.text, whiteSpace: frame.style.whiteSpace)
+            } else {
+                builder.append(UTF8Scalars(bytes), style: frame.style.text, whiteSpace: frame.style.whiteSpace)
+            }
+            textEndsInWord = bytes.last.map { $0 >= 0x80 || ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) } ?? textEndsInWord
         case GUMBO_NODE_ELEMENT:
             enter(node.pointee.v.element)
         default:
@@ -524,12 +543,16 @@ struct HTMLWalker {
             hiddenCharacters += visibleCharacters(inside: element)
             return
         }
+        if style.counterReset != nil || style.counterIncrement != nil {
+            generated.change(reset: style.counterReset, increment: style.counterIncrement, scope: frames.count - 1)
+        }
         // An element's table part: its own (`td`), else the one its `display` makes it.
         let tablePart = Self.tableParts.contains(name) ? name : style.tablePart ?? name
         if anonymousTableDepth == frames.count && !Self.anonymousTableParts.contains(tablePart) { closeAnonymousTable() }
 
         switch name {
         case "br":
+            textEndsInWord = false
             builder.appendLineBreak(style: style.text)
             return
         case "wbr":
@@ -603,6 +626,7 @@ struct HTMLWalker {
         if opensInlineBlock { paragraph = openInlineBlock(&style, parent: parent, name: name, element: element) }
         if style.isBlockLevel {
             builder.breakParagraph()
+            textEndsInWord = false
             if !floats {
                 builder.addMargin(style.marginTop)
                 builder.addBreakBefore(style.breakBefore)
@@ -623,10 +647,17 @@ struct HTMLWalker {
         if style.display == .listItem {
             setListMarker(element, style: style)
         }
-        if let tableRole { beginTablePart(tableRole, element, style: style) }
+        if let tableRole { beginTablePart(tableRole, element, style: style, header: tablePart == "thead") }
         if let value = style.stringSet { builder.openStringSet(value, depth: frames.count) }
         if let anchor = attribute(element, "id") ?? (name == "a" ? attribute(element, "name") : nil) {
             builder.addAnchor(anchor.trimmingASCIIWhitespace())
+        }
+        if sheet.hasPseudoElementRules, let selected {
+            let ancestors = structural ? frames.compactMap(\.element) : []
+            if let before = pseudoElementStyle(.before, of: selected, ancestors: ancestors, style: style) {
+                appendGenerated(before, element: selected, scope: frames.count)
+            }
+            pendingAfters[frames.count] = pseudoElementStyle(.after, of: selected, ancestors: ancestors, style: style).map { ($0, selected) }
         }
         frames.append(Frame(children: element.children, style: style, styleID: styleID, paragraph: paragraph, list: list,
                             element: structural ? selected : nil, tableRole: tableRole, boxIndex: boxIndex, node: node, floats: floats,
@@ -750,12 +781,16 @@ struct HTMLWalker {
     }
 
     private mutating func exit(_ frame: Frame) {
+        if !pendingAfters.isEmpty, let after = pendingAfters.removeValue(forKey: frames.count) {
+            appendGenerated(after.style, element: after.element, scope: frames.count)
+        }
         if let depth = anonymousTableDepth, frames.count < depth { closeAnonymousTable() }
         if frame.list != nil, listFrames.last == frames.count { listFrames.removeLast() }
         if frame.style.display == .listItem { builder.flushListMarker() }
         if frame.opensInlineBlock { closeInlineBlock(frame) }
         if frame.style.isBlockLevel {
             builder.breakParagraph()
+            textEndsInWord = false
             if frame.floats, let open = openFloat, builder.paragraphCount == open.block.paragraphs.lowerBound {
                 // A floated block around nothing with a height: a spacer that high holds it.
                 let height = frame.style.box.size.usedContentHeight(content: 0, edges: 0)
@@ -785,6 +820,31 @@ struct HTMLWalker {
         }
         if let role = frame.tableRole { endTablePart(role) }
         builder.closeStringSets(depth: frames.count)
+        generated.leave(scope: frames.count)
+    }
+
+    // MARK: Generated content
+
+    /// The style of an element's `::before` or `::after` box, nil when it has none (no rule
+    /// gives it a `content` that makes one, or it is `display: none`).
+    private mutating func pseudoElementStyle(_ pseudoElement: CSSSelector.PseudoElement, of element: CSSElement, ancestors: [CSSElement],
+                                             style: ComputedStyle) -> ComputedStyle? {
+        let declarations = sheet.declarations(for: element, ancestors: ancestors, pseudoElement: pseudoElement)
+        guard declarations.contains(where: { $0.property == "content" }) else { return nil }
+        var box = style.child()
+        for property in box.apply(declarations, parent: style, base: base) { ignoredProperties[property, default: 0] += 1 }
+        return box.displayNone ? nil : box
+    }
+
+    /// Sets a `::before` or `::after` box: its counters change, then its text, inline (a block
+    /// one as a paragraph of its own). `scope`: the index of its element's frame.
+    private mutating func appendGenerated(_ box: ComputedStyle, element: CSSElement, scope: Int) {
+        generated.change(reset: box.counterReset, increment: box.counterIncrement, scope: scope)
+        guard let content = generated.text(of: box.content, attribute: element.attribute), !content.isEmpty else { return }
+        let text = box.textTransform.applied(to: content, wordGoesOn: false)
+        if box.isBlockLevel { builder.breakParagraph() }
+        builder.append(text.unicodeScalars, style: box.text, whiteSpace: box.whiteSpace)
+        if box.isBlockLevel { builder.breakParagraph() }
     }
 
     // MARK: Boxes
@@ -1082,7 +1142,9 @@ struct HTMLWalker {
         endTablePart(.table)
     }
 
-    private mutating func beginTablePart(_ role: TableRole, _ element: GumboElement, style: ComputedStyle, anonymous: Bool = false) {
+    /// `header`: the part is a header group (`thead`, `display: table-header-group`).
+    private mutating func beginTablePart(_ role: TableRole, _ element: GumboElement, style: ComputedStyle, anonymous: Bool = false,
+                                         header: Bool = false) {
         // An anonymous table reads no attributes; a `div` made a cell takes CSS's defaults
         // (no spacing, padding or middle alignment, which HTML gives its tables and cells).
         func attribute(_ element: GumboElement, _ name: String) -> String? { anonymous ? nil : self.attribute(element, name) }
@@ -1124,11 +1186,12 @@ struct HTMLWalker {
                 }
             }
             open.table.style = tableStyle
+            open.firstParagraph = builder.paragraphCount
             if let outer = openTable { enclosingTables.append(outer) }
             openTable = open
         case .rowGroup:
             let first = openTable?.table.rows.isEmpty == true
-            openTable?.inHeader = element.tag == GUMBO_TAG_THEAD && first
+            openTable?.inHeader = header && first
             openTable?.groupBackground = style.box.background
         case .row:
             openTable?.row = []
@@ -1267,6 +1330,10 @@ struct HTMLWalker {
                 next = cell.paragraphs.upperBound
             }
             if next != table.paragraphs.upperBound { open.broken = true }
+            if table.paragraphs.isEmpty || open.broken {
+                // Set as paragraphs (a caption, text outside cells): they keep the margin above.
+                builder.restoreMargin(table.style.spaceBefore, paragraph: open.firstParagraph)
+            }
             guard !table.paragraphs.isEmpty else { return }
             if open.broken {
                 flattenedTables += 1
@@ -1380,19 +1447,11 @@ struct HTMLWalker {
 
     /// The marker of a list item: a bullet or a number, then a no-break space; nil for `none`.
     private static func markerText(_ kind: ComputedStyle.ListMarker, _ ordinal: Int) -> String? {
-        let label: String
         switch kind {
         case .none: return nil
-        case .disc: return "\u{2022}\u{A0}"
-        case .circle: return "\u{25E6}\u{A0}"
-        case .square: return "\u{25AA}\u{A0}"
-        case .decimal: label = String(ordinal)
-        case .lowerAlpha: label = alphabetic(ordinal) ?? String(ordinal)
-        case .upperAlpha: label = alphabetic(ordinal)?.uppercased() ?? String(ordinal)
-        case .lowerRoman: label = roman(ordinal)?.lowercased() ?? String(ordinal)
-        case .upperRoman: label = roman(ordinal) ?? String(ordinal)
+        case .disc, .circle, .square: return GeneratedContent.label(ordinal, kind) + "\u{A0}"
+        default: return GeneratedContent.label(ordinal, kind) + ".\u{A0}"
         }
-        return label + ".\u{A0}"
     }
 
     static func alphabetic(_ number: Int) -> String? {
