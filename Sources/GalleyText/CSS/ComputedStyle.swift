@@ -64,8 +64,10 @@ struct ComputedStyle: Sendable {
 
     /// The typical natural line height of a font (ascender + descender + line gap) as a
     /// multiple of its size, used to turn CSS line heights, which are multiples of the font
-    /// size, into `ParagraphStyle.lineHeight`, a multiple of the natural line height. Real
-    /// fonts range from about 1.1 to 1.3 (DejaVu Serif: 1.16).
+    /// size, into an estimate of `ParagraphStyle.lineHeight`, a multiple of the natural line
+    /// height, for what measures room before the lines are set (text beside floats); the lines
+    /// themselves follow `ParagraphStyle.cssLineHeight`. Real fonts range from about 1.1 to
+    /// 1.3 (DejaVu Serif: 1.16).
     static let naturalLineHeight = 1.17
 
     var text: TextStyle
@@ -292,6 +294,12 @@ struct ComputedStyle: Sendable {
         case .points(let points): multiple = points / (Self.naturalLineHeight * text.size)
         }
         paragraph.lineHeight = multiple.isFinite && multiple >= 0 ? min(multiple, 100) : base.lineHeight
+        switch lineHeight {
+        case .normal: break
+        case .multiple(let factor) where factor.isFinite: paragraph.cssLineHeight = .fontSizes(min(factor, 100))
+        case .points(let points) where points.isFinite: paragraph.cssLineHeight = .points(min(points, Self.maximumLength))
+        default: break
+        }
         if case .points = lineHeight, !lineHeightDeclared { paragraph.lineHeightAtLeastText = true }
         paragraph.justifiable = justifiable && whiteSpace != .preserve && (!inTableCell || alignment == .justify)
         paragraph.orphans = orphans

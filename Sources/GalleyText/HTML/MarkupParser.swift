@@ -37,10 +37,12 @@ public enum StyleSheetLoad: Sendable {
 /// - `display: none` and `visibility: hidden` leave an element and its content out (never
 ///   `<html>` or `<body>`), with a warning counting them.
 /// - `<hr>` draws a rule above the next paragraph; with no next paragraph, nothing.
-/// - CSS line heights are multiples of the font size and `ParagraphStyle.lineHeight` is a
-///   multiple of the font's natural line height, taken as 1.17 × the size
-///   (`ComputedStyle.naturalLineHeight`): `line-height: 1.5`, `1.5em` and `150%` all become
-///   1.5 / 1.17; `normal` is the base line height.
+/// - CSS line heights other than `normal` go into `ParagraphStyle.cssLineHeight` (a number
+///   times each inline box's font size, or a length: `1.5em` and `150%` are 1.5 × the
+///   element's size, inherited as that length), which the lines follow (CSS 2.1 §10.8.1);
+///   `ParagraphStyle.lineHeight` gets an estimate of it as a multiple of the natural line
+///   height, 1.17 × the size (`ComputedStyle.naturalLineHeight`), for what measures room before
+///   lines are set. `normal` is the base line height.
 ///
 /// Not supported: descendant and other combinators, attribute selectors, pseudo-classes,
 /// `@media` for screen only, floats, `dir` on inline elements, backgrounds and borders (but on

@@ -639,7 +639,7 @@ public final class Framesetter {
             if first && opening.ruleAbove && opening.placedAbove { frame.rules.append(rect.y + cursor + gap - space / 2) }
             if let rule = opening.rule { frame.rules.append(rect.y + cursor + rule) }
             let top = cursor + gap
-            let baseline = top + (height - line.naturalHeight) / 2 + line.ascent
+            let baseline = Self.baseline(of: line, top: top, height: height)
             let endsBlockOrLine = filler.isFinished || (!local.isEmpty && analysis.breaks[local.upperBound - 1] == .mandatory)
             // In a cell, a list item's marker may hang out of the cell's content box (CSS
             // draws outside markers there); elsewhere lines stay in the column.
@@ -1240,12 +1240,25 @@ public final class Framesetter {
 
     /// The x where a line's visible content starts.
     /// How far a line advances the column: its natural height times the paragraph's line
-    /// height (a line of only pictures keeps its own height), and never less than its text's
-    /// height when the line height is an inherited length (`lineHeightAtLeastText`).
+    /// height (a line of only pictures keeps its own height), and never less than its largest
+    /// font's size when the line height is an inherited length (`lineHeightAtLeastText`).
+    /// With a CSS line height, the line box's height from its inline boxes' leading instead.
     static func advance(of line: TypesetLine, style: ParagraphStyle) -> Double {
         guard !line.holdsOnlyBoxes else { return line.naturalHeight }
-        let height = line.naturalHeight * style.lineHeight
-        return style.lineHeightAtLeastText ? max(height, line.ascent + line.descent) : height
+        let height = content(of: line).map { max(0, $0.above + $0.below) } ?? line.naturalHeight * style.lineHeight
+        return style.lineHeightAtLeastText ? max(height, line.runs.reduce(0) { max($0, $1.style.size) }) : height
+    }
+
+    /// The line's baseline when it takes `height` from `top`: its content (the line box of
+    /// its inline boxes, or its natural height) centred in that height.
+    static func baseline(of line: TypesetLine, top: Double, height: Double) -> Double {
+        if let leading = content(of: line) { return top + (height - leading.above - leading.below) / 2 + leading.above }
+        return top + (height - line.naturalHeight) / 2 + line.ascent
+    }
+
+    /// The CSS line box's extent about the baseline, when the line has one.
+    private static func content(of line: TypesetLine) -> (above: Double, below: Double)? {
+        line.holdsOnlyBoxes ? nil : line.leading
     }
 
     private static func origin(of line: TypesetLine, in rect: Rect, measure: Double, startIndent: Double,

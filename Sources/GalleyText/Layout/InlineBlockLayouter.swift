@@ -99,13 +99,16 @@ extension TypesetLine {
     ///
     /// The line's extent above and below the baseline, leading included, is turned back into
     /// an ascent and descent that the framesetter, which multiplies the natural height by the
-    /// line height and centres the content, sets at the same place.
+    /// line height and centres the content, sets at the same place; with a CSS line height it
+    /// is the line's `leading`.
     mutating func placeInlineBlocks(_ pending: [(box: Int, alignment: InlineBlock.Alignment)], lineHeight: Double) {
         guard !pending.isEmpty else { return }
         // A line of boxes alone is as high as its content (`holdsOnlyBoxes`); a line height
-        // near 0 cannot be inverted, and sets the boxes as pictures are.
+        // near 0 cannot be inverted, and sets the boxes as pictures are. With a CSS line
+        // height, the text's line box is already known (`leading`) and simply grows.
+        let cssLeading = runs.isEmpty ? nil : leading
         let factor = runs.isEmpty ? 1 : lineHeight
-        guard factor > 0.05 else {
+        guard factor > 0.05 || cssLeading != nil else {
             for (index, _) in pending {
                 ascent = max(ascent, boxes[index].height - boxes[index].drop)
                 descent = max(descent, boxes[index].drop)
@@ -113,7 +116,7 @@ extension TypesetLine {
             return
         }
         let half = (ascent + descent + lineGap) * (factor - 1) / 2
-        let (textAbove, textBelow) = (ascent + half, descent + lineGap + half)
+        let (textAbove, textBelow) = cssLeading ?? (ascent + half, descent + lineGap + half)
         var (above, below) = (textAbove, textBelow)
         for (index, alignment) in pending where alignment == .baseline || alignment == .middle {
             above = max(above, boxes[index].height - boxes[index].drop)
@@ -130,6 +133,10 @@ extension TypesetLine {
             }
         }
         guard above > textAbove || below > textBelow else { return }
+        if cssLeading != nil {
+            leading = (above, below)
+            return
+        }
         let natural = (above + below) / factor
         ascent = above - natural * (factor - 1) / 2
         descent = natural - ascent - lineGap

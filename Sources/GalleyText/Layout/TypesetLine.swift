@@ -71,6 +71,11 @@ struct TypesetLine {
     var ascent: Double = 0
     var descent: Double = 0
     var lineGap: Double = 0
+    /// With a CSS line height (`ParagraphStyle.cssLineHeight`): how far the line box reaches
+    /// above and below the baseline, each inline box its line height high with its font's
+    /// ascent and descent centred in it, pictures their own height (CSS 2.1 §10.8.1). Nil for
+    /// `normal`, where the natural height times `ParagraphStyle.lineHeight` applies.
+    var leading: (above: Double, below: Double)?
 
     /// Lays out local range `local` of a paragraph: glyphs of the items it covers, cut at its
     /// ends, reordered by bidi level (UAX #9 rule L2), trailing white space left out, a hyphen
@@ -173,7 +178,7 @@ struct TypesetLine {
                 }
                 run.x1 = pen
                 if !run.glyphs.isEmpty { runs.append(run) }
-                measure(face: face, style: shaped.item.style, orientation: orientation)
+                measure(face: face, style: shaped.item.style, orientation: orientation, lineHeight: analysis.style.cssLineHeight)
             case .attachment(let attachment):
                 gap(before: shaped.item.range.lowerBound, pen: &pen)
                 let drop = analysis.vertical ? shaped.boxHeight / 2 : shaped.boxDrop
@@ -186,6 +191,7 @@ struct TypesetLine {
                 }
                 ascent = max(ascent, shaped.boxHeight - drop)
                 descent = max(descent, drop)
+                if analysis.style.cssLineHeight != nil { reach(above: shaped.boxHeight - drop, below: drop) }
             case .separator:
                 break
             }
@@ -196,7 +202,8 @@ struct TypesetLine {
         // height from the break's font. Every line that is not empty of glyphs ends in visible
         // content or a separator, so this is the only case left.
         if runs.isEmpty, boxes.isEmpty, let separator {
-            measure(face: separator.face, style: separator.style, orientation: analysis.vertical ? .upright : .horizontal)
+            measure(face: separator.face, style: separator.style, orientation: analysis.vertical ? .upright : .horizontal,
+                    lineHeight: analysis.style.cssLineHeight)
         }
     }
 
@@ -206,19 +213,34 @@ struct TypesetLine {
     /// em square; a sideways run's is its ascender plus descender), at least the typical
     /// natural line height of horizontal text so that `line-height` means the same in both,
     /// centred on its central baseline.
-    private mutating func measure(face: FontFace, style: TextStyle, orientation: GlyphOrientation) {
+    ///
+    /// With a CSS `lineHeight`, the run's inline box is that high: its font's ascent and
+    /// descent (in vertical text, half the box each side of the central baseline) with the
+    /// rest of the line height split half above and half below (CSS 2.1 §10.8.1).
+    private mutating func measure(face: FontFace, style: TextStyle, orientation: GlyphOrientation, lineHeight: CSSLineHeight?) {
         let size = style.size
+        let (fontAscent, fontDescent): (Double, Double)
         switch orientation {
         case .horizontal:
-            ascent = max(ascent, face.ascender * size + style.baselineShift)
-            descent = max(descent, face.descender * size - style.baselineShift)
+            (fontAscent, fontDescent) = (face.ascender * size, face.descender * size)
+            ascent = max(ascent, fontAscent + style.baselineShift)
+            descent = max(descent, fontDescent - style.baselineShift)
             lineGap = max(lineGap, face.lineGap * size)
         case .upright, .sideways:
             let box = orientation == .upright ? 1 : face.ascender + face.descender
+            (fontAscent, fontDescent) = (box * size / 2, box * size / 2)
             let half = max(box, ComputedStyle.naturalLineHeight) * size / 2
             ascent = max(ascent, half + style.baselineShift)
             descent = max(descent, half - style.baselineShift)
         }
+        guard let lineHeight else { return }
+        let halfLeading = (lineHeight.height(fontSize: size) - fontAscent - fontDescent) / 2
+        reach(above: fontAscent + halfLeading + style.baselineShift, below: fontDescent + halfLeading - style.baselineShift)
+    }
+
+    /// Takes an inline box reaching this far above and below the baseline into `leading`.
+    mutating func reach(above: Double, below: Double) {
+        leading = leading.map { (max($0.above, above), max($0.below, below)) } ?? (above, below)
     }
 
     /// Visual order of pieces with these levels (UAX #9 L2: from the highest level down to the

@@ -281,6 +281,21 @@ public enum WritingDirection: String, Sendable, Hashable {
     case auto
 }
 
+/// A CSS line height (CSS 2.1 §10.8): a length, or a number that multiplies the font size of
+/// each inline box (inherited as the number, so a larger font in the line gets taller leading).
+public enum CSSLineHeight: Hashable, Sendable {
+    case points(Double)
+    case fontSizes(Double)
+
+    /// The height of an inline box whose font is `fontSize` points.
+    public func height(fontSize: Double) -> Double {
+        switch self {
+        case .points(let points): points
+        case .fontSizes(let factor): factor * fontSize
+        }
+    }
+}
+
 /// Paragraph attributes (`ParagraphStyle.Attributes`, read and set as its own properties).
 /// Lengths are in points.
 ///
@@ -337,11 +352,15 @@ public struct ParagraphStyle: Hashable, Sendable {
         /// Line height as a multiple of the fonts' natural line height (ascender + descender +
         /// line gap).
         public var lineHeight: Double = 1
-        /// Lines are never closer than their text is high (ascent + descent): set for a line
+        /// Lines are never closer than their largest font's size (its em): set for a line
         /// height inherited as a length from an element with a smaller font, which CSS applies as
         /// it is and which would print a large heading's lines over one another. A line height
         /// declared on the element itself is kept as given, however tight.
         public var lineHeightAtLeastText = false
+        /// A CSS `line-height` other than `normal`: each inline box of a line is that high,
+        /// its font's ascent plus descent centred in it (half the leading above, half below),
+        /// and the line box spans them all (CSS 2.1 §10.8.1). Nil: `lineHeight` applies.
+        public var cssLineHeight: CSSLineHeight?
         /// Draw a horizontal rule above the paragraph (`<hr>`).
         public var ruleAbove = false
         /// Whether its lines may be justified: false for headings and preformatted text, which
