@@ -218,7 +218,7 @@ struct OpenedArticle {
             throw Failure(code: .noText,
                                    message: bytes.isEmpty ? "the file is empty" : "the article has no text to lay out (is it an HTML or text file?)")
         }
-        let drawn = ArticleImageLoader.drawnAtMost(layouts: configuration.layouts, dpi: configuration.dpi)
+        let drawn = ArticleImageLoader.drawnAtMost(layouts: configuration.layouts, scale: configuration.pageScale)
         let loaded = ArticleImageLoader(document: document, engine: engine, drawnAtMost: drawn).load(first.text.attachments.filter { !$0.isSpacer })
         images = loaded.images
         // A picture that could not be read, with no size in the markup and an alt text, is set

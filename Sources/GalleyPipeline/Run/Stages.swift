@@ -407,7 +407,7 @@ final class Stages: Sendable {
     // MARK: render
 
     private func renderImage(_ index: Int, _ page: any PageSource, _ facts: PageFacts, path: String) {
-        let scale = configuration.dpi / 72
+        let scale = configuration.pageScale
         let bounds = page.pixelBounds(scale: scale)
         guard !refused(index, facts, .image, bounds) else { return }
         if PageImages.isBanded(bounds) {

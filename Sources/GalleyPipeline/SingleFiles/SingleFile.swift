@@ -109,7 +109,7 @@ public struct SingleFile: Sendable {
             throw Failure(error)
         }
         let encoder = configuration.imageEncoder
-        let scale = configuration.dpi / 72
+        let scale = configuration.pageScale
         let prefix = document.name
         let layoutInName = document.kind == .markup && configuration.layouts.count > 1
         let queue = OperationQueue()
