@@ -31,6 +31,13 @@ extension Configuration {
         variant == .image ? imageEncoder : thumbnailEncoder
     }
 
+    /// How page images are drawn and encoded: in `format`, recording `dpi`.
+    var imageRenderer: PageRenderer { PageRenderer(encoder: imageEncoder, dpi: dpi) }
+
+    /// How thumbnails are drawn and encoded: in `thumbnail_format`, recording no resolution
+    /// (a thumbnail's is no round figure, and of no use).
+    var thumbnailRenderer: PageRenderer { PageRenderer(encoder: thumbnailEncoder, dpi: nil) }
+
     /// The formats outputs are written in, page images' first.
     var outputFormats: [ImageFormat] {
         thumbnailFormat.map { $0 == format ? [format] : [format, $0] } ?? [format]

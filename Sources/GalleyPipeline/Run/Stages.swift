@@ -11,9 +11,10 @@ import Logging
 /// open (a document: read, hash, open or typeset, then record its pages as page slots free
 /// up) → render (a page image) / thumbnails (one per box) → encode (the configured
 /// `ImageEncoder`s: one for page images, one for thumbnails) → record (serial: the recorder
-/// and the catalog). A page over `Pipeline.bandPixelLimit` pixels is drawn and encoded band by
-/// band in its render operation; a page its format cannot hold (`ImageEncoder.checkSize`)
-/// fails as `too-large-for-format` before anything is drawn.
+/// and the catalog). How each output is drawn and encoded is its `PageRenderer`'s decision: a
+/// page its format cannot hold fails as `too-large-for-format` before anything is drawn, and a
+/// page over `Pipeline.bandPixelLimit` pixels is drawn and encoded band by band in its render
+/// operation.
 final class Stages: Sendable {
     let configuration: Configuration
     let documents: [SourceDocument]
@@ -25,9 +26,9 @@ final class Stages: Sendable {
     let catalog: RunCatalog
     /// False in a thumbnails-only run: page images are only ever kept, never drawn.
     let drawImages: Bool
-    /// Turn drawn pages into files: page images, and thumbnails.
-    let imageEncoder: any ImageEncoder
-    let thumbnailEncoder: any ImageEncoder
+    /// Turn pages into files: page images, and thumbnails.
+    let imageRenderer: PageRenderer
+    let thumbnailRenderer: PageRenderer
     /// The thumbnail boxes and the one drawn for them all; nil without thumbnails.
     let thumbnails: ThumbnailSet?
     /// Where articles' whole-document files go; nil when none is configured.
@@ -55,8 +56,8 @@ final class Stages: Sendable {
         self.catalog = catalog
         self.drawImages = drawImages
         self.watchdog = PageWatchdog(timeout: configuration.pageTimeout)
-        self.imageEncoder = configuration.imageEncoder
-        self.thumbnailEncoder = configuration.thumbnailEncoder
+        self.imageRenderer = configuration.imageRenderer
+        self.thumbnailRenderer = configuration.thumbnailRenderer
         self.thumbnails = ThumbnailSet(configuration)
         self.documentFiles = !configuration.writesDocumentFiles ? nil
             : DocumentFiles(formats: configuration.documentFormatNames(for:), store: store) { [catalog] index, layout, file in
@@ -336,7 +337,7 @@ final class Stages: Sendable {
     /// The path of a page image to draw; nil when a finished one stands in for it or the run
     /// draws none (both reported here).
     private func pendingImage(_ index: Int, _ facts: PageFacts) -> String? {
-        let path = OutputVariant.image.path(folder: facts.folder, page: facts.number, fileExtension: imageEncoder.fileExtension)
+        let path = OutputVariant.image.path(folder: facts.folder, page: facts.number, fileExtension: imageRenderer.encoder.fileExtension)
         if let kept = catalog.reuse(index, page: facts, variant: .image, path: path) {
             report(index, facts, .image, .success(kept), reused: true)
             return nil
@@ -384,7 +385,7 @@ final class Stages: Sendable {
         var pending: [(box: Int, path: String)] = []
         for box in thumbnails.boxes {
             let variant = OutputVariant.thumbnail(box: box)
-            let path = variant.path(folder: facts.folder, page: facts.number, fileExtension: thumbnailEncoder.fileExtension)
+            let path = variant.path(folder: facts.folder, page: facts.number, fileExtension: thumbnailRenderer.encoder.fileExtension)
             if let kept = catalog.reuse(index, page: facts, variant: variant, path: path)
                 ?? catalog.cachedThumbnail(index, page: facts, variant: variant, path: path) {
                 report(index, facts, variant, .success(kept), reused: true)
@@ -409,8 +410,12 @@ final class Stages: Sendable {
     private func renderImage(_ index: Int, _ page: any PageSource, _ facts: PageFacts, path: String) {
         let scale = configuration.pageScale
         let bounds = page.pixelBounds(scale: scale)
-        guard !refused(index, facts, .image, bounds) else { return }
-        if PageImages.isBanded(bounds) {
+        switch planned(index, facts, .image, bounds) {
+        case nil:
+            return
+        case .whole?:
+            render(index, page, facts, scale: scale, variant: .image, path: path)
+        case .bands?:
             // Huge page: draw and encode band by band in this operation.
             let result = timed(index) {
                 Result { () throws -> WrittenOutput in
@@ -418,9 +423,7 @@ final class Stages: Sendable {
                 }.mapError { Failure($0, page: facts.number) }
             }
             report(index, facts, .image, result)
-            return
         }
-        render(index, page, facts, scale: scale, variant: .image, path: path)
     }
 
     /// Draws the page once at the largest box and makes each pending thumbnail from that
@@ -446,7 +449,7 @@ final class Stages: Sendable {
     private func renderTogether(_ index: Int, _ page: any PageSource, _ facts: PageFacts, scale: Double, image: String?,
                                 thumbnails pending: [(box: Int, path: String)], master: Int) {
         guard !cancellation.isCancelled else { return }
-        let image = image.flatMap { refused(index, facts, .image, page.pixelBounds(scale: scale)) ? nil : $0 }
+        let image = image.flatMap { planned(index, facts, .image, page.pixelBounds(scale: scale)) == nil ? nil : $0 }
         let wanted = unrefused(index, page, facts, pending)
         guard image != nil || !wanted.isEmpty else { return }
         let drawn: Bitmap
@@ -475,7 +478,7 @@ final class Stages: Sendable {
     /// pixels is over AVIF's pixel limit for a square page).
     private func unrefused(_ index: Int, _ page: any PageSource, _ facts: PageFacts,
                            _ pending: [(box: Int, path: String)]) -> [(box: Int, path: String)] {
-        pending.filter { !refused(index, facts, .thumbnail(box: $0.box), page.pixelBounds(scale: page.thumbnailScale(box: $0.box))) }
+        pending.filter { planned(index, facts, .thumbnail(box: $0.box), page.pixelBounds(scale: page.thumbnailScale(box: $0.box))) != nil }
     }
 
     /// Each wanted thumbnail from `largest`, the largest box's pixels: that box as they are, the
@@ -496,15 +499,15 @@ final class Stages: Sendable {
         }
     }
 
-    /// Reports `too-large-for-format` for an output its encoder cannot hold, before anything
-    /// is drawn for it; false when the encoder takes it.
-    private func refused(_ index: Int, _ facts: PageFacts, _ variant: OutputVariant, _ bounds: PixelRect) -> Bool {
+    /// How an output of `bounds` is drawn (`PageRenderer.drawing`); nil, with
+    /// `too-large-for-format` reported, for one its format cannot hold, before anything is
+    /// drawn for it.
+    private func planned(_ index: Int, _ facts: PageFacts, _ variant: OutputVariant, _ bounds: PixelRect) -> PageRenderer.Drawing? {
         do {
-            try encoder(variant).checkSize(width: bounds.width, height: bounds.height)
-            return false
+            return try renderer(variant).drawing(bounds)
         } catch {
             report(index, facts, variant, .failure(Failure(error, page: facts.number)))
-            return true
+            return nil
         }
     }
 
@@ -535,8 +538,7 @@ final class Stages: Sendable {
         guard !cancellation.isCancelled else { return }
         let result = timed(index) {
             Result { () throws -> WrittenOutput in
-                // Page images record their resolution; a thumbnail's is no round figure and of no use.
-                let bytes = try encoder(variant).encode(bitmap, dpi: variant == .image ? configuration.dpi : nil)
+                let bytes = try renderer(variant).encode(bitmap)
                 let written = try write(bytes, width: bitmap.width, height: bitmap.height, path: path)
                 catalog.cache(index, page: facts, variant: variant, bytes: bytes, path: path)
                 return written
@@ -546,7 +548,7 @@ final class Stages: Sendable {
     }
 
     private func writeBanded(_ page: any PageSource, _ facts: PageFacts, bounds: PixelRect, scale: Double, path: String) throws -> WrittenOutput {
-        let bytes = try PageImages.encodeBanded(page, bounds: bounds, scale: scale, encoder: imageEncoder, dpi: configuration.dpi) { band, rect in
+        let bytes = try imageRenderer.encodeInBands(bounds) { band, rect in
             try limiter.run(page: facts.number, doing: "draw") { limit in
                 try page.draw(into: band, rect: rect, scale: scale, cancellation: limit)
             }
@@ -564,9 +566,9 @@ final class Stages: Sendable {
         return try body()
     }
 
-    /// The encoder of one kind of output.
-    private func encoder(_ variant: OutputVariant) -> any ImageEncoder {
-        variant == .image ? imageEncoder : thumbnailEncoder
+    /// The renderer of one kind of output.
+    private func renderer(_ variant: OutputVariant) -> PageRenderer {
+        variant == .image ? imageRenderer : thumbnailRenderer
     }
 
     private func write(_ bytes: [UInt8], width: Int, height: Int, path: String) throws(OutputError) -> WrittenOutput {

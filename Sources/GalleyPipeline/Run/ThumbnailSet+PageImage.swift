@@ -18,7 +18,7 @@ extension ThumbnailSet {
         let scale = configuration.pageScale
         let image = page.pixelBounds(scale: scale)
         let largest = page.pixelBounds(scale: page.thumbnailScale(box: master))
-        guard image.width * image.height <= Pipeline.bandPixelLimit, image.width >= largest.width, image.height >= largest.height else {
+        guard !PageRenderer.isBanded(image), image.width >= largest.width, image.height >= largest.height else {
             return nil
         }
         return scale
