@@ -15,7 +15,9 @@ enum PageDrawing {
     /// Draws `page` at `dpi` and as a thumbnail.
     static func draw(_ page: any PageSource, dpi: Double) throws {
         let cancellation = Cancellation()
-        let bounds = page.pixelBounds(scale: dpi / 72)
+        // A run's `Configuration.pageScale`; the fuzzer has no configuration.
+        let scale = dpi / 72
+        let bounds = page.pixelBounds(scale: scale)
         let width = min(bounds.width, window)
         let height = min(bounds.height, window)
         let bandHeight = max(1, bandPixels / width)
@@ -24,7 +26,7 @@ enum PageDrawing {
             let rows = min(bandHeight, height - y)
             let band = try Bitmap(width: width, height: rows)
             try page.draw(into: band, rect: PixelRect(x: bounds.x, y: bounds.y + y, width: width, height: rows),
-                          scale: dpi / 72, cancellation: cancellation)
+                          scale: scale, cancellation: cancellation)
             y += rows
         }
         _ = try page.render(scale: page.thumbnailScale(box: thumbnailBox), cancellation: cancellation)

@@ -3,6 +3,11 @@ import GalleyRaster
 import GalleyText
 
 extension Configuration {
+    /// Pixels per point of page images: `dpi / 72`, a page of W points being W × dpi / 72 pixels
+    /// wide, for PDFs and articles alike. The one place the page images' scale is computed: the
+    /// stages, the single-file commands, and the limits articles' pictures are decoded to.
+    public var pageScale: Double { dpi / 72 }
+
     /// The settings of outputs in `format`: the format and every setting that applies to it.
     public func encoding(_ format: ImageFormat) -> ImageEncoding {
         var encoding = ImageEncoding(format: format)
@@ -25,6 +30,13 @@ extension Configuration {
     func encoder(for variant: OutputVariant) -> any ImageEncoder {
         variant == .image ? imageEncoder : thumbnailEncoder
     }
+
+    /// How page images are drawn and encoded: in `format`, recording `dpi`.
+    var imageRenderer: PageRenderer { PageRenderer(encoder: imageEncoder, dpi: dpi) }
+
+    /// How thumbnails are drawn and encoded: in `thumbnail_format`, recording no resolution
+    /// (a thumbnail's is no round figure, and of no use).
+    var thumbnailRenderer: PageRenderer { PageRenderer(encoder: thumbnailEncoder, dpi: nil) }
 
     /// The formats outputs are written in, page images' first.
     var outputFormats: [ImageFormat] {

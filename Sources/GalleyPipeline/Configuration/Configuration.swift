@@ -18,7 +18,7 @@ public struct Configuration: Sendable, Equatable {
     public var plannedShard: PlannedShard?
     /// Where page images, thumbnails and the manifest go. Default: `out`.
     public var output: String = "out"
-    /// Page image resolution in pixels per inch (page pixels = points × dpi / 72). Default: 150.
+    /// Page image resolution in pixels per inch (page pixels = points × `pageScale`, dpi / 72). Default: 150.
     public var dpi: Double = 150
     /// Whether to write full-size page images; false writes thumbnails only. Default: true.
     public var pageImages = true

@@ -36,11 +36,11 @@ struct ArticleImageLoader {
         self.drawnAtMost = drawnAtMost
     }
 
-    /// The most page pixels any picture is drawn at in `layouts` at `dpi`: attachments are
-    /// scaled down to fit their column (`Framesetter.maximumBox`), pages drawn at `dpi`
-    /// (thumbnails smaller). Columns in either writing mode count, as the markup may choose.
-    static func drawnAtMost(layouts: [ArticleLayout], dpi: Double) -> MuPDFEngine.PixelSize {
-        let scale = dpi / 72
+    /// The most page pixels any picture is drawn at in `layouts` at `scale` (pixels per point,
+    /// `Configuration.pageScale`): attachments are scaled down to fit their column
+    /// (`Framesetter.maximumBox`), pages drawn at that scale (thumbnails smaller). Columns in
+    /// either writing mode count, as the markup may choose.
+    static func drawnAtMost(layouts: [ArticleLayout], scale: Double) -> MuPDFEngine.PixelSize {
         func pixels(_ points: Double) -> Int { Int(min(1e9, max(1, (points * scale).rounded(.up)))) }
         let columns = layouts.flatMap { layout in
             [WritingMode.horizontalTB, .verticalRL].map { mode in

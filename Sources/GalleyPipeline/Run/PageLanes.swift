@@ -1,20 +1,9 @@
 import GalleyBase
 import GalleyPDF
 
-/// The lanes a PDF is drawn in: each opens the document in a MuPDF engine of its own, then
-/// records and draws its share of the pages (every `n`th), one after another, on the render
-/// queue; only encoding goes to another stage. `mutool draw` on both cores is the same split:
-/// one process per half of the pages, nothing shared.
-///
-/// Why: MuPDF guards its allocator and the reference counts of every shared object (glyphs,
-/// fonts, images) with one lock per engine, `FZ_LOCK_ALLOC`, taken about 21,000 times a page
-/// when thumbnails of Debian's manuals are drawn. With every thread on one engine (recording
-/// in the open stage, drawing in the render and thumbnail stages) the two cores fought over
-/// it: its lock and unlock were 17% of the CPU even with a cheap lock. In lanes each engine
-/// is used by one thread at a time, so its locks stay in that core's cache.
-///
-/// The count of lanes still running, and what they made, so the last lane to finish can
-/// finish the document.
+/// The lanes a document's pages are made in (`DocumentOpener`: one for an article, one per
+/// render worker for a PDF): the count of lanes still running, and what they made, so the last
+/// lane to finish can finish the document.
 final class PageLanes: Sendable {
     let count: Int
     private let state: Mutex<(running: Int, pages: Int, failure: Failure?)>

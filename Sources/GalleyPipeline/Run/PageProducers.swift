@@ -6,8 +6,8 @@ import GalleyPDF
 import GalleyRaster
 import GalleyText
 
-/// The pages of one open document, made one at a time by the open stage as page slots free
-/// up. Used by one operation at a time (see `DocumentCursor`).
+/// The pages of one open document (or of one of its lanes, `DocumentOpener`), made one at a
+/// time as page slots free up. Used by one operation at a time (see `DocumentCursor`).
 protocol PageProducer: AnyObject {
     /// The next page and its facts, or nil when there are no more.
     ///
@@ -69,7 +69,7 @@ extension Manifest.Rect {
 
 /// Runs page work under `page_timeout`: past it the work is aborted (through the same
 /// cancellation as Ctrl-C) and fails as `timed-out`, naming the page.
-struct TimeLimiter {
+struct TimeLimiter: Sendable {
     var timeout: Double
     var cancellation: Cancellation
     var watchdog: PageWatchdog
@@ -98,11 +98,13 @@ struct TimeLimiter {
 
 /// Pages of a PDF: each recorded as a MuPDF display list.
 ///
-/// A run draws a PDF in page lanes (see `Stages`): lane `k` of `n` opens the document in an
+/// A run draws a PDF in page lanes (`DocumentOpener`): lane `k` of `n` opens the document in an
 /// engine of its own and makes the `k`th, `k + n`th, ... selected pages. Only lane 0 reports
 /// the document's metadata, page count and warnings.
 final class PDFPages: PageProducer {
     private let pdf: PDFDocument
+    /// The engine, and the pool it was taken from, to which `finish` gives it back (a lane's).
+    private var lease: (engine: MuPDFEngine, pool: LaneEngines)?
     private let folder: String
     private let limiter: TimeLimiter
     private var events: [ProducerEvent] = []
@@ -114,10 +116,12 @@ final class PDFPages: PageProducer {
     let selectedCount: Int
 
     /// `bytes`: the file, read by the open stage, which every lane's document reads.
+    /// `engines`: the pool `engine` was taken from, to which `finish` gives it back.
     init(document: SourceDocument, configuration: Configuration, engine: MuPDFEngine,
-         limiter: TimeLimiter, lane: Int = 0, of lanes: Int = 1, bytes: FileBytes? = nil) throws {
+         limiter: TimeLimiter, lane: Int = 0, of lanes: Int = 1, bytes: FileBytes? = nil, engines: LaneEngines? = nil) throws {
         precondition(lanes >= 1 && (0..<lanes).contains(lane), "lane \(lane) of \(lanes)")
         pdf = try configuration.openPDF(document, engine: engine, bytes: bytes)
+        lease = engines.map { (engine, $0) }
         self.folder = document.name
         self.limiter = limiter
         var warnings: [String] = []
@@ -175,7 +179,11 @@ final class PDFPages: PageProducer {
         return nil
     }
 
-    func finish() {}
+    /// Gives a lane's engine back to its pool: the lane draws no more with it.
+    func finish() {
+        if let lease { lease.pool.give(lease.engine) }
+        lease = nil
+    }
 
     func takeEvents() -> [ProducerEvent] {
         defer { events = [] }
@@ -218,7 +226,7 @@ struct OpenedArticle {
             throw Failure(code: .noText,
                                    message: bytes.isEmpty ? "the file is empty" : "the article has no text to lay out (is it an HTML or text file?)")
         }
-        let drawn = ArticleImageLoader.drawnAtMost(layouts: configuration.layouts, dpi: configuration.dpi)
+        let drawn = ArticleImageLoader.drawnAtMost(layouts: configuration.layouts, scale: configuration.pageScale)
         let loaded = ArticleImageLoader(document: document, engine: engine, drawnAtMost: drawn).load(first.text.attachments.filter { !$0.isSpacer })
         images = loaded.images
         // A picture that could not be read, with no size in the markup and an alt text, is set
@@ -514,5 +522,17 @@ struct DocumentFiles: Sendable {
     /// The output folders of `documents`' articles, by their files' standardized paths.
     static func articles(_ documents: [SourceDocument]) -> [String: String] {
         Dictionary(documents.filter { $0.kind == .markup }.map { ($0.url.standardizedFileURL.path, $0.name) }) { first, _ in first }
+    }
+}
+
+extension DocumentFiles {
+    /// Where a run's articles' document files go, each one written told to the run's catalog;
+    /// nil when the configuration writes none. `scanned`: every document of the run, a shard's
+    /// others too, whose articles the PDFs' links reach.
+    init?(configuration: Configuration, store: OutputStore, catalog: RunCatalog, scanned: [SourceDocument]) {
+        guard configuration.writesDocumentFiles else { return nil }
+        self.init(formats: configuration.documentFormatNames(for:), store: store, written: { index, layout, file in
+            catalog.recordDocumentFile(index, layout: layout, file: file)
+        }, articles: DocumentFiles.articles(scanned))
     }
 }

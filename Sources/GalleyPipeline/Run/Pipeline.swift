@@ -158,7 +158,7 @@ public final class Pipeline: Sendable {
             }
         }
         try configuration.checkFontFolders()
-        let engine = try MuPDFEngine()
+        let engine = try MuPDFEngine()  // decodes articles' pictures
         let slots = PageSlots(capacity: configuration.maxPagesInFlight)
         let outputsPerPage = OutputVariant.all(configuration).count
         // The sheet written while the run goes, told of each document finished before the caller is.
@@ -185,7 +185,9 @@ public final class Pipeline: Sendable {
             }
         }
         let fonts = LazyFonts(configuration: configuration)
-        let stages = Stages(configuration: configuration, documents: documents, scanned: scanned, engine: engine, fonts: fonts,
+        let opener = DocumentOpener(configuration: configuration, engine: engine, fonts: fonts,
+                                    documentFiles: DocumentFiles(configuration: configuration, store: store, catalog: runCatalog, scanned: scanned))
+        let stages = Stages(configuration: configuration, documents: documents, opener: opener,
                             store: store, slots: slots, recorder: recorder, catalog: runCatalog, drawImages: !options.thumbnailsOnly,
                             cancellation: cancellation, logger: logger)
         logger.info("scanned \(documents.count) document(s) from \(configuration.inputs.joined(separator: ", "))")

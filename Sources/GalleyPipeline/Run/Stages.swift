@@ -2,7 +2,6 @@ import Foundation
 import GalleyBase
 import GalleyCatalog
 import GalleyManifest
-import GalleyPDF
 import GalleyRaster
 import Logging
 
@@ -11,65 +10,50 @@ import Logging
 /// open (a document: read, hash, open or typeset, then record its pages as page slots free
 /// up) → render (a page image) / thumbnails (one per box) → encode (the configured
 /// `ImageEncoder`s: one for page images, one for thumbnails) → record (serial: the recorder
-/// and the catalog). A page over `Pipeline.bandPixelLimit` pixels is drawn and encoded band by
-/// band in its render operation; a page its format cannot hold (`ImageEncoder.checkSize`)
-/// fails as `too-large-for-format` before anything is drawn.
+/// and the catalog). How each output is drawn and encoded is its `PageRenderer`'s decision: a
+/// page its format cannot hold fails as `too-large-for-format` before anything is drawn, and a
+/// page over `Pipeline.bandPixelLimit` pixels is drawn and encoded band by band in its render
+/// operation.
 final class Stages: Sendable {
     let configuration: Configuration
     let documents: [SourceDocument]
-    let engine: MuPDFEngine
-    let fonts: LazyFonts
+    /// Opens documents into page producers, with each kind's lane policy.
+    let opener: DocumentOpener
     let store: OutputStore
     let slots: PageSlots
     let recorder: RunRecorder
     let catalog: RunCatalog
     /// False in a thumbnails-only run: page images are only ever kept, never drawn.
     let drawImages: Bool
-    /// Turn drawn pages into files: page images, and thumbnails.
-    let imageEncoder: any ImageEncoder
-    let thumbnailEncoder: any ImageEncoder
+    /// Turn pages into files: page images, and thumbnails.
+    let imageRenderer: PageRenderer
+    let thumbnailRenderer: PageRenderer
     /// The thumbnail boxes and the one drawn for them all; nil without thumbnails.
     let thumbnails: ThumbnailSet?
-    /// Where articles' whole-document files go; nil when none is configured.
-    let documentFiles: DocumentFiles?
     let cancellation: Cancellation
     let logger: Logger
-    /// How many lanes a PDF is drawn in (the render stage's width), and their engines.
-    let laneCount: Int
-    let laneEngines: LaneEngines
     let openQueue = OperationQueue()
     let renderQueue = OperationQueue()
     let thumbnailQueue = OperationQueue()
     let encodeQueue = OperationQueue()
     let recordQueue = OperationQueue()
 
-    /// `scanned`: every document of the run, a shard's others too, whose articles the PDFs' links
-    /// reach (`documents` when nil).
-    init(configuration: Configuration, documents: [SourceDocument], scanned: [SourceDocument]? = nil, engine: MuPDFEngine, fonts: LazyFonts,
-         store: OutputStore, slots: PageSlots, recorder: RunRecorder, catalog: RunCatalog, drawImages: Bool, cancellation: Cancellation,
-         logger: Logger) {
+    init(configuration: Configuration, documents: [SourceDocument], opener: DocumentOpener, store: OutputStore,
+         slots: PageSlots, recorder: RunRecorder, catalog: RunCatalog, drawImages: Bool, cancellation: Cancellation, logger: Logger) {
         self.configuration = configuration
         self.documents = documents
-        self.engine = engine
-        self.fonts = fonts
+        self.opener = opener
         self.store = store
         self.slots = slots
         self.recorder = recorder
         self.catalog = catalog
         self.drawImages = drawImages
         self.watchdog = PageWatchdog(timeout: configuration.pageTimeout)
-        self.imageEncoder = configuration.imageEncoder
-        self.thumbnailEncoder = configuration.thumbnailEncoder
+        self.imageRenderer = configuration.imageRenderer
+        self.thumbnailRenderer = configuration.thumbnailRenderer
         self.thumbnails = ThumbnailSet(configuration)
-        self.documentFiles = !configuration.writesDocumentFiles ? nil
-            : DocumentFiles(formats: configuration.documentFormatNames(for:), store: store, written: { [catalog] index, layout, file in
-                catalog.recordDocumentFile(index, layout: layout, file: file)
-            }, articles: DocumentFiles.articles(scanned ?? documents))
         self.cancellation = cancellation
         self.logger = logger
-        laneCount = max(1, configuration.workers.render)
-        // MuPDF's default store (256 MiB) shared by the lanes of a document.
-        laneEngines = LaneEngines(storeBytes: (256 << 20) / laneCount)
         let widths = [(openQueue, "open", configuration.workers.open), (renderQueue, "render", configuration.workers.render),
                       (thumbnailQueue, "thumbnails", configuration.workers.thumbnails),
                       (encodeQueue, "encode", configuration.workers.encode), (recordQueue, "record", 1)]
@@ -148,30 +132,16 @@ final class Stages: Sendable {
         case .open(let hash):
             knownHash = hash
         }
-        let digest: (hash: String, bytes: Int)
-        // A PDF up to ShardPlan.wholeFileLimit is read once, here: hashed from memory, and
-        // every page lane's document opened from the same bytes. Opened from the file, each
-        // lane's MuPDF read it again, a small PDF 18-22 times over in small overlapping reads.
-        var bytes: FileBytes?
+        let read: DocumentOpener.Read
         do {
-            if document.kind == .pdf, let stamp, stamp.size <= ShardPlan.wholeFileLimit {
-                let read = try FileBytes(path: document.url.path)
-                bytes = read
-                digest = (knownHash ?? read.withUnsafeBytes { ContentHash.sha256($0) }, read.count)
-            } else if let knownHash, let stamp {
-                digest = (knownHash, Int(stamp.size))
-            } else {
-                digest = try ContentHash.sha256(file: document.url)
-            }
+            read = try opener.read(document, stamp: stamp, knownHash: knownHash)
         } catch {
-            let failure = error is PDFError ? Failure(error)  // FileBytes says why, as `unreadable`
-                : Failure(code: .unreadable, message: "cannot read the file: \(error.localizedDescription)")
-            finishDispatch(index, pages: 0, failure: failure)
+            finishDispatch(index, pages: 0, failure: error)
             return
         }
-        recorder.opened(index, sha256: digest.hash, bytes: digest.bytes)
-        catalog.begin(index, document, stamp: stamp, hash: digest.hash, bytes: digest.bytes)
-        if let crashed = catalog.quarantine(contentHash: digest.hash) {
+        recorder.opened(index, sha256: read.sha256, bytes: read.byteCount)
+        catalog.begin(index, document, stamp: stamp, hash: read.sha256, bytes: read.byteCount)
+        if let crashed = catalog.quarantine(contentHash: read.sha256) {
             finishDispatch(index, pages: 0, failure: crashed)
             return
         }
@@ -179,63 +149,51 @@ final class Stages: Sendable {
         guard catalog.markInProgress(index) else { return }  // interrupted meanwhile
         CrashTestHook.abortIfOpening(document)
         CrashTestHook.hangIfOpening(document)
-        if document.kind == .pdf {
-            openLanes(index, document, bytes: bytes)
-            return
-        }
-        let producer: any PageProducer
+        let opened: OpenedDocument
         do {
-            let pages = try timed(index) {
-                try ArticlePages(document: document, index: index, configuration: configuration, fonts: try fonts.library(),
-                                 engine: engine, documentFiles: documentFiles, limiter: limiter)
-            }
-            recorder.record(index, pages.takeEvents())
-            if let summary = pages.ignoredPropertiesSummary { logger.debug("\(document.relativePath): \(summary)") }
-            producer = pages
+            opened = try timed(index) { try opener.open(document, index: index, read: read, limiter: limiter) }
         } catch {
             finishDispatch(index, pages: 0, failure: Failure(error))
             return
         }
-        recordPages(DocumentCursor(index: index, producer: producer), holdingSlot: false)
+        recorder.record(index, opened.first.takeEvents())
+        if let note = opened.note { logger.debug("\(document.relativePath): \(note)") }
+        openLanes(index, opened)
     }
 
-    /// Opens a PDF in page lanes: lane 0 here (it reports the page count and metadata), the
-    /// others in their own operations, and each lane then records and draws its pages on the
-    /// render queue, one page after another, in a MuPDF engine of its own (`PageLanes`).
-    private func openLanes(_ index: Int, _ document: SourceDocument, bytes: FileBytes?) {
-        let first: PDFPages
-        let engine: MuPDFEngine
-        do {
-            engine = try laneEngines.take()
-            first = try timed(index) {
-                try PDFPages(document: document, configuration: configuration, engine: engine,
-                             limiter: limiter, lane: 0, of: laneCount, bytes: bytes)
-            }
-            recorder.record(index, first.takeEvents())
-        } catch {
-            finishDispatch(index, pages: 0, failure: Failure(error))
-            return
+    /// Runs the lanes of an opened document: the first, made in this open operation, and the
+    /// others, each opened in an operation of its own, on the queue their lane runs on
+    /// (`laneQueue`). A lane that draws its own pages is handed to the render queue; one that
+    /// does not goes on in this operation.
+    private func openLanes(_ index: Int, _ opened: OpenedDocument) {
+        let lanes = PageLanes(count: opened.lanes)
+        let drawsPages = opened.drawsInLane
+        let first = DocumentCursor(index: index, producer: opened.first, lanes: lanes, drawsPages: drawsPages)
+        if drawsPages {
+            // Handed off: this operation touches the first lane's producer no more.
+            submit(laneQueue(drawsPages: true)) { [self] in recordPages(first, holdingSlot: false) }
+        } else {
+            recordPages(first, holdingSlot: false)
         }
-        let lanes = PageLanes(count: max(1, min(laneCount, first.selectedCount)))
-        // Handed off: this operation touches the first lane's document no more.
-        let cursor = DocumentCursor(index: index, producer: first, lanes: lanes, engine: engine)
-        submit(renderQueue) { [self] in recordPages(cursor, holdingSlot: false) }
+        let openLane = opened.openLane
         for lane in 1..<lanes.count {
-            submit(renderQueue) { [self] in
+            submit(laneQueue(drawsPages: drawsPages)) { [self] in
                 guard !cancellation.isCancelled else { return }
                 do {
-                    let engine = try laneEngines.take()
-                    let pages = try timed(index) {
-                        try PDFPages(document: document, configuration: configuration, engine: engine,
-                                     limiter: limiter, lane: lane, of: laneCount, bytes: bytes)
-                    }
-                    recorder.record(index, pages.takeEvents())
-                    recordPages(DocumentCursor(index: index, producer: pages, lanes: lanes, engine: engine), holdingSlot: false)
+                    let producer = try timed(index) { try openLane(lane) }
+                    recorder.record(index, producer.takeEvents())
+                    recordPages(DocumentCursor(index: index, producer: producer, lanes: lanes, drawsPages: drawsPages), holdingSlot: false)
                 } catch {
-                    finishCursor(index, lanes: lanes, engine: nil, pages: 0, failure: Failure(error))
+                    finishCursor(index, lanes: lanes, pages: 0, failure: Failure(error))
                 }
             }
         }
+    }
+
+    /// The queue a lane's operations run on: the render queue for a lane that draws its own
+    /// pages, else the open queue (its pages go to the render and thumbnail stages).
+    private func laneQueue(drawsPages: Bool) -> OperationQueue {
+        drawsPages ? renderQueue : openQueue
     }
 
     /// Runs work on a page under `page_timeout`.
@@ -243,8 +201,9 @@ final class Stages: Sendable {
     /// The run's one timer for `page_timeout`.
     private let watchdog: PageWatchdog
 
-    /// Records pages of an open document while page slots are free. When none is, it parks a
-    /// continuation that resumes here, in a new open operation, once a slot is handed over.
+    /// Records pages of a document's lane while page slots are free. When none is, it parks a
+    /// continuation that resumes here, in a new operation on the lane's queue, once a slot is
+    /// handed over.
     private func recordPages(_ cursor: DocumentCursor, holdingSlot: Bool) {
         var holding = holdingSlot
         while true {
@@ -256,7 +215,7 @@ final class Stages: Sendable {
             if !holding {
                 outstanding.enter()  // the parked continuation counts as outstanding work
                 let acquired = slots.acquire { [self] in
-                    submit(cursor.lanes == nil ? openQueue : renderQueue) { [self] in recordPages(cursor, holdingSlot: true) }
+                    submit(laneQueue(drawsPages: cursor.drawsPages)) { [self] in recordPages(cursor, holdingSlot: true) }
                     outstanding.leave()
                 }
                 guard acquired else { return }  // the cursor now belongs to the continuation
@@ -269,7 +228,7 @@ final class Stages: Sendable {
             } catch {
                 slots.release()
                 finishProducer(cursor)
-                finishCursor(cursor.index, lanes: cursor.lanes, engine: cursor.engine, pages: cursor.dispatched,
+                finishCursor(cursor.index, lanes: cursor.lanes, pages: cursor.dispatched,
                              failure: Failure(error, page: cursor.dispatched + 1))
                 return
             }
@@ -279,7 +238,7 @@ final class Stages: Sendable {
             }
             cursor.dispatched += 1
             let index = cursor.index
-            let here = cursor.lanes != nil
+            let here = cursor.drawsPages
             if let thumbnails, let scale = thumbnails.pageImageScale(page, configuration) {
                 dispatchTogether(index, page, facts, thumbnails, scale: scale, here: here)
             } else {
@@ -288,7 +247,7 @@ final class Stages: Sendable {
             }
         }
         finishProducer(cursor)
-        finishCursor(cursor.index, lanes: cursor.lanes, engine: cursor.engine, pages: cursor.dispatched, failure: nil)
+        finishCursor(cursor.index, lanes: cursor.lanes, pages: cursor.dispatched, failure: nil)
     }
 
     /// The cursor's next page; what its producer reported on the way is recorded.
@@ -297,20 +256,16 @@ final class Stages: Sendable {
         return try cursor.producer.next()
     }
 
-    /// The cursor's producer is done; what it reported at the end is recorded.
+    /// The cursor's producer is done (a PDF lane's gives its engine back); what it reported at
+    /// the end is recorded.
     private func finishProducer(_ cursor: DocumentCursor) {
         cursor.producer.finish()
         recorder.record(cursor.index, cursor.producer.takeEvents())
     }
 
-    /// A cursor has made all the pages it will. A lane gives its engine back, and the last
-    /// lane of a document finishes it for all of them.
-    private func finishCursor(_ index: Int, lanes: PageLanes?, engine: MuPDFEngine?, pages: Int, failure: Failure?) {
-        if let engine { laneEngines.give(engine) }
-        guard let lanes else {
-            finishDispatch(index, pages: pages, failure: failure)
-            return
-        }
+    /// A lane has made all the pages it will; the last lane of a document finishes it for all
+    /// of them.
+    private func finishCursor(_ index: Int, lanes: PageLanes, pages: Int, failure: Failure?) {
         if let total = lanes.finish(pages: pages, failure: failure) {
             finishDispatch(index, pages: total.pages, failure: total.failure)
         }
@@ -339,7 +294,7 @@ final class Stages: Sendable {
     /// The path of a page image to draw; nil when a finished one stands in for it or the run
     /// draws none (both reported here).
     private func pendingImage(_ index: Int, _ facts: PageFacts) -> String? {
-        let path = OutputVariant.image.path(folder: facts.folder, page: facts.number, fileExtension: imageEncoder.fileExtension)
+        let path = OutputVariant.image.path(folder: facts.folder, page: facts.number, fileExtension: imageRenderer.encoder.fileExtension)
         if let kept = catalog.reuse(index, page: facts, variant: .image, path: path) {
             report(index, facts, .image, .success(kept), reused: true)
             return nil
@@ -387,7 +342,7 @@ final class Stages: Sendable {
         var pending: [(box: Int, path: String)] = []
         for box in thumbnails.boxes {
             let variant = OutputVariant.thumbnail(box: box)
-            let path = variant.path(folder: facts.folder, page: facts.number, fileExtension: thumbnailEncoder.fileExtension)
+            let path = variant.path(folder: facts.folder, page: facts.number, fileExtension: thumbnailRenderer.encoder.fileExtension)
             if let kept = catalog.reuse(index, page: facts, variant: variant, path: path)
                 ?? catalog.cachedThumbnail(index, page: facts, variant: variant, path: path) {
                 report(index, facts, variant, .success(kept), reused: true)
@@ -410,10 +365,14 @@ final class Stages: Sendable {
     // MARK: render
 
     private func renderImage(_ index: Int, _ page: any PageSource, _ facts: PageFacts, path: String) {
-        let scale = configuration.dpi / 72
+        let scale = configuration.pageScale
         let bounds = page.pixelBounds(scale: scale)
-        guard !refused(index, facts, .image, bounds) else { return }
-        if PageImages.isBanded(bounds) {
+        switch planned(index, facts, .image, bounds) {
+        case nil:
+            return
+        case .whole?:
+            render(index, page, facts, scale: scale, variant: .image, path: path)
+        case .bands?:
             // Huge page: draw and encode band by band in this operation.
             let result = timed(index) {
                 Result { () throws -> WrittenOutput in
@@ -421,9 +380,7 @@ final class Stages: Sendable {
                 }.mapError { Failure($0, page: facts.number) }
             }
             report(index, facts, .image, result)
-            return
         }
-        render(index, page, facts, scale: scale, variant: .image, path: path)
     }
 
     /// Draws the page once at the largest box and makes each pending thumbnail from that
@@ -449,7 +406,7 @@ final class Stages: Sendable {
     private func renderTogether(_ index: Int, _ page: any PageSource, _ facts: PageFacts, scale: Double, image: String?,
                                 thumbnails pending: [(box: Int, path: String)], master: Int) {
         guard !cancellation.isCancelled else { return }
-        let image = image.flatMap { refused(index, facts, .image, page.pixelBounds(scale: scale)) ? nil : $0 }
+        let image = image.flatMap { planned(index, facts, .image, page.pixelBounds(scale: scale)) == nil ? nil : $0 }
         let wanted = unrefused(index, page, facts, pending)
         guard image != nil || !wanted.isEmpty else { return }
         let drawn: Bitmap
@@ -478,7 +435,7 @@ final class Stages: Sendable {
     /// pixels is over AVIF's pixel limit for a square page).
     private func unrefused(_ index: Int, _ page: any PageSource, _ facts: PageFacts,
                            _ pending: [(box: Int, path: String)]) -> [(box: Int, path: String)] {
-        pending.filter { !refused(index, facts, .thumbnail(box: $0.box), page.pixelBounds(scale: page.thumbnailScale(box: $0.box))) }
+        pending.filter { planned(index, facts, .thumbnail(box: $0.box), page.pixelBounds(scale: page.thumbnailScale(box: $0.box))) != nil }
     }
 
     /// Each wanted thumbnail from `largest`, the largest box's pixels: that box as they are, the
@@ -499,15 +456,15 @@ final class Stages: Sendable {
         }
     }
 
-    /// Reports `too-large-for-format` for an output its encoder cannot hold, before anything
-    /// is drawn for it; false when the encoder takes it.
-    private func refused(_ index: Int, _ facts: PageFacts, _ variant: OutputVariant, _ bounds: PixelRect) -> Bool {
+    /// How an output of `bounds` is drawn (`PageRenderer.drawing`); nil, with
+    /// `too-large-for-format` reported, for one its format cannot hold, before anything is
+    /// drawn for it.
+    private func planned(_ index: Int, _ facts: PageFacts, _ variant: OutputVariant, _ bounds: PixelRect) -> PageRenderer.Drawing? {
         do {
-            try encoder(variant).checkSize(width: bounds.width, height: bounds.height)
-            return false
+            return try renderer(variant).drawing(bounds)
         } catch {
             report(index, facts, variant, .failure(Failure(error, page: facts.number)))
-            return true
+            return nil
         }
     }
 
@@ -538,8 +495,7 @@ final class Stages: Sendable {
         guard !cancellation.isCancelled else { return }
         let result = timed(index) {
             Result { () throws -> WrittenOutput in
-                // Page images record their resolution; a thumbnail's is no round figure and of no use.
-                let bytes = try encoder(variant).encode(bitmap, dpi: variant == .image ? configuration.dpi : nil)
+                let bytes = try renderer(variant).encode(bitmap)
                 let written = try write(bytes, width: bitmap.width, height: bitmap.height, path: path)
                 catalog.cache(index, page: facts, variant: variant, bytes: bytes, path: path)
                 return written
@@ -549,7 +505,7 @@ final class Stages: Sendable {
     }
 
     private func writeBanded(_ page: any PageSource, _ facts: PageFacts, bounds: PixelRect, scale: Double, path: String) throws -> WrittenOutput {
-        let bytes = try PageImages.encodeBanded(page, bounds: bounds, scale: scale, encoder: imageEncoder, dpi: configuration.dpi) { band, rect in
+        let bytes = try imageRenderer.encodeInBands(bounds) { band, rect in
             try limiter.run(page: facts.number, doing: "draw") { limit in
                 try page.draw(into: band, rect: rect, scale: scale, cancellation: limit)
             }
@@ -567,9 +523,9 @@ final class Stages: Sendable {
         return try body()
     }
 
-    /// The encoder of one kind of output.
-    private func encoder(_ variant: OutputVariant) -> any ImageEncoder {
-        variant == .image ? imageEncoder : thumbnailEncoder
+    /// The renderer of one kind of output.
+    private func renderer(_ variant: OutputVariant) -> PageRenderer {
+        variant == .image ? imageRenderer : thumbnailRenderer
     }
 
     private func write(_ bytes: [UInt8], width: Int, height: Int, path: String) throws(OutputError) -> WrittenOutput {

@@ -15,10 +15,10 @@ extension ThumbnailSet {
     /// it); its fingerprint names the page images' resolution (`Fingerprints.output`).
     func pageImageScale(_ page: any PageSource, _ configuration: Configuration) -> Double? {
         guard configuration.pageImages else { return nil }
-        let scale = configuration.dpi / 72
+        let scale = configuration.pageScale
         let image = page.pixelBounds(scale: scale)
         let largest = page.pixelBounds(scale: page.thumbnailScale(box: master))
-        guard image.width * image.height <= Pipeline.bandPixelLimit, image.width >= largest.width, image.height >= largest.height else {
+        guard !PageRenderer.isBanded(image), image.width >= largest.width, image.height >= largest.height else {
             return nil
         }
         return scale

@@ -125,9 +125,10 @@ public struct FreedesktopThumbnails: Sendable {
             do {
                 if document.kind == .markup && fonts == nil { fonts = try configuration.documentFonts() }
                 let page = try firstPage(document, engine: engine, fonts: fonts)
+                let renderer = PageRenderer(encoder: Encoder(texts: texts), dpi: nil)
                 for size in stale {
-                    let bitmap = try page.render(scale: page.thumbnailScale(box: size.pixels), cancellation: cancellation)
-                    try write(Self.rgbaPNG(bitmap, texts: texts), to: file(uri: uri, size: size))
+                    try write(renderer.render(page, scale: page.thumbnailScale(box: size.pixels), cancellation: cancellation),
+                              to: file(uri: uri, size: size))
                 }
                 summary.written += 1
                 onDocument(document.relativePath, "\(stale.count) size(s) written")
@@ -197,8 +198,34 @@ public struct FreedesktopThumbnails: Sendable {
         return page
     }
 
+    /// The standard's thumbnail as an image encoder, so `PageRenderer` makes it as it makes
+    /// every other image: 8-bit RGBA PNG, opaque, with the text chunks (`rgbaPNG`). Whole
+    /// images only: the standard's largest size is 1,024 pixels, `galley thumbnail --size` at
+    /// most 4,096.
+    struct Encoder: ImageEncoder {
+        /// The text chunks, in order: `Thumb::URI`, `Thumb::MTime`, ...
+        let texts: [(String, String)]
+
+        var format: ImageFormat { .png }
+        var fingerprint: String { "freedesktop.org thumbnail: RGBA PNG with its text chunks" }
+        var maximumSide: Int { PNGImageEncoder.libpngSideLimit }
+        var maximumPixels: Int? { wholeImagePixelLimit }
+
+        func encode(_ bitmap: Bitmap, dpi: Double?) throws(RasterError) -> [UInt8] {
+            try FreedesktopThumbnails.rgbaPNG(bitmap, texts: texts)
+        }
+
+        func bandEncoder(width: Int, height: Int, dpi: Double?) throws(RasterError) -> any BandEncoder {
+            throw RasterError(.tooLargeForFormat, "a freedesktop.org thumbnail is encoded whole")
+        }
+
+        func pixelSize(of bytes: [UInt8]) -> (width: Int, height: Int)? {
+            PNGImageEncoder().pixelSize(of: bytes)
+        }
+    }
+
     /// 8-bit RGBA rows (opaque) from an RGB bitmap, as the standard asks.
-    static func rgbaPNG(_ bitmap: Bitmap, texts: [(String, String)]) throws -> [UInt8] {
+    private static func rgbaPNG(_ bitmap: Bitmap, texts: [(String, String)]) throws(RasterError) -> [UInt8] {
         var rgba = [UInt8](repeating: 255, count: bitmap.width * bitmap.height * 4)
         let source = bitmap.pixels
         for y in 0..<bitmap.height {
@@ -213,19 +240,20 @@ public struct FreedesktopThumbnails: Sendable {
     }
 
     /// A 1×1 fully transparent PNG: the standard's "empty" failure marker.
-    static func emptyPNG(texts: [(String, String)]) throws -> [UInt8] {
+    static func emptyPNG(texts: [(String, String)]) throws(RasterError) -> [UInt8] {
         try encodeRGBA([0, 0, 0, 0], width: 1, height: 1, texts: texts)
     }
 
     /// RGBA as the standard asks ("8bit, non-interlaced PNG image with full alpha
     /// transparency"), so no colour-type reduction.
-    private static func encodeRGBA(_ pixels: [UInt8], width: Int, height: Int, texts: [(String, String)]) throws -> [UInt8] {
-        try pixels.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) throws -> [UInt8] in
-            guard let base = buffer.baseAddress else { throw RasterError(.invalidSize, "empty thumbnail") }
-            return try WholeImagePNG.encode(rows: base, width: width, height: height, stride: width * 4, channels: 4,
-                                            compression: .default, reduce: false,
-                                            text: texts.map { (key: $0.0, value: $0.1) }).bytes
-        }
+    private static func encodeRGBA(_ pixels: [UInt8], width: Int, height: Int, texts: [(String, String)]) throws(RasterError) -> [UInt8] {
+        try pixels.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) -> Result<[UInt8], RasterError> in
+            guard let base = buffer.baseAddress else { return .failure(RasterError(.invalidSize, "empty thumbnail")) }
+            return Result { () throws(RasterError) in
+                try WholeImagePNG.encode(rows: base, width: width, height: height, stride: width * 4, channels: 4,
+                                         compression: .default, reduce: false, text: texts.map { (key: $0.0, value: $0.1) }).bytes
+            }
+        }.get()
     }
 
     /// Writes a 0600 file under a temporary name in the destination's folder, then renames it.

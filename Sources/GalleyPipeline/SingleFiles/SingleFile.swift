@@ -66,7 +66,6 @@ public struct SingleFile: Sendable {
         return file.standardizedFileURL.path.hasPrefix(folder.hasSuffix("/") ? folder : folder + "/")
     }
 
-    /// Draws the selected pages of `file` at the configured dpi into `folder` as
     /// An article's pages as vector PDF (`galley render --format pdf`): `<name>.pdf` in
     /// `folder` (with several layouts, `<name>-<layout>.pdf` for each), written atomically,
     /// as a run's `pdf: true` writes them.
@@ -90,9 +89,11 @@ public struct SingleFile: Sendable {
         }
     }
 
+    /// Draws the selected pages of `file` at the configured dpi into `folder` as
     /// `<name>-0001.png` (an article with several layouts: `<name>-<layout>-0001.png`; the
-    /// extension is the configured format's),
-    /// each written atomically. Pages are drawn `configuration.workers.render` at a time.
+    /// extension is the configured format's), each written atomically, as a run draws and
+    /// encodes its page images (`PageRenderer`). Pages are drawn `configuration.workers.render`
+    /// at a time.
     ///
     /// - Throws: the document's `Failure` (the first page that failed names its page); the
     ///   pages written before it stay.
@@ -108,8 +109,8 @@ public struct SingleFile: Sendable {
         } catch {
             throw Failure(error)
         }
-        let encoder = configuration.imageEncoder
-        let scale = configuration.dpi / 72
+        let renderer = configuration.imageRenderer
+        let scale = configuration.pageScale
         let prefix = document.name
         let layoutInName = document.kind == .markup && configuration.layouts.count > 1
         let queue = OperationQueue()
@@ -120,15 +121,14 @@ public struct SingleFile: Sendable {
         do {
             while !cancellation.isCancelled, let (page, facts) = try producer.next() {
                 let layout = layoutInName ? facts.layout.map { "-\($0.name)" } ?? "" : ""
-                let path = folder.appendingPathComponent("\(prefix)\(layout)-\(String(format: "%04d", facts.number)).\(encoder.fileExtension)").path
+                let path = folder.appendingPathComponent("\(prefix)\(layout)-\(String(format: "%04d", facts.number)).\(renderer.encoder.fileExtension)").path
                 let order = index
                 index += 1
                 // Bounded: at most twice the workers' pages drawn or waiting.
                 while queue.operationCount >= 2 * queue.maxConcurrentOperationCount { queue.waitUntilAllOperationsAreFinished() }
                 queue.addOperation {
                     let result = Result { () throws -> String in
-                        let bytes = try PageImages.encode(page, scale: scale, encoder: encoder, dpi: configuration.dpi,
-                                                          cancellation: cancellation)
+                        let bytes = try renderer.render(page, scale: scale, cancellation: cancellation)
                         try AtomicFile.write(bytes, to: path, through: path + ".\(getpid()).\(order).tmp")
                         return path
                     }.mapError { Failure($0, page: facts.number) }
@@ -182,9 +182,8 @@ public struct SingleFile: Sendable {
             guard let page = try producer.next()?.page else {
                 throw producer.takeEvents().outcome.failure ?? Failure(code: .noPages, message: "the document has no pages")
             }
-            let bitmap = try page.render(scale: page.thumbnailScale(box: size), cancellation: cancellation)
-            guard format == .png else { return try configuration.encoding(format).encoder.encode(bitmap, dpi: nil) }
-            return try FreedesktopThumbnails.rgbaPNG(bitmap, texts: texts)
+            let encoder: any ImageEncoder = format == .png ? FreedesktopThumbnails.Encoder(texts: texts) : configuration.encoding(format).encoder
+            return try PageRenderer(encoder: encoder, dpi: nil).render(page, scale: page.thumbnailScale(box: size), cancellation: cancellation)
         } catch {
             throw Failure(error, page: 1)
         }

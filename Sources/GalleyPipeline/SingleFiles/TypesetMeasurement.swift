@@ -130,7 +130,7 @@ public struct TypesetMeasurement: Codable, Sendable {
         var parseSeconds = seconds(clock.now - parseStarted)
         result.textLength = article.first.text.count
         if !article.warnings.isEmpty { result.warnings = article.warnings }
-        let drawer = PageDrawer(scale: configuration.dpi / 72, jobs: render ? max(1, jobs) : 0)
+        let drawer = PageDrawer(scale: configuration.pageScale, jobs: render ? max(1, jobs) : 0)
         for configured in configuration.layouts {
             var typesetSeconds = parseSeconds
             var pages = 0, lines = 0, justified = 0, hyphenated = 0, loose = 0, badness = 0.0
