@@ -81,27 +81,34 @@ struct RemoteLink {
     var markedFile: String { "\(file)#galley-link-\(index)" }
 
     /// `bytes` with every action of `links` completed; as they are when the file is not laid
-    /// out as cairo 1.16 writes it.
+    /// out as cairo 1.16 writes it. `links[k]` is the link marked `#galley-link-k`: the file
+    /// is read once for the marker, whatever the number of links (searched link by link, a
+    /// chapter linking to many sections of others read its PDF once for each).
     static func completing(_ links: [RemoteLink], in bytes: [UInt8]) -> [UInt8] {
         guard !links.isEmpty else { return bytes }
+        let marker = Array("#galley-link-".utf8)
         let placeholder = Array("/D [0 null null 0]".utf8)
         var edits: [(range: Range<Int>, bytes: [UInt8])] = []
-        for link in links {
-            let needle = Array("/F (\(link.markedFile))".utf8)
-            var from = 0
-            while let at = CairoPDFLayout.firstIndex(of: needle, in: bytes, from: from) {
-                var end = at + needle.count
-                var next = end
-                while next < bytes.count, bytes[next] == 0x20 || bytes[next] == 0x0A || bytes[next] == 0x0D { next += 1 }
-                if bytes[next...].starts(with: placeholder) { end = next + placeholder.count }
-                // The destination's name as cairo writes it in the other file's name tree: its
-                // UTF-8 bytes between parentheses.
-                let destination = link.destination.map { "(\(literal($0)))" } ?? "[0 /Fit]"
-                edits.append((at..<end, Array("/F (\(literal(link.file)))\n      /D \(destination)".utf8)))
-                from = end
-            }
+        var from = 0
+        while let found = CairoPDFLayout.firstIndex(of: marker, in: bytes, from: from) {
+            from = found + marker.count
+            // The link's number, and the file name before it as cairo wrote it: `/F (file#galley-link-k)`.
+            guard let number = CairoPDFLayout.number(in: bytes, from: from), number.start == from,
+                  number.value < links.count, number.end < bytes.count, bytes[number.end] == UInt8(ascii: ")") else { continue }
+            let link = links[number.value]
+            let opening = Array("/F (\(link.file)".utf8)
+            let at = found - opening.count
+            guard at >= 0, bytes[at..<found].elementsEqual(opening) else { continue }
+            var end = number.end + 1
+            var next = end
+            while next < bytes.count, bytes[next] == 0x20 || bytes[next] == 0x0A || bytes[next] == 0x0D { next += 1 }
+            if bytes[next...].starts(with: placeholder) { end = next + placeholder.count }
+            // The destination's name as cairo writes it in the other file's name tree: its
+            // UTF-8 bytes between parentheses.
+            let destination = link.destination.map { "(\(literal($0)))" } ?? "[0 /Fit]"
+            edits.append((at..<end, Array("/F (\(literal(link.file)))\n      /D \(destination)".utf8)))
+            from = end
         }
-        edits.sort { $0.range.lowerBound < $1.range.lowerBound }
         return PDFCatalogEntry.replacing(edits, in: bytes) ?? bytes
     }
 
