@@ -135,6 +135,11 @@ final class PDFDocumentWriter: DocumentWriter {
     /// Links to another PDF at a destination, by the marked file name cairo wrote for them
     /// (`RemoteLink`), made whole when the file is finished.
     private var remoteLinks: [RemoteLink] = []
+    private var remoteLinkIndexes: [RemoteLinkKey: Int] = [:]
+    private struct RemoteLinkKey: Hashable {
+        var file: String
+        var destination: String?
+    }
     /// SVG text's font families as fontconfig has them (`SVGFontFamilies`).
     private var svgFamilies = SVGFontFamilies()
 
@@ -258,7 +263,7 @@ final class PDFDocumentWriter: DocumentWriter {
     }
 
     private func writeDestination(_ name: String, x: Double, y: Double) {
-        let attributes = "name='\(Self.escaped(RemoteLink.literal(name)))' x=\(Self.number(x)) y=\(Self.number(y))"
+        let attributes = "name='\(Self.escaped(Self.cairoString(name)))' x=\(Self.number(x)) y=\(Self.number(y))"
         cairo_tag_begin(context, CAIRO_TAG_DEST, attributes)
         cairo_tag_end(context, CAIRO_TAG_DEST)
         destinationsWritten += 1
@@ -366,22 +371,33 @@ final class PDFDocumentWriter: DocumentWriter {
     /// `file='…'` for another article of the run (its PDF of this layout, at the fragment's
     /// destination: `RemoteLink`); nil for an empty target or a fragment no element has.
     func linkAttributes(_ target: String) -> String? {
-        // cairo 1.16 writes a destination's name as it is given between parentheses, in the
-        // name tree and in each link to it: an id with a parenthesis (`a(b`) ended the string
-        // early and made the whole name tree, and with it the catalog, unreadable. The names
-        // are given as the inside of a PDF string (`a\(b`), which readers take as `a(b`.
-        if let name = Self.fragment(target) { return linkedNames.contains(name) ? "dest='\(Self.escaped(RemoteLink.literal(name)))'" : nil }
+        if let name = Self.fragment(target) { return linkedNames.contains(name) ? "dest='\(Self.escaped(Self.cairoString(name)))'" : nil }
         if let links, let (path, fragment) = links.file(for: target) {
-            guard let other = links.article(at: path) else { return "uri='\(Self.escaped(links.relativeURI(to: path, fragment: fragment)))'" }
-            guard other != links.name else { return fragment.flatMap { linkedNames.contains($0) ? "dest='\(Self.escaped(RemoteLink.literal($0)))'" : nil } }
-            let link = RemoteLink(file: links.relativePDFPath(to: other, layout: layoutName), destination: fragment, index: remoteLinks.count)
-            let marked = remoteLinks.first { $0.file == link.file && $0.destination == link.destination } ?? link
-            if marked.index == remoteLinks.count { remoteLinks.append(marked) }
-            return "file='\(Self.escaped(marked.markedFile))'"
+            guard let other = links.article(at: path) else { return "uri='\(Self.escaped(Self.cairoString(links.relativeURI(to: path, fragment: fragment))))'" }
+            guard other != links.name else { return fragment.flatMap { linkedNames.contains($0) ? "dest='\(Self.escaped(Self.cairoString($0)))'" : nil } }
+            let file = links.relativePDFPath(to: other, layout: layoutName)
+            let key = RemoteLinkKey(file: file, destination: fragment)
+            let index = remoteLinkIndexes[key] ?? remoteLinks.count
+            if index == remoteLinks.count {
+                remoteLinks.append(RemoteLink(file: file, destination: fragment, index: index))
+                remoteLinkIndexes[key] = index
+            }
+            return "file='\(Self.escaped(remoteLinks[index].markedFile))'"
         }
         let target = target.trimmingASCIIWhitespace()
         guard !target.isEmpty, !target.hasPrefix("#") else { return nil }
-        return "uri='\(Self.escaped(target))'"
+        return "uri='\(Self.escaped(Self.cairoString(target)))'"
+    }
+
+    /// `value` as cairo must be given a string it writes into the PDF between parentheses.
+    /// cairo 1.16 (Debian 12's) writes destination names (in the name tree and in each link to
+    /// them) and link addresses as they are given: an id or an address with an unbalanced
+    /// parenthesis (`step(1`, a mistyped `href`) ended the string early and made the object
+    /// unreadable, the name tree's taking the catalog with it. They are given as the inside
+    /// of a PDF string (`step\(1`), which readers take as `step(1`. (The link completion and
+    /// the tests read cairo 1.16's output as it is; another cairo is not built against.)
+    static func cairoString(_ value: String) -> String {
+        RemoteLink.literal(value)
     }
 
     /// A string value of cairo's attribute syntax: quotes and backslashes escaped.
