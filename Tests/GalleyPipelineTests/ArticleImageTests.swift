@@ -146,6 +146,31 @@ import Testing
         return folder
     }
 
+    /// A picture inside an inline-block (a byline's portrait, a badge) is drawn like any
+    /// other. Before, only the text's own pictures were decoded: the inline-block's was drawn as
+    /// a grey placeholder and the inline-block itself warned `image "": no file named`.
+    @Test func aPictureInsideAnInlineBlockIsDrawnWithoutAWarning() throws {
+        let folder = try ScratchFolder()
+        try FileManager.default.createDirectory(at: folder.path("in"), withIntermediateDirectories: true)
+        let square = try Bitmap(width: 40, height: 40)
+        square.fill(r: 200, g: 30, b: 40)
+        try Data(try square.pngData()).write(to: folder.path("in/portrait.png"))
+        try ("<p>By <span style=\"display: inline-block; border: 1px solid black\">"
+             + "<span style=\"display: inline-block\"><img src=\"portrait.png\" width=\"40\" height=\"40\"></span> Ana</span>,"
+             + " with a line of text after.</p><p>The next paragraph.</p>")
+            .write(to: folder.path("in/byline.html"), atomically: true, encoding: .utf8)
+        let (summary, manifest) = try run(folder)
+        let document = try #require(manifest.documents.first)
+        #expect(document.status == .ok && document.warnings.isEmpty, "\(document.warnings)")
+        let bitmap = try pageImage(summary, try #require(document.pages.first))
+        var red = 0
+        for y in 0..<bitmap.height {
+            for x in 0..<bitmap.width where bitmap.pixel(x: x, y: y) == (200, 30, 40) { red += 1 }
+        }
+        // 40 px at 0.75 pt a pixel, drawn at 72 dpi: 30 x 30 pixels (edges may blend).
+        #expect(red >= 28 * 28, "\(red) pixels of the picture's colour")
+    }
+
     /// A picture taller than the column in a line of text (a 70 × 8,238 JPEG, 6,178 pt tall at
     /// 0.75 pt a pixel) is scaled down so that its line fits the column, as it is alone in its
     /// paragraph, with a larger run of text in its line too. Before, the article failed as

@@ -52,6 +52,19 @@ import Testing
         #expect(green.box?.x == 700 && green.box?.y == 50 && green.count == 100 * 50)
     }
 
+    @Test func aBlockWithoutAWidthFillsTheSizedBoxAroundIt() throws {
+        // A figure of 60 % (a content box of 480 px of 800) with 10 px padding, centred: its
+        // border box 500 px from x = 150. The picture box inside it, given a height only, is as
+        // wide as the figure's content box, 480 px from x = 160, as its lines are; not the
+        // column's width.
+        let bitmap = try Self.drawn("<div style='width: 60%; margin: 0 auto; padding: 10px; background: green'>"
+                                    + "<div style='height: 50px; background: blue'></div><p>A caption.</p></div>")
+        let blue = try #require(Self.area(of: Self.blue, in: bitmap).box)
+        #expect(blue.x == 160 && blue.width == 480 && blue.height == 50, "\(blue)")
+        let green = try #require(Self.area(of: Self.green, in: bitmap).box)
+        #expect(green.x == 150 && green.width == 500, "\(green)")
+    }
+
     @Test func aPercentageWidthIsOfTheContainingBlockAndTheLinesStayInside() throws {
         // Half of a 400 px wide containing block: 200 px, its text wrapped inside it.
         let html = "<div style='width: 400px'><div style='width: 50%; background: blue'>"

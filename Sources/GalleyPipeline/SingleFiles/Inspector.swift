@@ -177,7 +177,7 @@ public struct Inspector {
         inspection.language = first.language
         inspection.guessedLanguage = first.guessedLanguage
         inspection.textLength = first.text.count
-        inspection.imageCount = first.text.attachments.count { !$0.isSpacer }
+        inspection.imageCount = first.text.pictures.count
         var links = 0
         var previous: String?
         for run in first.text.styleRuns {

@@ -88,6 +88,9 @@ struct BlockGeometry {
     private let parents: [Int?]
     /// Per paragraph, the index in `sized` of the innermost sized box holding it (-1: none).
     private let innermost: [Int]
+    /// For each box that does not size itself, the index in `sized` of the innermost sized box
+    /// around it, if any: its border box moves in with that box's content, as its lines do.
+    private let around: [Int: Int]
     private let boxes: [TextBox]
     /// The shifts for the width of the last query.
     private var width = -1.0
@@ -114,13 +117,29 @@ struct BlockGeometry {
         }
         self.parents = parents
         self.innermost = innermost
+        var around: [Int: Int] = [:]
+        if !sized.isEmpty {
+            open = []
+            for index in boxes.indices {
+                let paragraphs = boxes[index].paragraphs
+                while let last = open.last, boxes[sized[last]].paragraphs.upperBound <= paragraphs.lowerBound { open.removeLast() }
+                if let position = positions[index] {
+                    open.append(position)
+                } else if let last = open.last {
+                    around[index] = last
+                }
+            }
+        }
+        self.around = around
     }
 
     var isEmpty: Bool { sized.isEmpty }
 
-    /// How far the border box of box `index` moves in from its start and end indents.
+    /// How far the border box of box `index` moves in from its start and end indents: by its
+    /// own size and those of the sized boxes around it, or, for a box that does not size
+    /// itself, as far as the content of the innermost sized box around it.
     mutating func shift(box index: Int, width: Double) -> (start: Double, end: Double) {
-        guard let position = positions[index] else { return (0, 0) }
+        guard let position = positions[index] ?? around[index] else { return (0, 0) }
         return shift(sized: position, width: width)
     }
 

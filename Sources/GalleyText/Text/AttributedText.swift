@@ -72,6 +72,20 @@ public struct AttributedText: Sendable, Equatable {
     }
 
     /// Copies the properties set after the text was made (`pagedMedia`, `anchors`) from
+    /// The pictures the text draws, in text order: its attachments that name a source (not
+    /// spacers, not inline-blocks), and those inside its inline-blocks' content, at any depth,
+    /// which are drawn from the same decoded pictures (`AttachmentImages`, by source).
+    public var pictures: [Attachment] {
+        var found: [Attachment] = []
+        func collect(_ text: AttributedText) {
+            for attachment in text.attachments where !attachment.isSpacer {
+                if let block = attachment.inlineBlock { collect(block.content) } else { found.append(attachment) }
+            }
+        }
+        collect(self)
+        return found
+    }
+
     /// `other`: for a text rebuilt from another's arrays.
     public mutating func keepExtras(of other: AttributedText) {
         pagedMedia = other.pagedMedia
