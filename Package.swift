@@ -168,6 +168,6 @@ let package = Package(
         .testTarget(name: "GalleyCatalogTests",
                     dependencies: ["GalleyBase", "GalleyCatalog", "GalleyTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "GalleyCLITests", dependencies: ["GalleyRaster", "GalleyTestSupport"]),
-        .testTarget(name: "GalleyFuzzSupportTests", dependencies: ["GalleyFuzzSupport", "GalleyTestSupport"]),
+        .testTarget(name: "GalleyFuzzSupportTests", dependencies: ["GalleyFuzzSupport", "GalleyTestSupport", "GalleyText"]),
     ]
 )

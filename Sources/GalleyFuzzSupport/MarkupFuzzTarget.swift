@@ -1,9 +1,13 @@
 import Foundation
+import GalleyPDF
 import GalleyText
 
 /// Bytes as an article: parsed as HTML (and again in the smallest pieces `HTMLPieces` allows,
 /// which must give the same article) and as plain text, each typeset and every page drawn at
-/// 36 dpi and as a thumbnail.
+/// 36 dpi and as a thumbnail. The HTML's pages are also written as PDF (`documents: [pdf]`),
+/// which MuPDF must then open with as many pages, each page's text readable: a PDF Galley
+/// writes that a reader cannot read is a bug, whatever the markup (a link address with an
+/// unbalanced parenthesis once left a string open that took every page with it).
 ///
 /// The first byte chooses the layout, so the fuzzer reaches every way of filling lines; the
 /// rest is the document:
@@ -28,10 +32,14 @@ public struct MarkupFuzzTarget: FuzzTarget {
     static let baseURL = URL(fileURLWithPath: "/fuzz/articles/", isDirectory: true)
 
     private let fonts: FontLibrary
+    /// Reads the written PDFs back.
+    private let engine: MuPDFEngine
 
-    /// The system's fonts through fontconfig, loaded once for every input.
-    public init() throws(TypesetError) {
+    /// The system's fonts through fontconfig, loaded once for every input, and one MuPDF
+    /// engine.
+    public init() throws {
         fonts = try FontLibrary()
+        engine = try MuPDFEngine(storeBytes: 64 << 20)
     }
 
     public func run(_ input: [UInt8]) -> FuzzOutcome {
@@ -47,10 +55,35 @@ public struct MarkupFuzzTarget: FuzzTarget {
         let cut = pieces.parse(html: document, baseURL: Self.baseURL)
         precondition(cut.text == html.text && cut.title == html.title && cut.warnings == html.warnings,
                      "parsed in pieces, the document reads differently than parsed whole")
-        for parsed in [html, parser.parse(plainText: document)] {
-            PageDrawing.typeset(parsed, layout: layout, fonts: fonts, dpi: Self.dpi, pageLimit: Self.pageLimit, into: &outcome)
+        if let written = PageDrawing.typeset(html, layout: layout, fonts: fonts, dpi: Self.dpi, pageLimit: Self.pageLimit,
+                                             document: PDFDocumentFormat(), into: &outcome), written.pages > 0 {
+            if let failure = readBackFailure(written.bytes, pages: written.pages) { preconditionFailure(failure) }
         }
+        PageDrawing.typeset(parser.parse(plainText: document), layout: layout, fonts: fonts, dpi: Self.dpi, pageLimit: Self.pageLimit,
+                            into: &outcome)
         return outcome
+    }
+
+    /// Why MuPDF cannot read `pdf` as a PDF of `pages` pages, each page's text readable; nil
+    /// when it can.
+    public func readBackFailure(_ pdf: [UInt8], pages: Int) -> String? {
+        ScratchFile.with(pdf, name: "article.pdf") { file in
+            let read: PDFDocument
+            do {
+                read = try PDFDocument(path: file.path, password: nil, engine: engine)
+            } catch {
+                return "the PDF written of the article does not open: \(error)"
+            }
+            guard read.pageCount == pages else { return "the PDF written of the article has \(read.pageCount) pages, not \(pages)" }
+            for index in 0..<pages {
+                do {
+                    _ = try read.pageText(index)
+                } catch {
+                    return "page \(index + 1) of the PDF written of the article cannot be read: \(error)"
+                }
+            }
+            return nil
+        }
     }
 
     /// A small page (many pages, lines and columns from little text) in the options' layout.

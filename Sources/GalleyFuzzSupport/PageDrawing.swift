@@ -36,21 +36,31 @@ enum PageDrawing {
 extension PageDrawing {
     /// Typesets `parsed` in `layout` (in the markup's writing mode, as a run does) and draws
     /// each page at `dpi`, at most `pageLimit` pages: a short input may ask for a huge font
-    /// and so for thousands of pages, each like the first.
+    /// and so for thousands of pages, each like the first. With `document`, the same pages are
+    /// also written in that format, as `documents:` in a run writes them: the file's bytes and
+    /// its page count are returned (nil when typesetting or writing failed, which `outcome`
+    /// records).
+    @discardableResult
     static func typeset(_ parsed: ParsedArticle, layout: ArticleLayout, fonts: FontLibrary, dpi: Double, pageLimit: Int,
-                        into outcome: inout FuzzOutcome) {
+                        document: (any DocumentFormat)? = nil, into outcome: inout FuzzOutcome) -> (bytes: [UInt8], pages: Int)? {
         var layout = layout
         if let mode = parsed.writingMode { layout.writingMode = mode }
         do {
             let typesetter = try ArticleTypesetter(text: parsed.text, layout: layout, fonts: fonts)
+            let metadata = DocumentMetadata(title: parsed.title, author: parsed.author, language: parsed.language)
+            let writer = document?.makeWriter(text: parsed.text, layout: layout, metadata: metadata)
             var made = 0
             while made < pageLimit, let page = try typesetter.nextPage() {
                 try draw(page, dpi: dpi)
+                try writer?.add(page)
                 made += 1
                 outcome.pagesDrawn += 1
             }
+            guard let writer else { return nil }
+            return (try writer.finish(), made)
         } catch {
             outcome.errors.append("\(error)")
+            return nil
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GalleyFuzzSupport
+import GalleyText
 import GalleyTestSupport
 import Testing
 
@@ -106,4 +107,30 @@ struct FailCasesTests {
     #expect(outcome.errors.isEmpty, "\(outcome.errors)")
     let garbage = target.run(Array("%PDF-1.7 not really".utf8))
     #expect(garbage.pagesOfText == 0 && !garbage.errors.isEmpty)
+}
+
+/// The markup target writes each article's pages as PDF, as `documents: [pdf]` does, and
+/// traps when MuPDF cannot read that PDF back with as many pages: a run of it finishes on an
+/// article with links, anchors and headings, and the read-back check names a PDF cut short or
+/// missing a page.
+@Test func markupTargetReadsBackThePDFItWrites() throws {
+    let target = try MarkupFuzzTarget()
+    let html = "<h1 id=top>Title</h1><p>A <a href='#top'>link</a> and <a href='https://example.org/a(b'>one</a> out.</p>"
+        + String(repeating: "<p>More words to fill the small pages of the fuzzer's layout.</p>", count: 30)
+    let outcome = target.run([0] + Array(html.utf8))
+    #expect(outcome.pagesDrawn > 2 && outcome.errors.isEmpty, "\(outcome)")
+
+    let fonts = try FontLibrary()
+    let parsed = MarkupParser(base: BaseStyle()).parse(html: Array(html.utf8), baseURL: nil)
+    let typesetter = try ArticleTypesetter(text: parsed.text, layout: ArticleLayout(name: "a4"), fonts: fonts)
+    let writer = PDFDocumentFormat().makeWriter(text: parsed.text, layout: ArticleLayout(name: "a4"))
+    var pages = 0
+    while let page = try typesetter.nextPage() {
+        try writer.add(page)
+        pages += 1
+    }
+    let pdf = try writer.finish()
+    #expect(target.readBackFailure(pdf, pages: pages) == nil)
+    #expect(target.readBackFailure(pdf, pages: pages + 1)?.contains("pages, not") == true)
+    #expect(target.readBackFailure(Array(pdf.prefix(pdf.count / 3)), pages: pages) != nil)
 }
