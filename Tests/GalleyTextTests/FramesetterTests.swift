@@ -226,17 +226,20 @@ private func lineStrings(_ text: AttributedText, width: Double) throws -> [Strin
     #expect(cjk.rect.height > one.rect.height, "a line of CJK takes the CJK font's taller metrics")
 }
 
-@Test func anImageWiderThanTheIndentedMeasureIsSetAtTheColumnWidth() throws {
+@Test func anImageWiderThanTheIndentedMeasureIsScaledToIt() throws {
     var style = ParagraphStyle()
     style.startIndent = 200
-    // The attachment box of testText is 200 × 100 pt; the indented measure is 146 pt, the
-    // column 292 pt.
+    // The attachment box of testText is 200 × 100 pt; the column is 292 pt from x = 54, the
+    // indent cut to half of it (146 pt), so the measure is 146 pt from x = 200. A picture
+    // fits the content box of its block, as one with `max-width: 100%` does in a browser,
+    // aspect ratio kept, and the text goes on after it. (Before, it kept its 200 pt and was
+    // set at the column's width.)
     let text = testText(["Indented: \u{FFFC} after."], paragraphStyle: style)
     var layout = ArticleLayout(name: "indented")
     layout.pageWidth = 400
     let pages = try typesetAll(text, layout, fonts: sharedFonts)
     let frame = try #require(pages.first?.attachments.first)
-    #expect(frame.rect.width == 200)
-    #expect(frame.rect.x >= 54 && frame.rect.maxX <= 54 + 292 + 1e-6)
+    #expect(abs(frame.rect.width - 146) < 1e-6 && abs(frame.rect.height - 73) < 1e-6, "\(frame.rect)")
+    #expect(abs(frame.rect.x - 200) < 1e-6 && frame.rect.maxX <= 54 + 292 + 1e-6, "\(frame.rect)")
     #expect(pages.flatMap(\.columns).last?.range.upperBound == text.count)
 }

@@ -65,6 +65,33 @@ import Testing
         #expect(green.x == 150 && green.width == 500, "\(green)")
     }
 
+    /// The frames of the pictures on the first page of `html` (600 x 450 pt, no inset).
+    static func pictureFrames(_ html: String) throws -> [AttachmentFrame] {
+        let article = MarkupParser(base: BaseStyle()).parse(html: Array(html.utf8), baseURL: nil)
+        var layout = ArticleLayout(name: "sized")
+        (layout.pageWidth, layout.pageHeight) = (600, 450)
+        layout.inset = .init(all: 0)
+        let typesetter = try ArticleTypesetter(text: article.text, layout: layout, fonts: sharedFonts)
+        return try #require(try typesetter.nextPage()).attachments
+    }
+
+    @Test func aPictureWidthInPercentIsOfTheBlockAroundItsLine() throws {
+        // A 300 pt (400 px) block: its picture of 50% is 150 pt wide; in a float of 45% of the
+        // 600 pt column (270 pt), a picture of 100% is 270 pt wide and the text beside it
+        // wraps; `width="25%"` in the markup is a quarter of the column. Heights keep the
+        // placeholder's aspect ratio. Before, percentages were dropped and every picture was
+        // its natural size.
+        let frames = try Self.pictureFrames(
+            "<div style='width: 400px'><p><img src='a.png' style='width: 50%'></p></div>"
+            + "<div style='float: left; width: 45%'><img src='b.png' style='width: 100%; display: block'></div>"
+            + "<p>Text beside the floated picture.</p><p><img src='c.png' width='25%'></p>")
+        let widths = Dictionary(uniqueKeysWithValues: frames.map { ($0.source, $0.rect.width) })
+        #expect(abs((widths["a.png"] ?? 0) - 150) < 0.01, "\(frames)")
+        #expect(abs((widths["b.png"] ?? 0) - 270) < 0.01, "\(frames)")
+        #expect(abs((widths["c.png"] ?? 0) - 150) < 0.01, "\(frames)")
+        for frame in frames { #expect(abs(frame.rect.height / frame.rect.width - 0.75) < 0.01, "\(frame)") }
+    }
+
     @Test func aPercentageWidthIsOfTheContainingBlockAndTheLinesStayInside() throws {
         // Half of a 400 px wide containing block: 200 px, its text wrapped inside it.
         let html = "<div style='width: 400px'><div style='width: 50%; background: blue'>"

@@ -214,7 +214,7 @@ public struct AttributedTextBuilder: Sendable {
     }
 
     /// Appends an inline image: one U+FFFC and its `Attachment`.
-    public mutating func appendAttachment(source: String, width: Double?, height: Double?,
+    public mutating func appendAttachment(source: String, width: Double?, height: Double?, widthFraction: Double? = nil,
                                           alternative: String, style: TextStyle, float: FloatSide? = nil) {
         guard float == nil else {
             // A floated picture is out of the line: white space on either side of it collapses
@@ -222,13 +222,15 @@ public struct AttributedTextBuilder: Sendable {
             // one), as CSS collapses white space around floats.
             if openStart == nil { openParagraph() }
             var attachment = Attachment(offset: scalars.count, source: source, width: width, height: height, alternative: alternative, float: float)
+            attachment.widthFraction = widthFraction
             attachment.isHidden = style.isHidden
             attachments.append(attachment)
             commit([AttributedText.objectReplacement], style: style)
             return
         }
-        appendInline(Attachment(offset: scalars.count, source: source, width: width, height: height, alternative: alternative),
-                     style: style)
+        var attachment = Attachment(offset: scalars.count, source: source, width: width, height: height, alternative: alternative)
+        attachment.widthFraction = widthFraction
+        appendInline(attachment, style: style)
     }
 
     /// Appends an inline-block: one U+FFFC, in the line as a picture is, holding `block`.

@@ -1378,8 +1378,12 @@ struct HTMLWalker {
         if source.isEmpty || source.hasPrefix("data:"), let lazy = attribute(element, "data-src"), !lazy.isEmpty {
             source = lazy
         }
-        let width = style.width ?? Self.htmlLength(attribute(element, "width"))
+        var width = style.width ?? Self.htmlLength(attribute(element, "width"))
         let height = style.height ?? Self.htmlLength(attribute(element, "height"))
+        // A percentage is of the block around the picture's line, known only when the line is
+        // set (`ParagraphAnalyzer.attachmentBox`); the height then follows the aspect ratio.
+        let widthFraction = width == nil ? style.box.widthFraction ?? Self.htmlPercentage(attribute(element, "width")) : nil
+        if widthFraction != nil && style.height == nil { width = nil }
         // A floated picture leaves the flow: it breaks no paragraph, whatever its display.
         let isBlock = style.isBlockLevel && style.float == nil
         if isBlock {
@@ -1392,7 +1396,7 @@ struct HTMLWalker {
         if width == nil && height == nil && !shownText.isEmpty && unavailablePictures.contains(source) {
             builder.append(shownText.unicodeScalars, style: style.text)
         } else {
-            builder.appendAttachment(source: source, width: width, height: height,
+            builder.appendAttachment(source: source, width: width, height: widthFraction == nil ? height : nil, widthFraction: widthFraction,
                                      alternative: alternativeText, style: style.text, float: style.float)
         }
         if isBlock {
@@ -1536,6 +1540,13 @@ struct HTMLWalker {
     }
 
     /// An HTML `width`/`height` attribute (CSS pixels) in points; nil for percentages and junk.
+    /// An HTML `width` attribute given as a percentage (`width="50%"`), as a fraction of 1.
+    private static func htmlPercentage(_ text: String?) -> Double? {
+        guard let value = text?.trimmingASCIIWhitespace(), value.hasSuffix("%"),
+              let percent = Double(value.dropLast()), percent.isFinite, percent > 0 else { return nil }
+        return min(percent, 100) / 100
+    }
+
     private static func htmlLength(_ text: String?) -> Double? {
         guard let text else { return nil }
         let value = text.trimmingASCIIWhitespace()

@@ -471,6 +471,7 @@ public final class Framesetter {
                 if end == nil { finish(table) }
                 continue
             }
+            if !vertical { analyzer.pictureMeasure = pictureMeasure(paragraphIndex, width: rect.width) }
             var analysis = try analysis(of: paragraphIndex, at: offset)
             let style = analysis.style
             let first = offset == analysis.paragraph.lowerBound
@@ -684,6 +685,14 @@ public final class Framesetter {
     private func paragraphShift(_ index: Int, width: Double) -> (start: Double, end: Double) {
         if !outerBoxes.isEmpty, let box = geometry.innermostBox(ofParagraph: index), outerBoxes.contains(box) { return (0, 0) }
         return geometry.shift(paragraph: index, width: width)
+    }
+
+    /// The content width of paragraph `index`'s block in a column `width` wide: less its
+    /// indents and the sized boxes around it. Its pictures fit it (`ParagraphAnalyzer`).
+    private func pictureMeasure(_ index: Int, width: Double) -> Double {
+        let shift = paragraphShift(index, width: width)
+        let indents = Self.indents(text.paragraphs[index].value, firstLine: false, continuation: false, width: width, shift: shift, base: indentBase)
+        return max(1, width - max(0, indents.start) - max(0, indents.end))
     }
 
     /// How far sized box `index` (and the sized boxes around it) moves in from its indents in

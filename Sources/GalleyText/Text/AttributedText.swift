@@ -480,6 +480,10 @@ public struct Attachment: Hashable, Sendable {
     public var inlineBlock: InlineBlock?
     /// `visibility: hidden`: it takes its room and draws nothing.
     public var isHidden = false
+    /// A `width` given as a percentage (CSS `width: 100%`, `<img width="50%">`): that fraction
+    /// of its containing block's width (the content box of the block around its line), its
+    /// height from the picture's aspect ratio. `width` and `height` then give only that ratio.
+    public var widthFraction: Double?
 
     public init(offset: Int, source: String, width: Double?, height: Double?, alternative: String, float: FloatSide? = nil) {
         self.offset = offset

@@ -437,6 +437,10 @@ struct ParagraphAnalyzer {
     let maximumBox: (width: Double, height: Double)
     /// Lines run top to bottom: an attachment's height lies along the line.
     let vertical: Bool
+    /// The content width of the block around the paragraph being set (its column less its
+    /// indents and the sized boxes around it), when the framesetter knows it: pictures fit it,
+    /// and a picture's percentage width is of it. Nil: `maximumBox`'s width.
+    var pictureMeasure: Double?
 
     let typography: ArticleLayout.Typography
     private let hyphenator: Hyphenator
@@ -945,12 +949,16 @@ struct ParagraphAnalyzer {
         guard !attachment.isSpacer else { return (0, min(attachment.height ?? 0, maximumBox.height)) }
         // An inline-block keeps the size its content gave it: never scaled, at most the column.
         if attachment.inlineBlock != nil { return (min(attachment.width ?? 0, maximumBox.width), min(attachment.height ?? 0, maximumBox.height)) }
-        let size = attachment.filled(intrinsic: Self.defaultBox)
+        var size = attachment.filled(intrinsic: Self.defaultBox)
+        var limit = maximumBox
+        if !vertical, let pictureMeasure { limit.width = max(1, min(limit.width, pictureMeasure)) }
+        if let fraction = attachment.widthFraction, !vertical, size.width > 0 {
+            size = (fraction * limit.width, size.height * fraction * limit.width / size.width)
+        }
         var w = max(1, size.width), h = max(1, size.height)
         // A line that holds text is `lineHeight` times as thick as its content: in horizontal
         // text the picture, standing on the baseline, and the text's descent and gap below it;
         // in vertical text the picture's width, centred on the line as the text is.
-        var limit = maximumBox
         if let besideText {
             func room(_ side: Double) -> Double { min(side, max(1, side / besideText.lineHeight - besideText.below)) }
             if vertical { limit.width = room(limit.width) } else { limit.height = room(limit.height) }
