@@ -7,16 +7,20 @@ import Testing
 /// the containing block, `box-sizing` and `auto` margins, drawn as a browser draws them on a
 /// page at 96 dpi (one CSS px a pixel).
 @Suite struct SizedBoxTests {
-    /// The first page of `html` on a 600 x 450 pt page without inset, drawn at 96 dpi.
-    static func drawn(_ html: String) throws -> Bitmap {
+    /// The first page of `html` on a 600 x 450 pt page without inset.
+    static func firstPage(_ html: String) throws -> TypesetPage {
         let article = MarkupParser(base: BaseStyle()).parse(html: Array(html.utf8), baseURL: nil)
         #expect(article.text.validate().isEmpty, "\(article.text.validate())")
         var layout = ArticleLayout(name: "sized")
         (layout.pageWidth, layout.pageHeight) = (600, 450)
         layout.inset = .init(all: 0)
         let typesetter = try ArticleTypesetter(text: article.text, layout: layout, fonts: sharedFonts)
-        let page = try #require(try typesetter.nextPage())
-        return try page.render(scale: 96.0 / 72, cancellation: Cancellation())
+        return try #require(try typesetter.nextPage())
+    }
+
+    /// That page drawn at 96 dpi.
+    static func drawn(_ html: String) throws -> Bitmap {
+        try firstPage(html).render(scale: 96.0 / 72, cancellation: Cancellation())
     }
 
     /// The pixels of colour `rgb`: how many, and their bounding box (x, y, width, height).
@@ -65,26 +69,16 @@ import Testing
         #expect(green.x == 150 && green.width == 500, "\(green)")
     }
 
-    /// The frames of the pictures on the first page of `html` (600 x 450 pt, no inset).
-    static func pictureFrames(_ html: String) throws -> [AttachmentFrame] {
-        let article = MarkupParser(base: BaseStyle()).parse(html: Array(html.utf8), baseURL: nil)
-        var layout = ArticleLayout(name: "sized")
-        (layout.pageWidth, layout.pageHeight) = (600, 450)
-        layout.inset = .init(all: 0)
-        let typesetter = try ArticleTypesetter(text: article.text, layout: layout, fonts: sharedFonts)
-        return try #require(try typesetter.nextPage()).attachments
-    }
-
     @Test func aPictureWidthInPercentIsOfTheBlockAroundItsLine() throws {
         // A 300 pt (400 px) block: its picture of 50% is 150 pt wide; in a float of 45% of the
         // 600 pt column (270 pt), a picture of 100% is 270 pt wide and the text beside it
         // wraps; `width="25%"` in the markup is a quarter of the column. Heights keep the
         // placeholder's aspect ratio. Before, percentages were dropped and every picture was
         // its natural size.
-        let frames = try Self.pictureFrames(
+        let frames = try Self.firstPage(
             "<div style='width: 400px'><p><img src='a.png' style='width: 50%'></p></div>"
             + "<div style='float: left; width: 45%'><img src='b.png' style='width: 100%; display: block'></div>"
-            + "<p>Text beside the floated picture.</p><p><img src='c.png' width='25%'></p>")
+            + "<p>Text beside the floated picture.</p><p><img src='c.png' width='25%'></p>").attachments
         let widths = Dictionary(uniqueKeysWithValues: frames.map { ($0.source, $0.rect.width) })
         #expect(abs((widths["a.png"] ?? 0) - 150) < 0.01, "\(frames)")
         #expect(abs((widths["b.png"] ?? 0) - 270) < 0.01, "\(frames)")
