@@ -82,6 +82,9 @@ struct ComputedStyle: Sendable {
     var lastLineAlignment: TextAlignment?
     var direction = WritingDirection.auto
     var textIndent = 0.0
+    /// `text-indent` in percent (a fraction of the block's width) and its `hanging` keyword.
+    var textIndentFraction = 0.0
+    var textIndentHangs = false
     var whiteSpace = WhiteSpaceMode.collapse
     /// `text-transform` (inherited): the case the element's text is set in.
     var textTransform = TextTransform.none
@@ -284,8 +287,13 @@ struct ComputedStyle: Sendable {
         paragraph.alignment = alignment
         paragraph.lastLineAlignment = lastLineAlignment
         paragraph.direction = direction
-        paragraph.firstLineIndent = Self.clamped(textIndent, -Self.maximumLength)
-        paragraph.startIndent = Self.clamped(startIndent, 0)
+        // `hanging` indents every line but the first: the indent goes to all of them and the
+        // first line takes it back.
+        let indent = Self.clamped(textIndent, -Self.maximumLength)
+        paragraph.firstLineIndent = textIndentHangs ? -indent : indent
+        paragraph.textIndentFraction = min(max(textIndentFraction, -1), 1)
+        paragraph.textIndentHangs = textIndentHangs
+        paragraph.startIndent = Self.clamped(startIndent + (textIndentHangs ? indent : 0), 0)
         paragraph.endIndent = Self.clamped(endIndent, 0)
         let multiple: Double
         switch lineHeight {
@@ -548,7 +556,21 @@ struct ComputedStyle: Sendable {
         case "line-break":
             if let strictness = LineBreakStrictness(rawValue: value) { lineBreak = strictness }
         case "text-indent":
-            if let points = length(value, rootSize: rootSize) { textIndent = points }
+            // `<length-percentage> && hanging? && each-line?` (CSS Text 3 §8.1). `each-line`
+            // (also after each forced break) is read and not applied: a paragraph's lines
+            // after a `<br>` keep the indent of lines that wrap.
+            var words = value.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).map(String.init)
+            let hangs = words.contains("hanging")
+            words.removeAll { $0 == "hanging" || $0 == "each-line" }
+            guard words.count == 1, let amount = CSSLength(words[0]) else { return false }
+            if case .percent(let percent) = amount {
+                (textIndent, textIndentFraction) = (0, Self.clamped(percent / 100, -1))
+            } else if let points = length(words[0], rootSize: rootSize) {
+                (textIndent, textIndentFraction) = (points, 0)
+            } else {
+                return false
+            }
+            textIndentHangs = hangs
         case "margin-top":
             if value == "auto" { marginTop = 0 } else if let points = length(value, rootSize: rootSize) { marginTop = points }
         case "margin-bottom":

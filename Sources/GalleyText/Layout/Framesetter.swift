@@ -1162,8 +1162,13 @@ public final class Framesetter {
     private static func indents(_ style: ParagraphStyle, firstLine: Bool, continuation: Bool, width: Double,
                                 shift: (start: Double, end: Double) = (0, 0),
                                 base: (start: Double, end: Double) = (0, 0)) -> (start: Double, end: Double) {
-        let start = style.startIndent - base.start + (firstLine ? style.firstLineIndent : 0) + (continuation ? style.continuationIndent : 0)
+        var start = style.startIndent - base.start + (firstLine ? style.firstLineIndent : 0) + (continuation ? style.continuationIndent : 0)
         let end = style.endIndent - base.end
+        if style.textIndentFraction != 0 {
+            // Of the paragraph's block: the column less the indents and sized boxes around it.
+            let block = max(0, width - max(0, style.startIndent - base.start) - max(0, end) - shift.start - shift.end)
+            if firstLine != style.textIndentHangs { start += style.textIndentFraction * block }
+        }
         let total = max(0, start) + max(0, end)
         guard total > width / 2 else { return (start + shift.start, end + shift.end) }
         let factor = width / 2 / total

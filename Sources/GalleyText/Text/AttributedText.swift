@@ -357,6 +357,11 @@ public struct ParagraphStyle: Hashable, Sendable {
         public var direction: WritingDirection = .auto
         /// Indent of the first line, relative to `startIndent`; negative hangs (list markers).
         public var firstLineIndent: Double = 0
+        /// CSS `text-indent` in percent, as a fraction of the width of the paragraph's block,
+        /// known only when its lines are set: added to the first line's indent, or with
+        /// `hanging` to every line's but the first's (`Framesetter.indents`).
+        public var textIndentFraction: Double = 0
+        public var textIndentHangs = false
         /// Indent from the column's start edge (left for LTR), for every line.
         public var startIndent: Double = 0
         /// Indent from the column's end edge.
