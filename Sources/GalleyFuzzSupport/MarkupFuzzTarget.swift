@@ -4,8 +4,9 @@ import GalleyText
 
 /// Bytes as an article: parsed as HTML (and again in the smallest pieces `HTMLPieces` allows,
 /// which must give the same article) and as plain text, each typeset and every page drawn at
-/// 36 dpi and as a thumbnail. The HTML's pages are also written as PDF (`documents: [pdf]`),
-/// which MuPDF must then open with as many pages, each page's text readable: a PDF Galley
+/// 36 dpi and as a thumbnail. For one input in four the HTML's first pages are also written as
+/// PDF (`documents: [pdf]`), which MuPDF must then open with as many pages, each page's text
+/// readable: a PDF Galley
 /// writes that a reader cannot read is a bug, whatever the markup (a link address with an
 /// unbalanced parenthesis once left a string open that took every page with it).
 ///
@@ -27,6 +28,12 @@ public struct MarkupFuzzTarget: FuzzTarget {
     static let pageLimit = 24
     /// Low, as the fuzzer wants many inputs a second, yet glyphs several pixels tall.
     static let dpi = 36.0
+    /// Writing a PDF and reading it back costs several times the drawing (its fonts are
+    /// subset, Noto CJK's above all: a 6 KB Chinese input took 1.3 s instead of a fraction):
+    /// done for one input in `pdfEvery` (by length, so a kept input does it again) and for its
+    /// first `pdfPages` pages, so the fuzzer keeps most of its inputs a second.
+    public static let pdfEvery = 4
+    static let pdfPages = 4
     /// Where the article seems to be: pictures are not read (each gets a placeholder), but
     /// links and `src` attributes are resolved against it.
     static let baseURL = URL(fileURLWithPath: "/fuzz/articles/", isDirectory: true)
@@ -55,8 +62,9 @@ public struct MarkupFuzzTarget: FuzzTarget {
         let cut = pieces.parse(html: document, baseURL: Self.baseURL)
         precondition(cut.text == html.text && cut.title == html.title && cut.warnings == html.warnings,
                      "parsed in pieces, the document reads differently than parsed whole")
+        let pdf: (any DocumentFormat)? = input.count % Self.pdfEvery == 0 ? PDFDocumentFormat() : nil
         if let written = PageDrawing.typeset(html, layout: layout, fonts: fonts, dpi: Self.dpi, pageLimit: Self.pageLimit,
-                                             document: PDFDocumentFormat(), into: &outcome), written.pages > 0 {
+                                             document: pdf, documentPages: Self.pdfPages, into: &outcome), written.pages > 0 {
             if let failure = readBackFailure(written.bytes, pages: written.pages) { preconditionFailure(failure) }
         }
         PageDrawing.typeset(parser.parse(plainText: document), layout: layout, fonts: fonts, dpi: Self.dpi, pageLimit: Self.pageLimit,

@@ -36,13 +36,14 @@ enum PageDrawing {
 extension PageDrawing {
     /// Typesets `parsed` in `layout` (in the markup's writing mode, as a run does) and draws
     /// each page at `dpi`, at most `pageLimit` pages: a short input may ask for a huge font
-    /// and so for thousands of pages, each like the first. With `document`, the same pages are
-    /// also written in that format, as `documents:` in a run writes them: the file's bytes and
-    /// its page count are returned (nil when typesetting or writing failed, which `outcome`
-    /// records).
+    /// and so for thousands of pages, each like the first. With `document`, the first
+    /// `documentPages` of them are also written in that format, as `documents:` in a run writes
+    /// them: the file's bytes and its page count are returned (nil when typesetting or writing
+    /// failed, which `outcome` records).
     @discardableResult
     static func typeset(_ parsed: ParsedArticle, layout: ArticleLayout, fonts: FontLibrary, dpi: Double, pageLimit: Int,
-                        document: (any DocumentFormat)? = nil, into outcome: inout FuzzOutcome) -> (bytes: [UInt8], pages: Int)? {
+                        document: (any DocumentFormat)? = nil, documentPages: Int = .max,
+                        into outcome: inout FuzzOutcome) -> (bytes: [UInt8], pages: Int)? {
         var layout = layout
         if let mode = parsed.writingMode { layout.writingMode = mode }
         do {
@@ -52,12 +53,12 @@ extension PageDrawing {
             var made = 0
             while made < pageLimit, let page = try typesetter.nextPage() {
                 try draw(page, dpi: dpi)
-                try writer?.add(page)
+                if made < documentPages { try writer?.add(page) }
                 made += 1
                 outcome.pagesDrawn += 1
             }
             guard let writer else { return nil }
-            return (try writer.finish(), made)
+            return (try writer.finish(), min(made, documentPages))
         } catch {
             outcome.errors.append("\(error)")
             return nil

@@ -117,7 +117,10 @@ struct FailCasesTests {
     let target = try MarkupFuzzTarget()
     let html = "<h1 id=top>Title</h1><p>A <a href='#top'>link</a> and <a href='https://example.org/a(b'>one</a> out.</p>"
         + String(repeating: "<p>More words to fill the small pages of the fuzzer's layout.</p>", count: 30)
-    let outcome = target.run([0] + Array(html.utf8))
+    // An input whose length makes the target write the PDF.
+    var input = [UInt8(0)] + Array(html.utf8)
+    while input.count % MarkupFuzzTarget.pdfEvery != 0 { input.append(UInt8(ascii: " ")) }
+    let outcome = target.run(input)
     #expect(outcome.pagesDrawn > 2 && outcome.errors.isEmpty, "\(outcome)")
 
     let fonts = try FontLibrary()
