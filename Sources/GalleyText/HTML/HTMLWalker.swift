@@ -625,7 +625,10 @@ struct HTMLWalker {
             block.containerEndIndent = ComputedStyle.clamped(parent.style.endIndent, 0)
             block.ownStart = max(0, ComputedStyle.clamped(style.startIndent, 0) - block.containerStartIndent)
             block.ownEnd = max(0, ComputedStyle.clamped(style.endIndent, 0) - block.containerEndIndent)
-            openFloat = OpenFloat(block: block, marginBefore: builder.takePendingMargin())
+            if !positioned { (block.marginTop, block.marginBottom) = (style.marginTop, style.marginBottom) }
+            let waiting = builder.takePendingMargin()
+            block.spaceAbove = waiting
+            openFloat = OpenFloat(block: block, marginBefore: waiting)
         }
         let opensInlineBlock = style.display == .inlineBlock
         if opensInlineBlock { paragraph = openInlineBlock(&style, parent: parent, name: name, element: element) }
