@@ -528,6 +528,11 @@ struct HTMLWalker {
         } else {
             let ancestors = structural ? frames.compactMap(\.element) : []
             style = computedStyle(element, tag: tag, nestedList: key.nestedList, parent: parent.style, selected: selected, ancestors: ancestors)
+            // A percentage height is of the parent block's height when it has one (the memo's
+            // key holds the parent's style, so a remembered style has it resolved too).
+            if parent.style.isBlockLevel, !style.outOfFlow {
+                style.box.size.resolveHeightPercentages(against: parent.style.box.definiteContentHeight)
+            }
             styleID = newStyleID()
             if !structural {
                 if styleMemo.count >= Self.styleMemoLimit { styleMemo.removeAll(keepingCapacity: true) }
