@@ -23,12 +23,13 @@ import Testing
     }
 
     @Test func leftFloatsStandSideBySideInTheirSizedContainerAndTheOneThatDoesNotFitGoesBelow() throws {
-        let (_, column) = try Self.column("<div style='width: 300pt; border: 1pt solid black'>"
-                                          + (1...4).map { _ in Self.box(100, 50) }.joined() + "</div>")
+        // Narrower than half the column, as in floats-clear/floats-014.
+        let (_, column) = try Self.column("<div style='width: 180pt; border: 1pt solid black'>"
+                                          + (1...4).map { _ in Self.box(60, 50) }.joined() + "</div>")
         let floats = column.floats.sorted { $0.block < $1.block }.map(\.rect)
         #expect(floats.count == 4)
         let left = column.rect.x + 1  // Inside the border.
-        #expect(floats.map(\.x) == [left, left + 100, left + 200, left], "\(floats)")
+        #expect(floats.map(\.x) == [left, left + 60, left + 120, left], "\(floats)")
         #expect(floats[0].y == floats[1].y && floats[1].y == floats[2].y)
         #expect(abs(floats[3].y - floats[0].maxY) < 0.01, "the fourth is below the first three, with no gap: \(floats)")
     }

@@ -32,15 +32,16 @@ extension Framesetter {
     /// column (`columnExtent`).
     func floatedBlock(_ index: Int, in rect: Rect) throws(TypesetError) -> FloatedBlockLayout? {
         let block = text.floats[index]
-        // Its containing block: the content box of the block it sits in, moved in by the
-        // sizes of the sized boxes around it.
-        let shift = containingShift(ofFloat: index, width: rect.width)
-        var (start, end) = (block.containerStartIndent + shift.start, block.containerEndIndent + shift.end)
+        var (start, end) = (block.containerStartIndent, block.containerEndIndent)
         if start + end > rect.width / 2 {
             // Cut as lines' indents are, so deep nesting still leaves the column room.
             let factor = rect.width / 2 / (start + end)
             (start, end) = (start * factor, end * factor)
         }
+        // Its containing block: the content box of the block it sits in, moved in by the
+        // sizes of the sized boxes around it (which keep their widths, as their lines do).
+        let shift = containingShift(ofFloat: index, width: rect.width)
+        (start, end) = (start + shift.start, end + shift.end)
         let available = max(1, rect.width - start - end)
         // A declared width holds even past the containing block's other edge (CSS lets it
         // overflow there), up to the column's.
