@@ -51,8 +51,10 @@ extension Framesetter {
         let setter = Framesetter(text: own.text, fonts: fonts, maximumBox: (min(maximumBox.width, widest), maximumBox.height),
                                  typography: typography, vertical: vertical, cancellationSlot: cancellationSlot)
         // A float is a block formatting context of its own: the margins of what it holds
-        // stay inside it, the first one too (CSS 2.1 §8.3.1).
-        setter.keepsFirstMargin = !vertical
+        // stay inside it, the first one too (CSS 2.1 §8.3.1). Not yet in an absolutely
+        // positioned block: a positioned block inside it is set in its flow, where its
+        // offsets are not applied, and its first margin would move it the other way.
+        setter.keepsFirstMargin = !vertical && block.positioning == nil
         let width: Double
         if let declared = block.width ?? block.widthFraction.map({ $0 * available }) {
             width = declared + block.ownStart + block.ownEnd
