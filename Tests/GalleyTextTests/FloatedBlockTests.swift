@@ -67,9 +67,8 @@ import Testing
         #expect(beside.count >= 4, "\(beside.count) lines beside")
         #expect(abs((beside.first?.rect.y ?? 0) - float.rect.y) < 2, "the first line beside starts at the float's top")
         for line in beside {
-            if side == .right { #expect(line.rect.maxX <= float.rect.x - Framesetter.floatMargin + 0.01) } else {
-                #expect(line.rect.x >= float.rect.maxX + Framesetter.floatMargin - 0.01)
-            }
+            // A block's margins are in its rectangle (none here): no gap beyond them.
+            if side == .right { #expect(line.rect.maxX <= float.rect.x + 0.01) } else { #expect(line.rect.x >= float.rect.maxX - 0.01) }
         }
         // Below it, lines take the room it had.
         let below = after.filter { $0.rect.y > float.rect.maxY }
@@ -126,7 +125,7 @@ import Testing
         let beside = try #require(column.lines.first { text.string($0.range).hasPrefix("Beside") })
         #expect(float.rect.y > column.rect.y && abs(float.rect.y - beside.rect.y) < 0.01)
         let cleared = try #require(column.lines.first { text.string($0.range).hasPrefix(String(Self.prose(40, seed: 21).prefix(8))) })
-        #expect(cleared.rect.y >= float.rect.maxY + Framesetter.floatMargin - 0.01)
+        #expect(cleared.rect.y >= float.rect.maxY - 0.01)
     }
 
     @Test func floatsInVerticalTextStandAtTheBandsSide() throws {

@@ -135,4 +135,21 @@ import Testing
         let green = Self.area(of: Self.green, in: bitmap)
         #expect(green.box?.width == 40 && green.box?.height == 30 && green.count == 40 * 30)
     }
+
+    /// CSS 2.1 §10.5: a percentage height is of the containing block's height when that is
+    /// given (containing-block-001: a green child 100% of a red 100 px square covers it); with
+    /// an `auto` height around it, it counts as `auto`.
+    @Test func aPercentageHeightIsOfTheParentsDeclaredHeight() throws {
+        let bitmap = try Self.drawn("<div style='width: 100px; height: 100px; background: red'>"
+                                    + "<div style='width: 100%; height: 100%; background: green'></div></div>"
+                                    + "<div style='box-sizing: border-box; height: 120px; padding-top: 20px'>"
+                                    + "<div style='width: 40px; height: 50%; min-height: 10%; background: blue'></div></div>"
+                                    + "<div><div style='width: 40px; height: 50%; background: blue'>x</div></div>")
+        #expect(Self.area(of: (255, 0, 0), in: bitmap).count == 0, "no red: the child covers its parent")
+        #expect(Self.area(of: Self.green, in: bitmap).count == 100 * 100)
+        // Half the border box's content (100 px), below the padding; the last one is its text's height.
+        let blue = Self.area(of: Self.blue, in: bitmap)
+        #expect(blue.box?.y == 120 && blue.box.map { $0.height > 50 } == true)
+        #expect(blue.count > 40 * 50 && blue.count < 40 * 80, "\(blue)")
+    }
 }

@@ -1,10 +1,11 @@
 /// A CSS selector of the kinds the parser supports: compound selectors (an optional type or
 /// `*`, then `.class`, `#id`, `[attribute]`, `[attribute=value]`, `[attribute~=word]` and
-/// `:first-child` parts) joined by descendant (white space) and child (`>`) combinators:
-/// `p`, `p.note`, `div#main .note`, `ul > li:first-child`, `a[href]`, `input[type="text"]`,
-/// optionally ending in the pseudo-element `::before` or `::after` (`:before`, `:after`).
+/// `:first-child` parts) joined by descendant (white space), child (`>`), next-sibling (`+`)
+/// and subsequent-sibling (`~`) combinators: `p`, `p.note`, `div#main .note`,
+/// `ul > li:first-child`, `h1 + p`, `div ~ div`, `a[href]`, `input[type="text"]`, optionally
+/// ending in the pseudo-element `::before` or `::after` (`:before`, `:after`).
 ///
-/// Anything else (sibling combinators, other pseudo-classes and pseudo-elements, escapes) makes
+/// Anything else (other pseudo-classes and pseudo-elements, escapes) makes
 /// `init` fail, so that the rule is skipped rather than applied to the wrong elements.
 struct CSSSelector: Sendable, Hashable {
     /// One compound selector: what one element must be.
@@ -41,7 +42,7 @@ struct CSSSelector: Sendable, Hashable {
         }
     }
 
-    enum Combinator: Sendable, Hashable { case descendant, child }
+    enum Combinator: Sendable, Hashable { case descendant, child, nextSibling, subsequentSibling }
 
     /// The generated boxes a selector can style instead of the element (CSS 2.1 §12.1).
     enum PseudoElement: Sendable, Hashable { case before, after }
@@ -131,14 +132,15 @@ struct CSSSelector: Sendable, Hashable {
             guard i < scalars.count else { break }
             // A pseudo-element ends the selector.
             if pseudoElement != nil { return nil }
-            if scalars[i] == ">" {
+            let explicit: [Unicode.Scalar: Combinator] = [">": .child, "+": .nextSibling, "~": .subsequentSibling]
+            if let combinator = explicit[scalars[i]] {
                 i += 1
                 _ = skipSpace()
-                combinators.append(.child)
+                combinators.append(combinator)
             } else if spaced {
                 combinators.append(.descendant)
             } else {
-                return nil  // `+`, `~`, or a character no selector part starts with.
+                return nil  // A character no selector part starts with.
             }
             guard i < scalars.count else { return nil }
         }
@@ -191,26 +193,37 @@ struct CSSSelector: Sendable, Hashable {
     func matches(_ element: CSSElement, ancestors: [CSSElement]) -> Bool {
         guard subject.matches(element) else { return false }
         return Self.matchesBefore(compounds.count - 1, compounds: compounds, combinators: combinators,
-                                  ancestors: ancestors[...])
+                                  element: element, ancestors: ancestors[...])
     }
 
-    /// Whether `compounds[..<index]` match among `ancestors` (nearest last), `compounds[index]`
-    /// having matched the element after them.
+    /// Whether `compounds[..<index]` match among `ancestors` (nearest last) and the siblings
+    /// before `element`, `compounds[index]` having matched `element`, a child of the last of
+    /// `ancestors`.
     private static func matchesBefore(_ index: Int, compounds: [Compound], combinators: [Combinator],
-                                      ancestors: ArraySlice<CSSElement>) -> Bool {
+                                      element: CSSElement, ancestors: ArraySlice<CSSElement>) -> Bool {
         guard index > 0 else { return true }
         let compound = compounds[index - 1]
+        func rest(from candidate: CSSElement, ancestors: ArraySlice<CSSElement>) -> Bool {
+            matchesBefore(index - 1, compounds: compounds, combinators: combinators, element: candidate, ancestors: ancestors)
+        }
         switch combinators[index - 1] {
         case .child:
             guard let parent = ancestors.last, compound.matches(parent) else { return false }
-            return matchesBefore(index - 1, compounds: compounds, combinators: combinators, ancestors: ancestors.dropLast())
+            return rest(from: parent, ancestors: ancestors.dropLast())
         case .descendant:
-            var rest = ancestors
-            while let candidate = rest.popLast() {
-                if compound.matches(candidate),
-                   matchesBefore(index - 1, compounds: compounds, combinators: combinators, ancestors: rest) {
-                    return true
-                }
+            var remaining = ancestors
+            while let candidate = remaining.popLast() {
+                if compound.matches(candidate), rest(from: candidate, ancestors: remaining) { return true }
+            }
+            return false
+        case .nextSibling:
+            guard let sibling = element.previous?.element, compound.matches(sibling) else { return false }
+            return rest(from: sibling, ancestors: ancestors)
+        case .subsequentSibling:
+            var link = element.previous
+            while let sibling = link?.element {
+                if compound.matches(sibling), rest(from: sibling, ancestors: ancestors) { return true }
+                link = link?.element.previous
             }
             return false
         }
@@ -226,6 +239,35 @@ struct CSSElement: Sendable {
     var attributes: [(name: String, value: String)]
     /// No element sibling comes before it.
     var isFirstChild: Bool
+    /// The element sibling just before it, for the sibling combinators (kept by the walker
+    /// when the style sheets have selectors that look beyond the element).
+    var previous: Sibling?
+
+    /// An element sibling, which holds the one before it in turn, `depth` of them in all.
+    final class Sibling: Sendable {
+        let element: CSSElement
+        let depth: Int
+        /// The longest chain kept: `~` looks no further back (a chain is released link by
+        /// link, recursively, so an unbounded one could exhaust a thread's stack).
+        static let maximumDepth = 256
+
+        /// The link after `previous` (nil: the first child): `element`, its `previous` set.
+        static func after(_ previous: Sibling?, element: inout CSSElement) -> Sibling {
+            if let previous, previous.depth >= maximumDepth {
+                var nearest = previous.element
+                nearest.previous = nil
+                element.previous = Sibling(nearest, depth: 1)
+            } else {
+                element.previous = previous
+            }
+            return Sibling(element, depth: (element.previous?.depth ?? 0) + 1)
+        }
+
+        private init(_ element: CSSElement, depth: Int) {
+            self.element = element
+            self.depth = depth
+        }
+    }
 
     func attribute(_ name: String) -> String? {
         attributes.first { $0.name == name }?.value

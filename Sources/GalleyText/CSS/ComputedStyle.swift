@@ -226,6 +226,16 @@ struct ComputedStyle: Sendable {
             return TextBox.Border(width: border.width, color: border.color, style: side.style)
         }
 
+        /// The height of a block's content box when it declares one in points (its `height`
+        /// less its vertical paddings and borders with `box-sizing: border-box`): what its
+        /// children's percentage heights are of; nil with an `auto` or percentage height.
+        var definiteContentHeight: Double? {
+            guard case .points(let height) = size.height else { return nil }
+            guard size.borderBox else { return height }
+            let borders = [border.top, border.bottom].map { drawn($0, color: .black).width }.reduce(0, +)
+            return max(0, height - (padding.top ?? 0) - (padding.bottom ?? 0) - borders)
+        }
+
         /// Whether a block draws a box: a visible border, vertical padding or a background
         /// (horizontal padding only indents its lines).
         var isDrawnOnBlock: Bool {

@@ -22,6 +22,8 @@ struct HTMLWalker {
         var element: CSSElement?
         /// Element children entered so far (for `:first-child`).
         var elementChildren = 0
+        /// The last of them as selectors see it, for sibling combinators (with `element`).
+        var lastChild: CSSElement.Sibling?
         /// What the element is in the table being built, if anything.
         var tableRole: TableRole?
         /// Index in `builder.boxes` of the element's box, if it draws one.
@@ -231,7 +233,7 @@ struct HTMLWalker {
         var warnings = Self.grouped(styleSheetWarnings)
         if sheet.unsupportedSelectorCount > 0 {
             warnings.append("style sheet: \(sheet.unsupportedSelectorCount) selector\(sheet.unsupportedSelectorCount == 1 ? "" : "s") not supported "
-                            + "(sibling combinators, pseudo-classes but :first-child, pseudo-elements but ::before and ::after); their rules ignored")
+                            + "(pseudo-classes but :first-child, pseudo-elements but ::before and ::after); their rules ignored")
         }
         if sheet.skippedAtRuleCount > 0 {
             let names = sheet.skippedAtRules.sorted { $0.key < $1.key }.map { $0.value == 1 ? $0.key : "\($0.key) ×\($0.value)" }
@@ -517,12 +519,20 @@ struct HTMLWalker {
         // With selectors that look at ancestors or position, an element's style depends on
         // more than `StyleKey` holds: it is computed each time.
         let structural = sheet.hasStructuralSelectors
-        let selected = sheet.isEmpty ? nil : cssElement(element, tag: name, isFirstChild: isFirstChild)
+        var selected = sheet.isEmpty ? nil : cssElement(element, tag: name, isFirstChild: isFirstChild)
+        if structural, selected != nil {
+            frames[frames.count - 1].lastChild = CSSElement.Sibling.after(parent.lastChild, element: &selected!)
+        }
         if !structural, let known = styleMemo[key] {
             (style, styleID) = known
         } else {
             let ancestors = structural ? frames.compactMap(\.element) : []
             style = computedStyle(element, tag: tag, nestedList: key.nestedList, parent: parent.style, selected: selected, ancestors: ancestors)
+            // A percentage height is of the parent block's height when it has one (the memo's
+            // key holds the parent's style, so a remembered style has it resolved too).
+            if parent.style.isBlockLevel, !style.outOfFlow {
+                style.box.size.resolveHeightPercentages(against: parent.style.box.definiteContentHeight)
+            }
             styleID = newStyleID()
             if !structural {
                 if styleMemo.count >= Self.styleMemoLimit { styleMemo.removeAll(keepingCapacity: true) }
@@ -620,7 +630,10 @@ struct HTMLWalker {
             block.containerEndIndent = ComputedStyle.clamped(parent.style.endIndent, 0)
             block.ownStart = max(0, ComputedStyle.clamped(style.startIndent, 0) - block.containerStartIndent)
             block.ownEnd = max(0, ComputedStyle.clamped(style.endIndent, 0) - block.containerEndIndent)
-            openFloat = OpenFloat(block: block, marginBefore: builder.takePendingMargin())
+            if !positioned { (block.marginTop, block.marginBottom) = (style.marginTop, style.marginBottom) }
+            let waiting = builder.takePendingMargin()
+            block.spaceAbove = waiting
+            openFloat = OpenFloat(block: block, marginBefore: waiting)
         }
         let opensInlineBlock = style.display == .inlineBlock
         if opensInlineBlock { paragraph = openInlineBlock(&style, parent: parent, name: name, element: element) }

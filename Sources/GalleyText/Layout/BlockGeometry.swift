@@ -43,6 +43,17 @@ public struct BoxSize: Sendable, Hashable {
     /// Whether the block needs a box of its own for its size (`TextBox`), drawn or not.
     public var isSized: Bool { constrainsWidth || constrainsHeight }
 
+    /// `height`, `min-height` and `max-height` percentages made lengths against a containing
+    /// block whose content box is `containing` points high (CSS 2.1 §10.5, §10.7): one with a
+    /// height of its own. Where that is not known (nil) they stay percentages, counted as
+    /// `auto` (`usedContentHeight`).
+    mutating func resolveHeightPercentages(against containing: Double?) {
+        guard let containing else { return }
+        for path in [\BoxSize.height, \.minHeight, \.maxHeight] {
+            if case .fraction(let fraction) = self[keyPath: path] { self[keyPath: path] = .points(max(0, fraction * containing)) }
+        }
+    }
+
     /// The used width of the border box (CSS 2.1 §10.3.3 and §10.4), given the containing
     /// block's width, the room between the box's margins (`available`, with `auto` margins
     /// counted as 0) and the horizontal paddings and borders (`edges`): `width` (or all the

@@ -98,6 +98,11 @@ public struct BlockBox: Sendable, Equatable {
         /// columns of its own (`BlockStyle.columns`, laid out by `MulticolLayouter`).
         case multicol(Int)
 
+        /// A floated block's index in `AttributedText.floats`.
+        var floatIndex: Int? {
+            if case .float(_, let index) = self { index } else { nil }
+        }
+
         var block: Int? {
             switch self {
             case .block(let index), .float(let index, _), .multicol(let index): index

@@ -38,11 +38,23 @@ extension Framesetter {
             let factor = rect.width / 2 / (start + end)
             (start, end) = (start * factor, end * factor)
         }
+        // Its containing block: the content box of the block it sits in, moved in by the
+        // sizes of the sized boxes around it (which keep their widths, as their lines do).
+        let shift = containingShift(ofFloat: index, width: rect.width)
+        (start, end) = (start + shift.start, end + shift.end)
         let available = max(1, rect.width - start - end)
+        // A declared width holds even past the containing block's other edge (CSS lets it
+        // overflow there), up to the column's.
+        let widest = max(available, rect.width - (block.side == .left ? start : end))
         let own = Self.floatedText(text, block: block)
         // Its lines count against the page's time limit too.
-        let setter = Framesetter(text: own.text, fonts: fonts, maximumBox: (min(maximumBox.width, available), maximumBox.height),
+        let setter = Framesetter(text: own.text, fonts: fonts, maximumBox: (min(maximumBox.width, widest), maximumBox.height),
                                  typography: typography, vertical: vertical, cancellationSlot: cancellationSlot)
+        // A float is a block formatting context of its own: the margins of what it holds
+        // stay inside it, the first one too (CSS 2.1 §8.3.1). Not yet in an absolutely
+        // positioned block: a positioned block inside it is set in its flow, where its
+        // offsets are not applied, and its first margin would move it the other way.
+        setter.keepsFirstMargin = !vertical && block.positioning == nil
         let width: Double
         if let declared = block.width ?? block.widthFraction.map({ $0 * available }) {
             width = declared + block.ownStart + block.ownEnd
@@ -54,7 +66,8 @@ extension Framesetter {
             for paragraph in own.text.paragraphs.indices { widest = max(widest, try setter.contentWidths(ofParagraph: paragraph).maximum) }
             width = widest
         }
-        let column = Rect(x: 0, y: 0, width: min(available, max(1, width.isFinite ? width : available)),
+        let limit = block.width != nil || block.widthFraction != nil ? widest : available
+        let column = Rect(x: 0, y: 0, width: min(limit, max(1, width.isFinite ? width : available)),
                           height: max(rect.height, columnExtent ?? rect.height))
         let frame: Frame
         do {
@@ -68,24 +81,31 @@ extension Framesetter {
             tablesUnhyphenated.formUnion(setter.unhyphenatedLanguages)
         }
         guard frame.range.upperBound >= own.text.count, !frame.pageBreak else { return nil }
+        // Its own top and bottom margins are in its rectangle, above and below what it holds.
+        let (above, below) = vertical ? (0, 0) : (block.marginTop, block.marginBottom)
         let lines = frame.lines.map { placed in
             var placed = placed
             placed.line.shift(by: own.start, attachments: own.attachmentBase)
+            placed.top += above
+            placed.baseline += above
             return placed
         }
         let boxes = frame.boxes.map { piece in
             var piece = piece
             piece.box += own.boxBase
+            piece.rect = piece.rect.offsetBy(dx: 0, dy: above)
             return piece
         }
         let pictures = frame.floats.map { picture in
             var picture = picture
             picture.attachment = picture.attachment.map { $0 + own.attachmentBase }
             picture.offset += own.start
+            picture.rect = picture.rect.offsetBy(dx: 0, dy: above)
             return picture
         }
-        return FloatedBlockLayout(width: column.width, height: frame.bottom ?? 0, indents: (start, end), lines: lines, rules: frame.rules,
-                                  boxes: boxes, pictures: pictures, range: own.start..<(own.start + own.text.count))
+        return FloatedBlockLayout(width: column.width, height: max(0, (frame.bottom ?? 0) + above + below), indents: (start, end), lines: lines,
+                                  rules: frame.rules.map { $0 + above }, boxes: boxes, pictures: pictures,
+                                  range: own.start..<(own.start + own.text.count))
     }
 
     /// The width of an absolutely positioned block with `left` and `right` and no `width`
@@ -109,20 +129,51 @@ extension Framesetter {
         return max(1, containing - left - right)
     }
 
-    /// `block` floated to its side of `rect` (the column between the indents of the block it
-    /// sits in) with its top at `top` (relative), beside the floats already there or below
-    /// them; nil when the column has no room for it below `top`.
+    /// `block` floated to its side of `rect` (its containing block: the column between the
+    /// indents of the block it sits in) with its top at `top` (relative), or lower, as CSS 2.1
+    /// §9.5.1 places floats: not above an earlier float (rule 5), beside the floats already
+    /// there, its outer edge not past those of the other side's (rule 3) nor past the
+    /// containing block's other edge when one of its own side is beside it (rules 2 and 7),
+    /// else below the highest of them; nil when the column has no room for it below `top`.
     func place(_ block: FloatedBlockLayout, float index: Int, in rect: Rect, top: Double, beside floats: [PlacedFloat]) -> PlacedBlock? {
         let side = text.floats[index].side
-        var y = rect.y + top
+        var y = max(rect.y + top, floats.map(\.rect.y).max() ?? -.infinity)
         while true {
-            let free = Self.freeSpan(beside: floats, in: rect, y: y, depth: block.height + Self.floatMargin)
-            if free.right - free.left >= block.width - LineFiller.tolerance || free.below == nil {
-                guard y + block.height <= rect.maxY + LineFiller.tolerance else { return nil }
-                return placed(block, float: index, side: side, x: side == .left ? free.left : free.right - block.width, y: y)
+            var (left, right, below) = (-Double.infinity, Double.infinity, Double?.none)
+            for float in floats where float.rect.y < y + max(block.height, 0.01) && float.rect.maxY + float.margin > y {
+                if float.side == .left { left = max(left, float.rect.maxX + float.margin) } else { right = min(right, float.rect.x - float.margin) }
+                below = min(below ?? .infinity, float.rect.maxY + float.margin)
             }
-            y = free.below!
+            let x: Double, fits: Bool
+            if side == .left {
+                x = max(rect.x, left)
+                fits = x + block.width <= (left.isFinite ? min(rect.maxX, right) : right) + LineFiller.tolerance
+            } else {
+                x = min(rect.maxX, right) - block.width
+                fits = x >= (right.isFinite ? max(rect.x, left) : left) - LineFiller.tolerance
+            }
+            if fits || below == nil {
+                guard y + block.height <= rect.maxY + LineFiller.tolerance else { return nil }
+                return placed(block, float: index, side: side, x: x, y: y)
+            }
+            y = below!
         }
+    }
+
+    /// How far the sized boxes around floated block `index` (not its own, nor those inside
+    /// it) move its containing block in from the indents of the block it sits in, in a
+    /// column `width` wide (`BlockGeometry`).
+    private func containingShift(ofFloat index: Int, width: Double) -> (start: Double, end: Double) {
+        let tree = text.boxTree
+        guard let node = tree.boxes.firstIndex(where: { box in box.children.contains { $0.floatIndex == index } }) else { return (0, 0) }
+        var next: Int? = node
+        while let current = next {
+            if let box = tree.boxes[current].textBox, text.boxes.indices.contains(box), text.boxes[box].size.constrainsWidth {
+                return boxShift(box, width: width)
+            }
+            next = tree.boxes[current].parent
+        }
+        return (0, 0)
     }
 
     /// An absolutely positioned `block` at its static position: the start of `rect` (the

@@ -292,6 +292,10 @@ public final class Framesetter {
         var rect: Rect
         /// A block's text.
         var range: Range<Int> = 0..<0
+
+        /// The room kept between it and the text beside and below it: `floatMargin` for a
+        /// picture; none for a block, whose rectangle holds its CSS margins.
+        var margin: Double { block == nil ? Framesetter.floatMargin : 0 }
     }
 
     /// Space kept between a floated picture and the text beside and below it, in points.
@@ -361,7 +365,7 @@ public final class Framesetter {
                 }
                 // Its top is where the next line's would be, with the margin above that.
                 let next = paragraphs.upperBound < text.paragraphs.count ? marginAbove(paragraph: paragraphs.upperBound) : 0
-                let space = opening.placedAbove ? max(previousSpaceAfter, next) : 0
+                let space = opening.placedAbove ? max(previousSpaceAfter, next, text.floats[index].spaceAbove) : 0
                 let container = Rect(x: rect.x + block.indents.start, y: rect.y,
                                      width: max(1, rect.width - block.indents.start - block.indents.end), height: rect.height)
                 if text.floats[index].positioning != nil {
@@ -402,7 +406,7 @@ public final class Framesetter {
                 if let boxes = closings(at: paragraphs.upperBound - 1)?.filter({ text.boxes[$0].paragraphs.lowerBound < paragraphs.lowerBound }),
                    !boxes.isEmpty {
                     // A box around it that ends with it holds it: it closes below the float.
-                    cursor = max(cursor, placed.float.rect.maxY + Self.floatMargin - rect.y)
+                    cursor = max(cursor, placed.float.rect.maxY + placed.float.margin - rect.y)
                     let closing = closeBoxes(boxes, bottom: cursor, contentTop: contentTop(from: boxTops, in: rect))
                     boxBottoms += closing.bottoms.map { ($0.box, rect.y + cursor + $0.y, offset) }
                     cursor += closing.extent
@@ -960,9 +964,9 @@ public final class Framesetter {
     static func freeSpan(beside floats: [PlacedFloat], in rect: Rect, y: Double,
                                  depth: Double) -> (left: Double, right: Double, below: Double?) {
         var (left, right, below) = (rect.x, rect.maxX, Double?.none)
-        for float in floats where float.rect.y < y + depth && float.rect.maxY + floatMargin > y {
-            if float.side == .left { left = max(left, float.rect.maxX + floatMargin) } else { right = min(right, float.rect.x - floatMargin) }
-            below = min(below ?? .infinity, float.rect.maxY + floatMargin)
+        for float in floats where float.rect.y < y + depth && float.rect.maxY + float.margin > y {
+            if float.side == .left { left = max(left, float.rect.maxX + float.margin) } else { right = min(right, float.rect.x - float.margin) }
+            below = min(below ?? .infinity, float.rect.maxY + float.margin)
         }
         return (left, right, below)
     }
@@ -987,7 +991,7 @@ public final class Framesetter {
     /// The foot of the pictures floated to `sides`, with their margin (relative to `rect`),
     /// or nil when there are none.
     private static func floatsBottom(_ floats: [PlacedFloat], sides: Set<FloatSide>, in rect: Rect) -> Double? {
-        floats.filter { sides.contains($0.side) }.map { $0.rect.maxY + floatMargin - rect.y }.max()
+        floats.filter { sides.contains($0.side) }.map { $0.rect.maxY + $0.margin - rect.y }.max()
     }
 
     /// Whether paragraph `index` is set across the columns: a table's paragraphs as its first

@@ -518,6 +518,12 @@ public struct FloatedBlock: Sendable, Equatable {
     /// side.
     public var ownStart = 0.0
     public var ownEnd = 0.0
+    /// The margin waiting above it when it opened (the bottom margin of the block before it,
+    /// which the block after it takes as its top one): its top is below it.
+    public var spaceAbove = 0.0
+    /// Its own top and bottom margins, which its rectangle holds above and below it.
+    public var marginTop = 0.0
+    public var marginBottom = 0.0
     /// Set for an absolutely positioned block, which is set whole like a floated one but
     /// out of the flow, at its offsets (`FramePositions`).
     public var positioning: PositionedBlock?
