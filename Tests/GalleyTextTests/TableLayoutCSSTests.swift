@@ -92,6 +92,20 @@ import Testing
         #expect(table.cells.count == 2)
     }
 
+    /// The margin above a table with a caption is above the caption (the caption is inside
+    /// the table's wrapper box), not between the caption and the grid.
+    @Test func aTablesMarginIsAboveItsCaption() throws {
+        let (pages, _) = try tests.typeset(tests.parse("""
+            <p>Above the table.</p><table style="margin-top: 40px"><caption>The caption</caption><tr><td>cell</td></tr></table>
+            """), tests.layout(columns: 1))
+        let column = try #require(pages.first?.columns.first)
+        let table = try #require(column.tables.first)
+        #expect(column.lines.count == 3)
+        let (above, caption) = (column.lines[0].rect, column.lines[1].rect)
+        #expect(caption.y - above.maxY > 40 * 0.75 - 0.5, "the 40px margin above the caption: \(above) \(caption)")
+        #expect(table.rect.y - caption.maxY < 5, "the grid right under its caption: \(caption) \(table.rect)")
+    }
+
     /// A cell's `height` is the least height of its row, its padding and borders included as
     /// browsers take it, however little the cell holds.
     @Test func aCellsHeightMakesItsRowThatTall() throws {

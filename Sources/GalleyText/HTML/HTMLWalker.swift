@@ -1402,6 +1402,11 @@ struct HTMLWalker {
             if table.paragraphs.isEmpty || open.broken {
                 // Set as paragraphs (a caption, text outside cells): they keep the margin above.
                 builder.restoreMargin(table.style.spaceBefore, paragraph: open.firstParagraph)
+            } else if table.paragraphs.lowerBound > open.firstParagraph {
+                // A caption, set above the table: the table's margin goes above it, as CSS puts
+                // the caption inside the table's wrapper box.
+                builder.restoreMargin(table.style.spaceBefore, paragraph: open.firstParagraph)
+                table.style.spaceBefore = 0
             }
             guard !table.paragraphs.isEmpty else { return }
             if open.broken {
