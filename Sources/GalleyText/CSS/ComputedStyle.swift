@@ -209,6 +209,8 @@ struct ComputedStyle: Sendable {
         var verticalAlignment: TextTable.VerticalAlignment?
         /// `width` as a percentage of the containing block.
         var widthFraction: Double?
+        /// A table's `table-layout: fixed`.
+        var fixedLayout = false
         /// A block's `width`, `height`, their limits, `box-sizing` and `auto` side margins.
         var size = BoxSize()
         /// A block's own start and end margins, in points (in the indents too).
@@ -364,6 +366,8 @@ struct ComputedStyle: Sendable {
         case "table-row-group": "tbody"
         case "table-row": "tr"
         case "table-cell": "td"
+        case "table-column": "col"
+        case "table-column-group": "colgroup"
         default: nil
         }
     }
@@ -788,6 +792,8 @@ struct ComputedStyle: Sendable {
             box.verticalAlignment = alignment
         case "border-collapse":
             if value == "collapse" { borderCollapse = true } else if value == "separate" { borderCollapse = false }
+        case "table-layout":
+            if value == "fixed" { box.fixedLayout = true } else if value == "auto" { box.fixedLayout = false }
         case "border-spacing":
             // One length for both directions, or horizontal then vertical.
             if let first = tokens.first, let points = length(first, rootSize: rootSize) {

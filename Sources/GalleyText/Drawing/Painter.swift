@@ -23,7 +23,13 @@ extension TypesetPage {
         for layer in layers {
             for filled in rects[layer.rects] {
                 var (x0, y0, x1, y1) = (filled.rect.x * scale, filled.rect.y * scale, filled.rect.maxX * scale, filled.rect.maxY * scale)
-                if filled.snapsToPixels { (x0, y0, x1, y1) = (x0.rounded(), y0.rounded(), x1.rounded(), y1.rounded()) }
+                if filled.snapsToPixels {
+                    let kept = filled.unsnappedEdges
+                    if !kept.contains(.left) { x0.round() }
+                    if !kept.contains(.top) { y0.round() }
+                    if !kept.contains(.right) { x1.round() }
+                    if !kept.contains(.bottom) { y1.round() }
+                }
                 canvas.clipped(to: filled.clip, scale: scale).fill(x0: x0, y0: y0, x1: x1, y1: y1, color: filled.color)
                 canvas.markDrawn(y0: filled.rect.y * scale, y1: filled.rect.maxY * scale, in: &untouched)
             }

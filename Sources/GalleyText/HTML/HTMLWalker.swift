@@ -51,7 +51,7 @@ struct HTMLWalker {
     /// of its own (`TextTable.nested`), down to `TextTable.maximumNesting` levels; a deeper
     /// one, or one outside the cells (in a caption), is set as paragraphs where it is, one
     /// cell under another, with a warning (`nestedTable`).
-    private enum TableRole { case table, nestedTable, rowGroup, row, cell, caption, column }
+    private enum TableRole { case table, nestedTable, rowGroup, row, cell, caption, column, columnGroup }
 
     /// An anonymous table (CSS 2.1 §17.2.1) open around `display: table-row-group`, `-row` or
     /// `-cell` elements that are in no table: the depth of `frames` its parts are children at.
@@ -94,6 +94,10 @@ struct HTMLWalker {
         var groupBackground: RGBColor?
         /// The next grid column a `<col>` describes.
         var nextColumnElement = 0
+        /// The `<colgroup>` open: its background, under its columns', and the column it
+        /// starts at (one with no `<col>` inside stands for `span` columns itself).
+        var columnGroupBackground: RGBColor?
+        var columnGroup: (start: Int, span: Int, width: Double?, widthFraction: Double?)?
         /// The paragraph the table's content starts at: where the margin above the table
         /// goes back to when it is set as paragraphs after all.
         var firstParagraph = 0
@@ -616,8 +620,9 @@ struct HTMLWalker {
         // float or a cell stays in its flow, as does one in a block across the columns).
         // An absolutely positioned block is set apart as a floated one is, then placed at its
         // offsets (`FramePositions`); in vertical text it stays in the flow.
+        // A table positioned itself is set in a positioned block of its own, as a table in one.
         let positioned = style.outOfFlow && writingMode?.mode.isVertical != true && style.isBlockLevel && name != "img" && name != "image"
-            && tableRole == nil && openTable == nil && openFloat == nil && !style.spansColumns
+            && (tableRole == nil || tableRole == .table) && openTable == nil && openFloat == nil && !style.spansColumns
         let floats = positioned || style.float != nil && style.isBlockLevel && name != "img" && name != "image"
             && tableRole == nil && openTable == nil && openFloat == nil && !style.spansColumns
         if floats, let side = positioned ? .left : style.float {
@@ -707,7 +712,7 @@ struct HTMLWalker {
         if let inline = attribute(element, "style") {
             declarations += StyleSheet.declarations(in: inline)
         }
-        let tableElement = ["table", "caption", "thead", "tbody", "tfoot", "tr", "td", "th"].contains(name)
+        let tableElement = ["table", "caption", "thead", "tbody", "tfoot", "tr", "td", "th", "col", "colgroup"].contains(name)
         for property in style.apply(declarations, parent: parent, base: base, tableElement: tableElement) {
             ignoredProperties[property, default: 0] += 1
         }
@@ -817,8 +822,10 @@ struct HTMLWalker {
             if frame.floats, var open = openFloat.take() {
                 let end = builder.paragraphCount
                 open.block.paragraphs = open.block.paragraphs.lowerBound..<end
-                // A float holding a table stays in the flow, where the table is set as a grid.
-                if end > open.block.paragraphs.lowerBound, !builder.tables.contains(where: { $0.paragraphs.overlaps(open.block.paragraphs) }) {
+                // A float holding a table stays in the flow, where the table is set as a grid;
+                // an absolutely positioned block sets it as its own.
+                if end > open.block.paragraphs.lowerBound,
+                   open.block.positioning != nil || !builder.tables.contains(where: { $0.paragraphs.overlaps(open.block.paragraphs) }) {
                     builder.floats.append(open.block)
                     if let node = frame.node { markFloat(node, index: builder.floats.count - 1) }
                 }
@@ -831,7 +838,7 @@ struct HTMLWalker {
             }
             if let parent = frames.last { builder.paragraphStyle = parent.paragraph }
         }
-        if let role = frame.tableRole { endTablePart(role) }
+        if let role = frame.tableRole { endTablePart(role, text: frame.style.text) }
         builder.closeStringSets(depth: frames.count)
         generated.leave(scope: frames.count)
     }
@@ -1133,6 +1140,7 @@ struct HTMLWalker {
             return openTable?.row != nil && openTable?.cellStart == nil ? .cell : nil
         case "caption": return .caption
         case "col": return openTable?.row == nil && openTable?.table.rows.isEmpty == true ? .column : nil
+        case "colgroup": return openTable?.row == nil && openTable?.table.rows.isEmpty == true && openTable?.columnGroup == nil ? .columnGroup : nil
         default: return nil
         }
     }
@@ -1168,9 +1176,19 @@ struct HTMLWalker {
             var open = OpenTable()
             var tableStyle = TextTable.Style()
             tableStyle.spaceBefore = builder.takePendingMargin()
-            tableStyle.startIndent = style.startIndent
-            tableStyle.endIndent = style.endIndent
             tableStyle.collapse = style.borderCollapse
+            // Its padding is inside its border (separated borders; collapsed ones have none),
+            // not in its indents as a block's horizontal padding is.
+            if !tableStyle.collapse {
+                tableStyle.padding.top = style.box.padding.top ?? 0
+                tableStyle.padding.bottom = style.box.padding.bottom ?? 0
+                (tableStyle.padding.left, tableStyle.padding.right) = style.direction == .rtl
+                    ? (style.box.padding.right ?? 0, style.box.padding.left ?? 0) : (style.box.padding.left ?? 0, style.box.padding.right ?? 0)
+            }
+            let horizontal = (start: (style.direction == .rtl ? style.box.padding.right : style.box.padding.left) ?? 0,
+                              end: (style.direction == .rtl ? style.box.padding.left : style.box.padding.right) ?? 0)
+            tableStyle.startIndent = style.startIndent - horizontal.start
+            tableStyle.endIndent = style.endIndent - horizontal.end
             let borderAttribute = Self.htmlLength(attribute(element, "border")).map { $0 > 0 ? $0 : 0 }
                 ?? (attribute(element, "border") != nil ? CSSLength.pointsPerPixel : nil)
             let box = style.box
@@ -1189,6 +1207,7 @@ struct HTMLWalker {
             tableStyle.spacing = style.borderSpacing ?? Self.htmlLength(attribute(element, "cellspacing")) ?? (isHTML ? tableStyle.spacing : 0)
             if style.borderSpacing != nil { tableStyle.rowSpacing = style.borderRowSpacing }
             tableStyle.background = box.background
+            tableStyle.fixedLayout = box.fixedLayout
             tableStyle.width = style.width
             tableStyle.widthFraction = box.widthFraction
             if style.width == nil, let width = attribute(element, "width")?.trimmingASCIIWhitespace() {
@@ -1215,12 +1234,26 @@ struct HTMLWalker {
             guard var open = openTable.take() else { return }
             let span = attribute(element, "span").flatMap { Int($0.trimmingASCIIWhitespace()) }.map { min(max($0, 1), 1000) } ?? 1
             let width = style.width ?? Self.htmlLength(attribute(element, "width"))
+            // A column group's background shows under its columns' (CSS 2.1 §17.5.1).
+            let background = style.box.background ?? open.columnGroupBackground
             for column in open.nextColumnElement..<min(open.nextColumnElement + span, TextTable.maximumColumns) {
-                while open.table.columnWidths.count <= column { open.table.columnWidths.append(nil) }
+                while open.table.columnWidths.count <= column {
+                    open.table.columnWidths.append(nil)
+                    open.table.columnWidthFractions.append(nil)
+                    open.table.columnBackgrounds.append(nil)
+                }
                 open.table.columnWidths[column] = width
+                open.table.columnWidthFractions[column] = width == nil ? style.box.widthFraction : nil
+                open.table.columnBackgrounds[column] = background
             }
             open.nextColumnElement += span
             openTable = open
+        case .columnGroup:
+            let span = attribute(element, "span").flatMap { Int($0.trimmingASCIIWhitespace()) }.map { min(max($0, 1), 1000) } ?? 1
+            let start = openTable?.nextColumnElement ?? 0
+            let width = style.width ?? Self.htmlLength(attribute(element, "width"))
+            openTable?.columnGroupBackground = style.box.background
+            openTable?.columnGroup = (start, span, width, style.box.widthFraction)
         case .cell:
             guard var open = openTable.take() else { return }
             builder.discardPendingMargins()
@@ -1251,6 +1284,8 @@ struct HTMLWalker {
             cellStyle.background = box.background ?? open.rowBackground ?? open.groupBackground
             cellStyle.verticalAlignment = box.verticalAlignment ?? (isHTML ? .middle : .baseline)
             cellStyle.width = style.width ?? Self.htmlLength(attribute(element, "width"))
+            cellStyle.widthFraction = cellStyle.width == nil ? box.widthFraction : nil
+            cellStyle.height = style.height ?? Self.htmlLength(attribute(element, "height"))
             cell.style = cellStyle
             // Cells of one style share it: the cell before, in this row or the one above.
             if let previous = open.row?.last ?? open.table.rows.last?.cells.last { cell = cell.sharingStyle(of: previous) }
@@ -1261,10 +1296,30 @@ struct HTMLWalker {
         }
     }
 
-    private mutating func endTablePart(_ role: TableRole) {
+    /// `text`: the element's text style, for the spacer a table of empty cells holds.
+    private mutating func endTablePart(_ role: TableRole, text: TextStyle? = nil) {
         switch role {
         case .column:
             break
+        case .columnGroup:
+            guard var open = openTable.take() else { return }
+            if let group = open.columnGroup, open.nextColumnElement == group.start {
+                // No `<col>` inside: the group is `span` columns of its width and background.
+                for column in group.start..<min(group.start + group.span, TextTable.maximumColumns) {
+                    while open.table.columnWidths.count <= column {
+                        open.table.columnWidths.append(nil)
+                        open.table.columnWidthFractions.append(nil)
+                        open.table.columnBackgrounds.append(nil)
+                    }
+                    open.table.columnWidths[column] = group.width
+                    open.table.columnWidthFractions[column] = group.width == nil ? group.widthFraction : nil
+                    open.table.columnBackgrounds[column] = open.columnGroupBackground
+                }
+                open.nextColumnElement = group.start + group.span
+            }
+            open.columnGroup = nil
+            open.columnGroupBackground = nil
+            openTable = open
         case .nestedTable:
             nestedTableDepth -= 1
         case .caption:
@@ -1325,6 +1380,20 @@ struct HTMLWalker {
             // Taken out of `open`, so that the rows are changed in place, not copied.
             var table = open.table
             open.table = TextTable(paragraphs: 0..<0, rows: [])
+            if let text, !open.firstCell, !open.broken, table.paragraphs.lowerBound == builder.paragraphCount {
+                // Cells with no text at all: the first holds an empty spacer, so that the
+                // table has a paragraph where the framesetter meets it and its boxes are drawn.
+                let first = table.paragraphs.lowerBound
+                builder.appendSpacer(style: text)
+                builder.breakParagraph()
+                var seen = false
+                for rowIndex in table.rows.indices {
+                    for cellIndex in table.rows[rowIndex].cells.indices {
+                        table.rows[rowIndex].cells[cellIndex].paragraphs = seen ? (first + 1)..<(first + 1) : first..<(first + 1)
+                        seen = true
+                    }
+                }
+            }
             let end = builder.paragraphCount
             if !open.firstCell { table.paragraphs = table.paragraphs.lowerBound..<end }
             for rowIndex in table.rows.indices {
@@ -1346,6 +1415,11 @@ struct HTMLWalker {
             if table.paragraphs.isEmpty || open.broken {
                 // Set as paragraphs (a caption, text outside cells): they keep the margin above.
                 builder.restoreMargin(table.style.spaceBefore, paragraph: open.firstParagraph)
+            } else if table.paragraphs.lowerBound > open.firstParagraph {
+                // A caption, set above the table: the table's margin goes above it, as CSS puts
+                // the caption inside the table's wrapper box.
+                builder.restoreMargin(table.style.spaceBefore, paragraph: open.firstParagraph)
+                table.style.spaceBefore = 0
             }
             guard !table.paragraphs.isEmpty else { return }
             if open.broken {

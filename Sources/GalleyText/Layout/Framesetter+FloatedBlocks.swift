@@ -16,6 +16,9 @@ extension Framesetter {
         var rules: [Double]
         var boxes: [BoxPiece]
         var pictures: [PlacedFloat]
+        /// Tables in it (an absolutely positioned block's): their pieces and rectangles.
+        var tables: [TableFrame] = []
+        var tableRects: [FilledRect] = []
         var range: Range<Int>
     }
 
@@ -26,6 +29,8 @@ extension Framesetter {
         var rules: [Double]
         var boxes: [BoxPiece]
         var pictures: [PlacedFloat]
+        var tables: [TableFrame] = []
+        var tableRects: [FilledRect] = []
     }
 
     /// Sets floated block `index` for a column `rect`: nil when it is deeper than a whole
@@ -55,6 +60,8 @@ extension Framesetter {
         // positioned block: a positioned block inside it is set in its flow, where its
         // offsets are not applied, and its first margin would move it the other way.
         setter.keepsFirstMargin = !vertical && block.positioning == nil
+        // Its tables keep the numbers the article's text gives them.
+        if let first = own.tableBase { setter.tableNumbering = (tableNumbering.first + tablesBefore[first], tableNumbering.parent) }
         let width: Double
         if let declared = block.width ?? block.widthFraction.map({ $0 * available }) {
             width = declared + block.ownStart + block.ownEnd
@@ -62,8 +69,20 @@ extension Framesetter {
             width = stretched
         } else {
             // Shrink-to-fit: the widest line its paragraphs would set unbroken.
+            // A table in it counts as one block as wide as the table wants.
             var widest = 0.0
-            for paragraph in own.text.paragraphs.indices { widest = max(widest, try setter.contentWidths(ofParagraph: paragraph).maximum) }
+            var paragraph = 0, table = 0
+            let tables = own.text.tables
+            while paragraph < own.text.paragraphs.count {
+                if table < tables.count, tables[table].paragraphs.lowerBound == paragraph {
+                    widest = max(widest, try TableLayouter.contentWidths(ofTable: table, in: setter).maximum)
+                    paragraph = tables[table].paragraphs.upperBound
+                    table += 1
+                } else {
+                    widest = max(widest, try setter.contentWidths(ofParagraph: paragraph).maximum)
+                    paragraph += 1
+                }
+            }
             width = widest
         }
         let limit = block.width != nil || block.widthFraction != nil ? widest : available
@@ -103,8 +122,17 @@ extension Framesetter {
             picture.rect = picture.rect.offsetBy(dx: 0, dy: above)
             return picture
         }
+        let tables = frame.tables.map { piece in
+            var piece = piece
+            for index in piece.cells.indices {
+                let range = piece.cells[index].range
+                piece.cells[index].range = (range.lowerBound + own.start)..<(range.upperBound + own.start)
+            }
+            return piece.moved(by: (0, above))
+        }
         return FloatedBlockLayout(width: column.width, height: max(0, (frame.bottom ?? 0) + above + below), indents: (start, end), lines: lines,
-                                  rules: frame.rules.map { $0 + above }, boxes: boxes, pictures: pictures,
+                                  rules: frame.rules.map { $0 + above }, boxes: boxes, pictures: pictures, tables: tables,
+                                  tableRects: frame.tableRects.map { $0.moved(to: $0.rect.offsetBy(dx: 0, dy: above)) },
                                   range: own.start..<(own.start + own.text.count))
     }
 
@@ -205,12 +233,16 @@ extension Framesetter {
                                var picture = picture
                                picture.rect = picture.rect.offsetBy(dx: x, dy: y)
                                return picture
-                           })
+                           },
+                           tables: block.tables.map { $0.moved(by: (x, y)) },
+                           tableRects: block.tableRects.map { $0.moved(to: $0.rect.offsetBy(dx: x, dy: y)) })
     }
 
     /// The text of a floated block alone, its indents and its boxes' counted from the block
     /// it sits in, with where it starts in the article's text, attachments and boxes.
-    static func floatedText(_ text: AttributedText, block: FloatedBlock) -> (text: AttributedText, start: Int, attachmentBase: Int, boxBase: Int) {
+    /// `tableBase`: the index in `text.tables` of its first table, if it holds any.
+    static func floatedText(_ text: AttributedText, block: FloatedBlock)
+        -> (text: AttributedText, start: Int, attachmentBase: Int, boxBase: Int, tableBase: Int?) {
         let part = text.excerpt(paragraphs: block.paragraphs)
         let paragraphs = part.paragraphs.map { paragraph in
             var paragraph = paragraph
@@ -234,9 +266,14 @@ extension Framesetter {
                 box.endIndent = max(0, box.endIndent - block.containerEndIndent)
                 return box
             }
+        // Tables inside it (an absolutely positioned block's; a floated one holding a table
+        // stays in the flow), numbered as its own text numbers its paragraphs.
+        let tableBase = text.tables.partitioningIndex { $0.paragraphs.lowerBound >= block.paragraphs.lowerBound }
+        let tables = text.tables[tableBase...].prefix { $0.paragraphs.upperBound <= block.paragraphs.upperBound && !$0.paragraphs.isEmpty }
+            .map { $0.shifted(by: -block.paragraphs.lowerBound) }
         let own = AttributedText(scalars: part.scalars, styleRuns: part.styleRuns, paragraphs: paragraphs,
-                                 attachments: part.attachments, boxes: Array(boxes))
-        return (own, part.start, part.attachmentBase, boxBase)
+                                 attachments: part.attachments, tables: tables, boxes: Array(boxes))
+        return (own, part.start, part.attachmentBase, boxBase, tables.isEmpty ? nil : tableBase)
     }
 }
 

@@ -364,7 +364,9 @@ public final class Framesetter {
                     previousSpaceAfter = opening.spaceAbove
                 }
                 // Its top is where the next line's would be, with the margin above that.
-                let next = paragraphs.upperBound < text.paragraphs.count ? marginAbove(paragraph: paragraphs.upperBound) : 0
+                var next = paragraphs.upperBound < text.paragraphs.count ? marginAbove(paragraph: paragraphs.upperBound) : 0
+                // A table's margin is its own, not its first paragraph's.
+                if let table = tableStarts[paragraphs.upperBound] { next = max(next, text.tables[table].style.spaceBefore) }
                 let space = opening.placedAbove ? max(previousSpaceAfter, next, text.floats[index].spaceAbove) : 0
                 let container = Rect(x: rect.x + block.indents.start, y: rect.y,
                                      width: max(1, rect.width - block.indents.start - block.indents.end), height: rect.height)

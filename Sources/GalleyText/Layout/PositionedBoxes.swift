@@ -175,6 +175,8 @@ struct FramePositions {
             return picture
         }
         frame.rules += placed.rules.map { $0 + shift.dy }
+        frame.tables += placed.tables.map { $0.moved(by: shift) }
+        frame.tableRects += placed.tableRects.map { $0.moved(to: $0.rect.moved(by: shift)) }
     }
 
     private static func moved(_ placed: Framesetter.PlacedLine, by shift: (dx: Double, dy: Double)) -> Framesetter.PlacedLine {

@@ -360,10 +360,12 @@ final class TableLayouter {
         let style = table.style
         let columns = table.columnCount, rows = table.rows.count
         if !style.collapse {
-            columnGaps = [style.border.left.width + style.spacing] + Array(repeating: style.spacing, count: max(0, columns - 1))
-                + [style.spacing + style.border.right.width]
-            rowGaps = [style.border.top.width + style.verticalSpacing] + Array(repeating: style.verticalSpacing, count: max(0, rows - 1))
-                + [style.verticalSpacing + style.border.bottom.width]
+            let padding = style.padding
+            columnGaps = [style.border.left.width + padding.left + style.spacing] + Array(repeating: style.spacing, count: max(0, columns - 1))
+                + [style.spacing + padding.right + style.border.right.width]
+            rowGaps = [style.border.top.width + padding.top + style.verticalSpacing]
+                + Array(repeating: style.verticalSpacing, count: max(0, rows - 1))
+                + [style.verticalSpacing + padding.bottom + style.border.bottom.width]
             return
         }
         columnGaps = [style.border.left.width] + Array(repeating: 0, count: max(0, columns - 1)) + [style.border.right.width]
@@ -385,6 +387,10 @@ final class TableLayouter {
         let available: Double
         (indent, available) = Self.room(table, measure: measure)
         let gaps = columnGaps.reduce(0, +)
+        if style.fixedLayout, let width = style.width ?? style.widthFraction.map({ $0 * available }), table.columnCount > 0 {
+            columnWidths = fixedColumnWidths(tableWidth: width)
+            return
+        }
         var widths = try measureColumns()
         var tries = 1
         while widths.minimum.reduce(0, +) + gaps > available + LineFiller.tolerance, scale > Self.minimumScale,
@@ -434,6 +440,39 @@ final class TableLayouter {
         let totalWants = wants.reduce(0, +)
         columnWidths = zip(widths.cluster, wants).map { $0 + (available - clusterTotal) * (totalWants > 0 ? $1 / totalWants : 0) }
         warnings.append("a table of \(table.columnCount) columns is wider than its column (\(Self.points(available))) even at \(percent)% of its font size; its cells' text was wrapped inside words")
+    }
+
+    /// The slots' widths of a `table-layout: fixed` table `tableWidth` wide, gaps and borders
+    /// included (CSS 2.1 §17.5.2.1): a `<col>`'s width, else that of the first row's cell
+    /// that starts the column (its padding and separate borders added, a spanning one shared
+    /// evenly); the other columns share what is left evenly. Room left when every column has
+    /// a width goes to them in proportion. Percentages are of the table's width less its
+    /// spacing. Nothing depends on the cells' content: text too wide for its cell wraps.
+    private func fixedColumnWidths(tableWidth: Double) -> [Double] {
+        let count = table.columnCount
+        let gaps = columnGaps.reduce(0, +)
+        // The base of percentages: without spacing, or with collapsed borders the half of
+        // the outer ones that is outside the columns.
+        let base = max(0, tableWidth - (table.style.collapse ? ((columnGaps.first ?? 0) + (columnGaps.last ?? 0)) / 2 : gaps))
+        var widths = [Double?](repeating: nil, count: count)
+        for column in 0..<count {
+            let points = column < table.columnWidths.count ? table.columnWidths[column] : nil
+            let fraction = column < table.columnWidthFractions.count ? table.columnWidthFractions[column] : nil
+            if let width = points ?? fraction.map({ $0 * base }), width.isFinite { widths[column] = max(0, width) }
+        }
+        for cell in table.rows.first?.cells ?? [] {
+            guard let declared = cell.style.width ?? cell.style.widthFraction.map({ $0 * base }), declared.isFinite else { continue }
+            let columns = cell.column..<min(cell.column + cell.columnSpan, count)
+            let inner = columnGaps[(cell.column + 1)..<(cell.column + columns.count)].reduce(0, +)
+            let each = max(0, declared + horizontalExtra(cell) - inner) / Double(max(1, columns.count))
+            for column in columns where widths[column] == nil { widths[column] = each }
+        }
+        let known = widths.compactMap { $0 }
+        let rest = max(0, tableWidth - gaps - known.reduce(0, +))
+        let unknown = count - known.count
+        if unknown > 0 { return widths.map { $0 ?? rest / Double(unknown) } }
+        let total = known.reduce(0, +)
+        return known.map { $0 + rest * (total > 0 ? $0 / total : 1 / Double(count)) }
     }
 
     private static func points(_ value: Double) -> String { "\(Int(value.rounded())) pt" }
@@ -532,17 +571,29 @@ final class TableLayouter {
     private func rowHeights(_ rows: Range<Int>, _ cells: [SetCell]) -> [Double] {
         var heights = [Double](repeating: 0, count: rows.count)
         for cell in cells where cell.rowSpan == 1 {
-            heights[cell.row - rows.lowerBound] = max(heights[cell.row - rows.lowerBound], cell.contentHeight + verticalExtra(cell.cell))
+            heights[cell.row - rows.lowerBound] = max(heights[cell.row - rows.lowerBound], outerHeight(cell))
         }
         for cell in cells.filter({ $0.rowSpan > 1 }).sorted(by: { $0.rowSpan < $1.rowSpan }) {
             let first = cell.row - rows.lowerBound
             let spanned = first..<(first + cell.rowSpan)
             let inner = rowGaps[(cell.row + 1)..<(cell.row + cell.rowSpan)].reduce(0, +)
             let have = spanned.reduce(0) { $0 + heights[$1] } + inner
-            let need = cell.contentHeight + verticalExtra(cell.cell)
+            let need = outerHeight(cell)
             if need > have { heights[spanned.upperBound - 1] += need - have }
         }
         return heights
+    }
+
+    /// A cell's height with its padding and borders: its content's, or its CSS `height` when
+    /// that is more, which counts the padding and borders as browsers take a cell's `height`
+    /// (`border-collapse-offset-001`: the same cell 30 px high with collapsed borders as 34 px
+    /// with separate ones).
+    private func outerHeight(_ cell: SetCell) -> Double {
+        let content = cell.contentHeight + verticalExtra(cell.cell)
+        guard let height = cell.cell.style.height else { return content }
+        // With collapsed borders the slot holds the padding box; half of each border is the cell's.
+        let borders = table.style.collapse ? (rowGaps[cell.row] + rowGaps[min(cell.row + cell.rowSpan, rowGaps.count - 1)]) / 2 : 0
+        return max(content, min(height, Self.unlimited) - borders)
     }
 
     /// Rows placed in one column: their cells as set, the rows' heights and top.
@@ -723,7 +774,23 @@ final class TableLayouter {
                     + (spanned.count > 1 ? rowGaps[(cell.row + 1)..<(cell.row + spanned.count)].reduce(0, +) : 0)
                 let slot = Rect(x: x + slotX(cell.cell.column), y: rowTops[first], width: slotWidth(cell.cell), height: height)
                 let cellStyle = cell.cell.style
-                if let background = cellStyle.background { backgrounds.append(FilledRect(rect: slot, color: background, snapsToPixels: true)) }
+                // A `<col>`'s background shows where its cells have none (row and row group
+                // backgrounds are the cells' already, and are drawn over a column's in CSS).
+                let column = cell.cell.column
+                let columnBackground = column < table.columnBackgrounds.count ? table.columnBackgrounds[column] : nil
+                if let background = cellStyle.background ?? columnBackground {
+                    // Snapped to whole pixels only where it meets another cell's background or
+                    // the table's edge to edge, so that no seam shows there.
+                    var fill = FilledRect(rect: slot, color: background, snapsToPixels: true)
+                    let lastRow = cell.row + spanned.count, lastColumn = column + cell.cell.columnSpan
+                    let outerShows = style.background == nil
+                    func unsnapped(_ gap: Double, outside: Bool) -> Bool { gap > 0 || outside && outerShows }
+                    if unsnapped(columnGaps[column], outside: column == 0) { fill.unsnappedEdges.insert(.left) }
+                    if unsnapped(columnGaps[lastColumn], outside: lastColumn >= table.columnCount) { fill.unsnappedEdges.insert(.right) }
+                    if unsnapped(rowGaps[cell.row], outside: cell.row == 0) { fill.unsnappedEdges.insert(.top) }
+                    if unsnapped(rowGaps[min(lastRow, rowGaps.count - 1)], outside: lastRow >= table.rows.count) { fill.unsnappedEdges.insert(.bottom) }
+                    backgrounds.append(fill)
+                }
                 // The cell's box: its border box, or with collapsed borders the box between the
                 // middles of its grid lines, where its borders are centred.
                 var box = slot
@@ -831,6 +898,16 @@ public struct TableFrame: Hashable, Sendable {
     /// Font size as a fraction of the markup's: below 1 when the table was set smaller to fit.
     public var scale: Double
     public var cells: [CellFrame]
+}
+
+extension TableFrame {
+    /// The piece with its rectangle and its cells' moved by `shift`.
+    func moved(by shift: (dx: Double, dy: Double)) -> TableFrame {
+        var piece = self
+        piece.rect = rect.moved(by: shift)
+        for index in piece.cells.indices { piece.cells[index].rect = piece.cells[index].rect.moved(by: shift) }
+        return piece
+    }
 }
 
 /// A cell of a table piece.

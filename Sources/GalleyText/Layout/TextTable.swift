@@ -17,6 +17,11 @@ public struct TextTable: Sendable, Equatable {
     public var style = Style()
     /// Widths in points that `<col>` elements give grid columns (nil: none), by column.
     public var columnWidths: [Double?] = []
+    /// Widths as a fraction of the table's that `<col>` elements give grid columns (`width:
+    /// 40%`; nil: none), by column: read by the fixed layout (`Style.fixedLayout`).
+    public var columnWidthFractions: [Double?] = []
+    /// Backgrounds of `<col>` elements, by column: drawn under the cells of their column.
+    public var columnBackgrounds: [RGBColor?] = []
     /// Tables nested in this table's cells, in document order, each inside one cell's
     /// paragraphs (indices in the same `AttributedText.paragraphs`), each maybe nesting more.
     /// Only the tables directly inside: a table nested in one of these is in that one's list.
@@ -97,6 +102,11 @@ public struct TextTable: Sendable, Equatable {
         public var verticalAlignment = VerticalAlignment.middle
         /// CSS `width` or HTML `width` in points: the column's minimum, as browsers take it.
         public var width: Double?
+        /// `width` as a percentage, as a fraction of the table's width (fixed layout only).
+        public var widthFraction: Double?
+        /// CSS `height` in points, its padding and borders included (as browsers read a cell's
+        /// `height`): the row is at least that tall.
+        public var height: Double?
         public init() {}
     }
 
@@ -110,7 +120,14 @@ public struct TextTable: Sendable, Equatable {
         public var rowSpacing: Double?
         public var verticalSpacing: Double { rowSpacing ?? spacing }
         public var border = Sides(Border())
+        /// The table's own padding, between its border and the outer spacing (separated
+        /// borders only: CSS 2.1 §17.6.1).
+        public var padding = Sides(0.0)
         public var background: RGBColor?
+        /// `table-layout: fixed` (CSS 2.1 §17.5.2.1): with a `width`, the columns' widths come
+        /// from the `<col>` elements and the first row's cells, the others share what is left,
+        /// whatever the cells hold.
+        public var fixedLayout = false
         /// `width`: points, or a fraction of the column (`50%`).
         public var width: Double?
         public var widthFraction: Double?
