@@ -101,11 +101,9 @@ public struct SingleFile: Sendable {
         guard let document = Self.document(file, root: root) else {
             throw Failure(code: .unreadable, message: "not a file Galley reads (.pdf, .html, .htm, .xhtml, .txt)")
         }
-        let engine: MuPDFEngine
         let producer: any PageProducer
         do {
-            engine = try MuPDFEngine()
-            producer = try Self.producer(document, configuration: configuration, engine: engine, cancellation: cancellation)
+            producer = try Self.opener(configuration).pages(of: document, limiter: Self.limiter(configuration, cancellation))
         } catch {
             throw Failure(error)
         }
@@ -176,8 +174,7 @@ public struct SingleFile: Sendable {
                      ("Thumb::Size", String(stamp.size)), ("Thumb::Mimetype", FreedesktopThumbnails.mimeType(document)),
                      ("Software", "galley \(Pipeline.version)")]
         do {
-            let engine = try MuPDFEngine()
-            let producer = try Self.producer(document, configuration: first, engine: engine, cancellation: cancellation)
+            let producer = try Self.opener(first).pages(of: document, limiter: Self.limiter(first, cancellation))
             defer { producer.finish() }
             guard let page = try producer.next()?.page else {
                 throw producer.takeEvents().outcome.failure ?? Failure(code: .noPages, message: "the document has no pages")
@@ -189,18 +186,15 @@ public struct SingleFile: Sendable {
         }
     }
 
-    /// The page producer a run would use for the document.
-    /// `fonts`: the fonts for articles, when already loaded.
-    static func producer(_ document: SourceDocument, configuration: Configuration, engine: MuPDFEngine,
-                         cancellation: Cancellation, fonts: FontLibrary? = nil) throws -> any PageProducer {
-        switch document.kind {
-        case .pdf:
-            return try PDFPages(document: document, configuration: configuration, engine: engine,
-                                limiter: TimeLimiter(timeout: configuration.pageTimeout, cancellation: cancellation))
-        case .markup:
-            return try ArticlePages(document: document, index: 0, configuration: configuration, fonts: fonts ?? configuration.documentFonts(),
-                                    engine: engine,
-                                    limiter: TimeLimiter(timeout: configuration.pageTimeout, cancellation: cancellation))
-        }
+    /// What a single file's pages are made by: a run's opener, with every page in one lane
+    /// (`DocumentOpener.singleLane`). `fonts`: the fonts for articles, shared by the files of
+    /// one command.
+    static func opener(_ configuration: Configuration, fonts: LazyFonts? = nil) throws(PDFError) -> DocumentOpener {
+        DocumentOpener.singleLane(configuration, engine: try MuPDFEngine(), fonts: fonts ?? LazyFonts(configuration: configuration))
+    }
+
+    /// `page_timeout` on the pages' work, as in a run.
+    static func limiter(_ configuration: Configuration, _ cancellation: Cancellation) -> TimeLimiter {
+        TimeLimiter(timeout: configuration.pageTimeout, cancellation: cancellation)
     }
 }
