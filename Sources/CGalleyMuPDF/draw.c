@@ -3,6 +3,7 @@
 #include "internal.h"
 
 #include <mupdf/fitz.h>
+#include <stdio.h>
 
 int gm_render_rgb(fz_context *ctx, fz_display_list *list, float zoom,
                   int x, int y, int width, int height, unsigned char *samples,
@@ -37,7 +38,13 @@ int gm_render_rgb(fz_context *ctx, fz_display_list *list, float zoom,
         return -1;
     }
     if (gm_cookie_aborted(cookie)) {
-        gm_set_error(error, GM_ERROR_ABORT, "rendering was cancelled");
+        /* Where the drawing stopped: fz_run_display_list sets progress_max to the list's
+           length and progress to the position of each node it runs (both in the list's
+           storage units), leaving the list at the first node it finds the cookie aborted. */
+        char message[sizeof error->message];
+        snprintf(message, sizeof message, "rendering was cancelled at display-list node %d (list length %zu)",
+                 cookie->cookie.progress, cookie->cookie.progress_max);
+        gm_set_error(error, GM_ERROR_ABORT, message);
         return -1;
     }
     return 0;
