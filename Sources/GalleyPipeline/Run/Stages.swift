@@ -515,11 +515,7 @@ final class Stages: Sendable {
     }
 
     private func writeBanded(_ page: any PageSource, _ facts: PageFacts, bounds: PixelRect, scale: Double, path: String) throws -> WrittenOutput {
-        let bytes = try imageRenderer.encodeInBands(bounds) { band, rect in
-            try limiter.run(page: facts.number, doing: "draw") { limit in
-                try page.draw(into: band, rect: rect, scale: scale, cancellation: limit)
-            }
-        }
+        let bytes = try imageRenderer.encodeInBands(page, number: facts.number, scale: scale, limiter: limiter)
         return try write(bytes, width: bounds.width, height: bounds.height, path: path)
     }
 

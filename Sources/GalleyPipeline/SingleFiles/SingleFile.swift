@@ -102,8 +102,9 @@ public struct SingleFile: Sendable {
             throw Failure(code: .unreadable, message: "not a file Galley reads (.pdf, .html, .htm, .xhtml, .txt)")
         }
         let producer: any PageProducer
+        let limiter = Self.limiter(configuration, cancellation)
         do {
-            producer = try Self.opener(configuration).pages(of: document, limiter: Self.limiter(configuration, cancellation))
+            producer = try Self.opener(configuration).pages(of: document, limiter: limiter)
         } catch {
             throw Failure(error)
         }
@@ -126,7 +127,7 @@ public struct SingleFile: Sendable {
                 while queue.operationCount >= 2 * queue.maxConcurrentOperationCount { queue.waitUntilAllOperationsAreFinished() }
                 queue.addOperation {
                     let result = Result { () throws -> String in
-                        let bytes = try renderer.render(page, scale: scale, cancellation: cancellation)
+                        let bytes = try renderer.render(page, number: facts.number, scale: scale, limiter: limiter)
                         try AtomicFile.write(bytes, to: path, through: path + ".\(getpid()).\(order).tmp")
                         return path
                     }.mapError { Failure($0, page: facts.number) }
@@ -174,13 +175,14 @@ public struct SingleFile: Sendable {
                      ("Thumb::Size", String(stamp.size)), ("Thumb::Mimetype", FreedesktopThumbnails.mimeType(document)),
                      ("Software", "galley \(Pipeline.version)")]
         do {
-            let producer = try Self.opener(first).pages(of: document, limiter: Self.limiter(first, cancellation))
+            let limiter = Self.limiter(first, cancellation)
+            let producer = try Self.opener(first).pages(of: document, limiter: limiter)
             defer { producer.finish() }
             guard let page = try producer.next()?.page else {
                 throw producer.takeEvents().outcome.failure ?? Failure(code: .noPages, message: "the document has no pages")
             }
             let encoder: any ImageEncoder = format == .png ? FreedesktopThumbnails.Encoder(texts: texts) : configuration.encoding(format).encoder
-            return try PageRenderer(encoder: encoder, dpi: nil).render(page, scale: page.thumbnailScale(box: size), cancellation: cancellation)
+            return try PageRenderer(encoder: encoder, dpi: nil).render(page, number: 1, scale: page.thumbnailScale(box: size), limiter: limiter)
         } catch {
             throw Failure(error, page: 1)
         }
