@@ -131,7 +131,7 @@ let package = Package(
         .executableTarget(
             name: "galley",
             dependencies: [
-                "GalleyBase", "GalleyPipeline", "GalleyRaster", "GalleyText",
+                "GalleyBase", "GalleyManifest", "GalleyDiff", "GalleyPipeline", "GalleyRaster", "GalleyText",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Writes a fontconfig configuration that sees only the fonts the install script installs
-# (fonts-dejavu-core, fonts-dejavu-extra, fonts-noto-cjk, and Liberation Serif of fonts-liberation2) with the system's matching rules, and
+# (the files of fonts-dejavu-core, fonts-dejavu-extra, fonts-noto-cjk, and Liberation Serif of
+# fonts-liberation2) with the system's matching rules, and
 # prints its path: the tests export it as FONTCONFIG_FILE, so extra fonts on a developer's
 # machine (Noto Sans Mono pulled in by a browser, URW, Liberation, a user's ~/.fonts) change
 # no test's result. Idempotent; the configuration and its cache live in .build/test-fonts/.
@@ -9,12 +10,28 @@ cd "$(dirname "$0")/.."
 folder="$(pwd)/.build/test-fonts"
 mkdir -p "$folder/cache"
 conf="$folder/fonts.conf"
+# The packages' font files, linked one by one under their own paths (so they sort as they
+# do where they are installed): not their folders, which other packages also fill
+# (fonts-noto-cjk-extra's weights go beside fonts-noto-cjk's, fonts-noto-core's beside others).
+files="$folder/files"
+rm -rf "$files.tmp"
+dpkg -L fonts-dejavu-core fonts-dejavu-extra fonts-noto-cjk 2>/dev/null | grep -E '\.(ttf|ttc|otf)$' |
+  while read -r font; do
+    mkdir -p "$files.tmp$(dirname "$font")"
+    ln -s "$font" "$files.tmp$font"
+  done
+# Replaced only when the packages changed: a suite already running keeps its fonts.
+if [ -d "$files" ] && diff -q <(cd "$files" && find . | sort) <(cd "$files.tmp" && find . | sort) > /dev/null; then
+  rm -rf "$files.tmp"
+else
+  rm -rf "$files"
+  mv "$files.tmp" "$files"
+fi
 {
   echo '<?xml version="1.0"?>'
   echo '<!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">'
   echo '<fontconfig>'
-  dpkg -L fonts-dejavu-core fonts-dejavu-extra fonts-noto-cjk 2>/dev/null | grep -E '\.(ttf|ttc|otf)$' | xargs -r -n1 dirname | sort -u |
-    while read -r dir; do echo "  <dir>$dir</dir>"; done
+  find "$files" -type l -printf '%h\n' | sort -u | while read -r dir; do echo "  <dir>$dir</dir>"; done
   # Liberation Serif alone of fonts-liberation2 (a Times-metric font for SVG text in the PDF),
   # so that requests for Helvetica or Arial still get DejaVu as before.
   mkdir -p "$folder/times"
@@ -23,13 +40,11 @@ conf="$folder/fonts.conf"
   done
   echo "  <dir>$folder/times</dir>"
   echo "  <cachedir>$folder/cache</cachedir>"
-  # The system's rules (generic families, language preferences, hinting), without the ones
-  # that add the user's or the machine's own font folders.
+  # The system's rules (generic families, language preferences, hinting), without those that
+  # add font folders or other files: the user's and the machine's own (50-user.conf,
+  # 51-local.conf), and any a package adds (TeX Live's 09-texlive-fonts.conf lists its fonts).
   for rule in /etc/fonts/conf.d/*.conf; do
-    case "$(basename "$rule")" in
-      50-user.conf | 51-local.conf) ;;
-      *) echo "  <include ignore_missing=\"yes\">$rule</include>" ;;
-    esac
+    grep -qE '<(dir|include)[ >]' "$rule" || echo "  <include ignore_missing=\"yes\">$rule</include>"
   done
   echo '</fontconfig>'
 } > "$conf.tmp"

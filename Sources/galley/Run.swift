@@ -297,7 +297,9 @@ struct Run: ParsableCommand {
     }
 
     /// Seconds between a first interrupt and the exit that follows whatever is still running.
-    static let exitGrace = 0.9
+    /// `GALLEY_TEST_EXIT_GRACE` sets it for the tests that check that work stops on its own,
+    /// before the forced exit, on a machine of any load.
+    static let exitGrace = ProcessInfo.processInfo.environment["GALLEY_TEST_EXIT_GRACE"].flatMap(Double.init) ?? 0.9
 
     /// Ctrl-C and SIGTERM cancel the run; the pipeline stops in-flight work and cleans up.
     /// A second one exits at once, after removing `.galley/tmp` (`beforeExit`); never a

@@ -44,3 +44,25 @@ enum GalleyChild {
         return (process, output)
     }
 }
+
+extension Process {
+    /// The CPU time the running process has used (user and system, from /proc), in seconds;
+    /// nil once it is gone. A clock of its own work, which a loaded machine does not stretch.
+    var cpuSeconds: Double? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(processIdentifier)/stat", encoding: .utf8),
+              let end = stat.lastIndex(of: ")") else { return nil }
+        // After the command name: state, then fields 4 to 52; utime and stime are 14 and 15.
+        let fields = stat[stat.index(after: end)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// Waits until the process has used `seconds` of CPU time; false if it ended first.
+    func waitForCPU(_ seconds: Double) -> Bool {
+        while let used = cpuSeconds, isRunning {
+            if used >= seconds { return true }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return false
+    }
+}

@@ -319,6 +319,10 @@ import Testing
         #expect(allowed.manifest?.documents.first { $0.source == "notes.txt" }?.status == .ok)
     }
 
+    /// A page over `page_timeout` fails its document as `timed-out`, naming the page; the
+    /// document's other pages and the other documents are drawn. (That the limit stops MuPDF
+    /// part-way through the page, rather than failing it once drawn, is
+    /// `PageWatchdogTests.thePageTimeLimitStopsMuPDFPartWayThroughThePage`.)
     @Test func aPageOverItsTimeLimitFailsItsDocumentOnly() throws {
         let folder = try ScratchFolder()
         let input = folder.path("in")
@@ -328,12 +332,10 @@ import Testing
         // As light as slow.pdf's first page: a fixture's page at 300 dpi can take more than the
         // 0.25 s limit on a busy machine or under a sanitizer, and this test is about the slow one.
         try TestPDF.write(pages: ["0 0 1 rg 10 10 100 100 re f"], to: input.appendingPathComponent("quick.pdf"))
-        let started = Date()
         let summary = try run([], in: folder, thumbnails: [64]) {
             $0.dpi = 300
             $0.pageTimeout = 0.25
         }
-        #expect(Date().timeIntervalSince(started) < 10, "the slow page was stopped, not waited for")
         let documents = try #require(summary.manifest?.documents)
         let slow = try #require(documents.first { $0.source == "slow.pdf" })
         #expect(slow.status == .failed)

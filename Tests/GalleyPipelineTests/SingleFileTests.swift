@@ -48,4 +48,23 @@ import Testing
             }
         }
     }
+
+    /// `galley render` holds a page's drawing to `page_timeout` as a run does: the page over it
+    /// fails as `timed-out`, naming it, and the page before it is written.
+    @Test func renderHoldsADrawingToThePageTimeLimit() throws {
+        let folder = try ScratchFolder("galley-single-file-timeout")
+        let file = folder.path("slow.pdf")
+        try TestPDF.write(pages: ["0 0 1 rg 10 10 100 100 re f", TestPDF.heavyContent(curves: 12_000)], to: file)
+        var configuration = Configuration()
+        configuration.dpi = 300
+        configuration.pageTimeout = 0.25
+        let out = folder.path("out")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        let failure = #expect(throws: Failure.self) { try SingleFile(configuration: configuration).render(file, into: out) }
+        #expect(failure?.code == .timedOut, "\(String(describing: failure))")
+        #expect(failure?.page == 2)
+        #expect(failure?.message.contains("to draw") == true, "\(String(describing: failure))")
+        #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("slow-0001.png").path))
+        #expect(!FileManager.default.fileExists(atPath: out.appendingPathComponent("slow-0002.png").path))
+    }
 }

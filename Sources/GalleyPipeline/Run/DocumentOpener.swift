@@ -21,8 +21,10 @@ struct OpenedDocument {
     let note: String?
 }
 
-/// Opens a run's documents into page producers, each kind with its own policy, so that the
-/// stages know nothing of PDFs or articles:
+/// Opens documents into page producers, each kind with its own policy, so that neither the
+/// run's stages nor the single-file commands (`galley render`, `galley thumbnail`,
+/// `galley thumbs --freedesktop`, which draw every page of one lane, `singleLane`) know
+/// anything of PDFs or articles:
 ///
 /// - An article is one lane, parsed and typeset page by page in the open stage; the render and
 ///   thumbnail stages draw its pages concurrently. The run's MuPDF engine decodes its pictures.
@@ -50,12 +52,13 @@ final class DocumentOpener: Sendable {
     private let laneCount: Int
     private let laneEngines: LaneEngines
 
-    init(configuration: Configuration, engine: MuPDFEngine, fonts: LazyFonts, documentFiles: DocumentFiles?) {
+    /// `lanes`: how many lanes a PDF is drawn in at most; by default one per render worker.
+    init(configuration: Configuration, engine: MuPDFEngine, fonts: LazyFonts, documentFiles: DocumentFiles?, lanes: Int? = nil) {
         self.configuration = configuration
         self.engine = engine
         self.fonts = fonts
         self.documentFiles = documentFiles
-        laneCount = max(1, configuration.workers.render)
+        laneCount = max(1, lanes ?? configuration.workers.render)
         // MuPDF's default store (256 MiB) shared by the lanes of a document.
         laneEngines = LaneEngines(storeBytes: (256 << 20) / laneCount)
     }
@@ -95,23 +98,38 @@ final class DocumentOpener: Sendable {
         }
     }
 
-    /// Opens `document` (document `index` of the run, as `read`) into its first lane, its
-    /// pages' work under `limiter`.
+    /// The opener of the single-file commands: a document in one lane, whose pages the command
+    /// draws itself (`workers.render` at a time), and no document files.
+    static func singleLane(_ configuration: Configuration, engine: MuPDFEngine, fonts: LazyFonts) -> DocumentOpener {
+        DocumentOpener(configuration: configuration, engine: engine, fonts: fonts, documentFiles: nil, lanes: 1)
+    }
+
+    /// Every selected page of `document`, made by one producer, its pages' work under
+    /// `limiter`: what a single-file command draws. Only for a `singleLane` opener.
     ///
     /// - Throws: the document's failure: nothing of it is drawn.
-    func open(_ document: SourceDocument, index: Int, read: Read, limiter: TimeLimiter) throws -> OpenedDocument {
+    func pages(of document: SourceDocument, limiter: TimeLimiter) throws -> any PageProducer {
+        precondition(laneCount == 1, "a run's opener makes a PDF's pages in lanes")
+        return try open(document, bytes: nil, limiter: limiter).first
+    }
+
+    /// Opens `document` into its first lane, its pages' work under `limiter`. `bytes`: the
+    /// file as `read` read it (a PDF's lanes open it from memory); nil: read from the file.
+    ///
+    /// - Throws: the document's failure: nothing of it is drawn.
+    func open(_ document: SourceDocument, bytes: FileBytes?, limiter: TimeLimiter) throws -> OpenedDocument {
         switch document.kind {
         case .markup:
-            let pages = try ArticlePages(document: document, index: index, configuration: configuration, fonts: try fonts.library(),
+            let pages = try ArticlePages(document: document, configuration: configuration, fonts: try fonts.library(),
                                          engine: engine, documentFiles: documentFiles, limiter: limiter)
             return OpenedDocument(first: pages, lanes: 1, drawsInLane: false,
                                   openLane: { lane in preconditionFailure("an article has one lane, not \(lane + 1)") },
                                   note: pages.ignoredPropertiesSummary)
         case .pdf:
             let openLane = { @Sendable [self] (lane: Int) throws -> any PageProducer in
-                try openPDFLane(document, lane: lane, bytes: read.contents, limiter: limiter)
+                try openPDFLane(document, lane: lane, bytes: bytes, limiter: limiter)
             }
-            let first = try openPDFLane(document, lane: 0, bytes: read.contents, limiter: limiter)
+            let first = try openPDFLane(document, lane: 0, bytes: bytes, limiter: limiter)
             return OpenedDocument(first: first, lanes: max(1, min(laneCount, first.selectedCount)), drawsInLane: true,
                                   openLane: openLane, note: nil)
         }

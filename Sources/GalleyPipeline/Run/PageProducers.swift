@@ -279,7 +279,6 @@ struct OpenedArticle {
 /// Pages of an article: parsed, then typeset once per layout, page after page.
 final class ArticlePages: PageProducer {
     private let article: OpenedArticle
-    private let index: Int
     private let layouts: [ArticleLayout]
     private let fonts: FontLibrary
     private var events: [ProducerEvent] = []
@@ -310,12 +309,11 @@ final class ArticlePages: PageProducer {
 
     /// `documentFiles`: where the layouts' document files go; nil to write none (a page
     /// wanted for a preview only).
-    init(document: SourceDocument, index: Int, configuration: Configuration, fonts: FontLibrary, engine: MuPDFEngine,
+    init(document: SourceDocument, configuration: Configuration, fonts: FontLibrary, engine: MuPDFEngine,
          documentFiles: DocumentFiles? = nil, limiter: TimeLimiter? = nil) throws {
         article = try OpenedArticle(document: document, configuration: configuration, engine: engine)
         self.limiter = limiter
         events.append(.described(title: article.first.title, author: article.first.author))
-        self.index = index
         self.layouts = configuration.layouts
         self.fonts = fonts
         self.documentFiles = documentFiles
@@ -398,7 +396,7 @@ final class ArticlePages: PageProducer {
     }
 
     /// The current layout is complete: each writer's file goes next to the layout's pages
-    /// (`DocumentFormatName.path`).
+    /// (`DocumentFormatName.path`), and is reported (`ProducerEvent.wroteFile`).
     private func writeDocumentFiles(_ layout: ArticleLayout) throws {
         guard let documentFiles, !writers.isEmpty else { return }
         var files: [Manifest.DocumentFile] = []
@@ -407,7 +405,7 @@ final class ArticlePages: PageProducer {
             let path = format.name.path(document: article.document.name, layout: layout.name)
             try documentFiles.store.write(bytes, to: path)
             let file = Manifest.DocumentFile(format: format.name.rawValue, path: path, sha256: ContentHash.sha256(bytes), bytes: bytes.count)
-            documentFiles.written(index, layout, file)
+            events.append(.wroteFile(layout: layout, file: file))
             files.append(file)
         }
         writers = []
@@ -508,13 +506,12 @@ final class ArticlePages: PageProducer {
     }
 }
 
-/// Where an article's whole-document files go (`documents:` in pipeline.yml): the formats, the
-/// output folder, and who is told of each file written (the catalog), from the open stage.
+/// Where an article's whole-document files go (`documents:` in pipeline.yml): the formats and
+/// the output folder. Each file written is reported as a `ProducerEvent.wroteFile`.
 struct DocumentFiles: Sendable {
     /// The formats written for a layout, by its name.
     let formats: @Sendable (_ layout: String) -> [DocumentFormatName]
     let store: OutputStore
-    let written: @Sendable (_ document: Int, _ layout: ArticleLayout, _ file: Manifest.DocumentFile) -> Void
     /// The run's articles' output folders by their source files' standardized paths, which
     /// links between their PDFs reach (`DocumentLinks`).
     var articles: [String: String] = [:]
@@ -526,13 +523,11 @@ struct DocumentFiles: Sendable {
 }
 
 extension DocumentFiles {
-    /// Where a run's articles' document files go, each one written told to the run's catalog;
-    /// nil when the configuration writes none. `scanned`: every document of the run, a shard's
-    /// others too, whose articles the PDFs' links reach.
-    init?(configuration: Configuration, store: OutputStore, catalog: RunCatalog, scanned: [SourceDocument]) {
+    /// Where a run's articles' document files go; nil when the configuration writes none.
+    /// `scanned`: every document of the run, a shard's others too, whose articles the PDFs'
+    /// links reach.
+    init?(configuration: Configuration, store: OutputStore, scanned: [SourceDocument]) {
         guard configuration.writesDocumentFiles else { return nil }
-        self.init(formats: configuration.documentFormatNames(for:), store: store, written: { index, layout, file in
-            catalog.recordDocumentFile(index, layout: layout, file: file)
-        }, articles: DocumentFiles.articles(scanned))
+        self.init(formats: configuration.documentFormatNames(for:), store: store, articles: DocumentFiles.articles(scanned))
     }
 }

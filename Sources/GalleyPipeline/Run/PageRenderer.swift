@@ -69,17 +69,27 @@ struct PageRenderer: Sendable {
         return try bands.finish()
     }
 
-    /// `page` at `scale` as a file's bytes, in one call: refused when too large for the
-    /// format, drawn whole or band by band, encoded.
-    func render(_ page: any PageSource, scale: Double, cancellation: Cancellation) throws -> [UInt8] {
-        let bounds = page.pixelBounds(scale: scale)
-        switch try drawing(bounds) {
-        case .whole:
-            return try encode(try page.render(scale: scale, cancellation: cancellation))
-        case .bands:
-            return try encodeInBands(bounds) { band, rect in
-                try page.draw(into: band, rect: rect, scale: scale, cancellation: cancellation)
+    /// The file's bytes for `page` (page `number`) drawn at `scale` band by band, each band
+    /// drawn under `limiter` (`page_timeout`) and encoded as it comes.
+    func encodeInBands(_ page: any PageSource, number: Int, scale: Double, limiter: TimeLimiter) throws -> [UInt8] {
+        try encodeInBands(page.pixelBounds(scale: scale)) { band, rect in
+            try limiter.run(page: number, doing: "draw") { limit in
+                try page.draw(into: band, rect: rect, scale: scale, cancellation: limit)
             }
+        }
+    }
+
+    /// `page` (page `number`) at `scale` as a file's bytes, in one call: refused when too large
+    /// for the format, drawn whole or band by band under `limiter` (`page_timeout`, as in a
+    /// run), encoded.
+    func render(_ page: any PageSource, number: Int, scale: Double, limiter: TimeLimiter) throws -> [UInt8] {
+        switch try drawing(page.pixelBounds(scale: scale)) {
+        case .whole:
+            return try encode(try limiter.run(page: number, doing: "draw") { limit in
+                try page.render(scale: scale, cancellation: limit)
+            })
+        case .bands:
+            return try encodeInBands(page, number: number, scale: scale, limiter: limiter)
         }
     }
 }

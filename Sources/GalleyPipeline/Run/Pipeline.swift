@@ -186,7 +186,7 @@ public final class Pipeline: Sendable {
         }
         let fonts = LazyFonts(configuration: configuration)
         let opener = DocumentOpener(configuration: configuration, engine: engine, fonts: fonts,
-                                    documentFiles: DocumentFiles(configuration: configuration, store: store, catalog: runCatalog, scanned: scanned))
+                                    documentFiles: DocumentFiles(configuration: configuration, store: store, scanned: scanned))
         let stages = Stages(configuration: configuration, documents: documents, opener: opener,
                             store: store, slots: slots, recorder: recorder, catalog: runCatalog, drawImages: !options.thumbnailsOnly,
                             cancellation: cancellation, logger: logger)

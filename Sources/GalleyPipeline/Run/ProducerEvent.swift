@@ -1,10 +1,12 @@
 import GalleyBase
 import GalleyManifest
+import GalleyText
 
 /// What a page producer found out about its document besides its pages: values it hands to
 /// whoever drives it (`PageProducer.takeEvents()`), in the order they happened. The run's
-/// stages record them (`RunRecorder.record`); `galley render` and `galley thumbnail` read the
-/// warnings and the failure from them, with no run to record into.
+/// stages record them (the recorder, `RunRecorder.record`, and the catalog, the document files
+/// written); `galley render` and `galley thumbnail` read the warnings and the failure from
+/// them, with no run to record into.
 enum ProducerEvent: Sendable {
     /// The document's title and author, as its metadata gives them.
     case described(title: String?, author: String?)
@@ -17,6 +19,8 @@ enum ProducerEvent: Sendable {
     /// A page that failed alone, or a fault of the whole document its pages outlive (a page
     /// tree claiming more pages than it holds): the document goes on.
     case failed(Failure)
+    /// A layout's whole-document file (`documents:`) written into the output folder.
+    case wroteFile(layout: ArticleLayout, file: Manifest.DocumentFile)
 
     /// What an article's typesetting made: its text length, the characters read and set, the
     /// pages of each layout, how many were selected (nil: no selection), and its warnings.
@@ -40,7 +44,7 @@ extension [ProducerEvent] {
             case .typeset(let typeset): warnings += typeset.warnings
             case .warning(let warning): pageWarnings.append(warning)
             case .failed(let found): RunRecorder.keepEarliest(&failure, found)
-            case .described: break
+            case .described, .wroteFile: break
             }
         }
         return (warnings + pageWarnings, failure)

@@ -304,6 +304,7 @@ final class RunRecorder: Sendable {
                              selected: typeset.selected, warnings: typeset.warnings)
             case .warning(let warning): warn(document, warning)
             case .failed(let failure): failed(document, failure)
+            case .wroteFile: break  // the catalog's (`Stages`); the manifest has it from `.typeset`
             }
         }
     }

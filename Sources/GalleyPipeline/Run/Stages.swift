@@ -151,12 +151,12 @@ final class Stages: Sendable {
         CrashTestHook.hangIfOpening(document)
         let opened: OpenedDocument
         do {
-            opened = try timed(index) { try opener.open(document, index: index, read: read, limiter: limiter) }
+            opened = try timed(index) { try opener.open(document, bytes: read.contents, limiter: limiter) }
         } catch {
             finishDispatch(index, pages: 0, failure: Failure(error))
             return
         }
-        recorder.record(index, opened.first.takeEvents())
+        recordEvents(index, opened.first.takeEvents())
         if let note = opened.note { logger.debug("\(document.relativePath): \(note)") }
         openLanes(index, opened)
     }
@@ -181,7 +181,7 @@ final class Stages: Sendable {
                 guard !cancellation.isCancelled else { return }
                 do {
                     let producer = try timed(index) { try openLane(lane) }
-                    recorder.record(index, producer.takeEvents())
+                    recordEvents(index, producer.takeEvents())
                     recordPages(DocumentCursor(index: index, producer: producer, lanes: lanes, drawsPages: drawsPages), holdingSlot: false)
                 } catch {
                     finishCursor(index, lanes: lanes, pages: 0, failure: Failure(error))
@@ -252,7 +252,7 @@ final class Stages: Sendable {
 
     /// The cursor's next page; what its producer reported on the way is recorded.
     private func nextPage(_ cursor: DocumentCursor) throws -> (page: any PageSource, facts: PageFacts)? {
-        defer { recorder.record(cursor.index, cursor.producer.takeEvents()) }
+        defer { recordEvents(cursor.index, cursor.producer.takeEvents()) }
         return try cursor.producer.next()
     }
 
@@ -260,7 +260,17 @@ final class Stages: Sendable {
     /// the end is recorded.
     private func finishProducer(_ cursor: DocumentCursor) {
         cursor.producer.finish()
-        recorder.record(cursor.index, cursor.producer.takeEvents())
+        recordEvents(cursor.index, cursor.producer.takeEvents())
+    }
+
+    /// Records what a producer of document `index` reported: the document files it wrote go
+    /// into the catalog at once (so a killed run keeps them, as it keeps pages), the rest to
+    /// the recorder.
+    private func recordEvents(_ index: Int, _ events: [ProducerEvent]) {
+        for case .wroteFile(let layout, let file) in events {
+            catalog.recordDocumentFile(index, layout: layout, file: file)
+        }
+        recorder.record(index, events)
     }
 
     /// A lane has made all the pages it will; the last lane of a document finishes it for all
@@ -505,11 +515,7 @@ final class Stages: Sendable {
     }
 
     private func writeBanded(_ page: any PageSource, _ facts: PageFacts, bounds: PixelRect, scale: Double, path: String) throws -> WrittenOutput {
-        let bytes = try imageRenderer.encodeInBands(bounds) { band, rect in
-            try limiter.run(page: facts.number, doing: "draw") { limit in
-                try page.draw(into: band, rect: rect, scale: scale, cancellation: limit)
-            }
-        }
+        let bytes = try imageRenderer.encodeInBands(page, number: facts.number, scale: scale, limiter: limiter)
         return try write(bytes, width: bounds.width, height: bounds.height, path: path)
     }
 

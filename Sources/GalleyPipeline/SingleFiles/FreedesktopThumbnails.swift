@@ -102,8 +102,8 @@ public struct FreedesktopThumbnails: Sendable {
                 throw UsageError(subject: "--freedesktop", message: "\(folder.path): cannot create the folder: \(error.message)")
             }
         }
-        let engine = try MuPDFEngine()
-        var fonts: FontLibrary?
+        let opener = try SingleFile.opener(configuration)
+        let limiter = SingleFile.limiter(configuration, cancellation)
         var summary = Summary()
         for document in documents {
             guard !cancellation.isCancelled else { break }
@@ -123,11 +123,10 @@ public struct FreedesktopThumbnails: Sendable {
             let texts = [("Thumb::URI", uri), ("Thumb::MTime", mtime), ("Thumb::Size", String(stamp.size)),
                          ("Thumb::Mimetype", Self.mimeType(document)), ("Software", "galley \(Pipeline.version)")]
             do {
-                if document.kind == .markup && fonts == nil { fonts = try configuration.documentFonts() }
-                let page = try firstPage(document, engine: engine, fonts: fonts)
+                let page = try firstPage(document, opener: opener, limiter: limiter)
                 let renderer = PageRenderer(encoder: Encoder(texts: texts), dpi: nil)
                 for size in stale {
-                    try write(renderer.render(page, scale: page.thumbnailScale(box: size.pixels), cancellation: cancellation),
+                    try write(renderer.render(page, number: 1, scale: page.thumbnailScale(box: size.pixels), limiter: limiter),
                               to: file(uri: uri, size: size))
                 }
                 summary.written += 1
@@ -190,9 +189,8 @@ public struct FreedesktopThumbnails: Sendable {
     }
 
     /// The page a thumbnail shows: a PDF's first page, an article's first page in the first layout.
-    private func firstPage(_ document: SourceDocument, engine: MuPDFEngine, fonts: FontLibrary?) throws -> any PageSource {
-        let producer = try SingleFile.producer(document, configuration: configuration, engine: engine,
-                                               cancellation: Cancellation(), fonts: fonts)
+    private func firstPage(_ document: SourceDocument, opener: DocumentOpener, limiter: TimeLimiter) throws -> any PageSource {
+        let producer = try opener.pages(of: document, limiter: limiter)
         defer { producer.finish() }
         guard let page = try producer.next()?.page else { throw Failure(code: .noPages, message: "the document has no pages") }
         return page

@@ -101,11 +101,10 @@ public struct SingleFile: Sendable {
         guard let document = Self.document(file, root: root) else {
             throw Failure(code: .unreadable, message: "not a file Galley reads (.pdf, .html, .htm, .xhtml, .txt)")
         }
-        let engine: MuPDFEngine
         let producer: any PageProducer
+        let limiter = Self.limiter(configuration, cancellation)
         do {
-            engine = try MuPDFEngine()
-            producer = try Self.producer(document, configuration: configuration, engine: engine, cancellation: cancellation)
+            producer = try Self.opener(configuration).pages(of: document, limiter: limiter)
         } catch {
             throw Failure(error)
         }
@@ -128,7 +127,7 @@ public struct SingleFile: Sendable {
                 while queue.operationCount >= 2 * queue.maxConcurrentOperationCount { queue.waitUntilAllOperationsAreFinished() }
                 queue.addOperation {
                     let result = Result { () throws -> String in
-                        let bytes = try renderer.render(page, scale: scale, cancellation: cancellation)
+                        let bytes = try renderer.render(page, number: facts.number, scale: scale, limiter: limiter)
                         try AtomicFile.write(bytes, to: path, through: path + ".\(getpid()).\(order).tmp")
                         return path
                     }.mapError { Failure($0, page: facts.number) }
@@ -176,31 +175,28 @@ public struct SingleFile: Sendable {
                      ("Thumb::Size", String(stamp.size)), ("Thumb::Mimetype", FreedesktopThumbnails.mimeType(document)),
                      ("Software", "galley \(Pipeline.version)")]
         do {
-            let engine = try MuPDFEngine()
-            let producer = try Self.producer(document, configuration: first, engine: engine, cancellation: cancellation)
+            let limiter = Self.limiter(first, cancellation)
+            let producer = try Self.opener(first).pages(of: document, limiter: limiter)
             defer { producer.finish() }
             guard let page = try producer.next()?.page else {
                 throw producer.takeEvents().outcome.failure ?? Failure(code: .noPages, message: "the document has no pages")
             }
             let encoder: any ImageEncoder = format == .png ? FreedesktopThumbnails.Encoder(texts: texts) : configuration.encoding(format).encoder
-            return try PageRenderer(encoder: encoder, dpi: nil).render(page, scale: page.thumbnailScale(box: size), cancellation: cancellation)
+            return try PageRenderer(encoder: encoder, dpi: nil).render(page, number: 1, scale: page.thumbnailScale(box: size), limiter: limiter)
         } catch {
             throw Failure(error, page: 1)
         }
     }
 
-    /// The page producer a run would use for the document.
-    /// `fonts`: the fonts for articles, when already loaded.
-    static func producer(_ document: SourceDocument, configuration: Configuration, engine: MuPDFEngine,
-                         cancellation: Cancellation, fonts: FontLibrary? = nil) throws -> any PageProducer {
-        switch document.kind {
-        case .pdf:
-            return try PDFPages(document: document, configuration: configuration, engine: engine,
-                                limiter: TimeLimiter(timeout: configuration.pageTimeout, cancellation: cancellation))
-        case .markup:
-            return try ArticlePages(document: document, index: 0, configuration: configuration, fonts: fonts ?? configuration.documentFonts(),
-                                    engine: engine,
-                                    limiter: TimeLimiter(timeout: configuration.pageTimeout, cancellation: cancellation))
-        }
+    /// What a single file's pages are made by: a run's opener, with every page in one lane
+    /// (`DocumentOpener.singleLane`). `fonts`: the fonts for articles, shared by the files of
+    /// one command.
+    static func opener(_ configuration: Configuration, fonts: LazyFonts? = nil) throws(PDFError) -> DocumentOpener {
+        DocumentOpener.singleLane(configuration, engine: try MuPDFEngine(), fonts: fonts ?? LazyFonts(configuration: configuration))
+    }
+
+    /// `page_timeout` on the pages' work, as in a run.
+    static func limiter(_ configuration: Configuration, _ cancellation: Cancellation) -> TimeLimiter {
+        TimeLimiter(timeout: configuration.pageTimeout, cancellation: cancellation)
     }
 }
