@@ -60,12 +60,12 @@ import Testing
         #expect(parse(quiet).warnings.filter { $0.contains("style sheet") } == [], "\(parse(quiet).warnings)")
 
         let html = "<html><head><link rel='stylesheet' href='a.css'><link rel='stylesheet' href='b.css'>"
-            + "<style>a + b { color: red } p::first-line { color: red } p::after { content: 'x' } @font-face { font-family: X } @supports (display: grid) { p { color: red } }</style>"
+            + "<style>a:hover { color: red } p::first-line { color: red } p::after { content: 'x' } @font-face { font-family: X } @supports (display: grid) { p { color: red } }</style>"
             + "</head><body><p>Text.</p></body></html>"
         let warnings = parse(html).warnings.filter { $0.contains("style sheet") }
         #expect(warnings == [
             "style sheets \"a.css\", \"b.css\": no such file",
-            "style sheet: 2 selectors not supported (sibling combinators, pseudo-classes but :first-child, pseudo-elements but ::before and ::after); their rules ignored",
+            "style sheet: 2 selectors not supported (pseudo-classes but :first-child, pseudo-elements but ::before and ::after); their rules ignored",
             "style sheet: 2 at-rules not supported, ignored: @font-face, @supports",
         ], "\(warnings)")
     }
@@ -110,7 +110,7 @@ import Testing
             p[lang~=fr] { font-style: italic }
             li:first-child { color: maroon }
             h1 + p { color: navy }
-            p ~ p, p::first-line, a:hover { color: fuchsia }
+            p::first-line, a:hover { color: fuchsia }
             """
         let html = "<style>\(css)</style><p>plain</p><div><p>direct</p><blockquote><p>nested</p></blockquote></div>"
             + "<section><p class=note>noted</p></section><div id=main><section><p class=note>main note</p></section></div>"
@@ -129,8 +129,28 @@ import Testing
         #expect(color("named") == .black, "no href: not a link, not a[href]")
         #expect(style(of: "both", in: article)?.font.italic == true)
         #expect(color("first") == RGBColor(r: 128, g: 0, b: 0) && color("second") == .black)
-        #expect(color("after heading") == .black, "sibling combinators are not supported: the rule is skipped")
-        #expect(article.warnings.contains { $0.contains("4 selectors not supported") }, "\(article.warnings)")
+        #expect(color("after heading") == RGBColor(r: 0, g: 0, b: 128))
+        #expect(article.warnings.contains { $0.contains("2 selectors not supported") }, "\(article.warnings)")
+    }
+
+    /// `+` looks at the element just before, `~` at any before, among the element children of
+    /// the same parent: elements that are not set (`script`) count, text and comments do not.
+    @Test func siblingCombinatorsLookAtTheElementsBefore() {
+        let css = "h2 + p { color: navy } h2 ~ p { font-style: italic } p + p + p { font-weight: bold } .a ~ .b span { color: green }"
+        let html = "<style>\(css)</style><p>lead</p><h2>Title</h2><p>first</p><p>second</p><p>third</p><script>x</script>"
+            + "<p>fourth</p><div class=a>a</div> text <!-- c --><div class=b><span>inner</span></div><div><p>nested</p></div>"
+        let article = parse(html)
+        func style(_ needle: String) -> TextStyle? { self.style(of: needle, in: article) }
+        let navy = RGBColor(r: 0, g: 0, b: 128)
+        #expect(style("lead")?.color == .black && style("lead")?.font.italic == false)
+        #expect(style("first")?.color == navy && style("first")?.font.italic == true && style("first")?.font.weight == 400)
+        #expect(style("second")?.color == .black && style("second")?.font.italic == true && style("second")?.font.weight == 400,
+                "p + p + p needs two p before it")
+        #expect(style("third")?.font.weight == 700)
+        #expect(style("fourth")?.font.weight == 400 && style("fourth")?.font.italic == true, "the script between counts as a sibling")
+        #expect(style("inner")?.color == RGBColor(r: 0, g: 128, b: 0))
+        #expect(style("nested")?.font.italic == false, "a p inside a later sibling is not a sibling of the h2")
+        #expect(!article.warnings.contains { $0.contains("selectors not supported") }, "\(article.warnings)")
     }
 
     /// Code set in the generic `monospace` (with names before it a reader may not have, as

@@ -1,11 +1,12 @@
 /// A CSS selector of the kinds the parser supports: compound selectors (an optional type or
 /// `*`, then `.class`, `#id`, `[attribute]`, `[attribute=value]`, `[attribute~=word]` and
-/// `:first-child` parts) joined by descendant (white space) and child (`>`) combinators:
-/// `p`, `p.note`, `div#main .note`, `ul > li:first-child`, `a[href]`, `input[type="text"]`,
-/// optionally ending in the pseudo-element `::before` or `::after` (`:before`, `:after`).
+/// `:first-child` parts) joined by descendant (white space), child (`>`), next-sibling (`+`)
+/// and subsequent-sibling (`~`) combinators: `p`, `p.note`, `div#main .note`,
+/// `ul > li:first-child`, `h1 + p`, `img ~ img`, `a[href]`, `input[type="text"]`, optionally
+/// ending in the pseudo-element `::before` or `::after` (`:before`, `:after`).
 ///
-/// Anything else (sibling combinators, other pseudo-classes and pseudo-elements, escapes) makes
-/// `init` fail, so that the rule is skipped rather than applied to the wrong elements.
+/// Anything else (other pseudo-classes and pseudo-elements, escapes) makes `init` fail, so
+/// that the rule is skipped rather than applied to the wrong elements.
 struct CSSSelector: Sendable, Hashable {
     /// One compound selector: what one element must be.
     struct Compound: Sendable, Hashable {
@@ -41,7 +42,8 @@ struct CSSSelector: Sendable, Hashable {
         }
     }
 
-    enum Combinator: Sendable, Hashable { case descendant, child }
+    /// ` `, `>`, `+` and `~`.
+    enum Combinator: Sendable, Hashable { case descendant, child, nextSibling, subsequentSibling }
 
     /// The generated boxes a selector can style instead of the element (CSS 2.1 §12.1).
     enum PseudoElement: Sendable, Hashable { case before, after }
@@ -131,14 +133,15 @@ struct CSSSelector: Sendable, Hashable {
             guard i < scalars.count else { break }
             // A pseudo-element ends the selector.
             if pseudoElement != nil { return nil }
-            if scalars[i] == ">" {
+            let marked: [Unicode.Scalar: Combinator] = [">": .child, "+": .nextSibling, "~": .subsequentSibling]
+            if let combinator = marked[scalars[i]] {
                 i += 1
                 _ = skipSpace()
-                combinators.append(.child)
+                combinators.append(combinator)
             } else if spaced {
                 combinators.append(.descendant)
             } else {
-                return nil  // `+`, `~`, or a character no selector part starts with.
+                return nil  // A character no selector part starts with.
             }
             guard i < scalars.count else { return nil }
         }
@@ -190,30 +193,68 @@ struct CSSSelector: Sendable, Hashable {
     /// Whether the selector matches `element`, whose ancestors are `ancestors` (nearest last).
     func matches(_ element: CSSElement, ancestors: [CSSElement]) -> Bool {
         guard subject.matches(element) else { return false }
-        return Self.matchesBefore(compounds.count - 1, compounds: compounds, combinators: combinators,
+        return Self.matchesBefore(compounds.count - 1, element: element, compounds: compounds, combinators: combinators,
                                   ancestors: ancestors[...])
     }
 
-    /// Whether `compounds[..<index]` match among `ancestors` (nearest last), `compounds[index]`
-    /// having matched the element after them.
-    private static func matchesBefore(_ index: Int, compounds: [Compound], combinators: [Combinator],
+    /// Most preceding siblings a `~` looks through: bounds the matching time of a rule like
+    /// `p ~ p` in a body of a hundred thousand paragraphs.
+    static let siblingReach = 1_000
+
+    /// Whether `compounds[..<index]` match around `element`, which matched `compounds[index]`,
+    /// its ancestors being `ancestors` (nearest last).
+    private static func matchesBefore(_ index: Int, element: CSSElement, compounds: [Compound], combinators: [Combinator],
                                       ancestors: ArraySlice<CSSElement>) -> Bool {
         guard index > 0 else { return true }
         let compound = compounds[index - 1]
+        func rest(_ next: CSSElement, _ ancestors: ArraySlice<CSSElement>) -> Bool {
+            matchesBefore(index - 1, element: next, compounds: compounds, combinators: combinators, ancestors: ancestors)
+        }
         switch combinators[index - 1] {
         case .child:
             guard let parent = ancestors.last, compound.matches(parent) else { return false }
-            return matchesBefore(index - 1, compounds: compounds, combinators: combinators, ancestors: ancestors.dropLast())
+            return rest(parent, ancestors.dropLast())
         case .descendant:
-            var rest = ancestors
-            while let candidate = rest.popLast() {
-                if compound.matches(candidate),
-                   matchesBefore(index - 1, compounds: compounds, combinators: combinators, ancestors: rest) {
-                    return true
-                }
+            var remaining = ancestors
+            while let candidate = remaining.popLast() {
+                if compound.matches(candidate), rest(candidate, remaining) { return true }
+            }
+            return false
+        case .nextSibling:
+            guard let sibling = element.sibling(back: 1), compound.matches(sibling) else { return false }
+            return rest(sibling, ancestors)
+        case .subsequentSibling:
+            for back in 1...siblingReach {
+                guard let sibling = element.sibling(back: back) else { break }
+                if compound.matches(sibling), rest(sibling, ancestors) { return true }
             }
             return false
         }
+    }
+}
+
+/// The element children of one element, in order, as the walker enters them: what `+` and
+/// `~` look back through. Shared by reference between the children (`CSSElement.siblings`,
+/// each with its own `position`). The elements kept here hold no list, so that no element and
+/// list hold each other. Used on the walker's thread only.
+final class CSSSiblings: @unchecked Sendable {
+    private var elements: [CSSElement] = []
+
+    init() {}
+
+    /// `element` entered, after those before it; returns it as the selectors see it.
+    func append(_ element: CSSElement) -> CSSElement {
+        var stored = element
+        stored.siblings = nil
+        elements.append(stored)
+        return self.element(at: elements.count - 1)
+    }
+
+    /// The element at `index`, seeing the siblings before it.
+    func element(at index: Int) -> CSSElement {
+        var element = elements[index]
+        (element.siblings, element.position) = (self, index)
+        return element
     }
 }
 
@@ -226,6 +267,18 @@ struct CSSElement: Sendable {
     var attributes: [(name: String, value: String)]
     /// No element sibling comes before it.
     var isFirstChild: Bool
+    /// The element children of its parent as far as the walker has entered them, and this
+    /// element's place among them; kept when the style sheets have sibling combinators (`+`,
+    /// `~`), nil otherwise.
+    var siblings: CSSSiblings?
+    var position = 0
+
+    /// The element sibling `back` places before it (1: the one just before), as the sibling
+    /// combinators see it.
+    func sibling(back: Int) -> CSSElement? {
+        guard let siblings, position - back >= 0 else { return nil }
+        return siblings.element(at: position - back)
+    }
 
     func attribute(_ name: String) -> String? {
         attributes.first { $0.name == name }?.value

@@ -24,9 +24,11 @@ struct StyleSheet: Sendable {
     /// skipped without a word (`isPrintIrrelevant`).
     private(set) var skippedAtRules: [String: Int] = [:]
     var skippedAtRuleCount: Int { skippedAtRules.values.reduce(0, +) }
-    /// Some rule looks at ancestors or at an element's position (descendant and child
+    /// Some rule looks at ancestors or at an element's position (descendant, child and sibling
     /// combinators, `:first-child`): an element's style then depends on more than its parent's.
     private(set) var hasStructuralSelectors = false
+    /// Some rule looks at an element's preceding siblings (`+`, `~`): the walker keeps them.
+    private(set) var hasSiblingSelectors = false
     /// Whether a rule styles `::before` or `::after` boxes.
     private(set) var hasPseudoElementRules = false
     /// The `@page` rules (`PagedMedia.swift`).
@@ -125,6 +127,7 @@ struct StyleSheet: Sendable {
             let index = rules.count
             rules.append(Rule(selector: selector, declarations: declarations))
             if selector.isStructural { hasStructuralSelectors = true }
+            if selector.combinators.contains(where: { $0 == .nextSibling || $0 == .subsequentSibling }) { hasSiblingSelectors = true }
             if selector.pseudoElement != nil { hasPseudoElementRules = true }
             if let id = selector.ids.first {
                 rulesByID[id, default: []].append(index)

@@ -22,6 +22,8 @@ struct HTMLWalker {
         var element: CSSElement?
         /// Element children entered so far (for `:first-child`).
         var elementChildren = 0
+        /// Those children as selectors see them, when a style sheet has sibling combinators.
+        var childElements: CSSSiblings?
         /// What the element is in the table being built, if anything.
         var tableRole: TableRole?
         /// Index in `builder.boxes` of the element's box, if it draws one.
@@ -231,7 +233,7 @@ struct HTMLWalker {
         var warnings = Self.grouped(styleSheetWarnings)
         if sheet.unsupportedSelectorCount > 0 {
             warnings.append("style sheet: \(sheet.unsupportedSelectorCount) selector\(sheet.unsupportedSelectorCount == 1 ? "" : "s") not supported "
-                            + "(sibling combinators, pseudo-classes but :first-child, pseudo-elements but ::before and ::after); their rules ignored")
+                            + "(pseudo-classes but :first-child, pseudo-elements but ::before and ::after); their rules ignored")
         }
         if sheet.skippedAtRuleCount > 0 {
             let names = sheet.skippedAtRules.sorted { $0.key < $1.key }.map { $0.value == 1 ? $0.key : "\($0.key) ×\($0.value)" }
@@ -499,6 +501,13 @@ struct HTMLWalker {
         frames[frames.count - 1].elementChildren += 1
         let tag = self.tag(element)
         let name = tag.name
+        // Every element child counts as a sibling, even one that is not set (`script`, `svg`).
+        var asSibling: CSSElement?
+        if sheet.hasSiblingSelectors {
+            let siblings = parent.childElements ?? CSSSiblings()
+            frames[frames.count - 1].childElements = siblings
+            asSibling = siblings.append(cssElement(element, tag: name, isFirstChild: isFirstChild))
+        }
         guard element.tag_namespace == GUMBO_NAMESPACE_HTML else {
             // SVG and MathML: their text is kept as inline text of the parent's style.
             if !["script", "style", "title", "desc", "metadata"].contains(name) {
@@ -517,7 +526,7 @@ struct HTMLWalker {
         // With selectors that look at ancestors or position, an element's style depends on
         // more than `StyleKey` holds: it is computed each time.
         let structural = sheet.hasStructuralSelectors
-        let selected = sheet.isEmpty ? nil : cssElement(element, tag: name, isFirstChild: isFirstChild)
+        let selected = sheet.isEmpty ? nil : asSibling ?? cssElement(element, tag: name, isFirstChild: isFirstChild)
         if !structural, let known = styleMemo[key] {
             (style, styleID) = known
         } else {
@@ -638,7 +647,7 @@ struct HTMLWalker {
             builder.paragraphStyle = paragraph
         }
         let isBlock = tableRole == nil && openTable == nil && style.isBlockLevel
-        let boxIndex = isBlock ? openBox(style, name: name, floats: floats) : nil
+        let boxIndex = isBlock ? openBox(style, name: name, floats: floats, containerRightToLeft: parent.style.direction == .rtl) : nil
         let node = isBlock ? openNode(style, element: paragraph.element, textBox: boxIndex, floats: floats) : nil
         var list: ListState?
         if isList {
@@ -853,7 +862,7 @@ struct HTMLWalker {
     /// its paragraphs to be filled in when it closes; nil for other blocks, and for `html` and
     /// `body`, whose background is the page's, which the layout chooses.
     /// A floated block's width is its `FloatedBlock`'s: its box takes no size of its own.
-    private mutating func openBox(_ style: ComputedStyle, name: String, floats: Bool) -> Int? {
+    private mutating func openBox(_ style: ComputedStyle, name: String, floats: Bool, containerRightToLeft: Bool) -> Int? {
         // Positioned and clipping blocks keep a box, drawn or not, for `FramePositions`, which
         // places horizontal text only: in vertical text an absolute block is set as `static`,
         // without a size.
@@ -878,6 +887,7 @@ struct HTMLWalker {
         box.startIndent = ComputedStyle.clamped(style.boxIndents.start, 0)
         box.endIndent = ComputedStyle.clamped(style.boxIndents.end, 0)
         box.rightToLeft = style.direction == .rtl
+        box.containerRightToLeft = containerRightToLeft
         box.isHidden = style.visibilityHidden
         box.clipsOverflow = style.clipsOverflow
         // A top border or padding keeps the margins above it and those inside it apart.
