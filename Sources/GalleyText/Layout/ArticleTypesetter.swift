@@ -261,7 +261,13 @@ public final class ArticleTypesetter {
                 rects += piece.rects(of: text.boxes[piece.box]).map { $0.moved(to: flow.rect($0.rect)) }
                 positions.decorate(runs: &runs, rects: &rects, images: &placedImages, since: start, box: piece.box)
             }
-            rects += (frame.columnRules + frame.tableRects).map { $0.moved(to: flow.rect($0.rect)) }
+            rects += frame.columnRules.map { $0.moved(to: flow.rect($0.rect)) }
+            // Tables' borders to whole pixels, as blocks' boxes (`BoxPiece.rects`).
+            rects += frame.tableRects.map { rect in
+                var moved = rect.moved(to: flow.rect(rect.rect))
+                moved.snapsToPixels = true
+                return moved
+            }
             // Repeated header rows are drawn like the other lines but not listed: their text
             // is counted where it was first set.
             for (lineIndex, placed) in (frame.lines + frame.repeatedLines).enumerated() {
