@@ -100,11 +100,13 @@ import Testing
     }
 
     /// The leading is split half above and half below the font's ascent and descent, so the
-    /// glyphs sit in the middle of a tall line (CSS 2.1 §10.8.1), as browsers draw them.
+    /// glyphs sit in the middle of a tall line (CSS 2.1 §10.8.1), as browsers draw them: the
+    /// ascent and descent in whole CSS pixels, as browsers take them.
     @Test func theGlyphsAreCentredInTheLineHeight() throws {
         let face = try sharedFonts.fallback(for: FontRequest(families: ["DejaVu Serif"]), language: nil).primary()
         let lines = try paragraphLines("<style>p { font-family: 'DejaVu Serif'; font-size: 10pt; line-height: 40pt }</style><p>\(Self.words)</p>")
-        let (ascent, descent) = (face.ascender * 10, face.descender * 10)
+        func wholePixels(_ points: Double) -> Double { (points / 0.75).rounded() * 0.75 }
+        let (ascent, descent) = (wholePixels(face.ascender * 10), wholePixels(face.descender * 10))
         for line in lines {
             let above = line.baseline - line.rect.y - ascent, below = line.rect.maxY - line.baseline - descent
             #expect(abs(above - below) < 0.01, "leading above \(above) pt, below \(below) pt")

@@ -60,12 +60,12 @@ import Testing
         #expect(parse(quiet).warnings.filter { $0.contains("style sheet") } == [], "\(parse(quiet).warnings)")
 
         let html = "<html><head><link rel='stylesheet' href='a.css'><link rel='stylesheet' href='b.css'>"
-            + "<style>a + b { color: red } p::first-line { color: red } p::after { content: 'x' } @font-face { font-family: X } @supports (display: grid) { p { color: red } }</style>"
+            + "<style>a:hover { color: red } p::first-line { color: red } p::after { content: 'x' } @font-face { font-family: X } @supports (display: grid) { p { color: red } }</style>"
             + "</head><body><p>Text.</p></body></html>"
         let warnings = parse(html).warnings.filter { $0.contains("style sheet") }
         #expect(warnings == [
             "style sheets \"a.css\", \"b.css\": no such file",
-            "style sheet: 1 selector not supported (pseudo-classes but :first-child, pseudo-elements but ::before and ::after); their rules ignored",
+            "style sheet: 2 selectors not supported (pseudo-classes but :first-child, pseudo-elements but ::before and ::after); their rules ignored",
             "style sheet: 2 at-rules not supported, ignored: @font-face, @supports",
         ], "\(warnings)")
     }
@@ -137,6 +137,26 @@ import Testing
         #expect(color("later sibling") == RGBColor(r: 0, g: 128, b: 128), "h2 ~ p: any later sibling")
         #expect(color("inside") == .black, "h2 ~ p: a sibling's child is no sibling")
         #expect(article.warnings.contains { $0.contains("2 selectors not supported") }, "\(article.warnings)")
+    }
+
+    /// `+` looks at the element just before, `~` at any before, among the element children of
+    /// the same parent: elements that are not set (`script`) count, text and comments do not.
+    @Test func siblingCombinatorsLookAtTheElementsBefore() {
+        let css = "h2 + p { color: navy } h2 ~ p { font-style: italic } p + p + p { font-weight: bold } .a ~ .b span { color: green }"
+        let html = "<style>\(css)</style><p>lead</p><h2>Title</h2><p>first</p><p>second</p><p>third</p><script>x</script>"
+            + "<p>fourth</p><div class=a>a</div> text <!-- c --><div class=b><span>inner</span></div><div><p>nested</p></div>"
+        let article = parse(html)
+        func style(_ needle: String) -> TextStyle? { self.style(of: needle, in: article) }
+        let navy = RGBColor(r: 0, g: 0, b: 128)
+        #expect(style("lead")?.color == .black && style("lead")?.font.italic == false)
+        #expect(style("first")?.color == navy && style("first")?.font.italic == true && style("first")?.font.weight == 400)
+        #expect(style("second")?.color == .black && style("second")?.font.italic == true && style("second")?.font.weight == 400,
+                "p + p + p needs two p before it")
+        #expect(style("third")?.font.weight == 700)
+        #expect(style("fourth")?.font.weight == 400 && style("fourth")?.font.italic == true, "the script between counts as a sibling")
+        #expect(style("inner")?.color == RGBColor(r: 0, g: 128, b: 0))
+        #expect(style("nested")?.font.italic == false, "a p inside a later sibling is not a sibling of the h2")
+        #expect(!article.warnings.contains { $0.contains("selectors not supported") }, "\(article.warnings)")
     }
 
     /// Code set in the generic `monospace` (with names before it a reader may not have, as

@@ -30,6 +30,22 @@ import Testing
         #expect(after.x == before.x - 20 && after.y == before.y - 30 && after.width == before.width)
     }
 
+    /// `position: relative` on an inline element draws it moved and keeps its room in the line
+    /// (CSS 2.1 §9.4.3): the text after it stays where it was; a picture moves the same way.
+    @Test func aRelativelyPositionedInlineIsDrawnShiftedAndKeepsItsRoom() throws {
+        func page(_ style: String) throws -> Bitmap {
+            try Self.drawn("<p style='margin: 0'>ab<span style='color: red\(style)'>cd</span><span style='color: blue'>ef</span>"
+                           + "<img src='missing.png' width=20 height=20 style='\(style)'></p>")
+        }
+        let plain = try page(""), moved = try page("; position: relative; left: 10px; top: 5px")
+        let red = (before: try #require(Self.area(Self.red, plain).box), after: try #require(Self.area(Self.red, moved).box))
+        #expect(red.after.x == red.before.x + 10 && red.after.y == red.before.y + 5 && red.after.width == red.before.width)
+        #expect(Self.area(Self.blue, moved).box.map { "\($0)" } == Self.area(Self.blue, plain).box.map { "\($0)" }, "the text after stays")
+        let grey: (UInt8, UInt8, UInt8) = (238, 238, 238)
+        let picture = (before: try #require(Self.area(grey, plain).box), after: try #require(Self.area(grey, moved).box))
+        #expect(picture.after.x == picture.before.x + 10 && picture.after.y == picture.before.y + 5)
+    }
+
     @Test func anAbsoluteBoxSitsAtItsOffsetsInsideItsPositionedParentAndTakesNoSpace() throws {
         let html = "<div style='position: relative; margin-left: 50px; width: 300px; height: 200px; border: 10px solid green'>"
             + "<div style='position: absolute; top: 20px; left: 30px; width: 60px; height: 40px; background: blue'></div>"

@@ -86,6 +86,34 @@ import Testing
         for frame in frames { #expect(abs(frame.rect.height / frame.rect.width - 0.75) < 0.01, "\(frame)") }
     }
 
+    /// A sized box narrower than its containing block keeps to the containing block's start,
+    /// whatever its own `direction` (CSS 2.1 §10.3.3): a right-to-left box in a left-to-right
+    /// page stands at the left, a left-to-right one in a right-to-left block at the right.
+    @Test func aNarrowBoxKeepsToItsContainingBlocksStartWhateverItsOwnDirection() throws {
+        let bitmap = try Self.drawn("<div style='direction: rtl; width: 100px; height: 50px; background: blue'></div>"
+                                    + "<div dir=rtl><div style='direction: ltr; width: 100px; height: 50px; background: green'></div></div>")
+        let blue = Self.area(of: Self.blue, in: bitmap), green = Self.area(of: Self.green, in: bitmap)
+        #expect(blue.box?.x == 0 && blue.box?.y == 0 && blue.box?.width == 100, "\(String(describing: blue.box))")
+        #expect(green.box?.x == 700 && green.box?.y == 50 && green.box?.width == 100, "\(String(describing: green.box))")
+    }
+
+    /// A box whose edges fall between pixels is painted to whole pixels, as a browser paints
+    /// it: full rows of its colour, none partly covered, so that it lines up with the text and
+    /// boxes set beside it in CSS pixels.
+    @Test func aBoxBetweenPixelsIsPaintedToWholePixels() throws {
+        let bitmap = try Self.drawn("<div style='height: 10.4px'></div><div style='width: 100px; height: 20px; background: blue'></div>")
+        let blue = Self.area(of: Self.blue, in: bitmap)
+        #expect(blue.count == 100 * 20 && blue.box?.y == 10 && blue.box?.height == 20, "\(blue)")
+        var partly = 0
+        for y in 0..<60 {
+            for x in 0..<100 {
+                let p = bitmap.pixel(x: x, y: y)
+                if p != (255, 255, 255) && p != (0, 0, 255) { partly += 1 }
+            }
+        }
+        #expect(partly == 0)
+    }
+
     @Test func aPercentageWidthIsOfTheContainingBlockAndTheLinesStayInside() throws {
         // Half of a 400 px wide containing block: 200 px, its text wrapped inside it.
         let html = "<div style='width: 400px'><div style='width: 50%; background: blue'>"

@@ -481,6 +481,16 @@ struct ComputedStyle: Sendable {
                 endIndent += rtl ? left : right
             }
         }
+        // `position: relative` on an inline element moves what it draws, and its inline
+        // descendants with it; a block's own offsets are the block layer's (`FramePositions`),
+        // and the text inside a block starts unmoved.
+        if display != .inline {
+            (text.relativeX, text.relativeY) = (0, 0)
+        } else if position == .relative {
+            let shift = offsets.relativeShift
+            text.relativeX = Self.clamped(text.relativeX + shift.x, -Self.maximumLength)
+            text.relativeY = Self.clamped(text.relativeY + shift.y, -Self.maximumLength)
+        }
         if let decoration {
             let words = decoration.split(separator: " ")
             if words.contains("none") {
@@ -585,6 +595,13 @@ struct ComputedStyle: Sendable {
                 return false
             }
             textIndentHangs = hangs
+        case "letter-spacing", "word-spacing":
+            // Inherited as a length: `em` is the declaring element's font size. A number
+            // without a unit (but 0) or a percentage is not valid here.
+            let points = value == "normal" ? 0 : CSSLength(value)?.points(fontSize: text.size, rootSize: rootSize)
+            guard let points, points.isFinite else { return true }
+            let clamped = ComputedStyle.clamped(points, -Self.maximumLength)
+            if property == "letter-spacing" { text.letterSpacing = clamped } else { text.wordSpacing = clamped }
         case "margin-top":
             if value == "auto" { marginTop = 0 } else if let points = length(value, rootSize: rootSize) { marginTop = points }
         case "margin-bottom":

@@ -24,19 +24,26 @@ extension TypesetPage {
             for filled in rects[layer.rects] {
                 var (x0, y0, x1, y1) = (filled.rect.x * scale, filled.rect.y * scale, filled.rect.maxX * scale, filled.rect.maxY * scale)
                 if filled.snapsToPixels {
+                    // Whole pixels, as `snapped`, but for the edges a cell's background keeps
+                    // where it meets no other cell (`unsnappedEdges`).
                     let kept = filled.unsnappedEdges
-                    if !kept.contains(.left) { x0.round() }
-                    if !kept.contains(.top) { y0.round() }
-                    if !kept.contains(.right) { x1.round() }
-                    if !kept.contains(.bottom) { y1.round() }
+                    if x1 - x0 > 0.999 {
+                        if !kept.contains(.left) { x0.round() }
+                        if !kept.contains(.right) { x1.round() }
+                    }
+                    if y1 - y0 > 0.999 {
+                        if !kept.contains(.top) { y0.round() }
+                        if !kept.contains(.bottom) { y1.round() }
+                    }
                 }
                 canvas.clipped(to: filled.clip, scale: scale).fill(x0: x0, y0: y0, x1: x1, y1: y1, color: filled.color)
                 canvas.markDrawn(y0: filled.rect.y * scale, y1: filled.rect.maxY * scale, in: &untouched)
             }
             for placed in images[layer.images] {
                 guard !cancellation.isCancelled else { throw TypesetError(.cancelled, "drawing was cancelled") }
-                canvas.clipped(to: placed.clip, scale: scale).draw(placed.image, x0: placed.rect.x * scale, y0: placed.rect.y * scale,
-                                                                   x1: placed.rect.maxX * scale, y1: placed.rect.maxY * scale)
+                // To whole pixels, as a browser places a picture, where it is a pixel or more each way.
+                let (x0, y0, x1, y1) = Self.snapped(placed.rect, scale: scale)
+                canvas.clipped(to: placed.clip, scale: scale).draw(placed.image, x0: x0, y0: y0, x1: x1, y1: y1)
                 canvas.markDrawn(y0: placed.rect.y * scale, y1: placed.rect.maxY * scale, in: &untouched)
             }
             try untouched.withUnsafeMutableBufferPointer { untouched in
@@ -44,6 +51,16 @@ extension TypesetPage {
                                cancellation: cancellation)
             }
         }
+    }
+
+    /// `rect` in pixels at `scale`, its edges rounded to whole pixels along each side that is
+    /// a pixel or more long (less than one by a rounding error counts: 0.75 pt at 96 dpi); a
+    /// thinner side keeps its partial coverage, and so its weight.
+    static func snapped(_ rect: Rect, scale: Double) -> (x0: Double, y0: Double, x1: Double, y1: Double) {
+        var (x0, y0, x1, y1) = (rect.x * scale, rect.y * scale, rect.maxX * scale, rect.maxY * scale)
+        if x1 - x0 > 0.999 { (x0, x1) = (x0.rounded(), x1.rounded()) }
+        if y1 - y0 > 0.999 { (y0, y1) = (y0.rounded(), y1.rounded()) }
+        return (x0, y0, x1, y1)
     }
 
     /// Blends every glyph run in its colour, in order (see `draw(into:rect:scale:cancellation:)`).

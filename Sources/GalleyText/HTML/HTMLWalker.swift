@@ -505,6 +505,13 @@ struct HTMLWalker {
         frames[frames.count - 1].elementChildren += 1
         let tag = self.tag(element)
         let name = tag.name
+        // Every element child is a sibling to selectors, whether it is set or not (`script`,
+        // `svg`).
+        let structural = sheet.hasStructuralSelectors
+        var selected = sheet.isEmpty ? nil : cssElement(element, tag: name, isFirstChild: isFirstChild)
+        if structural, selected != nil {
+            frames[frames.count - 1].lastChild = CSSElement.Sibling.after(parent.lastChild, element: &selected!)
+        }
         guard element.tag_namespace == GUMBO_NAMESPACE_HTML else {
             // SVG and MathML: their text is kept as inline text of the parent's style.
             if !["script", "style", "title", "desc", "metadata"].contains(name) {
@@ -522,11 +529,6 @@ struct HTMLWalker {
         var style: ComputedStyle, styleID: Int
         // With selectors that look at ancestors or position, an element's style depends on
         // more than `StyleKey` holds: it is computed each time.
-        let structural = sheet.hasStructuralSelectors
-        var selected = sheet.isEmpty ? nil : cssElement(element, tag: name, isFirstChild: isFirstChild)
-        if structural, selected != nil {
-            frames[frames.count - 1].lastChild = CSSElement.Sibling.after(parent.lastChild, element: &selected!)
-        }
         if !structural, let known = styleMemo[key] {
             (style, styleID) = known
         } else {
@@ -656,7 +658,7 @@ struct HTMLWalker {
             builder.paragraphStyle = paragraph
         }
         let isBlock = tableRole == nil && openTable == nil && style.isBlockLevel
-        let boxIndex = isBlock ? openBox(style, name: name, floats: floats) : nil
+        let boxIndex = isBlock ? openBox(style, name: name, floats: floats, containerRightToLeft: parent.style.direction == .rtl) : nil
         let node = isBlock ? openNode(style, element: paragraph.element, textBox: boxIndex, floats: floats) : nil
         var list: ListState?
         if isList {
@@ -873,7 +875,7 @@ struct HTMLWalker {
     /// its paragraphs to be filled in when it closes; nil for other blocks, and for `html` and
     /// `body`, whose background is the page's, which the layout chooses.
     /// A floated block's width is its `FloatedBlock`'s: its box takes no size of its own.
-    private mutating func openBox(_ style: ComputedStyle, name: String, floats: Bool) -> Int? {
+    private mutating func openBox(_ style: ComputedStyle, name: String, floats: Bool, containerRightToLeft: Bool) -> Int? {
         // Positioned and clipping blocks keep a box, drawn or not, for `FramePositions`, which
         // places horizontal text only: in vertical text an absolute block is set as `static`,
         // without a size.
@@ -898,6 +900,7 @@ struct HTMLWalker {
         box.startIndent = ComputedStyle.clamped(style.boxIndents.start, 0)
         box.endIndent = ComputedStyle.clamped(style.boxIndents.end, 0)
         box.rightToLeft = style.direction == .rtl
+        box.containerRightToLeft = containerRightToLeft
         box.isHidden = style.visibilityHidden
         box.clipsOverflow = style.clipsOverflow
         // A top border or padding keeps the margins above it and those inside it apart.

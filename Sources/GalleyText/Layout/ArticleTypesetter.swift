@@ -258,10 +258,16 @@ public final class ArticleTypesetter {
             // text is drawn over them.
             for piece in frame.boxes where !text.boxes[piece.box].isHidden {
                 let start = mark()
-                rects += piece.rects(of: text.boxes[piece.box]).map { FilledRect(rect: flow.rect($0.rect), color: $0.color) }
+                rects += piece.rects(of: text.boxes[piece.box]).map { $0.moved(to: flow.rect($0.rect)) }
                 positions.decorate(runs: &runs, rects: &rects, images: &placedImages, since: start, box: piece.box)
             }
-            rects += (frame.columnRules + frame.tableRects).map { $0.moved(to: flow.rect($0.rect)) }
+            rects += frame.columnRules.map { $0.moved(to: flow.rect($0.rect)) }
+            // Tables' borders to whole pixels, as blocks' boxes (`BoxPiece.rects`).
+            rects += frame.tableRects.map { rect in
+                var moved = rect.moved(to: flow.rect(rect.rect))
+                moved.snapsToPixels = true
+                return moved
+            }
             // Repeated header rows are drawn like the other lines but not listed: their text
             // is counted where it was first set.
             for (lineIndex, placed) in (frame.lines + frame.repeatedLines).enumerated() {
@@ -289,19 +295,24 @@ public final class ArticleTypesetter {
                                          glyphs: [glyph], positions: [flow.point(placed.origin - indent, placed.baseline)]))
                 }
                 for run in line.runs where !run.style.isHidden {
+                    // Where `position: relative` moves it (not in vertical text).
+                    let (dx, dy) = vertical ? (0, 0) : (run.style.relativeX, run.style.relativeY)
                     if let background = run.style.background, run.x1 > run.x0 {
                         // Behind the run's glyphs (rects are drawn before glyphs), the face's
-                        // ascender to its descender from the shifted baseline; in vertical text
-                        // the em box around the line's centre.
+                        // ascender to its descender from the shifted baseline, in whole CSS
+                        // pixels and painted to whole pixels as a browser paints it, so that it
+                        // covers the rows its glyphs do; in vertical text the em box around the
+                        // line's centre.
                         let size = run.style.size
-                        let (above, below) = vertical ? (size / 2, size / 2) : (run.face.ascender * size, run.face.descender * size)
-                        let box = Rect(x: placed.origin + run.x0, y: placed.baseline - run.style.baselineShift - above,
+                        let (above, below) = vertical ? (size / 2, size / 2)
+                            : (TypesetLine.wholePixels(run.face.ascender * size), TypesetLine.wholePixels(run.face.descender * size))
+                        let box = Rect(x: placed.origin + run.x0 + dx, y: placed.baseline + dy - run.style.baselineShift - above,
                                        width: run.x1 - run.x0, height: above + below)
-                        rects.append(FilledRect(rect: flow.rect(box), color: background))
+                        rects.append(FilledRect(rect: flow.rect(box), color: background, snapsToPixels: !vertical))
                     }
                     runs.append(GlyphRun(face: run.face, size: run.style.size, color: run.style.color, orientation: run.orientation,
                                          glyphs: run.glyphs,
-                                         positions: run.positions.map { flow.point(placed.origin + $0.x, placed.baseline + $0.y) },
+                                         positions: run.positions.map { flow.point(placed.origin + dx + $0.x, placed.baseline + dy + $0.y) },
                                          clusters: run.clusters, text: run.text, link: run.style.link))
                     // Lines through the run, at the face's underline or strikeout offset from
                     // the (shifted) baseline, as thick as its underline. In vertical text the
@@ -309,18 +320,21 @@ public final class ArticleTypesetter {
                     // the strikethrough through its middle.
                     let size = run.style.size
                     let thickness = max(0.5, run.face.underlineThickness * size)
-                    let baseline = placed.baseline - run.style.baselineShift
+                    let baseline = placed.baseline + dy - run.style.baselineShift
                     var offsets: [Double] = []
                     if run.style.underline { offsets.append(vertical ? -size / 2 - thickness : run.face.underlinePosition * size) }
                     if run.style.strikethrough { offsets.append(vertical ? 0 : -run.face.strikeoutPosition * size) }
                     for offset in offsets {
-                        let through = Rect(x: placed.origin + run.x0, y: baseline + offset - thickness / 2, width: run.x1 - run.x0, height: thickness)
+                        let through = Rect(x: placed.origin + run.x0 + dx, y: baseline + offset - thickness / 2, width: run.x1 - run.x0, height: thickness)
                         rects.append(FilledRect(rect: flow.rect(through), color: run.style.color))
                     }
                 }
                 // Floated pictures are placed by the framesetter, not in their lines.
                 for box in line.boxes where text.attachments[box.attachment].float == nil && !text.attachments[box.attachment].isSpacer {
-                    let frameRect = flow.rect(Rect(x: placed.origin + box.x, y: placed.baseline + box.drop - box.height, width: box.width, height: box.height))
+                    let style = text.styleRuns[text.styleRunIndex(at: box.offset)].value
+                    let (dx, dy) = vertical ? (0, 0) : (style.relativeX, style.relativeY)
+                    let frameRect = flow.rect(Rect(x: placed.origin + box.x + dx, y: placed.baseline + dy + box.drop - box.height,
+                                                   width: box.width, height: box.height))
                     if lineIndex < frame.lines.count {
                         attachments.append(AttachmentFrame(column: columnIndex, rect: frameRect, offset: box.offset,
                                                            source: text.attachments[box.attachment].source))

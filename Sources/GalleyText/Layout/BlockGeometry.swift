@@ -186,9 +186,10 @@ struct BlockGeometry {
         let used = box.size.usedBorderBoxWidth(containing: containing, available: available, edges: edges)
         let slack = available - used
         guard slack != 0 else { return outer }
-        // Auto margins share the room left; with neither auto, the end margin takes it (the
-        // over-constrained case of CSS 2.1 §10.3.3).
-        var own = (start: 0.0, end: slack)
+        // Auto margins share the room left; with neither auto, the margin at the containing
+        // block's end takes it (the over-constrained case of CSS 2.1 §10.3.3): the box's own
+        // start margin when the two directions differ.
+        var own = box.rightToLeft == box.containerRightToLeft ? (start: 0.0, end: slack) : (start: slack, end: 0.0)
         if slack > 0 && box.size.marginStartAuto {
             own = box.size.marginEndAuto ? (slack / 2, slack / 2) : (slack, 0)
         }

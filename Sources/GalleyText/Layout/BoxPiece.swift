@@ -16,8 +16,14 @@ struct BoxPiece: Sendable {
     static let maximumDashes = 1000
 
     /// Rectangles that draw the piece of `box`: the background over the padding box, then the
-    /// borders (each side across the corners; double ones as two nested frames).
+    /// borders (each side across the corners; double ones as two nested frames), painted to
+    /// whole pixels as a browser paints boxes (`FilledRect.snapsToPixels`), so that a box and
+    /// the text or boxes lined up with it in CSS pixels cover the same rows.
     func rects(of box: TextBox) -> [FilledRect] {
+        unsnappedRects(of: box).map { FilledRect(rect: $0.rect, color: $0.color, snapsToPixels: true) }
+    }
+
+    private func unsnappedRects(of box: TextBox) -> [FilledRect] {
         let top = opensHere ? box.border.top.width : 0
         let bottom = closesHere ? box.border.bottom.width : 0
         let (left, right) = (box.border.left.width, box.border.right.width)

@@ -36,6 +36,14 @@ public struct BoxOffsets: Sendable, Hashable {
 
     public init() {}
 
+    /// How far a relatively positioned inline box moves, right and down, in points: `left`
+    /// (else minus `right`) and `top` (else minus `bottom`); percentages, whose containing
+    /// block the inline layer does not know, move it not.
+    var relativeShift: (x: Double, y: Double) {
+        func points(_ length: BoxLength) -> Double? { if case .points(let points) = length { points } else { nil } }
+        return (points(left) ?? points(right).map { -$0 } ?? 0, points(top) ?? points(bottom).map { -$0 } ?? 0)
+    }
+
     static func side(_ property: String) -> WritableKeyPath<BoxOffsets, BoxLength> {
         switch property {
         case "top": \.top

@@ -50,6 +50,10 @@ public struct TextBox: Sendable, Equatable {
     public var clipsOverflow = false
     /// Whether the start side is the right one (`direction: rtl`).
     public var rightToLeft = false
+    /// Whether its containing block's start side is the right one: a box narrower than the
+    /// room keeps to its containing block's start, whatever its own direction (CSS 2.1
+    /// §10.3.3, the over-constrained case).
+    public var containerRightToLeft = false
     /// The collapsed margin above the box, when it has a top border or padding (which keep
     /// the margins of what it holds inside it); nil when its margin collapsed with its first
     /// paragraph's, which then carries it.

@@ -234,8 +234,18 @@ struct TypesetLine {
             descent = max(descent, half - style.baselineShift)
         }
         guard let lineHeight else { return }
-        let halfLeading = (lineHeight.height(fontSize: size) - fontAscent - fontDescent) / 2
-        reach(above: fontAscent + halfLeading + style.baselineShift, below: fontDescent + halfLeading - style.baselineShift)
+        // The font's ascent and descent in whole CSS pixels, as browsers take them: the
+        // baseline then lies a whole number of pixels below the line box's top, where a box
+        // drawn beside the line in CSS pixels has its edge (Ahem's 0.8 em ascent at 24 px is
+        // 19.2 px; a browser sets the baseline 19 px down and its glyphs fill the 24 px).
+        let (ascent, descent) = orientation == .horizontal ? (Self.wholePixels(fontAscent), Self.wholePixels(fontDescent)) : (fontAscent, fontDescent)
+        let halfLeading = (lineHeight.height(fontSize: size) - ascent - descent) / 2
+        reach(above: ascent + halfLeading + style.baselineShift, below: descent + halfLeading - style.baselineShift)
+    }
+
+    /// `points` rounded to whole CSS pixels (0.75 pt).
+    static func wholePixels(_ points: Double) -> Double {
+        (points / CSSLength.pointsPerPixel).rounded() * CSSLength.pointsPerPixel
     }
 
     /// Takes an inline box reaching this far above and below the baseline into `leading`.

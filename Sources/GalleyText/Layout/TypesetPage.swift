@@ -147,10 +147,12 @@ struct GlyphRun: Sendable {
 struct FilledRect: Sendable {
     var rect: Rect
     var color: RGBColor
-    /// A background that meets others edge to edge (table cells): painted to whole pixels,
-    /// as a browser does, so two cells sharing an edge leave no seam of what lies below
-    /// (partial coverage on both sides of a shared pixel lets the table's colour through).
-    /// Rules and borders keep partial coverage, which keeps a thin line's weight.
+    /// Painted to whole pixels, as a browser paints boxes: table cells' backgrounds, so two
+    /// cells sharing an edge leave no seam of what lies below (partial coverage on both sides
+    /// of a shared pixel lets the table's colour through), and blocks' backgrounds and borders.
+    /// Along a side thinner than a pixel at the scale drawn (a hairline border in a thumbnail)
+    /// it keeps its partial coverage, which keeps a thin line's weight, as rules and
+    /// underlines always do.
     var snapsToPixels = false
     /// Edges of a fill that `snapsToPixels` which keep partial coverage all the same: those
     /// that meet no other cell, drawn as a block's background is, so that a table and a block

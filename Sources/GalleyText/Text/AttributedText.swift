@@ -261,6 +261,16 @@ public struct TextStyle: Hashable, Sendable {
     /// `visibility: hidden`: the text takes its room in its line and draws nothing (no glyph,
     /// background or line through it).
     public var isHidden = false
+    /// CSS `letter-spacing` in points: added after each cluster (a letter and its marks) of
+    /// scripts written with separate letters, and set without optional ligatures.
+    public var letterSpacing = 0.0
+    /// CSS `word-spacing` in points: added to each word separator (U+0020, U+00A0).
+    public var wordSpacing = 0.0
+    /// How far `position: relative` on the inline elements around the text moves it from
+    /// where its line sets it, in points, right and down (CSS 2.1 §9.4.3): drawn there, its
+    /// room in the line kept. Not applied in vertical text.
+    public var relativeX = 0.0
+    public var relativeY = 0.0
 
     public init(font: FontRequest, size: Double, color: RGBColor = .black) {
         self.font = font

@@ -590,7 +590,8 @@ struct ParagraphAnalyzer {
             if cancellation?.isCancelled == true { throw TypesetError(.cancelled, "typesetting was stopped") }
             switch item.kind {
             case .text(let face):
-                let glyphs = shaper.shape(item, face: face, paragraph: codes, paragraphStart: context.lowerBound)
+                var glyphs = shaper.shape(item, face: face, paragraph: codes, paragraphStart: context.lowerBound)
+                Shaper.addSpacing(to: &glyphs, of: item, paragraph: codes, paragraphStart: context.lowerBound)
                 if cancellation?.isCancelled == true { throw TypesetError(.cancelled, "typesetting was stopped") }
                 advances.withUnsafeMutableBufferPointer { advances in
                     clusterStart.withUnsafeMutableBufferPointer { clusterStart in

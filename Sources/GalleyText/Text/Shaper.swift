@@ -169,7 +169,11 @@ final class Shaper {
         if let language = item.style.language {
             hb_buffer_set_language(buffer, hbLanguage(language))
         }
-        hb_shape(face.hbFont, buffer, nil, 0)
+        if item.style.letterSpacing != 0 {
+            Self.withoutLigatures.withUnsafeBufferPointer { hb_shape(face.hbFont, buffer, $0.baseAddress, UInt32($0.count)) }
+        } else {
+            hb_shape(face.hbFont, buffer, nil, 0)
+        }
         var count: UInt32 = 0
         guard let infos = hb_buffer_get_glyph_infos(buffer, &count),
               let positions = hb_buffer_get_glyph_positions(buffer, &count) else { return [] }
@@ -194,6 +198,38 @@ final class Shaper {
     /// Points per font unit for an item in a face.
     static func scale(_ item: TextItem, _ face: FontFace) -> Double {
         item.style.size / face.unitsPerEm
+    }
+
+    /// The optional ligatures turned off over the whole buffer: text with letter spacing is
+    /// set without them (CSS Text 3 §8.2), so `fi` stays two letters spaced apart. Required
+    /// ligatures (`rlig`) and contextual forms stay.
+    private static let withoutLigatures: [hb_feature_t] = ["liga", "clig", "dlig", "hlig"].map { name in
+        let tag = name.utf8.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        return hb_feature_t(tag: tag, value: 0, start: 0, end: UInt32.max)
+    }
+
+    /// Scripts whose letters join (Arabic and its kin): letter spacing would break them apart,
+    /// so CSS leaves it out there.
+    private static let joiningScripts: Set<UInt32> = [
+        HB_SCRIPT_ARABIC.rawValue, HB_SCRIPT_SYRIAC.rawValue, HB_SCRIPT_NKO.rawValue, HB_SCRIPT_MONGOLIAN.rawValue,
+        HB_SCRIPT_MANDAIC.rawValue, HB_SCRIPT_PHAGS_PA.rawValue,
+    ]
+
+    /// CSS `letter-spacing` and `word-spacing` of `item` added to the advance of each cluster's
+    /// last glyph in HarfBuzz's order (`glyphs` as `shape` gave them): the letter spacing
+    /// after every cluster (none in joining scripts), the word spacing after each word
+    /// separator. Pen positions along the line then carry the spacing, and a line's width
+    /// counts it. `paragraph` and `paragraphStart` as for `shape`.
+    static func addSpacing(to glyphs: inout [ShapedGlyph], of item: TextItem, paragraph: [UInt32], paragraphStart: Int) {
+        let word = item.style.wordSpacing
+        let letter = joiningScripts.contains(item.script.rawValue) ? 0 : item.style.letterSpacing
+        guard letter != 0 || word != 0 else { return }
+        for i in glyphs.indices where i == glyphs.count - 1 || glyphs[i + 1].cluster != glyphs[i].cluster {
+            glyphs[i].advance += letter
+            if word != 0, let scalar = Unicode.Scalar(paragraph[glyphs[i].cluster - paragraphStart]), scalar.isWordSeparator {
+                glyphs[i].advance += word
+            }
+        }
     }
 }
 

@@ -38,6 +38,8 @@ package final class ShapingCache {
         var face: ObjectIdentifier
         var script: UInt32
         var language: String?
+        /// Shaped without optional ligatures (`Shaper.withoutLigatures`, for letter spacing).
+        var withoutLigatures: Bool
     }
 
     /// Past this many words the cache starts over (every table goes), which bounds its memory
@@ -64,7 +66,8 @@ package final class ShapingCache {
             tables.removeAll()
             wordCount = 0
         }
-        let context = Context(face: ObjectIdentifier(face), script: item.script.rawValue, language: item.style.language)
+        let context = Context(face: ObjectIdentifier(face), script: item.script.rawValue, language: item.style.language,
+                              withoutLigatures: item.style.letterSpacing != 0)
         let scale = Shaper.scale(item, face)
         let table: WordTable
         if let known = tables[context] {
@@ -150,9 +153,9 @@ package final class ShapingCache {
     }
 }
 
-/// Shaped words of one face, size, script and language, in an open-addressing table keyed by
-/// a hash of the text taken while the word is found, so a word already seen costs no
-/// allocation and no general-purpose hashing.
+/// Shaped words of one face, script, language and set of features, in an open-addressing
+/// table keyed by a hash of the text taken while the word is found, so a word already seen
+/// costs no allocation and no general-purpose hashing.
 private final class WordTable {
     private var hashes: [UInt64]
     private var texts: [[UInt32]]
