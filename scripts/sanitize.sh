@@ -100,6 +100,8 @@ fi
 # for fontconfig's and libhyphen's own loaders; here they would be reported at every exit.
 export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1"
 export ASAN_OPTIONS="halt_on_error=1:detect_leaks=0"
+# The Chromium tests run in the plain test step only (BrowserRuns.skipped says why).
+export GALLEY_TESTS_WITHOUT_BROWSER=1
 # The fonts the install script installs, and no others (scripts/test-fonts.sh).
 FONTCONFIG_FILE=$(bash scripts/test-fonts.sh)
 export FONTCONFIG_FILE

@@ -10,6 +10,11 @@ import Foundation
 /// `attempts` times, only while its result is the one a slow browser alone would give; the
 /// last result is returned for the test to judge, so a page that never shows them still fails.
 public enum BrowserRuns {
+    /// Set by `scripts/sanitize.sh`: the tests that look at pages in Chromium run in the plain
+    /// test step only. The browser is a process of its own, so the thread sanitizer sees
+    /// nothing of it, and the pipelines those tests run are run by other suites under it.
+    public static let skipped = ProcessInfo.processInfo.environment["GALLEY_TESTS_WITHOUT_BROWSER"] != nil
+
     /// A repeat is said on standard error, so a test log shows how often the browser was slow.
     ///
     /// Between attempts the test waits, longer each time (1, 2, 4… s): the load that starved

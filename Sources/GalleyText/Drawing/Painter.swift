@@ -22,20 +22,8 @@ extension TypesetPage {
         var untouched = [Int](repeating: 0, count: bitmap.height)
         for layer in layers {
             for filled in rects[layer.rects] {
-                var (x0, y0, x1, y1) = (filled.rect.x * scale, filled.rect.y * scale, filled.rect.maxX * scale, filled.rect.maxY * scale)
-                if filled.snapsToPixels {
-                    // Whole pixels, as `snapped`, but for the edges a cell's background keeps
-                    // where it meets no other cell (`unsnappedEdges`).
-                    let kept = filled.unsnappedEdges
-                    if x1 - x0 > 0.999 {
-                        if !kept.contains(.left) { x0.round() }
-                        if !kept.contains(.right) { x1.round() }
-                    }
-                    if y1 - y0 > 0.999 {
-                        if !kept.contains(.top) { y0.round() }
-                        if !kept.contains(.bottom) { y1.round() }
-                    }
-                }
+                let (x0, y0, x1, y1) = filled.snapsToPixels ? Self.snapped(filled.rect, scale: scale)
+                    : (filled.rect.x * scale, filled.rect.y * scale, filled.rect.maxX * scale, filled.rect.maxY * scale)
                 canvas.clipped(to: filled.clip, scale: scale).fill(x0: x0, y0: y0, x1: x1, y1: y1, color: filled.color)
                 canvas.markDrawn(y0: filled.rect.y * scale, y1: filled.rect.maxY * scale, in: &untouched)
             }

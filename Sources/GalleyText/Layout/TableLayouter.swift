@@ -779,17 +779,9 @@ final class TableLayouter {
                 let column = cell.cell.column
                 let columnBackground = column < table.columnBackgrounds.count ? table.columnBackgrounds[column] : nil
                 if let background = cellStyle.background ?? columnBackground {
-                    // Snapped to whole pixels only where it meets another cell's background or
-                    // the table's edge to edge, so that no seam shows there.
-                    var fill = FilledRect(rect: slot, color: background, snapsToPixels: true)
-                    let lastRow = cell.row + spanned.count, lastColumn = column + cell.cell.columnSpan
-                    let outerShows = style.background == nil
-                    func unsnapped(_ gap: Double, outside: Bool) -> Bool { gap > 0 || outside && outerShows }
-                    if unsnapped(columnGaps[column], outside: column == 0) { fill.unsnappedEdges.insert(.left) }
-                    if unsnapped(columnGaps[lastColumn], outside: lastColumn >= table.columnCount) { fill.unsnappedEdges.insert(.right) }
-                    if unsnapped(rowGaps[cell.row], outside: cell.row == 0) { fill.unsnappedEdges.insert(.top) }
-                    if unsnapped(rowGaps[min(lastRow, rowGaps.count - 1)], outside: lastRow >= table.rows.count) { fill.unsnappedEdges.insert(.bottom) }
-                    backgrounds.append(fill)
+                    // On whole pixels, as blocks' backgrounds are: no seam between two cells, and
+                    // a table and a block of the same size and place cover the same pixels.
+                    backgrounds.append(FilledRect(rect: slot, color: background, snapsToPixels: true))
                 }
                 // The cell's box: its border box, or with collapsed borders the box between the
                 // middles of its grid lines, where its borders are centred.

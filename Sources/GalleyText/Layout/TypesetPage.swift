@@ -154,15 +154,6 @@ struct FilledRect: Sendable {
     /// it keeps its partial coverage, which keeps a thin line's weight, as rules and
     /// underlines always do.
     var snapsToPixels = false
-    /// Edges of a fill that `snapsToPixels` which keep partial coverage all the same: those
-    /// that meet no other cell, drawn as a block's background is, so that a table and a block
-    /// of the same size and place cover the same pixels.
-    var unsnappedEdges = Edges()
-    struct Edges: OptionSet, Sendable {
-        let rawValue: UInt8
-        static let top = Edges(rawValue: 1), left = Edges(rawValue: 2), bottom = Edges(rawValue: 4), right = Edges(rawValue: 8)
-        static let all: Edges = [.top, .left, .bottom, .right]
-    }
     /// What it is cut to (`overflow: hidden`), and its layer (`TypesetPage.layers`).
     var clip: Rect?
     var layer = 0
