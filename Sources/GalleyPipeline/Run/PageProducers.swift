@@ -227,12 +227,15 @@ struct OpenedArticle {
                                    message: bytes.isEmpty ? "the file is empty" : "the article has no text to lay out (is it an HTML or text file?)")
         }
         let drawn = ArticleImageLoader.drawnAtMost(layouts: configuration.layouts, scale: configuration.pageScale)
-        let loaded = ArticleImageLoader(document: document, engine: engine, drawnAtMost: drawn).load(first.text.pictures)
+        // Collected once: the text's and its inline-blocks' pictures, at any depth.
+        let pictures = first.text.pictures
+        let loaded = ArticleImageLoader(document: document, engine: engine, drawnAtMost: drawn).load(pictures)
         images = loaded.images
-        // A picture that could not be read, with no size in the markup and an alt text, is set
-        // as that text: parsed again, only then (the warning about the picture stays).
-        let unavailable = Set(first.text.pictures.lazy.filter { attachment in
-            loaded.images[attachment.source] == nil && attachment.width == nil && attachment.height == nil
+        // A picture that could not be read, with no size in the markup (a percentage width is
+        // one) and an alt text, is set as that text: parsed again, only then (the warning
+        // about the picture stays).
+        let unavailable = Set(pictures.lazy.filter { attachment in
+            loaded.images[attachment.source] == nil && attachment.width == nil && attachment.height == nil && attachment.widthFraction == nil
                 && !attachment.alternative.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
         }.map(\.source))
         unavailablePictures = unavailable
