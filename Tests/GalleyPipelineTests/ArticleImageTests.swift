@@ -119,14 +119,16 @@ import Testing
         let input = folder.path("in")
         try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
         let html = "<html><body><table><tr><td><img src='tip.png' alt='[Tip]'></td><td>Install the package first.</td></tr></table>"
-            + "<p>No text: <img src='gone.png'> and sized: <img src='sized.png' alt='Sized' width='80' height='60'>.</p></body></html>"
+            + "<p>No text: <img src='gone.png'> and sized: <img src='sized.png' alt='Sized' width='80' height='60'>"
+            + " <img src='wide.png' alt='Wide' style='width: 50%'>.</p></body></html>"
         try Data(html.utf8).write(to: input.appendingPathComponent("note.html"))
         let (_, manifest) = try run(folder)
         let document = try #require(manifest.documents.first)
         #expect(document.status == .ok)
         #expect(document.warnings.contains("image \"tip.png\": no such file"), "\(document.warnings)")
         let sources = document.pages.flatMap { $0.attachments ?? [] }.map(\.source)
-        #expect(sources.sorted() == ["gone.png", "sized.png"], "\(sources)")
+        // A percentage width is a size too: that picture keeps its box.
+        #expect(sources.sorted() == ["gone.png", "sized.png", "wide.png"], "\(sources)")
         // The text is set: the table's first column is as wide as "[Tip]", not 120 pt (the
         // cells are listed by `galley typeset --json`, not in the manifest).
         var configuration = Configuration()
