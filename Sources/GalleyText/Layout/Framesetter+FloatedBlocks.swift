@@ -33,6 +33,79 @@ extension Framesetter {
         var tableRects: [FilledRect] = []
     }
 
+    /// The float pass: floated block `index`, whose first paragraph `paragraphIndex` is at the
+    /// fill's offset, set whole at its side of the rectangle where the next line would start
+    /// (the text after it beside it); an absolutely positioned one out of the flow at its
+    /// static position (`FramePositions` moves it); one no column can hold marked to be set in
+    /// the flow (`inFlowFloats`); or the fill stopped, the block starting the next rectangle.
+    func placeFloatedBlock(_ index: Int, at paragraphIndex: Int, in fill: inout FillState) throws(TypesetError) -> FillStep {
+        if stopsAtForcedBreak(before: paragraphIndex, in: &fill, atTop: false) { return .stopped }
+        let rect = fill.rect
+        guard !(vertical && text.floats[index].positioning != nil), let block = try floatedBlock(index, in: rect) else {
+            inFlowFloats.insert(index)  // Taller than a column, or positioned in vertical text: set in the flow.
+            return .continued
+        }
+        let paragraphs = text.floats[index].paragraphs
+        // Boxes around it that open here open in the flow, above it.
+        var opening = BoxOpening(spaceAbove: fill.previousSpaceAfter, placedAbove: fill.placedAbove)
+        let enclosing = openings(at: paragraphIndex)?.filter { text.boxes[$0].paragraphs.upperBound > paragraphs.upperBound } ?? []
+        if !enclosing.isEmpty {
+            opening = openBoxes(enclosing, opening)
+            fill.previousSpaceAfter = opening.spaceAbove
+        }
+        // Its top is where the next line's would be, with the margin above that.
+        var next = paragraphs.upperBound < text.paragraphs.count ? marginAbove(paragraph: paragraphs.upperBound) : 0
+        // A table's margin is its own, not its first paragraph's.
+        if let table = tableStarts[paragraphs.upperBound] { next = max(next, text.tables[table].style.spaceBefore) }
+        let space = opening.placedAbove ? max(fill.previousSpaceAfter, next, text.floats[index].spaceAbove) : 0
+        let container = Rect(x: rect.x + block.indents.start, y: rect.y,
+                             width: max(1, rect.width - block.indents.start - block.indents.end), height: rect.height)
+        if text.floats[index].positioning != nil {
+            // Absolutely positioned: out of the flow, at its static position for now.
+            fill.boxTops += opening.tops.map { ($0.box, rect.y + fill.cursor + ($0.y ?? opening.edges), fill.offset) }
+            fill.cursor += opening.edges
+            let placed = placeStatic(block, float: index, in: container, top: fill.cursor + space)
+            fill.frame.positioned.append(placed)
+            fill.offset = placed.float.range.upperBound
+            floatsPlacedThrough = max(floatsPlacedThrough, fill.offset)
+            return .continued
+        }
+        guard let placed = place(block, float: index, in: container, top: fill.cursor + opening.edges + space, beside: fill.frame.floats) else {
+            if fill.frame.isEmpty && fill.frame.floats.isEmpty {
+                // Not even here at the top: a whole column holds it (`floatedBlock`
+                // checked), this rectangle does not.
+                guard rect.height < (columnExtent ?? rect.height) - LineFiller.tolerance else {
+                    inFlowFloats.insert(index)
+                    return .continued
+                }
+                throw TypesetError(.columnTooSmall, String(format: "a rectangle %.1f pt deep cannot hold the floated block at offset %d", rect.height, fill.offset))
+            }
+            // Not enough of the column left: it starts the next one.
+            fill.offset = keepingTogether(&fill.frame, next: fill.offset, measure: rect.width)
+            rewindFloats(&fill.frame, to: fill.offset)
+            return .stopped
+        }
+        fill.boxTops += opening.tops.map { ($0.box, rect.y + fill.cursor + ($0.y ?? opening.edges), fill.offset) }
+        fill.cursor += opening.edges
+        fill.frame.floats.append(placed.float)
+        fill.frame.floats += placed.pictures
+        fill.frame.lines += placed.lines
+        fill.floatLines += placed.lines.count
+        fill.frame.rules += placed.rules
+        fill.frame.floatBoxes += placed.boxes
+        fill.offset = placed.float.range.upperBound
+        floatsPlacedThrough = max(floatsPlacedThrough, fill.offset)
+        if let boxes = closings(at: paragraphs.upperBound - 1)?.filter({ text.boxes[$0].paragraphs.lowerBound < paragraphs.lowerBound }),
+           !boxes.isEmpty {
+            // A box around it that ends with it holds it: it closes below the float.
+            fill.cursor = max(fill.cursor, placed.float.rect.maxY + placed.float.margin - rect.y)
+            let closing = closeBoxes(boxes, bottom: fill.cursor, contentTop: contentTop(from: fill.boxTops, in: rect))
+            fill.boxBottoms += closing.bottoms.map { ($0.box, rect.y + fill.cursor + $0.y, fill.offset) }
+            fill.cursor += closing.extent
+        }
+        return .continued
+    }
+
     /// Sets floated block `index` for a column `rect`: nil when it is deeper than a whole
     /// column (`columnExtent`).
     func floatedBlock(_ index: Int, in rect: Rect) throws(TypesetError) -> FloatedBlockLayout? {

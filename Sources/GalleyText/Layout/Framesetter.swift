@@ -17,7 +17,7 @@ public final class Framesetter {
     let typography: ArticleLayout.Typography
     /// Consecutive lines ending in a hyphen at the end of what has been placed, and their
     /// paragraph.
-    private var hyphenatedLines = (paragraph: -1, count: 0)
+    var hyphenatedLines = (paragraph: -1, count: 0)
     /// Line ends the optimal breaker chose for a paragraph (local offsets).
     private var plan: (paragraph: Int, ends: [Int])?
     /// What a table's own framesetter needs (`TableLayouter`).
@@ -25,17 +25,17 @@ public final class Framesetter {
     let maximumBox: (width: Double, height: Double)
     let vertical: Bool
     /// The table each table's first paragraph starts, by paragraph index.
-    private let tableStarts: [Int: Int]
+    let tableStarts: [Int: Int]
     /// The table being set, from its first column to its last.
-    private var activeTable: TableLayouter?
+    var activeTable: TableLayouter?
     /// Tables set as paragraphs, because no width could hold them as grids.
-    private var flattenedTables: Set<Int> = []
+    var flattenedTables: Set<Int> = []
     /// In a table's own framesetter, the layouters of the tables nested in its cells, by index
     /// in `text.tables`, with the measure they were made for. Cells are filled speculatively
     /// (a row that does not fit is set again, cut), so each fill resumes a nested table from
     /// where a fill stopped at that offset (`TableLayouter.resume(at:)`), not from where the
     /// last fill left it.
-    private var cellTables: [Int: (measure: Double, layouter: TableLayouter)] = [:]
+    var cellTables: [Int: (measure: Double, layouter: TableLayouter)] = [:]
     /// Nested tables' widths and fresh layouters, shared with this framesetter's copies.
     let nestedTables: NestedTableCache
     /// How the manifest numbers this text's tables (`TableFrame.table`): all of an article's
@@ -50,7 +50,7 @@ public final class Framesetter {
     var tablesUncovered: [Unicode.Scalar: Int] = [:]
     var tablesUnhyphenated: Set<String> = []
     /// Tables set smaller or wrapped inside words to fit the column, or set as paragraphs.
-    private(set) var tableWarnings: [String] = []
+    var tableWarnings: [String] = []
     /// The boxes (`AttributedText.boxes`) that open at a paragraph, outermost first, and
     /// those that close at one, innermost first, by paragraph index.
     private let boxOpenings: [Int: [Int]]
@@ -69,7 +69,7 @@ public final class Framesetter {
     /// first box not begun: each rectangle looks at those, not at every box before it.
     private var boxScan = (end: 0, open: [Int](), next: 0)
     /// Floated pictures anchored before this offset have been placed.
-    private var floatsPlacedThrough = 0
+    var floatsPlacedThrough = 0
     /// The floated block (`AttributedText.floats`) each one's first paragraph starts, by
     /// paragraph index.
     let floatStarts: [Int: Int]
@@ -315,368 +315,301 @@ public final class Framesetter {
     /// - Throws: `TypesetError.columnTooSmall` when not even one line fits.
     func fill(_ rect: Rect, from start: Int, pageStart: Bool = false, end: Int? = nil, spanning: Bool? = nil,
               multicol: Int? = nil) throws(TypesetError) -> Frame {
-        var frame = Frame(range: start..<start, lines: [], rules: [])
         if end == nil {
             outerBoxes = multicol.map { multicols[$0].enclosingBoxes } ?? []
             indentBase = multicol.map { multicols[$0].contentIndents } ?? (0, 0)
         }
-        var offset = start
-        var cursor = 0.0
-        var previousSpaceAfter = 0.0
-        // Where boxes' border boxes begin and end (y), with the text offset of the line or
-        // table there, so that lines the break rules take back take their box edges along.
-        var boxTops: [(box: Int, y: Double, offset: Int)] = []
-        var boxBottoms: [(box: Int, y: Double, offset: Int)] = []
-        // Lines of floated blocks in `frame.lines`: they are beside the flow, not above it, so
-        // the margins of what comes first in the flow still go at a column's top.
-        var floatLines = 0
         // Margins go where they adjoin a break between columns or pages (css-break-3 §5.5),
         // not at the top of the first page, where no break is: there the first block's margin
         // is kept, as below anything placed. A column of a multi-column element gets its first
         // margin from `MulticolLayouter`, above the columns.
-        let flowStart = keepsFirstMargin && start == 0 && end == nil && multicol == nil
-        /// Whether something in the flow is above the next block (else its margin goes).
-        func placedAbove() -> Bool { flowStart || frame.lines.count > floatLines || !frame.tables.isEmpty }
-        while offset < (end ?? text.count) {
-            let paragraphIndex = text.paragraphIndex(at: offset)
-            if end == nil, !multicols.isEmpty, offset == text.paragraphs[paragraphIndex].range.lowerBound,
-               self.multicol(of: paragraphIndex) != multicol {
-                frame.multicolChange = true
-                break
+        var fill = FillState(rect: rect, end: end, pageStart: pageStart,
+                             flowStart: keepsFirstMargin && start == 0 && end == nil && multicol == nil, offset: start)
+        // Each round hands the block at the fill's offset to its pass: a floated block, a
+        // table, or the next line of a paragraph; the block pass (`BlockLayouter`) takes over
+        // where a multi-column element begins or ends.
+        while fill.offset < (end ?? text.count) {
+            let paragraphIndex = text.paragraphIndex(at: fill.offset)
+            let blockStart = fill.offset == text.paragraphs[paragraphIndex].range.lowerBound
+            let step: FillStep
+            if end == nil, !multicols.isEmpty, blockStart, self.multicol(of: paragraphIndex) != multicol {
+                fill.frame.multicolChange = true
+                step = .stopped
+            } else if end == nil, blockStart, let index = floatStarts[paragraphIndex], !inFlowFloats.contains(index) {
+                step = try placeFloatedBlock(index, at: paragraphIndex, in: &fill)
+            } else if end == nil, let spanning, !fill.frame.isEmpty, blockStart, spansColumns(paragraphIndex, in: multicol) != spanning {
+                // Before anything is analysed at this measure (a table's columns are resolved
+                // for the first measure it meets).
+                fill.frame.spanChange = true
+                step = .stopped
+            } else if let table = try table(at: paragraphIndex, offset: fill.offset, measure: rect.width, inCell: end != nil) {
+                step = try placeTable(table, at: paragraphIndex, in: &fill)
+            } else {
+                step = try placeLine(of: paragraphIndex, in: &fill)
             }
-            if end == nil, let index = floatStarts[paragraphIndex], !inFlowFloats.contains(index),
-               offset == text.paragraphs[paragraphIndex].range.lowerBound {
-                // A floated block: set whole at its side, the text after it beside it.
-                if !frame.isEmpty, let forced = forcedBreak(before: paragraphIndex) {
-                    frame.pageBreak = forced == .page
-                    break
-                }
-                guard !(vertical && text.floats[index].positioning != nil), let block = try floatedBlock(index, in: rect) else {
-                    inFlowFloats.insert(index)  // Taller than a column, or positioned in vertical text: set in the flow.
-                    continue
-                }
-                let paragraphs = text.floats[index].paragraphs
-                // Boxes around it that open here open in the flow, above it.
-                var opening = BoxOpening(spaceAbove: previousSpaceAfter, placedAbove: placedAbove())
-                let enclosing = openings(at: paragraphIndex)?.filter { text.boxes[$0].paragraphs.upperBound > paragraphs.upperBound } ?? []
-                if !enclosing.isEmpty {
-                    opening = openBoxes(enclosing, opening)
-                    previousSpaceAfter = opening.spaceAbove
-                }
-                // Its top is where the next line's would be, with the margin above that.
-                var next = paragraphs.upperBound < text.paragraphs.count ? marginAbove(paragraph: paragraphs.upperBound) : 0
-                // A table's margin is its own, not its first paragraph's.
-                if let table = tableStarts[paragraphs.upperBound] { next = max(next, text.tables[table].style.spaceBefore) }
-                let space = opening.placedAbove ? max(previousSpaceAfter, next, text.floats[index].spaceAbove) : 0
-                let container = Rect(x: rect.x + block.indents.start, y: rect.y,
-                                     width: max(1, rect.width - block.indents.start - block.indents.end), height: rect.height)
-                if text.floats[index].positioning != nil {
-                    // Absolutely positioned: out of the flow, at its static position for now.
-                    boxTops += opening.tops.map { ($0.box, rect.y + cursor + ($0.y ?? opening.edges), offset) }
-                    cursor += opening.edges
-                    let placed = placeStatic(block, float: index, in: container, top: cursor + space)
-                    frame.positioned.append(placed)
-                    offset = placed.float.range.upperBound
-                    floatsPlacedThrough = max(floatsPlacedThrough, offset)
-                    continue
-                }
-                guard let placed = place(block, float: index, in: container, top: cursor + opening.edges + space, beside: frame.floats) else {
-                    if frame.isEmpty && frame.floats.isEmpty {
-                        // Not even here at the top: a whole column holds it (`floatedBlock`
-                        // checked), this rectangle does not.
-                        guard rect.height < (columnExtent ?? rect.height) - LineFiller.tolerance else {
-                            inFlowFloats.insert(index)
-                            continue
-                        }
-                        throw TypesetError(.columnTooSmall, String(format: "a rectangle %.1f pt deep cannot hold the floated block at offset %d", rect.height, offset))
-                    }
-                    // Not enough of the column left: it starts the next one.
-                    offset = keepingTogether(&frame, next: offset, measure: rect.width)
-                    rewindFloats(&frame, to: offset)
-                    break
-                }
-                boxTops += opening.tops.map { ($0.box, rect.y + cursor + ($0.y ?? opening.edges), offset) }
-                cursor += opening.edges
-                frame.floats.append(placed.float)
-                frame.floats += placed.pictures
-                frame.lines += placed.lines
-                floatLines += placed.lines.count
-                frame.rules += placed.rules
-                frame.floatBoxes += placed.boxes
-                offset = placed.float.range.upperBound
-                floatsPlacedThrough = max(floatsPlacedThrough, offset)
-                if let boxes = closings(at: paragraphs.upperBound - 1)?.filter({ text.boxes[$0].paragraphs.lowerBound < paragraphs.lowerBound }),
-                   !boxes.isEmpty {
-                    // A box around it that ends with it holds it: it closes below the float.
-                    cursor = max(cursor, placed.float.rect.maxY + placed.float.margin - rect.y)
-                    let closing = closeBoxes(boxes, bottom: cursor, contentTop: contentTop(from: boxTops, in: rect))
-                    boxBottoms += closing.bottoms.map { ($0.box, rect.y + cursor + $0.y, offset) }
-                    cursor += closing.extent
-                }
-                continue
-            }
-            // Before anything is analysed at this measure (a table's columns are resolved for
-            // the first measure it meets).
-            if end == nil, let spanning, !frame.isEmpty, offset == text.paragraphs[paragraphIndex].range.lowerBound,
-               spansColumns(paragraphIndex, in: multicol) != spanning {
-                frame.spanChange = true
-                break
-            }
-            if let table = try table(at: paragraphIndex, offset: offset, measure: rect.width, inCell: end != nil) {
-                let first = offset == table.start
-                if end == nil && first && !frame.isEmpty, let forced = forcedBreak(before: paragraphIndex) {
-                    frame.pageBreak = forced == .page
-                    break
-                }
-                if end == nil && first && frame.isEmpty && !pageStart && forcedBreak(before: paragraphIndex) == .page {
-                    frame.pageBreak = true
-                    break
-                }
-                // A table is set below the pictures floated beside the text before it.
-                if first, let below = Self.floatsBottom(frame.floats, sides: [.left, .right], in: rect) { cursor = max(cursor, below) }
-                var opening = BoxOpening(spaceAbove: previousSpaceAfter, placedAbove: placedAbove())
-                if first, let boxes = openings(at: paragraphIndex) { opening = openBoxes(boxes, opening) }
-                var gap = opening.edges + (first && opening.placedAbove ? max(opening.spaceAbove, table.table.style.spaceBefore) : 0)
-                if frame.isEmpty && cursor + gap > rect.height / 2 {
-                    // Box edges taller than half the column: the table is set at its top.
-                    gap = 0
-                    frame.squeezedBoxes = true
-                    opening.tops = opening.tops.map { ($0.box, 0) }
-                }
-                let tableStart = offset
-                var fits = try table.place(in: rect, top: cursor + gap, columnIsEmpty: frame.isEmpty, into: &frame)
-                if !fits && first {
-                    // Nothing of it fits here: it starts in the next column, with what is kept
-                    // with it (a heading). When that would empty this column, the table starts
-                    // here instead, cut at the column's foot, so the heading is not left alone.
-                    let (savedHyphens, exceptions) = (hyphenatedLines, frame.breakExceptions)
-                    var moved = frame
-                    let next = keepingTogether(&moved, next: offset, measure: rect.width)
-                    if moved.breakExceptions > exceptions && moved.lines.count == frame.lines.count {
-                        hyphenatedLines = savedHyphens
-                        fits = try table.place(in: rect, top: cursor + gap, columnIsEmpty: false, cutHere: true, into: &frame)
-                    }
-                    if !fits {
-                        frame = moved
-                        offset = next
-                        rewindFloats(&frame, to: offset)
-                    }
-                }
-                guard fits else { break }
-                boxTops += opening.tops.map { ($0.box, rect.y + cursor + ($0.y ?? gap), tableStart) }
-                cursor = table.bottom
-                offset = table.position
-                previousSpaceAfter = 0
-                hyphenatedLines = (-1, 0)
-                guard table.isFinished else { break }
-                if let boxes = closings(at: table.table.paragraphs.upperBound - 1) {
-                    let closing = closeBoxes(boxes, bottom: cursor, contentTop: contentTop(from: boxTops, in: rect))
-                    boxBottoms += closing.bottoms.map { ($0.box, rect.y + cursor + $0.y, offset) }
-                    cursor += closing.extent
-                }
-                if end == nil { finish(table) }
-                continue
-            }
-            if !vertical { analyzer.pictureMeasure = pictureMeasure(paragraphIndex, width: rect.width) }
-            var analysis = try analysis(of: paragraphIndex, at: offset)
-            let style = analysis.style
-            let first = offset == analysis.paragraph.lowerBound
-            if end == nil && first && !frame.isEmpty, let forced = forcedBreak(before: paragraphIndex) {
-                frame.pageBreak = forced == .page
-                break
-            }
-            if end == nil && first && frame.isEmpty && !pageStart && forcedBreak(before: paragraphIndex) == .page {
-                frame.pageBreak = true
-                break
-            }
-            // A preformatted line that goes on from one wrapped at the measure hangs.
-            let continuation = !first && style.continuationIndent > 0 && text.scalars[offset - 1] != AttributedText.lineSeparator
-            let hyphenAllowed = hyphenatedLines.paragraph != paragraphIndex || hyphenatedLines.count < typography.maximumConsecutiveHyphens
-            if typography.lineBreaking == .optimal, first, plan?.paragraph != paragraphIndex {
-                let shift = paragraphShift(paragraphIndex, width: rect.width)
-                let firstLine = Self.indents(style, firstLine: true, continuation: false, width: rect.width, shift: shift, base: indentBase)
-                let rest = Self.indents(style, firstLine: false, continuation: false, width: rect.width, shift: shift, base: indentBase)
-                plan = OptimalBreaker.breaks(analysis, firstMeasure: rect.width - max(0, firstLine.start) - max(0, firstLine.end),
-                                             measure: rect.width - max(0, rest.start) - max(0, rest.end), typography: typography)
-                    .map { (paragraphIndex, $0) }
-            }
-            // Boxes opening here put their margins, borders and paddings above the line.
-            var opening = BoxOpening(spaceAbove: previousSpaceAfter, placedAbove: placedAbove(), ruleAbove: first && style.ruleAbove)
-            if end == nil && first, let boxes = openings(at: paragraphIndex) { opening = openBoxes(boxes, opening) }
-            var gap = opening.edges
-            var space = 0.0
-            if first && opening.placedAbove {
-                space = Self.collapsed(opening.spaceAbove, style.spaceBefore)
-                if opening.ruleAbove { space = max(space, 12) }
-            }
-            // A negative margin pulls a block up over what is above it, never out of the column.
-            gap = max(gap + space, -cursor)
-            if first, let below = Self.floatsBottom(frame.floats, sides: style.clear, in: rect) { cursor = max(cursor, below) }
-
-            /// The line from `offset` in `lineRect` (the column, or the part of it beside
-            /// floated pictures), with its indents and measure.
-            func makeLine(in lineRect: Rect) throws(TypesetError)
-                -> (analysis: ParagraphAnalysis, filler: LineFiller, local: Range<Int>, startIndent: Double, measure: Double) {
-                var analysis = analysis
-                let shift = paragraphShift(paragraphIndex, width: rect.width)
-                var (startIndent, endIndent) = Self.indents(style, firstLine: first, continuation: continuation, width: lineRect.width, shift: shift,
-                                                            base: indentBase)
-                var measure = lineRect.width - max(0, startIndent) - max(0, endIndent)
-                var filler = LineFiller(analysis: analysis, position: offset - analysis.range.lowerBound)
-                let local: Range<Int>
-                // The paragraph's plan holds for lines of the full column only.
-                if lineRect.width == rect.width, let plan, plan.paragraph == paragraphIndex,
-                   let end = plannedEnd(after: filler.position, in: plan.ends),
-                   analysis.lineWidth(filler.position, end) - analysis.shrink(filler.position, end) <= measure + LineFiller.tolerance {
-                    local = filler.take(to: end)
-                } else {
-                    do {
-                        (analysis, filler, local) = try nextLine(from: offset, in: analysis, measure: measure, hyphenAllowed: hyphenAllowed)
-                    } catch {
-                        guard measure < lineRect.width else { throw error }
-                        let overflowing = lineRect.width - max(0, startIndent)
-                        if shift != (0, 0), startIndent > 0, overflowing > max(0, measure),
-                           let line = try? nextLine(from: offset, in: analysis, measure: overflowing, hyphenAllowed: hyphenAllowed) {
-                            // In a sized box too narrow for it: the line starts where the box's
-                            // lines do and runs past the box's end (CSS's overflow), to the column's.
-                            (endIndent, measure) = (0, overflowing)
-                            (analysis, filler, local) = line
-                        } else {
-                            // Something as wide as the column (an image, a long unbreakable cluster) but
-                            // not as the indented measure: set that line at the full column width instead.
-                            (startIndent, endIndent, measure) = (0, 0, lineRect.width)
-                            (analysis, filler, local) = try nextLine(from: offset, in: analysis, measure: measure, hyphenAllowed: hyphenAllowed)
-                        }
-                    }
-                }
-                return (analysis, filler, local, startIndent, measure)
-            }
-
-            // Lines beside floated pictures are shortened by them; where too little room is
-            // left beside them, the text goes on below them.
-            let estimate = frame.lines.last?.height ?? 0
-            var lineRect: Rect
-            (lineRect, cursor) = Self.room(beside: frame.floats, in: rect, top: cursor, gap: gap, height: estimate)
-            var made = try makeLine(in: lineRect)
-            // Pictures floated from this line are placed at its top, and the line made again
-            // beside them.
-            let lineEnd = made.analysis.range.lowerBound + made.local.upperBound
-            let anchored = floatAnchors(in: floatsPlacedThrough..<max(floatsPlacedThrough, lineEnd))
-            if !anchored.isEmpty {
-                var placedAll = true
-                for attachment in anchored {
-                    guard let placed = place(float: attachment, in: rect, top: cursor + gap, beside: frame.floats) else {
-                        placedAll = false
-                        break
-                    }
-                    frame.floats.append(placed)
-                }
-                guard placedAll else {
-                    // Not enough of the column left for the picture: it starts the next
-                    // column with the line it is anchored in.
-                    guard !frame.isEmpty else {
-                        throw TypesetError(.columnTooSmall, String(format: "a column %.1f pt high cannot hold the floated picture at offset %d", rect.height, offset))
-                    }
-                    // Those placed in this round go too.
-                    frame.floats.removeAll { $0.offset >= floatsPlacedThrough }
-                    offset = keepingTogether(&frame, next: offset, measure: made.measure)
-                    rewindFloats(&frame, to: offset)
-                    break
-                }
-                floatsPlacedThrough = lineEnd
-                (lineRect, cursor) = Self.room(beside: frame.floats, in: rect, top: cursor, gap: gap, height: estimate)
-                made = try makeLine(in: lineRect)
-            }
-            if !frame.floats.isEmpty {
-                // A line taller than estimated may reach a picture lower down: made again in
-                // the room its own height leaves (only beside floats: elsewhere every line is
-                // built once).
-                let trial = TypesetLine(analysis: made.analysis, local: made.local, expansion: nil)
-                let height = Self.advance(of: trial, style: style)
-                let room = Self.room(beside: frame.floats, in: rect, top: cursor, gap: gap, height: height)
-                if room.rect != lineRect || room.top != cursor {
-                    (lineRect, cursor) = room
-                    made = try makeLine(in: lineRect)
-                }
-            }
-            analysis = made.analysis
-            let (filler, local, startIndent, measure) = (made.filler, made.local, made.startIndent, made.measure)
-            let justification = Self.justification(of: local, in: analysis, lastLine: filler.isFinished, measure: measure,
-                                                   typography: typography)
-            let (expansion, loose) = (justification.expansion, justification.loose)
-            var line = TypesetLine(analysis: analysis, local: local, expansion: expansion)
-            if typography.countsPunctuationFaces { line.punctuationInAnotherFace = analysis.punctuationInAnotherFace(line.range) }
-            // Only lines meant to be flush have a badness: a ragged line of code, a heading or
-            // a start-aligned line short of the threshold is as it should be. A loose line has
-            // the worst, as the optimal breaker scores it.
-            if loose {
-                line.badness = OptimalBreaker.worstBadness
-            } else if expansion != nil {
-                line.badness = OptimalBreaker.badness(of: local, in: analysis, measure: measure, isLast: filler.isFinished)
-            }
-
-            // Boxes closing after the line put their paddings and borders below it.
-            var closing = BoxClosing()
-            let height = Self.advance(of: line, style: style)
-            if end == nil && filler.isFinished, let boxes = closings(at: paragraphIndex) {
-                let earlier = contentTop(from: boxTops, in: rect)
-                closing = closeBoxes(boxes, bottom: cursor + gap + height) { box in
-                    // Boxes opening with this line have their tops in `opening`.
-                    guard let top = opening.tops.last(where: { $0.box == box }) else { return earlier(box) }
-                    return cursor + (top.y ?? gap) + self.text.boxes[box].topEdge
-                }
-            }
-            if frame.isEmpty && cursor + gap + height + closing.extent > rect.height + LineFiller.tolerance
-                && cursor + height <= rect.height + LineFiller.tolerance {
-                // Box edges taller than the column: the line is set at its top, the boxes drawn
-                // tight around it.
-                (gap, space) = (0, 0)
-                frame.squeezedBoxes = true
-                opening.tops = opening.tops.map { ($0.box, 0) }
-                closing = BoxClosing(bottoms: closing.bottoms.map { ($0.box, 0) }, extent: 0)
-            }
-            if cursor + gap + height + closing.extent > rect.height + LineFiller.tolerance {
-                guard !frame.isEmpty else {
-                    throw TypesetError(.columnTooSmall, String(format: "a column %.1f pt high cannot hold one line (%.1f pt) of the text at offset %d; make the page taller, the inset smaller or the font smaller", rect.height, height, offset))
-                }
-                offset = keepingTogether(&frame, next: offset, measure: measure)
-                rewindFloats(&frame, to: offset)
-                break
-            }
-            if first && opening.ruleAbove && opening.placedAbove { frame.rules.append(rect.y + cursor + gap - space / 2) }
-            if let rule = opening.rule { frame.rules.append(rect.y + cursor + rule) }
-            let top = cursor + gap
-            let baseline = Self.baseline(of: line, top: top, height: height)
-            let endsBlockOrLine = filler.isFinished || (!local.isEmpty && analysis.breaks[local.upperBound - 1] == .mandatory)
-            // In a cell, a list item's marker may hang out of the cell's content box (CSS
-            // draws outside markers there); elsewhere lines stay in the column.
-            let origin = Self.origin(of: line, in: lineRect, measure: measure, startIndent: end != nil ? startIndent : max(0, startIndent),
-                                     alignment: endsBlockOrLine ? style.lastLineAlignment ?? style.alignment : style.alignment,
-                                     rightToLeft: analysis.baseLevel == 1)
-            var spaceRatio: Double?
-            if let extra = expansion?.spaceExtra {
-                let spaces = analysis.stretch(local.lowerBound, local.upperBound)
-                let average = spaces.limit / Self.maximumSpaceStretch / Double(max(1, spaces.opportunities))
-                spaceRatio = average > 0 ? extra / average : nil
-            }
-            frame.lines.append((line, origin, rect.y + baseline, rect.y + top, height, loose, continuation, spaceRatio))
-            let sameRun = hyphenatedLines.paragraph == paragraphIndex
-            hyphenatedLines = (paragraphIndex, line.isHyphenated ? (sameRun ? hyphenatedLines.count : 0) + 1 : 0)
-            boxTops += opening.tops.map { ($0.box, rect.y + cursor + ($0.y ?? gap), offset) }
-            cursor = top + height
-            offset = analysis.range.lowerBound + local.upperBound
-            boxBottoms += closing.bottoms.map { ($0.box, rect.y + cursor + $0.y, offset) }
-            cursor += closing.extent
-            previousSpaceAfter = filler.isFinished ? style.spaceAfter : 0
+            if step == .stopped { break }
         }
-        frame.range = start..<offset
-        if end == nil && !text.boxes.isEmpty { frame.boxes = boxPieces(in: rect, range: frame.range, tops: boxTops, bottoms: boxBottoms) }
+        var frame = fill.frame
+        frame.range = start..<fill.offset
+        if end == nil && !text.boxes.isEmpty { frame.boxes = boxPieces(in: rect, range: frame.range, tops: fill.boxTops, bottoms: fill.boxBottoms) }
         if !frame.floatBoxes.isEmpty {
             // In the order of `text.boxes`: an enclosing box is drawn under those inside it.
             frame.boxes = (frame.boxes + frame.floatBoxes).enumerated().sorted { ($0.element.box, $0.offset) < ($1.element.box, $1.offset) }.map(\.element)
             frame.floatBoxes = []
         }
         return frame
+    }
+
+    /// The state of one `fill` (as Pango keeps a paragraph's in `ParaBreakState`): where it is
+    /// in the text and down the rectangle, and what it has placed. Each pass (`placeLine`,
+    /// `placeTable`, `placeFloatedBlock`) takes the block at `offset`, places what fits into
+    /// `frame`, and moves `offset` and `cursor` on.
+    struct FillState {
+        let rect: Rect
+        /// A table cell's end (`fill(end:)`): nil for the flow, where forced breaks, floated
+        /// blocks and the boxes' edges apply.
+        let end: Int?
+        /// Whether the rectangle begins a page (a `break-before: page` there is already taken).
+        let pageStart: Bool
+        /// Whether the fill begins the article's flow, where the first block keeps its margin.
+        let flowStart: Bool
+        var frame: Frame
+        /// The next text offset to place.
+        var offset: Int
+        /// Where what is placed ends, down from the rectangle's top.
+        var cursor = 0.0
+        /// The bottom margin of the block placed last, collapsed with the next one's top.
+        var previousSpaceAfter = 0.0
+        /// Where boxes' border boxes begin and end (y), with the text offset of the line or
+        /// table there, so that lines the break rules take back take their box edges along.
+        var boxTops: [(box: Int, y: Double, offset: Int)] = []
+        var boxBottoms: [(box: Int, y: Double, offset: Int)] = []
+        /// Lines of floated blocks in `frame.lines`: they are beside the flow, not above it, so
+        /// the margins of what comes first in the flow still go at a column's top.
+        var floatLines = 0
+
+        init(rect: Rect, end: Int?, pageStart: Bool, flowStart: Bool, offset: Int) {
+            (self.rect, self.end, self.pageStart, self.flowStart, self.offset) = (rect, end, pageStart, flowStart, offset)
+            frame = Frame(range: offset..<offset, lines: [], rules: [])
+        }
+
+        var inFlow: Bool { end == nil }
+        /// Whether something in the flow is above the next block (else its margin goes).
+        var placedAbove: Bool { flowStart || frame.lines.count > floatLines || !frame.tables.isEmpty }
+    }
+
+    /// What a pass did: placed its block, or part of it, or chose how it is set (the fill goes
+    /// on); or stopped the fill (the rectangle is full, or a break comes first).
+    enum FillStep { case continued, stopped }
+
+    /// Whether the fill stops before paragraph `index`, where a block begins: at a forced
+    /// break (`break-before`, or `break-after` above) after something placed in this
+    /// rectangle, and (`atTop`) at a page break at the top of a rectangle that does not begin a
+    /// page. Marks the frame's `pageBreak`. Only in the flow: a cell's text has no forced breaks.
+    func stopsAtForcedBreak(before index: Int, in fill: inout FillState, atTop: Bool = true) -> Bool {
+        guard fill.inFlow else { return false }
+        if !fill.frame.isEmpty, let forced = forcedBreak(before: index) {
+            fill.frame.pageBreak = forced == .page
+            return true
+        }
+        if atTop, fill.frame.isEmpty, !fill.pageStart, forcedBreak(before: index) == .page {
+            fill.frame.pageBreak = true
+            return true
+        }
+        return false
+    }
+
+    /// The inline pass: the next line of paragraph `paragraphIndex` from the fill's offset,
+    /// with the margins, borders and paddings of the boxes opening above it and closing below
+    /// it, beside the pictures floated from it and before it; or the fill stopped at a forced
+    /// break, or because the line (with the lines kept with it) does not fit.
+    private func placeLine(of paragraphIndex: Int, in fill: inout FillState) throws(TypesetError) -> FillStep {
+        let (rect, offset) = (fill.rect, fill.offset)
+        if !vertical { analyzer.pictureMeasure = pictureMeasure(paragraphIndex, width: rect.width) }
+        var analysis = try analysis(of: paragraphIndex, at: offset)
+        let style = analysis.style
+        let first = offset == analysis.paragraph.lowerBound
+        if first, stopsAtForcedBreak(before: paragraphIndex, in: &fill) { return .stopped }
+        // A preformatted line that goes on from one wrapped at the measure hangs.
+        let continuation = !first && style.continuationIndent > 0 && text.scalars[offset - 1] != AttributedText.lineSeparator
+        let hyphenAllowed = hyphenatedLines.paragraph != paragraphIndex || hyphenatedLines.count < typography.maximumConsecutiveHyphens
+        if typography.lineBreaking == .optimal, first, plan?.paragraph != paragraphIndex {
+            let shift = paragraphShift(paragraphIndex, width: rect.width)
+            let firstLine = Self.indents(style, firstLine: true, continuation: false, width: rect.width, shift: shift, base: indentBase)
+            let rest = Self.indents(style, firstLine: false, continuation: false, width: rect.width, shift: shift, base: indentBase)
+            plan = OptimalBreaker.breaks(analysis, firstMeasure: rect.width - max(0, firstLine.start) - max(0, firstLine.end),
+                                         measure: rect.width - max(0, rest.start) - max(0, rest.end), typography: typography)
+                .map { (paragraphIndex, $0) }
+        }
+        // Boxes opening here put their margins, borders and paddings above the line.
+        var opening = BoxOpening(spaceAbove: fill.previousSpaceAfter, placedAbove: fill.placedAbove, ruleAbove: first && style.ruleAbove)
+        if fill.inFlow && first, let boxes = openings(at: paragraphIndex) { opening = openBoxes(boxes, opening) }
+        var gap = opening.edges
+        var space = 0.0
+        if first && opening.placedAbove {
+            space = Self.collapsed(opening.spaceAbove, style.spaceBefore)
+            if opening.ruleAbove { space = max(space, 12) }
+        }
+        // A negative margin pulls a block up over what is above it, never out of the column.
+        gap = max(gap + space, -fill.cursor)
+        if first, let below = Self.floatsBottom(fill.frame.floats, sides: style.clear, in: rect) { fill.cursor = max(fill.cursor, below) }
+
+        /// The line from `offset` in `lineRect` (the column, or the part of it beside
+        /// floated pictures), with its indents and measure.
+        func makeLine(in lineRect: Rect) throws(TypesetError)
+            -> (analysis: ParagraphAnalysis, filler: LineFiller, local: Range<Int>, startIndent: Double, measure: Double) {
+            var analysis = analysis
+            let shift = paragraphShift(paragraphIndex, width: rect.width)
+            var (startIndent, endIndent) = Self.indents(style, firstLine: first, continuation: continuation, width: lineRect.width, shift: shift,
+                                                        base: indentBase)
+            var measure = lineRect.width - max(0, startIndent) - max(0, endIndent)
+            var filler = LineFiller(analysis: analysis, position: offset - analysis.range.lowerBound)
+            let local: Range<Int>
+            // The paragraph's plan holds for lines of the full column only.
+            if lineRect.width == rect.width, let plan, plan.paragraph == paragraphIndex,
+               let end = plannedEnd(after: filler.position, in: plan.ends),
+               analysis.lineWidth(filler.position, end) - analysis.shrink(filler.position, end) <= measure + LineFiller.tolerance {
+                local = filler.take(to: end)
+            } else {
+                do {
+                    (analysis, filler, local) = try nextLine(from: offset, in: analysis, measure: measure, hyphenAllowed: hyphenAllowed)
+                } catch {
+                    guard measure < lineRect.width else { throw error }
+                    let overflowing = lineRect.width - max(0, startIndent)
+                    if shift != (0, 0), startIndent > 0, overflowing > max(0, measure),
+                       let line = try? nextLine(from: offset, in: analysis, measure: overflowing, hyphenAllowed: hyphenAllowed) {
+                        // In a sized box too narrow for it: the line starts where the box's
+                        // lines do and runs past the box's end (CSS's overflow), to the column's.
+                        (endIndent, measure) = (0, overflowing)
+                        (analysis, filler, local) = line
+                    } else {
+                        // Something as wide as the column (an image, a long unbreakable cluster) but
+                        // not as the indented measure: set that line at the full column width instead.
+                        (startIndent, endIndent, measure) = (0, 0, lineRect.width)
+                        (analysis, filler, local) = try nextLine(from: offset, in: analysis, measure: measure, hyphenAllowed: hyphenAllowed)
+                    }
+                }
+            }
+            return (analysis, filler, local, startIndent, measure)
+        }
+
+        // Lines beside floated pictures are shortened by them; where too little room is
+        // left beside them, the text goes on below them.
+        let estimate = fill.frame.lines.last?.height ?? 0
+        var lineRect: Rect
+        (lineRect, fill.cursor) = Self.room(beside: fill.frame.floats, in: rect, top: fill.cursor, gap: gap, height: estimate)
+        var made = try makeLine(in: lineRect)
+        // Pictures floated from this line are placed at its top, and the line made again
+        // beside them.
+        let lineEnd = made.analysis.range.lowerBound + made.local.upperBound
+        let anchored = floatAnchors(in: floatsPlacedThrough..<max(floatsPlacedThrough, lineEnd))
+        if !anchored.isEmpty {
+            var placedAll = true
+            for attachment in anchored {
+                guard let placed = place(float: attachment, in: rect, top: fill.cursor + gap, beside: fill.frame.floats) else {
+                    placedAll = false
+                    break
+                }
+                fill.frame.floats.append(placed)
+            }
+            guard placedAll else {
+                // Not enough of the column left for the picture: it starts the next
+                // column with the line it is anchored in.
+                guard !fill.frame.isEmpty else {
+                    throw TypesetError(.columnTooSmall, String(format: "a column %.1f pt high cannot hold the floated picture at offset %d", rect.height, offset))
+                }
+                // Those placed in this round go too.
+                fill.frame.floats.removeAll { $0.offset >= floatsPlacedThrough }
+                fill.offset = keepingTogether(&fill.frame, next: offset, measure: made.measure)
+                rewindFloats(&fill.frame, to: fill.offset)
+                return .stopped
+            }
+            floatsPlacedThrough = lineEnd
+            (lineRect, fill.cursor) = Self.room(beside: fill.frame.floats, in: rect, top: fill.cursor, gap: gap, height: estimate)
+            made = try makeLine(in: lineRect)
+        }
+        if !fill.frame.floats.isEmpty {
+            // A line taller than estimated may reach a picture lower down: made again in
+            // the room its own height leaves (only beside floats: elsewhere every line is
+            // built once).
+            let trial = TypesetLine(analysis: made.analysis, local: made.local, expansion: nil)
+            let height = Self.advance(of: trial, style: style)
+            let room = Self.room(beside: fill.frame.floats, in: rect, top: fill.cursor, gap: gap, height: height)
+            if room.rect != lineRect || room.top != fill.cursor {
+                (lineRect, fill.cursor) = room
+                made = try makeLine(in: lineRect)
+            }
+        }
+        analysis = made.analysis
+        let (filler, local, startIndent, measure) = (made.filler, made.local, made.startIndent, made.measure)
+        let justification = Self.justification(of: local, in: analysis, lastLine: filler.isFinished, measure: measure,
+                                               typography: typography)
+        let (expansion, loose) = (justification.expansion, justification.loose)
+        var line = TypesetLine(analysis: analysis, local: local, expansion: expansion)
+        if typography.countsPunctuationFaces { line.punctuationInAnotherFace = analysis.punctuationInAnotherFace(line.range) }
+        // Only lines meant to be flush have a badness: a ragged line of code, a heading or
+        // a start-aligned line short of the threshold is as it should be. A loose line has
+        // the worst, as the optimal breaker scores it.
+        if loose {
+            line.badness = OptimalBreaker.worstBadness
+        } else if expansion != nil {
+            line.badness = OptimalBreaker.badness(of: local, in: analysis, measure: measure, isLast: filler.isFinished)
+        }
+
+        // Boxes closing after the line put their paddings and borders below it.
+        var closing = BoxClosing()
+        let height = Self.advance(of: line, style: style)
+        if fill.inFlow && filler.isFinished, let boxes = closings(at: paragraphIndex) {
+            let earlier = contentTop(from: fill.boxTops, in: rect)
+            closing = closeBoxes(boxes, bottom: fill.cursor + gap + height) { box in
+                // Boxes opening with this line have their tops in `opening`.
+                guard let top = opening.tops.last(where: { $0.box == box }) else { return earlier(box) }
+                return fill.cursor + (top.y ?? gap) + self.text.boxes[box].topEdge
+            }
+        }
+        if fill.frame.isEmpty && fill.cursor + gap + height + closing.extent > rect.height + LineFiller.tolerance
+            && fill.cursor + height <= rect.height + LineFiller.tolerance {
+            // Box edges taller than the column: the line is set at its top, the boxes drawn
+            // tight around it.
+            (gap, space) = (0, 0)
+            fill.frame.squeezedBoxes = true
+            opening.tops = opening.tops.map { ($0.box, 0) }
+            closing = BoxClosing(bottoms: closing.bottoms.map { ($0.box, 0) }, extent: 0)
+        }
+        if fill.cursor + gap + height + closing.extent > rect.height + LineFiller.tolerance {
+            guard !fill.frame.isEmpty else {
+                throw TypesetError(.columnTooSmall, String(format: "a column %.1f pt high cannot hold one line (%.1f pt) of the text at offset %d; make the page taller, the inset smaller or the font smaller", rect.height, height, offset))
+            }
+            fill.offset = keepingTogether(&fill.frame, next: offset, measure: measure)
+            rewindFloats(&fill.frame, to: fill.offset)
+            return .stopped
+        }
+        if first && opening.ruleAbove && opening.placedAbove { fill.frame.rules.append(rect.y + fill.cursor + gap - space / 2) }
+        if let rule = opening.rule { fill.frame.rules.append(rect.y + fill.cursor + rule) }
+        let top = fill.cursor + gap
+        let baseline = Self.baseline(of: line, top: top, height: height)
+        let endsBlockOrLine = filler.isFinished || (!local.isEmpty && analysis.breaks[local.upperBound - 1] == .mandatory)
+        // In a cell, a list item's marker may hang out of the cell's content box (CSS
+        // draws outside markers there); elsewhere lines stay in the column.
+        let origin = Self.origin(of: line, in: lineRect, measure: measure, startIndent: !fill.inFlow ? startIndent : max(0, startIndent),
+                                 alignment: endsBlockOrLine ? style.lastLineAlignment ?? style.alignment : style.alignment,
+                                 rightToLeft: analysis.baseLevel == 1)
+        var spaceRatio: Double?
+        if let extra = expansion?.spaceExtra {
+            let spaces = analysis.stretch(local.lowerBound, local.upperBound)
+            let average = spaces.limit / Self.maximumSpaceStretch / Double(max(1, spaces.opportunities))
+            spaceRatio = average > 0 ? extra / average : nil
+        }
+        fill.frame.lines.append((line, origin, rect.y + baseline, rect.y + top, height, loose, continuation, spaceRatio))
+        let sameRun = hyphenatedLines.paragraph == paragraphIndex
+        hyphenatedLines = (paragraphIndex, line.isHyphenated ? (sameRun ? hyphenatedLines.count : 0) + 1 : 0)
+        fill.boxTops += opening.tops.map { ($0.box, rect.y + fill.cursor + ($0.y ?? gap), offset) }
+        fill.cursor = top + height
+        fill.offset = analysis.range.lowerBound + local.upperBound
+        fill.boxBottoms += closing.bottoms.map { ($0.box, rect.y + fill.cursor + $0.y, fill.offset) }
+        fill.cursor += closing.extent
+        fill.previousSpaceAfter = filler.isFinished ? style.spaceAfter : 0
+        return .continued
     }
 
     /// The margin above paragraph `index`: that of the outermost box with a top border or
@@ -709,11 +642,11 @@ public final class Framesetter {
 
     /// The boxes that open at paragraph `index`, outermost first, and those that close at it,
     /// innermost first; those around the multi-column element being filled left out.
-    private func openings(at index: Int) -> [Int]? {
+    func openings(at index: Int) -> [Int]? {
         outerBoxes.isEmpty ? boxOpenings[index] : boxOpenings[index]?.filter { !outerBoxes.contains($0) }
     }
 
-    private func closings(at index: Int) -> [Int]? {
+    func closings(at index: Int) -> [Int]? {
         outerBoxes.isEmpty ? boxClosings[index] : boxClosings[index]?.filter { !outerBoxes.contains($0) }
     }
 
@@ -800,7 +733,7 @@ public final class Framesetter {
 
     /// The top of a box's content box (from `rect`'s top) where `tops` recorded its border
     /// box's top in this fill; nil where it began before.
-    private func contentTop(from tops: [(box: Int, y: Double, offset: Int)], in rect: Rect) -> (Int) -> Double? {
+    func contentTop(from tops: [(box: Int, y: Double, offset: Int)], in rect: Rect) -> (Int) -> Double? {
         { box in tops.last { $0.box == box }.map { $0.y - rect.y + self.text.boxes[box].topEdge } }
     }
 
@@ -850,70 +783,6 @@ public final class Framesetter {
         return pieces
     }
 
-    /// The table that starts at, or is being set at, paragraph `index` and offset `offset`;
-    /// nil for other text, and for a table that no width can hold as a grid (then set as
-    /// paragraphs, with a warning).
-    /// In a cell (`inCell`: a fill with an `end`), a nested table is resumed from `offset`.
-    private func table(at index: Int, offset: Int, measure: Double, inCell: Bool) throws(TypesetError) -> TableLayouter? {
-        if inCell { return try cellTable(at: index, offset: offset, measure: measure) }
-        // Rows without text after the last that has some start where the next text does.
-        if let activeTable, activeTable.table.paragraphs.contains(index) || (offset == activeTable.position && !activeTable.isFinished) {
-            return activeTable
-        }
-        guard let tableIndex = tableStarts[index], offset == text.paragraphs[index].range.lowerBound,
-              !flattenedTables.contains(tableIndex) else { return nil }
-        if let activeTable { finish(activeTable) }
-        let layouter = try TableLayouter(index: tableIndex, in: self, measure: measure)
-        tableWarnings += layouter.warnings
-        guard layouter.isUsable else {
-            flattenedTables.insert(tableIndex)
-            return nil
-        }
-        activeTable = layouter
-        return layouter
-    }
-
-    /// The nested table holding paragraph `index` of a cell, resumed from `offset`; nil for
-    /// other text and for a table set as paragraphs.
-    private func cellTable(at index: Int, offset: Int, measure: Double) throws(TypesetError) -> TableLayouter? {
-        let tableIndex = text.tables.partitioningIndex { $0.paragraphs.upperBound > index }
-        guard tableIndex < text.tables.count, text.tables[tableIndex].paragraphs.contains(index),
-              !flattenedTables.contains(tableIndex) else { return nil }
-        var layouter = cellTables[tableIndex].flatMap { $0.measure == measure ? $0.layouter : nil }
-        if layouter == nil {
-            guard offset == text.paragraphs[index].range.lowerBound, tableStarts[index] == tableIndex else { return nil }
-            let made: TableLayouter
-            if let fresh = nestedTables.fresh[tableIndex], fresh.measure == measure {
-                made = fresh.layouter.copy(for: self)
-            } else {
-                made = try TableLayouter.nested(tableIndex, in: self, measure: measure)
-                nestedTables.fresh[tableIndex] = (measure, made.copy(for: self))
-            }
-            if cellTables[tableIndex] == nil { tableWarnings += made.warnings }
-            guard made.isUsable else {
-                flattenedTables.insert(tableIndex)
-                return nil
-            }
-            cellTables[tableIndex] = (measure, made)
-            layouter = made
-        }
-        guard let layouter, layouter.resume(at: offset) else { return nil }
-        return layouter
-    }
-
-    /// `tableWarnings` with those of the tables nested in the tables set so far (a finished
-    /// table's are kept when it is finished).
-    var allTableWarnings: [String] {
-        tableWarnings + (activeTable?.nestedWarnings ?? []) + cellTables.keys.sorted().flatMap { cellTables[$0]?.layouter.nestedWarnings ?? [] }
-    }
-
-    private func finish(_ table: TableLayouter) {
-        tableWarnings += table.nestedWarnings
-        tablesUncovered.merge(table.uncoveredCharacters, uniquingKeysWith: +)
-        tablesUnhyphenated.formUnion(table.unhyphenatedLanguages)
-        activeTable = nil
-    }
-
     // MARK: - Floated pictures
 
     /// The floated pictures anchored in `range` (global offsets), in text order.
@@ -931,7 +800,7 @@ public final class Framesetter {
 
     /// Takes out of `frame` the pictures anchored at or after `next` (their lines went to the
     /// next column: they go with them).
-    private func rewindFloats(_ frame: inout Frame, to next: Int) {
+    func rewindFloats(_ frame: inout Frame, to next: Int) {
         frame.floats.removeAll { $0.offset >= next }
         frame.positioned.removeAll { $0.float.offset >= next }
         floatsPlacedThrough = min(floatsPlacedThrough, next)
@@ -944,7 +813,7 @@ public final class Framesetter {
     /// the rectangle), beside the pictures already there or, when they leave no room, below
     /// them; nil when the column has no room for it below `top`. In line coordinates: its
     /// extent along the line is its width in horizontal text and its height in vertical text.
-    private func place(float attachment: Int, in rect: Rect, top: Double, beside floats: [PlacedFloat]) -> PlacedFloat? {
+    func place(float attachment: Int, in rect: Rect, top: Double, beside floats: [PlacedFloat]) -> PlacedFloat? {
         let side = text.attachments[attachment].float ?? .left
         let box = analyzer.attachmentBox(text.attachments[attachment])
         let (along, across) = vertical ? (box.height, box.width) : (box.width, box.height)
@@ -992,7 +861,7 @@ public final class Framesetter {
 
     /// The foot of the pictures floated to `sides`, with their margin (relative to `rect`),
     /// or nil when there are none.
-    private static func floatsBottom(_ floats: [PlacedFloat], sides: Set<FloatSide>, in rect: Rect) -> Double? {
+    static func floatsBottom(_ floats: [PlacedFloat], sides: Set<FloatSide>, in rect: Rect) -> Double? {
         floats.filter { sides.contains($0.side) }.map { $0.rect.maxY + $0.margin - rect.y }.max()
     }
 
@@ -1078,7 +947,7 @@ public final class Framesetter {
     }
 
     /// The forced break (`column` or `page`) between paragraph `index` and the one before it.
-    private func forcedBreak(before index: Int) -> BlockBreak? {
+    func forcedBreak(before index: Int) -> BlockBreak? {
         var kind = text.paragraphs[index].value.breakBefore
         if index > 0 { kind = kind.combined(with: text.paragraphs[index - 1].value.breakAfter) }
         return kind == .column || kind == .page ? kind : nil
@@ -1096,7 +965,7 @@ public final class Framesetter {
     ///   starts in the next column goes with it.
     ///
     /// A rule that would empty the column yields, and is counted in `breakExceptions`.
-    private func keepingTogether(_ frame: inout Frame, next: Int, measure: Double) -> Int {
+    func keepingTogether(_ frame: inout Frame, next: Int, measure: Double) -> Int {
         var next = next
         var brokenInsideAfterAll = false
         while true {
