@@ -78,4 +78,41 @@ import Testing
         #expect(abs(inner.rect.y - (float.rect.y + 30)) < 0.01, "the child's margin is kept inside the float: \(inner.rect)")
         #expect(abs(float.rect.height - 40) < 0.01)
     }
+
+    /// CSS 2.1's margin-collapse-039: a float between a paragraph and a cleared block whose
+    /// child has a large top margin.
+    static let clearedAfterFloat = "<p style='margin: 0 0 16pt'>Before.</p>"
+        + "<div style='float: left; width: 100pt; height: 50pt; background: green'></div>"
+        + "<div style='clear: left'><div style='margin-top: 50pt; height: 50pt; width: 100pt; background: blue'>Cleared.</div></div>"
+
+    @Test func aFloatBetweenBlocksIsBelowTheMarginBeforeItNotTheNextBlocksLargerOne() throws {
+        // §9.5.1 rule 4 and §8.3.1: as if in an empty block there, whose top collapses with the
+        // paragraph's bottom margin (16 pt) only, not with the next block's 50 pt.
+        let (text, column) = try Self.column("<p style='margin: 0 0 16pt'>Before.</p>" + Self.box(100, 50)
+                                             + "<p style='margin: 50pt 0 0'>After.</p>")
+        let before = try #require(column.lines.first { text.string($0.range).hasPrefix("Before") })
+        let float = try #require(column.floats.first)
+        #expect(abs(float.rect.y - (before.rect.maxY + 16)) < 0.01, "\(float.rect) against \(before.rect)")
+    }
+
+    @Test func theClearOfABlockReachesTheChildThatHoldsItsTextAndTakesThePlaceOfItsMargin() throws {
+        let (text, column) = try Self.column(Self.clearedAfterFloat)
+        let float = try #require(column.floats.first)
+        let cleared = try #require(column.lines.first { text.string($0.range).hasPrefix("Cleared") })
+        // The child's box starts at the float's foot (clearance, not clearance plus its 50 pt
+        // margin), at the column's start, not beside the float.
+        let box = try #require(column.boxes.first { abs($0.rect.height - 50) < 0.01 && $0.rect.y > float.rect.y })
+        #expect(abs(box.rect.y - float.rect.maxY) < 0.01, "\(box.rect) against the float's \(float.rect)")
+        #expect(cleared.rect.x < float.rect.maxX && cleared.rect.y >= float.rect.maxY - 0.01, "\(cleared.rect)")
+    }
+
+    @Test func floatsArePaintedOverTheBoxesOfTheFlow() throws {
+        // CSS 2.1 Appendix E: in-flow blocks' backgrounds first, floats over them. A block
+        // after a float has its box under it (block boxes do not move aside for floats).
+        let (_, column) = try Self.column(Self.box(100, 50) + "<div style='height: 80pt; background: red'>Text.</div>")
+        let float = try #require(column.floats.first)
+        let blue = try #require(column.boxes.firstIndex { abs($0.rect.y - float.rect.y) < 0.01 && abs($0.rect.height - 50) < 0.01 })
+        let red = try #require(column.boxes.firstIndex { abs($0.rect.height - 80) < 0.01 })
+        #expect(red < blue, "the float's box is drawn after (over) the red block's: \(column.boxes.map(\.rect))")
+    }
 }

@@ -53,6 +53,9 @@ public struct AttributedTextBuilder: Sendable {
     private var negativeMargin = 0.0
     private var ruleAbovePending = false
     private var breakBeforePending = BlockBreak.auto
+    /// The `clear` of blocks opened since the last paragraph: the first paragraph inside a
+    /// cleared block starts below the floats, whichever element holds its text.
+    private var clearPending: Set<FloatSide> = []
     /// The side of `break-before: left | right`, for the next paragraph.
     public var pageSidePending: PageSide?
     /// `string-set` values (`PagedMedia.strings`).
@@ -300,6 +303,11 @@ public struct AttributedTextBuilder: Sendable {
         breakBeforePending = breakBeforePending.combined(with: kind)
     }
 
+    /// A block's `clear`: given to the next paragraph, its first line's.
+    public mutating func addClear(_ sides: Set<FloatSide>) {
+        clearPending.formUnion(sides)
+    }
+
     /// A block's `break-after`, once the block is closed: given to the last paragraph (the
     /// break between it and the next).
     public mutating func addBreakAfter(_ kind: BlockBreak) {
@@ -420,6 +428,8 @@ public struct AttributedTextBuilder: Sendable {
         ruleAbovePending = false
         style.breakBefore = style.breakBefore.combined(with: breakBeforePending)
         breakBeforePending = .auto
+        style.clear.formUnion(clearPending)
+        clearPending = []
         // A change of named page is a page break (CSS Paged Media 3 §4.4).
         if let previous = paragraphs.last, previous.value.pageName != style.pageName { style.breakBefore = .page }
         style.pageSide = pageSidePending

@@ -640,6 +640,9 @@ struct HTMLWalker {
             if !positioned { (block.marginTop, block.marginBottom) = (style.marginTop, style.marginBottom) }
             let waiting = builder.takePendingMargin()
             block.spaceAbove = waiting
+            let parentNode = builder.boxTree.boxes[currentNode]
+            block.opensItsParent = parentNode.children.isEmpty && parentNode.paragraphs.lowerBound == builder.paragraphCount
+                && parentNode.style.border.top.width <= 0 && parentNode.style.padding.top <= 0
             openFloat = OpenFloat(block: block, marginBefore: waiting)
         }
         let opensInlineBlock = style.display == .inlineBlock
@@ -650,6 +653,7 @@ struct HTMLWalker {
             if !floats {
                 builder.addMargin(style.marginTop)
                 builder.addBreakBefore(style.breakBefore)
+                builder.addClear(style.clear)
                 builder.pageSidePending = style.pageSide ?? builder.pageSidePending
             }
             paragraph = style.paragraphStyle(base: base)

@@ -53,10 +53,16 @@ extension Framesetter {
             opening = openBoxes(enclosing, opening)
             fill.previousSpaceAfter = opening.spaceAbove
         }
-        // Its top is where the next line's would be, with the margin above that.
-        var next = paragraphs.upperBound < text.paragraphs.count ? marginAbove(paragraph: paragraphs.upperBound) : 0
-        // A table's margin is its own, not its first paragraph's.
-        if let table = tableStarts[paragraphs.upperBound] { next = max(next, text.tables[table].style.spaceBefore) }
+        // A float between two blocks sits as if in an empty block there (CSS 2.1 §9.5.1 rule
+        // 4), whose top collapses with the margin above it only (§8.3.1): a taller top margin
+        // of the next block, or clearance below, leaves it where it is. First in its parent,
+        // it is at the parent's top, where the next block's margin collapses too.
+        var next = 0.0
+        if text.floats[index].opensItsParent {
+            next = paragraphs.upperBound < text.paragraphs.count ? marginAbove(paragraph: paragraphs.upperBound) : 0
+            // A table's margin is its own, not its first paragraph's.
+            if let table = tableStarts[paragraphs.upperBound] { next = max(next, text.tables[table].style.spaceBefore) }
+        }
         let space = opening.placedAbove ? max(fill.previousSpaceAfter, next, text.floats[index].spaceAbove) : 0
         let container = Rect(x: rect.x + block.indents.start, y: rect.y,
                              width: max(1, rect.width - block.indents.start - block.indents.end), height: rect.height)

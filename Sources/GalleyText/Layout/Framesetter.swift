@@ -353,8 +353,10 @@ public final class Framesetter {
         frame.range = start..<fill.offset
         if end == nil && !text.boxes.isEmpty { frame.boxes = boxPieces(in: rect, range: frame.range, tops: fill.boxTops, bottoms: fill.boxBottoms) }
         if !frame.floatBoxes.isEmpty {
-            // In the order of `text.boxes`: an enclosing box is drawn under those inside it.
-            frame.boxes = (frame.boxes + frame.floatBoxes).enumerated().sorted { ($0.element.box, $0.offset) < ($1.element.box, $1.offset) }.map(\.element)
+            // Floats over the boxes of the flow (CSS 2.1 Appendix E: in-flow blocks'
+            // backgrounds, then floats), each in the order of `text.boxes`, an enclosing box
+            // under those inside it.
+            frame.boxes += frame.floatBoxes.enumerated().sorted { ($0.element.box, $0.offset) < ($1.element.box, $1.offset) }.map(\.element)
             frame.floatBoxes = []
         }
         return frame
@@ -452,7 +454,13 @@ public final class Framesetter {
         }
         // A negative margin pulls a block up over what is above it, never out of the column.
         gap = max(gap + space, -fill.cursor)
-        if first, let below = Self.floatsBottom(fill.frame.floats, sides: style.clear, in: rect) { fill.cursor = max(fill.cursor, below) }
+        if first, let below = Self.floatsBottom(fill.frame.floats, sides: style.clear, in: rect) {
+            // Clearance (CSS 2.1 §9.5.2): the cleared block's top border edge goes down to the
+            // floats' bottom, unless its position with the margins above it collapsed is lower
+            // already. The clearance takes the place of those margins; it is not added to them.
+            let marginAbove = opening.tops.lazy.compactMap(\.y).first ?? gap
+            fill.cursor = max(fill.cursor, below - marginAbove)
+        }
 
         /// The line from `offset` in `lineRect` (the column, or the part of it beside
         /// floated pictures), with its indents and measure.

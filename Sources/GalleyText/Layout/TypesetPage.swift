@@ -61,7 +61,8 @@ public struct ColumnFrame: Hashable, Sendable {
     public var lines: [LineBox]
     /// Pieces of tables set in the column, with their cells.
     public var tables: [TableFrame] = []
-    /// Pieces of blocks' boxes drawn in the column, enclosing boxes first.
+    /// Pieces of blocks' boxes drawn in the column, in the order they are painted: those of the
+    /// flow, enclosing boxes first, then those of floated blocks (CSS 2.1 Appendix E).
     public var boxes: [BoxFrame] = []
     /// Blocks floated to a side of the column, in text order.
     public var floats: [FloatFrame] = []

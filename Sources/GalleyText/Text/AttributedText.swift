@@ -531,6 +531,10 @@ public struct FloatedBlock: Sendable, Equatable {
     /// The margin waiting above it when it opened (the bottom margin of the block before it,
     /// which the block after it takes as its top one): its top is below it.
     public var spaceAbove = 0.0
+    /// Nothing comes before it in its parent block, whose top has no border or padding: its
+    /// top is where the parent's is, the margins of the parent and of the block after the
+    /// float collapsed above it (CSS 2.1 §8.3.1). Else only the margin before it is.
+    public var opensItsParent = false
     /// Its own top and bottom margins, which its rectangle holds above and below it.
     public var marginTop = 0.0
     public var marginBottom = 0.0
