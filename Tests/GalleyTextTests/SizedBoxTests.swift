@@ -180,4 +180,15 @@ import Testing
         #expect(blue.box?.y == 120 && blue.box.map { $0.height > 50 } == true)
         #expect(blue.count > 40 * 50 && blue.count < 40 * 80, "\(blue)")
     }
+
+    /// Colours written as functions with spaces in them, as style sheets write them (CSS 2.1's
+    /// border-bottom-color-073: `background-color: rgb(40%, 0%, 0%)`): a block's background and
+    /// a border shorthand read them whole, not cut at the spaces between their arguments.
+    @Test func functionalColoursWithSpacesColourBackgroundsAndBorders() throws {
+        let bitmap = try Self.drawn("<div style='width: 100px; height: 40px; background-color: rgb(0, 0, 255)'></div>"
+                                    + "<div style='width: 60px; height: 30px; border-left: 20px solid rgb(0%, 50.2%, 0%)'></div>")
+        let blue = Self.area(of: Self.blue, in: bitmap), green = Self.area(of: Self.green, in: bitmap)
+        #expect(blue.count == 100 * 40, "\(blue)")
+        #expect(green.count == 20 * 30, "\(green)")
+    }
 }

@@ -505,6 +505,26 @@ struct ComputedStyle: Sendable {
         return ignored
     }
 
+    /// The words of a property's value: split at white space outside parentheses, so that a
+    /// function keeps its arguments (`1px solid rgb(40%, 0%, 0%)` is three words, not five).
+    /// Written here because the value is already one declaration's: no CSS tokenizer is needed.
+    static func words(_ value: String) -> [String] {
+        var words: [String] = []
+        var word = ""
+        var depth = 0
+        for character in value {
+            if depth == 0 && (character == " " || character == "\t" || character == "\n" || character == "\r" || character == "\u{0C}") {
+                if !word.isEmpty { words.append(word) }
+                word = ""
+                continue
+            }
+            if character == "(" { depth += 1 } else if character == ")" { depth = max(0, depth - 1) }
+            word.append(character)
+        }
+        if !word.isEmpty { words.append(word) }
+        return words
+    }
+
     /// Applies one declaration; false when Galley does not support the property.
     private mutating func apply(property: String, value rawValue: String, parent: ComputedStyle, base: BaseStyle) -> Bool {
         let value = rawValue.lowercased()
@@ -517,7 +537,7 @@ struct ComputedStyle: Sendable {
             if value == "none" || value == "transparent" { return true }
             // The whole value (`rgb(0, 0, 0)`), else the first word that is a colour
             // (`#eee url(x.png) no-repeat`).
-            guard let color = RGBColor(css: value) ?? value.split(separator: " ").lazy.compactMap({ RGBColor(css: String($0)) }).first
+            guard let color = RGBColor(css: value) ?? Self.words(value).lazy.compactMap({ RGBColor(css: $0) }).first
             else { return false }
             text.background = color
         case "writing-mode", "-webkit-writing-mode", "-epub-writing-mode":
@@ -583,7 +603,7 @@ struct ComputedStyle: Sendable {
             // `<length-percentage> && hanging? && each-line?` (CSS Text 3 §8.1). `each-line`
             // (also after each forced break) is read and not applied: a paragraph's lines
             // after a `<br>` keep the indent of lines that wrap.
-            var words = value.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).map(String.init)
+            var words = Self.words(value)
             let hangs = words.contains("hanging")
             words.removeAll { $0 == "hanging" || $0 == "each-line" }
             guard words.count == 1, let amount = CSSLength(words[0]) else { return false }
@@ -706,7 +726,7 @@ struct ComputedStyle: Sendable {
                 }
             }
         case "column-rule", "column-rule-width", "column-rule-style", "column-rule-color":
-            let tokens = value.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).map(String.init)
+            let tokens = Self.words(value)
             if property == "column-rule" { columnRule = Box.Side() }
             take(border: tokens, into: &columnRule, only: property == "column-rule" ? nil : String(property.dropFirst(12)))
         case "column-fill":
@@ -760,7 +780,7 @@ struct ComputedStyle: Sendable {
             }
         }
         let styles = Self.borderStyles
-        let tokens = value.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).map(String.init)
+        let tokens = Self.words(value)
         switch property {
         case "border", "border-top", "border-right", "border-bottom", "border-left":
             let names = property == "border" ? sideNames : [String(property.dropFirst(7))]
