@@ -82,9 +82,11 @@ struct ComputedStyle: Sendable {
     var lastLineAlignment: TextAlignment?
     var direction = WritingDirection.auto
     var textIndent = 0.0
-    /// `text-indent` in percent (a fraction of the block's width) and its `hanging` keyword.
+    /// `text-indent` in percent (a fraction of the block's width) and its `hanging` and
+    /// `each-line` keywords.
     var textIndentFraction = 0.0
     var textIndentHangs = false
+    var textIndentEachLine = false
     var whiteSpace = WhiteSpaceMode.collapse
     /// `text-transform` (inherited): the case the element's text is set in.
     var textTransform = TextTransform.none
@@ -305,6 +307,7 @@ struct ComputedStyle: Sendable {
         paragraph.firstLineIndent = textIndentHangs ? -indent : indent
         paragraph.textIndentFraction = min(max(textIndentFraction, -1), 1)
         paragraph.textIndentHangs = textIndentHangs
+        paragraph.textIndentEachLine = textIndentEachLine
         paragraph.startIndent = Self.clamped(startIndent + (textIndentHangs ? indent : 0), 0)
         paragraph.endIndent = Self.clamped(endIndent, 0)
         let multiple: Double
@@ -600,11 +603,11 @@ struct ComputedStyle: Sendable {
         case "line-break":
             if let strictness = LineBreakStrictness(rawValue: value) { lineBreak = strictness }
         case "text-indent":
-            // `<length-percentage> && hanging? && each-line?` (CSS Text 3 §8.1). `each-line`
-            // (also after each forced break) is read and not applied: a paragraph's lines
-            // after a `<br>` keep the indent of lines that wrap.
+            // `<length-percentage> && hanging? && each-line?` (CSS Text 3 §8.1); `each-line`
+            // indents the line after each forced break (`<br>`) as the first.
             var words = Self.words(value)
             let hangs = words.contains("hanging")
+            let eachLine = words.contains("each-line")
             words.removeAll { $0 == "hanging" || $0 == "each-line" }
             guard words.count == 1, let amount = CSSLength(words[0]) else { return false }
             if case .percent(let percent) = amount {
@@ -614,7 +617,7 @@ struct ComputedStyle: Sendable {
             } else {
                 return false
             }
-            textIndentHangs = hangs
+            (textIndentHangs, textIndentEachLine) = (hangs, eachLine)
         case "letter-spacing", "word-spacing":
             // Inherited as a length: `em` is the declaring element's font size. A number
             // without a unit (but 0) or a percentage is not valid here.

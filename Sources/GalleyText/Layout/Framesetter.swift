@@ -434,6 +434,8 @@ public final class Framesetter {
         if first, stopsAtForcedBreak(before: paragraphIndex, in: &fill) { return .stopped }
         // A preformatted line that goes on from one wrapped at the measure hangs.
         let continuation = !first && style.continuationIndent > 0 && text.scalars[offset - 1] != AttributedText.lineSeparator
+        // With `text-indent: each-line`, a line after a `<br>` is indented as the first.
+        let indentedAsFirst = first || (style.textIndentEachLine && text.scalars[offset - 1] == AttributedText.lineSeparator)
         let hyphenAllowed = hyphenatedLines.paragraph != paragraphIndex || hyphenatedLines.count < typography.maximumConsecutiveHyphens
         if typography.lineBreaking == .optimal, first, plan?.paragraph != paragraphIndex {
             let shift = paragraphShift(paragraphIndex, width: rect.width)
@@ -468,7 +470,7 @@ public final class Framesetter {
             -> (analysis: ParagraphAnalysis, filler: LineFiller, local: Range<Int>, startIndent: Double, measure: Double) {
             var analysis = analysis
             let shift = paragraphShift(paragraphIndex, width: rect.width)
-            var (startIndent, endIndent) = Self.indents(style, firstLine: first, continuation: continuation, width: lineRect.width, shift: shift,
+            var (startIndent, endIndent) = Self.indents(style, firstLine: indentedAsFirst, continuation: continuation, width: lineRect.width, shift: shift,
                                                         base: indentBase)
             var measure = lineRect.width - max(0, startIndent) - max(0, endIndent)
             var filler = LineFiller(analysis: analysis, position: offset - analysis.range.lowerBound)

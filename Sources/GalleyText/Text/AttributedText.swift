@@ -372,6 +372,9 @@ public struct ParagraphStyle: Hashable, Sendable {
         /// `hanging` to every line's but the first's (`Framesetter.indents`).
         public var textIndentFraction: Double = 0
         public var textIndentHangs = false
+        /// `text-indent: each-line`: a line after a forced break (`lineSeparator`) is indented
+        /// as the first line is.
+        public var textIndentEachLine = false
         /// Indent from the column's start edge (left for LTR), for every line.
         public var startIndent: Double = 0
         /// Indent from the column's end edge.
