@@ -27,6 +27,23 @@ public struct RasterImage: Sendable, Equatable {
 
     public static let channels = 4
 
+    /// The picture repeated `across` times side by side and `down` times one under another
+    /// (a background's tile made larger so that fewer copies are drawn); nil past 16 MP.
+    public func repeated(across: Int, down: Int) -> RasterImage? {
+        guard across >= 1, down >= 1, width * across * height * down <= 16_000_000 else { return nil }
+        let row = width * Self.channels
+        var out = [UInt8]()
+        out.reserveCapacity(row * across * height * down)
+        for _ in 0..<down {
+            for y in 0..<height {
+                let line = pixels[(y * row)..<((y + 1) * row)]
+                for _ in 0..<across { out.append(contentsOf: line) }
+            }
+        }
+        return RasterImage(width: width * across, height: height * down, pixels: out, density: density,
+                           intrinsic: (intrinsicWidth * Double(across), intrinsicHeight * Double(down)))
+    }
+
     /// The same picture, remembering the JPEG file it was decoded from when that file's
     /// pixels are these (same size, greyscale or RGB, baseline or progressive): a PDF then
     /// embeds the file instead of the pixels.

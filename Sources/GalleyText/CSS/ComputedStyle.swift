@@ -208,6 +208,8 @@ struct ComputedStyle: Sendable {
         var padding = TextTable.Sides<Double?>(nil)
         var border = TextTable.Sides(Side())
         var background: RGBColor?
+        /// `background-image` (`url(...)`'s address as written) and `background-repeat`.
+        var backgroundImage: TextBox.BackgroundImage?
         var verticalAlignment: TextTable.VerticalAlignment?
         /// `width` as a percentage of the containing block.
         var widthFraction: Double?
@@ -243,7 +245,7 @@ struct ComputedStyle: Sendable {
         /// Whether a block draws a box: a visible border, vertical padding or a background
         /// (horizontal padding only indents its lines).
         var isDrawnOnBlock: Bool {
-            background != nil || (padding.top ?? 0) > 0 || (padding.bottom ?? 0) > 0
+            background != nil || backgroundImage != nil || (padding.top ?? 0) > 0 || (padding.bottom ?? 0) > 0
                 || [border.top, border.right, border.bottom, border.left].contains { $0.visible && ($0.width ?? 1) > 0 }
         }
     }
@@ -506,6 +508,27 @@ struct ComputedStyle: Sendable {
             }
         }
         return ignored
+    }
+
+    /// The address of `url(...)` (quoted or not), as written; nil for another value.
+    static func url(_ word: String) -> String? {
+        guard word.lowercased().hasPrefix("url("), word.hasSuffix(")") else { return nil }
+        var inner = word.dropFirst(4).dropLast().trimmingCharacters(in: .whitespaces)
+        if inner.count >= 2, let first = inner.first, first == "\"" || first == "'", inner.last == first {
+            inner = String(inner.dropFirst().dropLast())
+        }
+        return inner.isEmpty ? nil : inner
+    }
+
+    /// `background-repeat`'s keyword: whether it repeats across and down.
+    static func backgroundRepeat(_ word: String) -> (Bool, Bool)? {
+        switch word {
+        case "repeat": (true, true)
+        case "repeat-x": (true, false)
+        case "repeat-y": (false, true)
+        case "no-repeat": (false, false)
+        default: nil
+        }
     }
 
     /// The words of a property's value: split at white space outside parentheses, so that a
@@ -823,8 +846,33 @@ struct ComputedStyle: Sendable {
             default: box.padding.left = points
             }
         case "background-color", "background":
-            if value == "none" || value == "transparent" { box.background = nil; return true }
+            if value == "none" || value == "transparent" {
+                box.background = nil
+                if property == "background" { box.backgroundImage = nil }
+                return true
+            }
             if let color = tokens.lazy.compactMap({ RGBColor(css: $0) }).first { box.background = color }
+            if property == "background" {
+                // The shorthand resets what it does not give (CSS Backgrounds 3 §3.10).
+                if !tokens.contains(where: { RGBColor(css: $0) != nil }) { box.background = nil }
+                // The address as written: file names keep their case.
+                box.backgroundImage = Self.words(rawValue).lazy.compactMap(Self.url).first.map { TextBox.BackgroundImage(source: $0) }
+                if let repeating = tokens.lazy.compactMap(Self.backgroundRepeat).first {
+                    box.backgroundImage?.repeatsAcross = repeating.0
+                    box.backgroundImage?.repeatsDown = repeating.1
+                }
+            }
+        case "background-image":
+            if value == "none" { box.backgroundImage = nil; return true }
+            guard let source = Self.url(rawValue.trimmingASCIIWhitespace()) else { return false }
+            let repeating = box.backgroundImage.map { ($0.repeatsAcross, $0.repeatsDown) } ?? (true, true)
+            box.backgroundImage = TextBox.BackgroundImage(source: source)
+            box.backgroundImage?.repeatsAcross = repeating.0
+            box.backgroundImage?.repeatsDown = repeating.1
+        case "background-repeat":
+            guard let repeating = Self.backgroundRepeat(value) else { return false }
+            box.backgroundImage?.repeatsAcross = repeating.0
+            box.backgroundImage?.repeatsDown = repeating.1
         case "vertical-align":
             guard let alignment = TextTable.VerticalAlignment(rawValue: value == "text-top" ? "top" : value == "text-bottom" ? "bottom" : value) else {
                 return false
@@ -922,6 +970,7 @@ struct ComputedStyle: Sendable {
     static func isBlockBoxProperty(_ property: String) -> Bool {
         property.hasPrefix("border-") && !["border-collapse", "border-spacing"].contains(property) || property == "border"
             || property == "padding-top" || property == "padding-bottom" || property == "background" || property == "background-color"
+            || property == "background-image" || property == "background-repeat"
     }
 
     /// A length in points, `em` relative to this element's font size; nil for percentages,

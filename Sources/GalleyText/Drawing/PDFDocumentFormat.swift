@@ -198,9 +198,21 @@ final class PDFDocumentWriter: DocumentWriter {
             var index = layer.rects.lowerBound
             while index < layer.rects.upperBound {
                 let (color, clip) = (page.rects[index].color, page.rects[index].clip)
+                if let tile = page.rects[index].tile {
+                    // A background picture: each copy drawn as a picture (embedded once), cut
+                    // to the box and its clip.
+                    let filled = page.rects[index]
+                    let area = clip.map { filled.rect.intersection($0) } ?? filled.rect
+                    for copy in tile.copies(over: filled.rect) {
+                        try clipped(to: area) { () throws(TypesetError) in try draw(PlacedImage(rect: copy, image: tile.image)) }
+                    }
+                    index += 1
+                    continue
+                }
                 clipped(to: clip) {
                     setColor(color)
-                    while index < layer.rects.upperBound, page.rects[index].color == color, page.rects[index].clip == clip {
+                    while index < layer.rects.upperBound, page.rects[index].color == color, page.rects[index].clip == clip,
+                          page.rects[index].tile == nil {
                         let r = page.rects[index].rect
                         if r.width > 0, r.height > 0 { cairo_rectangle(cr, r.x, r.y, r.width, r.height) }
                         index += 1

@@ -22,6 +22,16 @@ extension TypesetPage {
         var untouched = [Int](repeating: 0, count: bitmap.height)
         for layer in layers {
             for filled in rects[layer.rects] {
+                if let tile = filled.tile {
+                    // Each copy resampled like a picture, cut to the box (and its clip).
+                    let area = filled.clip.map { filled.rect.intersection($0) } ?? filled.rect
+                    for copy in tile.copies(over: filled.rect) {
+                        let (x0, y0, x1, y1) = Self.snapped(copy, scale: scale)
+                        canvas.clipped(to: area, scale: scale).draw(tile.image, x0: x0, y0: y0, x1: x1, y1: y1)
+                    }
+                    canvas.markDrawn(y0: filled.rect.y * scale, y1: filled.rect.maxY * scale, in: &untouched)
+                    continue
+                }
                 let (x0, y0, x1, y1) = filled.snapsToPixels ? Self.snapped(filled.rect, scale: scale)
                     : (filled.rect.x * scale, filled.rect.y * scale, filled.rect.maxX * scale, filled.rect.maxY * scale)
                 canvas.clipped(to: filled.clip, scale: scale).fill(x0: x0, y0: y0, x1: x1, y1: y1, color: filled.color)

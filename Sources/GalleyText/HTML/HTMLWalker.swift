@@ -897,6 +897,7 @@ struct HTMLWalker {
         box.padding.top = declared.padding.top ?? 0
         box.padding.bottom = declared.padding.bottom ?? 0
         box.background = declared.background
+        box.backgroundImage = declared.backgroundImage
         box.padding.left = declared.padding.left ?? 0
         box.padding.right = declared.padding.right ?? 0
         if sized { box.size = declared.size } else { box.spacerAllowed = false }

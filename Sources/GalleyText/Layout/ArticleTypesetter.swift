@@ -258,7 +258,7 @@ public final class ArticleTypesetter {
             // text is drawn over them.
             for piece in frame.boxes where !text.boxes[piece.box].isHidden {
                 let start = mark()
-                rects += piece.rects(of: text.boxes[piece.box]).map { $0.moved(to: flow.rect($0.rect)) }
+                rects += piece.rects(of: text.boxes[piece.box], images: images).map { $0.moved(to: flow.rect($0.rect)) }
                 positions.decorate(runs: &runs, rects: &rects, images: &placedImages, since: start, box: piece.box)
             }
             rects += frame.columnRules.map { $0.moved(to: flow.rect($0.rect)) }

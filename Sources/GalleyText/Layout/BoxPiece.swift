@@ -19,9 +19,34 @@ struct BoxPiece: Sendable {
     /// borders (each side across the corners; double ones as two nested frames), painted to
     /// whole pixels as a browser paints boxes (`FilledRect.snapsToPixels`), so that a box and
     /// the text or boxes lined up with it in CSS pixels cover the same rows.
-    func rects(of box: TextBox) -> [FilledRect] {
-        unsnappedRects(of: box).map { FilledRect(rect: $0.rect, color: $0.color, snapsToPixels: true) }
+    func rects(of box: TextBox, images: AttachmentImages = [:]) -> [FilledRect] {
+        var rects = unsnappedRects(of: box).map { FilledRect(rect: $0.rect, color: $0.color, snapsToPixels: true) }
+        if let background = box.backgroundImage, let image = images[background.source], image.intrinsicWidth > 0, image.intrinsicHeight > 0 {
+            // Over the colour, under the borders; cut to the border box.
+            let top = opensHere ? box.border.top.width : 0
+            let origin = Rect(x: rect.x + box.border.left.width, y: rect.y + top, width: 0, height: 0)
+            var tile = FilledRect.Tile(image: image, width: image.intrinsicWidth * CSSLength.pointsPerPixel,
+                                       height: image.intrinsicHeight * CSSLength.pointsPerPixel,
+                                       repeatsAcross: background.repeatsAcross, repeatsDown: background.repeatsDown)
+            // A tiny picture (a 1 px swatch) over a large box would be thousands of copies:
+            // drawn from a copy of it repeated into a larger one instead.
+            let across = tile.repeatsAcross ? Int((rect.width / tile.width).rounded(.up)) : 1
+            let down = tile.repeatsDown ? Int((rect.height / tile.height).rounded(.up)) : 1
+            if across * down > Self.maximumTiles, let larger = image.repeated(across: min(across, 64), down: min(down, 64)) {
+                tile.image = larger
+                (tile.width, tile.height) = (tile.width * Double(min(across, 64)), tile.height * Double(min(down, 64)))
+            }
+            var fill = FilledRect(rect: Rect(x: origin.x, y: origin.y, width: rect.maxX - origin.x, height: rect.maxY - origin.y),
+                                  color: box.background ?? .white)
+            fill.tile = tile
+            rects.insert(fill, at: box.background == nil ? 0 : 1)
+        }
+        return rects
     }
+
+    /// The most copies of a background picture drawn over one box before it is drawn from a
+    /// larger copy of itself.
+    static let maximumTiles = 256
 
     private func unsnappedRects(of box: TextBox) -> [FilledRect] {
         let top = opensHere ? box.border.top.width : 0

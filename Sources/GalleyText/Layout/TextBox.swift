@@ -30,6 +30,18 @@ public struct TextBox: Sendable, Equatable {
     public var border = TextTable.Sides(Border())
     public var padding = TextTable.Sides(0.0)
     public var background: RGBColor?
+    /// `background-image` (over the colour): the picture's source as written, tiled from the
+    /// padding box's top left corner (CSS's initial `background-origin` and
+    /// `background-position`) across and down as `background-repeat` says, cut to the
+    /// border box.
+    public var backgroundImage: BackgroundImage?
+
+    public struct BackgroundImage: Sendable, Equatable {
+        public var source: String
+        public var repeatsAcross = true
+        public var repeatsDown = true
+        public init(source: String) { self.source = source }
+    }
     /// The distances of the border box's start and end edges from the column's, in points:
     /// the ancestors' indents and the element's own margins.
     public var startIndent = 0.0

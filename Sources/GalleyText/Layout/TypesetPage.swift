@@ -158,6 +158,34 @@ struct FilledRect: Sendable {
     /// What it is cut to (`overflow: hidden`), and its layer (`TypesetPage.layers`).
     var clip: Rect?
     var layer = 0
+    /// A picture tiled over the rectangle instead of the colour (a box's `background-image`).
+    var tile: Tile?
+
+    /// A picture repeated from the rectangle's top left corner, each copy `width` x `height`
+    /// points, across and down as far as the rectangle goes, or once each way.
+    struct Tile: Sendable {
+        var image: RasterImage
+        var width: Double
+        var height: Double
+        var repeatsAcross: Bool
+        var repeatsDown: Bool
+
+        /// Where the copies go over `rect`.
+        func copies(over rect: Rect) -> [Rect] {
+            guard width > 0, height > 0 else { return [] }
+            var copies: [Rect] = []
+            var y = rect.y
+            repeat {
+                var x = rect.x
+                repeat {
+                    copies.append(Rect(x: x, y: y, width: width, height: height))
+                    x += width
+                } while repeatsAcross && x < rect.maxX
+                y += height
+            } while repeatsDown && y < rect.maxY
+            return copies
+        }
+    }
 
     /// The same fill over `rect`.
     func moved(to rect: Rect) -> FilledRect {

@@ -74,16 +74,23 @@ public struct AttributedText: Sendable, Equatable {
     /// Copies the properties set after the text was made (`pagedMedia`, `anchors`) from
     /// The pictures the text draws, in text order: its attachments that name a source (not
     /// spacers, not inline-blocks), and those inside its inline-blocks' content, at any depth,
-    /// which are drawn from the same decoded pictures (`AttachmentImages`, by source).
+    /// which are drawn from the same decoded pictures (`AttachmentImages`, by source); then its
+    /// boxes' background pictures, as attachments of that source with no size and no text.
     public var pictures: [Attachment] {
         var found: [Attachment] = []
+        var backgrounds: [Attachment] = []
         func collect(_ text: AttributedText) {
             for attachment in text.attachments where !attachment.isSpacer {
                 if let block = attachment.inlineBlock { collect(block.content) } else { found.append(attachment) }
             }
+            for box in text.boxes {
+                if let image = box.backgroundImage {
+                    backgrounds.append(Attachment(offset: 0, source: image.source, width: nil, height: nil, alternative: ""))
+                }
+            }
         }
         collect(self)
-        return found
+        return found + backgrounds
     }
 
     /// `other`: for a text rebuilt from another's arrays.
