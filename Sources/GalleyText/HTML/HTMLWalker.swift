@@ -237,7 +237,7 @@ struct HTMLWalker {
         var warnings = Self.grouped(styleSheetWarnings)
         if sheet.unsupportedSelectorCount > 0 {
             warnings.append("style sheet: \(sheet.unsupportedSelectorCount) selector\(sheet.unsupportedSelectorCount == 1 ? "" : "s") not supported "
-                            + "(pseudo-classes but :first-child, pseudo-elements but ::before and ::after); their rules ignored")
+                            + "(pseudo-classes but :first-child, pseudo-elements but ::before, ::after, ::first-letter and ::first-line); their rules ignored")
         }
         if sheet.skippedAtRuleCount > 0 {
             let names = sheet.skippedAtRules.sorted { $0.key < $1.key }.map { $0.value == 1 ? $0.key : "\($0.key) ×\($0.value)" }
@@ -678,6 +678,7 @@ struct HTMLWalker {
                 appendGenerated(before, element: selected, scope: frames.count)
             }
             pendingAfters[frames.count] = pseudoElementStyle(.after, of: selected, ancestors: ancestors, style: style).map { ($0, selected) }
+            if style.display != .inline || tableRole == .cell { awaitFirstLetterAndLine(of: selected, ancestors: ancestors, style: style) }
         }
         frames.append(Frame(children: element.children, style: style, styleID: styleID, paragraph: paragraph, list: list,
                             element: structural ? selected : nil, tableRole: tableRole, boxIndex: boxIndex, node: node, floats: floats,
@@ -801,6 +802,7 @@ struct HTMLWalker {
     }
 
     private mutating func exit(_ frame: Frame) {
+        builder.endFirstLetter(depth: frames.count)
         if !pendingAfters.isEmpty, let after = pendingAfters.removeValue(forKey: frames.count) {
             appendGenerated(after.style, element: after.element, scope: frames.count)
         }
@@ -856,6 +858,23 @@ struct HTMLWalker {
         var box = style.child()
         for property in box.apply(declarations, parent: style, base: base) { ignoredProperties[property, default: 0] += 1 }
         return box.displayNone ? nil : box
+    }
+
+    /// A block opens: the styles of its `::first-letter` and `::first-line`, if rules give
+    /// them, wait in the builder for its first letter and its first paragraph.
+    private mutating func awaitFirstLetterAndLine(of element: CSSElement, ancestors: [CSSElement], style: ComputedStyle) {
+        for pseudoElement in [CSSSelector.PseudoElement.firstLetter, .firstLine] {
+            let declarations = sheet.declarations(for: element, ancestors: ancestors, pseudoElement: pseudoElement)
+            guard !declarations.isEmpty else { continue }
+            var part = style.child()
+            for property in part.apply(declarations, parent: style, base: base) { ignoredProperties[property, default: 0] += 1 }
+            if pseudoElement == .firstLetter {
+                builder.awaitFirstLetter(block: style.text, letter: part.text,
+                                         transform: part.textTransform == style.textTransform ? nil : part.textTransform, depth: frames.count)
+            } else {
+                builder.awaitFirstLine(TextStyleChange(before: style.text, after: part.text), depth: frames.count)
+            }
+        }
     }
 
     /// Sets a `::before` or `::after` box: its counters change, then its text, inline (a block
@@ -1005,6 +1024,7 @@ struct HTMLWalker {
         let rtl = style.direction == .rtl
         (block.margin.left, block.margin.right) = rtl ? (box.margins.end, box.margins.start) : (box.margins.start, box.margins.end)
         (block.margin.top, block.margin.bottom) = (style.marginTop, style.marginBottom)
+        (block.marginFraction, block.paddingFraction) = (box.marginFractions, box.paddingFractions)
         block.alignment = style.inlineBlockAlignment
         block.baselineShift = flow.baselineShift
         block.clipsOverflow = style.clipsOverflow
