@@ -54,6 +54,15 @@ import Testing
         }
     }
 
+    /// Generated content before the block's text is part of its first line, and holds its
+    /// first letter when it has one (CSS 2.1 §5.12.2).
+    @Test func aBeforeBoxHoldsTheFirstLetterWhenItComesFirst() throws {
+        let text = Self.article("<style>p::before { content: 'Note: ' } p::first-letter { color: red }</style><p>Read this.</p>").text
+        #expect(text.string.hasPrefix("Note: Read"))
+        #expect(Self.style(text, at: 0).color == Self.red, "the N of the generated text")
+        #expect(Self.style(text, at: 1).color != Self.red && Self.style(text, at: 6).color != Self.red, "not the R of the element's own")
+    }
+
     /// A drop cap's usual rules: the letter three times the size, its line taller for it.
     @Test func aDropCapLetterIsLargeAndItsLineMakesRoomForIt() throws {
         let words = String(repeating: "words of a magazine paragraph ", count: 8)

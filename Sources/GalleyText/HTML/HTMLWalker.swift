@@ -674,11 +674,12 @@ struct HTMLWalker {
         }
         if sheet.hasPseudoElementRules, let selected {
             let ancestors = structural ? frames.compactMap(\.element) : []
+            // Before `::before`, whose text holds the first letter when it comes first (§5.12.2).
+            if style.display != .inline || tableRole == .cell { awaitFirstLetterAndLine(of: selected, ancestors: ancestors, style: style) }
             if let before = pseudoElementStyle(.before, of: selected, ancestors: ancestors, style: style) {
                 appendGenerated(before, element: selected, scope: frames.count)
             }
             pendingAfters[frames.count] = pseudoElementStyle(.after, of: selected, ancestors: ancestors, style: style).map { ($0, selected) }
-            if style.display != .inline || tableRole == .cell { awaitFirstLetterAndLine(of: selected, ancestors: ancestors, style: style) }
         }
         frames.append(Frame(children: element.children, style: style, styleID: styleID, paragraph: paragraph, list: list,
                             element: structural ? selected : nil, tableRole: tableRole, boxIndex: boxIndex, node: node, floats: floats,
