@@ -32,10 +32,10 @@ import Testing
     }
 
     @Test func noContentNoBoxAndPseudoElementRulesLeaveTheElementAlone() throws {
-        // `content: none` generates nothing, `::first-line` (not supported) is skipped; the
+        // `content: none` generates nothing, `::marker` (not supported) is skipped; the
         // `::before` rule's colour is its box's, not the paragraph's, which stays red.
         let html = "<style>p { color: red } p::before { content: \"Blue \"; color: blue } p.none::before { content: none }"
-            + " p::first-line { color: green }</style><p>Red text</p><p class='none'>Only this</p>"
+            + " p::marker { color: green }</style><p>Red text</p><p class='none'>Only this</p>"
         #expect(Self.paragraphs(html) == ["Blue Red text", "Only this"])
         let bitmap = try SizedBoxTests.drawn("<style>p { color: red } p::before { content: \"Blue \"; color: blue }</style><p>Red text</p>")
         let blue = try #require(SizedBoxTests.area(of: SizedBoxTests.blue, in: bitmap).box)

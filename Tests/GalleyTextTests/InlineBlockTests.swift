@@ -207,4 +207,29 @@ extension InlineBlockTests {
         #expect(try underlined("<div><span style='display: inline-block; text-decoration: underline; padding: 4px'>Filler Text</span></div>") > 0)
         #expect(try underlined("<div style='text-decoration: underline'>x <span style='display: inline-block; padding: 4px'>Filler Text</span></div>") == 0)
     }
+
+    /// Percentage margins and paddings are of the containing block's width, on every side
+    /// (CSS 2.1 §8.3, §8.4): a card grid of `width: 30%; margin: 1.5%` sets three cards to a
+    /// row, each 30% wide and 3% from the next but for the space between them, as a browser.
+    @Test func percentageMarginsAndPaddingsAreOfTheContainingBlocksWidth() throws {
+        let card = "<span style='display: inline-block; width: 30%; height: 100px; margin: 1.5%; background: blue'></span>"
+        let html = "<div>" + Array(repeating: card, count: 6).joined() + "</div>"
+        let bitmap = try Self.drawn(try #require(try Self.pages(html).first))
+        // 800 px wide: each card 240 px, its margin 12 px; the second row below the first's margins.
+        let row = (0..<bitmap.width).filter { bitmap.pixel(x: $0, y: 50) == Self.blue }
+        let runs = row.reduce(into: [[Int]]()) { runs, x in
+            if let last = runs.last?.last, last == x - 1 { runs[runs.count - 1].append(x) } else { runs.append([x]) }
+        }
+        #expect(runs.count == 3, "three cards on the first row: \(runs.map { ($0.first!, $0.count) })")
+        for (index, run) in runs.enumerated() {
+            #expect(run.count == 240, "card \(index) is 30% of 800 px: \(run.count)")
+            #expect(abs(run.first! - (12 + index * 264)) <= 1, "card \(index) starts after 1.5% margins: \(run.first!)")
+        }
+        let blue = try #require(Self.area(Self.blue, bitmap).box)
+        #expect(blue.y == 12, "the top margin is 1.5% of the width too: \(blue.y)")
+        // Padding in percent: a box of no size with `padding: 5%` is 10% of the width wide and high.
+        let padded = try Self.drawn(try #require(try Self.pages("<div><span style='display: inline-block; width: 0; height: 0; padding: 5%; background: blue'></span></div>").first))
+        let box = try #require(Self.area(Self.blue, padded).box)
+        #expect(box.width == 80 && box.height == 80, "5% of 800 px on every side: \(box)")
+    }
 }

@@ -123,4 +123,21 @@ import Testing
         #expect((length.first?.rect.height ?? 0) >= 18 - 0.01 && (length.first?.rect.height ?? 0) < 36,
                 "a 24 pt word at line-height 18pt: the boxes' union, \(length.first?.rect.height ?? 0) pt")
     }
+
+    /// `line-height` on an inline element makes its inline box that high, and the line box
+    /// grows to hold it (CSS 2.1 §10.8); the paragraph's other lines keep theirs.
+    @Test func anInlineElementsOwnLineHeightMakesItsLineTaller() throws {
+        let tall = "<p>Line heights with a <span style=\"line-height: 3\">tall</span> word, \(Self.words)</p>"
+        for paragraph in ["p { font-size: 12pt; line-height: 1.5 }", "p { font-size: 12pt }"] {
+            let lines = try paragraphLines("<style>\(paragraph)</style>" + tall)
+            #expect(lines.count >= 3)
+            let first = try #require(lines.first), second = lines[1]
+            #expect(first.rect.height >= 36 - 0.01, "\(paragraph): the span's line is 3 × 12 pt high: \(first.rect.height)")
+            #expect(second.rect.height < 20, "\(paragraph): the next line keeps the paragraph's: \(second.rect.height)")
+        }
+        // A number is inherited as the number by what the span holds.
+        let nested = try paragraphLines("<style>p { font-size: 12pt; line-height: 1 }</style><p>Line heights <span style='line-height: 2'>"
+            + "<small style='font-size: 24pt'>big</small></span> \(Self.words)</p>")
+        #expect((nested.first?.rect.height ?? 0) >= 48 - 0.01, "24 pt at line-height 2: \(nested.first?.rect.height ?? 0)")
+    }
 }

@@ -60,12 +60,12 @@ import Testing
         #expect(parse(quiet).warnings.filter { $0.contains("style sheet") } == [], "\(parse(quiet).warnings)")
 
         let html = "<html><head><link rel='stylesheet' href='a.css'><link rel='stylesheet' href='b.css'>"
-            + "<style>a:hover { color: red } p::first-line { color: red } p::after { content: 'x' } @font-face { font-family: X } @supports (display: grid) { p { color: red } }</style>"
+            + "<style>a:hover { color: red } p::marker { color: red } p::after { content: 'x' } @font-face { font-family: X } @supports (display: grid) { p { color: red } }</style>"
             + "</head><body><p>Text.</p></body></html>"
         let warnings = parse(html).warnings.filter { $0.contains("style sheet") }
         #expect(warnings == [
             "style sheets \"a.css\", \"b.css\": no such file",
-            "style sheet: 2 selectors not supported (pseudo-classes but :first-child, pseudo-elements but ::before and ::after); their rules ignored",
+            "style sheet: 2 selectors not supported (pseudo-classes but :first-child, pseudo-elements but ::before, ::after, ::first-letter and ::first-line); their rules ignored",
             "style sheet: 2 at-rules not supported, ignored: @font-face, @supports",
         ], "\(warnings)")
     }
@@ -111,7 +111,7 @@ import Testing
             li:first-child { color: maroon }
             h1 + p { color: navy }
             h2 ~ p { color: teal }
-            p::first-line, a:hover { color: fuchsia }
+            p::marker, a:hover { color: fuchsia }
             """
         let html = "<style>\(css)</style><p>plain</p><div><p>direct</p><blockquote><p>nested</p></blockquote></div>"
             + "<section><p class=note>noted</p></section><div id=main><section><p class=note>main note</p></section></div>"

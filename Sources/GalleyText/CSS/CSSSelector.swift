@@ -3,7 +3,8 @@
 /// `:first-child` parts) joined by descendant (white space), child (`>`), next-sibling (`+`)
 /// and subsequent-sibling (`~`) combinators: `p`, `p.note`, `div#main .note`,
 /// `ul > li:first-child`, `h1 + p`, `div ~ div`, `a[href]`, `input[type="text"]`, optionally
-/// ending in the pseudo-element `::before` or `::after` (`:before`, `:after`).
+/// ending in the pseudo-element `::before`, `::after`, `::first-letter` or `::first-line`
+/// (or their CSS 2 forms with one colon).
 ///
 /// Anything else (other pseudo-classes and pseudo-elements, escapes) makes
 /// `init` fail, so that the rule is skipped rather than applied to the wrong elements.
@@ -44,8 +45,9 @@ struct CSSSelector: Sendable, Hashable {
 
     enum Combinator: Sendable, Hashable { case descendant, child, nextSibling, subsequentSibling }
 
-    /// The generated boxes a selector can style instead of the element (CSS 2.1 §12.1).
-    enum PseudoElement: Sendable, Hashable { case before, after }
+    /// The generated boxes a selector can style instead of the element (CSS 2.1 §12.1), and
+    /// the parts of a block's text (§5.12.1, §5.12.2).
+    enum PseudoElement: Sendable, Hashable { case before, after, firstLetter, firstLine }
 
     /// Left to right; the last is the element the rule styles.
     var compounds: [Compound]
@@ -119,6 +121,8 @@ struct CSSSelector: Sendable, Hashable {
                     case "first-child" where !doubled: compound.firstChild = true
                     case "before": pseudoElement = .before
                     case "after": pseudoElement = .after
+                    case "first-letter": pseudoElement = .firstLetter
+                    case "first-line": pseudoElement = .firstLine
                     default: return nil
                     }
                 default:

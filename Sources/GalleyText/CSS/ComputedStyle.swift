@@ -219,6 +219,29 @@ struct ComputedStyle: Sendable {
         var size = BoxSize()
         /// A block's own start and end margins, in points (in the indents too).
         var margins = (start: 0.0, end: 0.0)
+        /// Margins and paddings given as percentages, as fractions of the containing block's
+        /// width (CSS 2.1 §8.3, §8.4: vertical ones too), by physical side; read for
+        /// inline-blocks, whose containing block's width the layouter knows
+        /// (`InlineBlock.marginFraction`). A length on the side afterwards sets it back to 0.
+        var marginFractions = TextTable.Sides(0.0)
+        var paddingFractions = TextTable.Sides(0.0)
+
+        /// Records a percentage margin or padding (`margin-left`, `padding-top`, …): its
+        /// fraction for a percentage, 0 for anything else, which replaces it.
+        mutating func takeFraction(property: String, value: String) {
+            var fraction = 0.0
+            if case .percent(let percent)? = CSSLength(value), percent.isFinite {
+                fraction = max(property.hasPrefix("padding") ? 0 : -10, min(percent, 1000)) / 100
+            }
+            let margin = property.hasPrefix("margin")
+            func set(_ sides: inout TextTable.Sides<Double>) {
+                if property.hasSuffix("top") { sides.top = fraction }
+                else if property.hasSuffix("right") { sides.right = fraction }
+                else if property.hasSuffix("bottom") { sides.bottom = fraction }
+                else { sides.left = fraction }
+            }
+            if margin { set(&marginFractions) } else { set(&paddingFractions) }
+        }
 
         /// A side's border as drawn: CSS's `medium` (3 px) when a style is given without a width.
         func drawn(_ side: Side, color: RGBColor) -> TextTable.Border {
@@ -435,6 +458,7 @@ struct ComputedStyle: Sendable {
             case "font-size", "direction", "display":
                 break
             case "margin-left", "margin-right", "padding-left", "padding-right":
+                box.takeFraction(property: declaration.property, value: declaration.value)
                 if let points = length(declaration.value, rootSize: rootSize) { sides[declaration.property] = points }
                 if declaration.value.trimmingASCIIWhitespace().lowercased() == "auto" {
                     autoSides.insert(declaration.property)
@@ -489,6 +513,17 @@ struct ComputedStyle: Sendable {
         // `position: relative` on an inline element moves what it draws, and its inline
         // descendants with it; a block's own offsets are the block layer's (`FramePositions`),
         // and the text inside a block starts unmoved.
+        // An inline element's own `line-height` is its text's (a block's is its paragraphs').
+        if display != .inline {
+            text.lineHeight = nil
+        } else if lineHeightDeclared {
+            switch lineHeight {
+            case .normal: break
+            case .multiple(let factor) where factor.isFinite: text.lineHeight = .fontSizes(min(factor, 100))
+            case .points(let points) where points.isFinite: text.lineHeight = .points(min(points, Self.maximumLength))
+            default: break
+            }
+        }
         if display != .inline {
             (text.relativeX, text.relativeY) = (0, 0)
         } else if position == .relative {
@@ -649,8 +684,10 @@ struct ComputedStyle: Sendable {
             let clamped = ComputedStyle.clamped(points, -Self.maximumLength)
             if property == "letter-spacing" { text.letterSpacing = clamped } else { text.wordSpacing = clamped }
         case "margin-top":
+            box.takeFraction(property: property, value: value)
             if value == "auto" { marginTop = 0 } else if let points = length(value, rootSize: rootSize) { marginTop = points }
         case "margin-bottom":
+            box.takeFraction(property: property, value: value)
             if value == "auto" { marginBottom = 0 } else if let points = length(value, rootSize: rootSize) { marginBottom = points }
         case "text-transform":
             guard let transform = TextTransform(rawValue: value) else { return false }
@@ -838,6 +875,7 @@ struct ComputedStyle: Sendable {
                 }
             }
         case "padding-top", "padding-right", "padding-bottom", "padding-left":
+            box.takeFraction(property: property, value: value)
             guard let points = length(value, rootSize: rootSize).map({ Self.clamped($0, 0) }) else { return true }
             switch property {
             case "padding-top": box.padding.top = points

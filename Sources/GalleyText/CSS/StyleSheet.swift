@@ -27,7 +27,7 @@ struct StyleSheet: Sendable {
     /// Some rule looks at ancestors or at an element's position (descendant and child
     /// combinators, `:first-child`): an element's style then depends on more than its parent's.
     private(set) var hasStructuralSelectors = false
-    /// Whether a rule styles `::before` or `::after` boxes.
+    /// Whether a rule styles a pseudo-element (`::before`, `::after`, `::first-letter`, `::first-line`).
     private(set) var hasPseudoElementRules = false
     /// The `@page` rules (`PagedMedia.swift`).
     private(set) var pagedMedia = PagedMedia()

@@ -205,12 +205,79 @@ public struct AttributedTextBuilder: Sendable {
                 atLineStart = false
             }
         }
+        if firstLetter != nil { commitFirstLetter(&out, style: style) }
         commit(out, style: style)
         if spaceInOut { pendingSpace = style }
     }
 
+    // MARK: ::first-letter
+
+    /// A block's `::first-letter` (CSS 2.1 §5.12.2), waiting for the first letter of its first
+    /// line: the letter, with the punctuation before and after it, takes the properties the
+    /// pseudo-element's rules set, over the style of the text it is in (so a letter inside a
+    /// `<b>` stays bold unless the rules say otherwise).
+    struct FirstLetter: Sendable {
+        var change: TextStyleChange
+        /// Its `text-transform` when that differs from the block's.
+        var transform: ComputedStyle.TextTransform?
+        /// The walker's depth of the block: the wait ends when it closes.
+        var depth: Int
+    }
+    /// The `::first-letter` waiting for its letter, if any.
+    private var firstLetter: FirstLetter?
+
+    /// A block opens whose `::first-letter` rules give `letter` (applied over `block`, its
+    /// text style); `depth`: the walker's depth of the block.
+    mutating func awaitFirstLetter(block: TextStyle, letter: TextStyle, transform: ComputedStyle.TextTransform?, depth: Int) {
+        firstLetter = FirstLetter(change: TextStyleChange(before: block, after: letter), transform: transform, depth: depth)
+    }
+
+    /// A block opens whose `::first-line` rules change `change`: its first paragraph takes it
+    /// (`ParagraphStyle.firstLine`); `depth`: the walker's depth of the block.
+    mutating func awaitFirstLine(_ change: TextStyleChange, depth: Int) {
+        firstLine = (change, depth)
+    }
+
+    /// The `::first-line` waiting for its block's first paragraph, if any.
+    private var firstLine: (change: TextStyleChange, depth: Int)?
+
+    /// The block at `depth` closes: a first letter it still waits for is not to come.
+    mutating func endFirstLetter(depth: Int) {
+        if let waiting = firstLetter, waiting.depth >= depth { firstLetter = nil }
+        if let waiting = firstLine, waiting.depth >= depth { firstLine = nil }
+    }
+
+    /// Commits the first letter at the start of `out`, text about to be committed in `style`,
+    /// with the punctuation around it, in the first letter's style, leaving the rest in `out`.
+    /// Text of punctuation alone takes it and leaves the wait on; anything else first on the
+    /// line (a space in preformatted text, a line break) ends it.
+    private mutating func commitFirstLetter(_ out: inout [Unicode.Scalar], style: TextStyle) {
+        guard let waiting = firstLetter, !out.isEmpty else { return }
+        var end = 0
+        while end < out.count, out[end].isFirstLetterPunctuation { end += 1 }
+        if end < out.count {
+            if out[end] == " " || out[end] == AttributedText.lineSeparator || out[end] == "\u{A0}" {
+                firstLetter = nil
+                guard end > 0 else { return }
+            } else {
+                // The letter, its combining marks, and the punctuation that follows it.
+                end += 1
+                while end < out.count, out[end].isMark { end += 1 }
+                while end < out.count, out[end].isFirstLetterPunctuation { end += 1 }
+                firstLetter = nil
+            }
+        }
+        var letter = Array(out[..<end])
+        if let transform = waiting.transform {
+            letter = Array(transform.applied(to: String(String.UnicodeScalarView(letter)), wordGoesOn: false).unicodeScalars)
+        }
+        commit(letter, style: waiting.change.applied(to: style))
+        out.removeFirst(end)
+    }
+
     /// Appends a forced line break (U+2028, `<br>`); collapsible spaces before and after it go.
     public mutating func appendLineBreak(style: TextStyle) {
+        firstLetter = nil  // The first line ends before any letter.
         var out: [Unicode.Scalar] = []
         breakLine(&out)
         commit(out, style: style)
@@ -243,6 +310,7 @@ public struct AttributedTextBuilder: Sendable {
 
     /// Appends an attachment set in its line, at the next offset.
     private mutating func appendInline(_ attachment: Attachment, style: TextStyle) {
+        firstLetter = nil  // A picture or inline-block first on the line: no first letter.
         beginContent()
         var attachment = attachment
         attachment.offset = scalars.count
@@ -279,6 +347,7 @@ public struct AttributedTextBuilder: Sendable {
             removeLastScalar()
         }
         paragraphs.append(AttributeRun(range: start..<scalars.count, value: shared(openStyle)))
+        firstLetter = nil  // Its first line had no letter.
         openStart = nil
         pendingSpace = nil
         atLineStart = true
@@ -434,6 +503,7 @@ public struct AttributedTextBuilder: Sendable {
         if let previous = paragraphs.last, previous.value.pageName != style.pageName { style.breakBefore = .page }
         style.pageSide = pageSidePending
         pageSidePending = nil
+        if let waiting = firstLine.take() { style.firstLine = waiting.change }
         openStart = scalars.count
         pendingSpace = nil
         atLineStart = true
@@ -484,6 +554,18 @@ public struct AttributedTextBuilder: Sendable {
             styleRuns.removeLast()
         } else {
             styleRuns[styleRuns.count - 1].range = last.range.lowerBound..<scalars.count
+        }
+    }
+}
+
+
+extension Unicode.Scalar {
+    /// Punctuation that goes with a first letter (CSS 2.1 §5.12.2: Unicode's open, close,
+    /// initial, final and other punctuation).
+    var isFirstLetterPunctuation: Bool {
+        switch properties.generalCategory {
+        case .openPunctuation, .closePunctuation, .initialPunctuation, .finalPunctuation, .otherPunctuation: true
+        default: false
         }
     }
 }

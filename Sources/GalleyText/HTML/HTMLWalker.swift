@@ -237,7 +237,7 @@ struct HTMLWalker {
         var warnings = Self.grouped(styleSheetWarnings)
         if sheet.unsupportedSelectorCount > 0 {
             warnings.append("style sheet: \(sheet.unsupportedSelectorCount) selector\(sheet.unsupportedSelectorCount == 1 ? "" : "s") not supported "
-                            + "(pseudo-classes but :first-child, pseudo-elements but ::before and ::after); their rules ignored")
+                            + "(pseudo-classes but :first-child, pseudo-elements but ::before, ::after, ::first-letter and ::first-line); their rules ignored")
         }
         if sheet.skippedAtRuleCount > 0 {
             let names = sheet.skippedAtRules.sorted { $0.key < $1.key }.map { $0.value == 1 ? $0.key : "\($0.key) ×\($0.value)" }
@@ -678,6 +678,8 @@ struct HTMLWalker {
         }
         if sheet.hasPseudoElementRules, let selected {
             let ancestors = structural ? frames.compactMap(\.element) : []
+            // Before `::before`, whose text holds the first letter when it comes first (§5.12.2).
+            if style.display != .inline || tableRole == .cell { awaitFirstLetterAndLine(of: selected, ancestors: ancestors, style: style) }
             if let before = pseudoElementStyle(.before, of: selected, ancestors: ancestors, style: style) {
                 appendGenerated(before, element: selected, scope: frames.count)
             }
@@ -805,6 +807,7 @@ struct HTMLWalker {
     }
 
     private mutating func exit(_ frame: Frame) {
+        builder.endFirstLetter(depth: frames.count)
         if !pendingAfters.isEmpty, let after = pendingAfters.removeValue(forKey: frames.count) {
             appendGenerated(after.style, element: after.element, scope: frames.count)
         }
@@ -860,6 +863,23 @@ struct HTMLWalker {
         var box = style.child()
         for property in box.apply(declarations, parent: style, base: base) { ignoredProperties[property, default: 0] += 1 }
         return box.displayNone ? nil : box
+    }
+
+    /// A block opens: the styles of its `::first-letter` and `::first-line`, if rules give
+    /// them, wait in the builder for its first letter and its first paragraph.
+    private mutating func awaitFirstLetterAndLine(of element: CSSElement, ancestors: [CSSElement], style: ComputedStyle) {
+        for pseudoElement in [CSSSelector.PseudoElement.firstLetter, .firstLine] {
+            let declarations = sheet.declarations(for: element, ancestors: ancestors, pseudoElement: pseudoElement)
+            guard !declarations.isEmpty else { continue }
+            var part = style.child()
+            for property in part.apply(declarations, parent: style, base: base) { ignoredProperties[property, default: 0] += 1 }
+            if pseudoElement == .firstLetter {
+                builder.awaitFirstLetter(block: style.text, letter: part.text,
+                                         transform: part.textTransform == style.textTransform ? nil : part.textTransform, depth: frames.count)
+            } else {
+                builder.awaitFirstLine(TextStyleChange(before: style.text, after: part.text), depth: frames.count)
+            }
+        }
     }
 
     /// Sets a `::before` or `::after` box: its counters change, then its text, inline (a block
@@ -1010,6 +1030,7 @@ struct HTMLWalker {
         let rtl = style.direction == .rtl
         (block.margin.left, block.margin.right) = rtl ? (box.margins.end, box.margins.start) : (box.margins.start, box.margins.end)
         (block.margin.top, block.margin.bottom) = (style.marginTop, style.marginBottom)
+        (block.marginFraction, block.paddingFraction) = (box.marginFractions, box.paddingFractions)
         block.alignment = style.inlineBlockAlignment
         block.baselineShift = flow.baselineShift
         block.clipsOverflow = style.clipsOverflow

@@ -44,7 +44,8 @@ public enum StyleSheetLoad: Sendable {
 ///   height, 1.17 × the size (`ComputedStyle.naturalLineHeight`), for what measures room before
 ///   lines are set. `normal` is the base line height.
 ///
-/// Not supported: pseudo-classes but `:first-child`, pseudo-elements but `::before` and `::after`,
+/// Not supported: pseudo-classes but `:first-child`, pseudo-elements but `::before`, `::after`,
+/// `::first-letter` and `::first-line`,
 /// `@media` for screen only, floats, `dir` on inline elements, backgrounds and borders (but on
 /// tables and their cells, which are read into `AttributedText.tables`, tables nested in
 /// cells into `TextTable.nested`), tables nested more than `TextTable.maximumNesting` deep as

@@ -56,7 +56,8 @@ public final class ArticleTypesetter {
         // Pictures and inline-blocks are sized to fit the smallest column any page has.
         let columns = [layout] + named.map(\.layout)
         let maximumBox = (columns.map(\.columnWidth).min()!, columns.map(\.columnHeight).min()!)
-        let (text, inlineBlocks) = InlineBlockLayouter(layout: layout, fonts: fonts, images: images).layOut(text.sizingAttachments(by: images))
+        let (sized, inlineBlocks) = InlineBlockLayouter(layout: layout, fonts: fonts, images: images).layOut(text.sizingAttachments(by: images))
+        let text = FirstLineStyler(layout: layout, fonts: fonts, images: images).styled(sized)
         self.text = text
         self.inlineBlocks = inlineBlocks
         self.images = images

@@ -37,6 +37,11 @@ public struct InlineBlock: Hashable, Sendable {
     public var background: RGBColor?
     /// Margins in points, left and right beside it in the line, top and bottom in its height.
     public var margin = TextTable.Sides(0.0)
+    /// Percentage margins and paddings (a card grid's `width: 30%; margin: 1.5%`), as fractions
+    /// of the containing block's width, on every side (CSS 2.1 §8.3, §8.4): only the layouter
+    /// knows that width, and adds them to `margin` and `padding` when it sizes the box.
+    public var marginFraction = TextTable.Sides(0.0)
+    public var paddingFraction = TextTable.Sides(0.0)
     public var alignment = Alignment.baseline
     /// Points its baseline is raised by (`vertical-align: super`, a length).
     public var baselineShift = 0.0
@@ -54,6 +59,7 @@ public struct InlineBlock: Hashable, Sendable {
     public static func == (lhs: InlineBlock, rhs: InlineBlock) -> Bool {
         lhs.content == rhs.content && lhs.size == rhs.size && lhs.padding == rhs.padding && lhs.border == rhs.border
             && lhs.background == rhs.background && lhs.margin == rhs.margin && lhs.alignment == rhs.alignment
+            && lhs.marginFraction == rhs.marginFraction && lhs.paddingFraction == rhs.paddingFraction
             && lhs.baselineShift == rhs.baselineShift && lhs.clipsOverflow == rhs.clipsOverflow && lhs.isHidden == rhs.isHidden
             && lhs.baseline == rhs.baseline
     }
@@ -62,6 +68,20 @@ public struct InlineBlock: Hashable, Sendable {
         hasher.combine(content.scalars.count)
         hasher.combine(size)
         hasher.combine(baseline)
+    }
+
+    /// Adds the percentage margins and paddings, resolved against the containing block's
+    /// width, to those in points (once: the fractions are spent).
+    mutating func resolvePercentages(containingWidth width: Double) {
+        func add(_ fractions: inout TextTable.Sides<Double>, to sides: inout TextTable.Sides<Double>) {
+            sides.top += fractions.top * width
+            sides.right += fractions.right * width
+            sides.bottom += fractions.bottom * width
+            sides.left += fractions.left * width
+            fractions = TextTable.Sides(0.0)
+        }
+        add(&marginFraction, to: &margin)
+        add(&paddingFraction, to: &padding)
     }
 
     /// Horizontal and vertical paddings and borders.
@@ -196,6 +216,7 @@ struct InlineBlockLayouter {
     /// Lays out one inline-block in a line `available` points wide: its margin box's size, its
     /// baseline (in `block`) and its drawing.
     private func layOut(_ block: inout InlineBlock, available: Double) -> (size: (width: Double, height: Double), drawing: Drawing) {
+        block.resolvePercentages(containingWidth: available)
         let margins = (horizontal: block.margin.left + block.margin.right, vertical: block.margin.top + block.margin.bottom)
         let room = max(0, available - margins.horizontal - block.horizontalEdges)
         func content(_ length: BoxLength, of containing: Double?) -> Double? {

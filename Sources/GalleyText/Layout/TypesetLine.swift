@@ -134,6 +134,15 @@ struct TypesetLine {
             levels.append(item.level)
         }
         let order = Self.visualOrder(levels: levels)
+        // An inline element's own line height in a paragraph of `normal` line height: the line
+        // box is then made of inline boxes (CSS 2.1 §10.8), the others each their natural
+        // height times the paragraph's line height.
+        let ownLineHeights = analysis.style.cssLineHeight == nil && pieces.contains { items[$0].item.style.lineHeight != nil }
+        func lineHeight(of style: TextStyle, face: FontFace) -> CSSLineHeight? {
+            if let own = style.lineHeight ?? analysis.style.cssLineHeight { return own }
+            guard ownLineHeights else { return nil }
+            return .points((face.ascender + face.descender + face.lineGap) * style.size * analysis.style.lineHeight)
+        }
 
         var pen = 0.0
         var inlineBlocks: [(box: Int, alignment: InlineBlock.Alignment)] = []
@@ -178,7 +187,7 @@ struct TypesetLine {
                 }
                 run.x1 = pen
                 if !run.glyphs.isEmpty { runs.append(run) }
-                measure(face: face, style: shaped.item.style, orientation: orientation, lineHeight: analysis.style.cssLineHeight)
+                measure(face: face, style: shaped.item.style, orientation: orientation, lineHeight: lineHeight(of: shaped.item.style, face: face))
             case .attachment(let attachment):
                 gap(before: shaped.item.range.lowerBound, pen: &pen)
                 let drop = analysis.vertical ? shaped.boxHeight / 2 : shaped.boxDrop
@@ -191,7 +200,7 @@ struct TypesetLine {
                 }
                 ascent = max(ascent, shaped.boxHeight - drop)
                 descent = max(descent, drop)
-                if analysis.style.cssLineHeight != nil { reach(above: shaped.boxHeight - drop, below: drop) }
+                if analysis.style.cssLineHeight != nil || ownLineHeights { reach(above: shaped.boxHeight - drop, below: drop) }
             case .separator:
                 break
             }

@@ -278,6 +278,10 @@ public struct TextStyle: Hashable, Sendable {
     /// room in the line kept. Not applied in vertical text.
     public var relativeX = 0.0
     public var relativeY = 0.0
+    /// `line-height` declared on an inline element around the text (`<span style="line-height:
+    /// 3">`): the height of the text's inline box, which the line box grows to hold (CSS 2.1
+    /// §10.8); nil takes the paragraph's (`ParagraphStyle.cssLineHeight`).
+    public var lineHeight: CSSLineHeight?
 
     public init(font: FontRequest, size: Double, color: RGBColor = .black) {
         self.font = font
@@ -438,6 +442,9 @@ public struct ParagraphStyle: Hashable, Sendable {
         /// `pre.literal-block`); empty when unknown (plain text). For reports (`galley typeset
         /// --lines`), not for layout.
         public var element = ""
+        /// What the `::first-line` rules of its block change on the text of its first line
+        /// (CSS 2.1 §5.12.1), applied once the line is known (`FirstLineStyler`).
+        public var firstLine: TextStyleChange?
 
         public init() {}
     }
