@@ -669,6 +669,7 @@ struct HTMLWalker {
         }
         if let tableRole { beginTablePart(tableRole, element, style: style, header: tablePart == "thead") }
         if let value = style.stringSet { builder.openStringSet(value, depth: frames.count) }
+        if let reset = style.counterReset.flatMap({ PagedMedia.pageCounterValue($0.lowercased(), implied: 0) }) { builder.resetPageCounter(to: reset) }
         if let anchor = attribute(element, "id") ?? (name == "a" ? attribute(element, "name") : nil) {
             builder.addAnchor(anchor.trimmingASCIIWhitespace())
         }
