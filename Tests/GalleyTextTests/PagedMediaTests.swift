@@ -342,6 +342,23 @@ import Testing
         #expect(widest > a5Width - 40 * mm + 1, "\(widest)")
     }
 
+    /// `page` in a table cell or on a float names no page: only boxes at the flow's class A
+    /// break points do (CSS Paged Media 3 §4.4.2), so the article stays on one body page.
+    /// Before, the cell's and the float's paragraphs broke the page and put the table and the
+    /// text after them on a page of that name.
+    @Test func aNamedElementInACellOrAFloatNamesNoPage() throws {
+        for body in ["<p>Before.</p><table><tr><td><section>In a cell.</section></td><td>Other cell.</td></tr></table><p>After.</p>",
+                     "<p>Before.</p><section style='float: left; width: 40%'>Floated.</section><p>After.</p>",
+                     "<p>Before.</p><div style='float: left; width: 40%'><section>In a float.</section></div><p>After.</p>"] {
+            let (pages, _) = try typeset(body)
+            #expect(pages.count == 1 && pages[0].size.width < pages[0].size.height, "\(body): \(pages.map(\.size))")
+            #expect(pages.map { page in page.marginBoxes.map(\.text) } == [["body 1"]], "\(body)")
+        }
+        // A table in the flow names its pages.
+        let (pages, _) = try typeset("<p>Before.</p><table style='page: wide'><tr><td>A cell.</td></tr></table><p>After.</p>")
+        #expect(pages.map { $0.size.width > $0.size.height } == [false, true, false])
+    }
+
     /// A blank page left before a named element's right-hand page is a page of that name (its
     /// size), though not the first of the run, which `:first` of the name keeps for the page
     /// its text begins on.
