@@ -10,6 +10,7 @@
 #include FT_FREETYPE_H
 #include <hb-subset.h>
 #include <stdlib.h>
+#include <string.h>
 
 // Frees a face and the FreeType library made for it alone, when cairo lets go of the font
 // face (which may be later than the document that used it: cairo keeps recent fonts).
@@ -73,7 +74,68 @@ static void galley_cairo_subset_done(void *data) {
 // call, so cairo's own subset of this face is small. A TrueType font is subset the same way
 // for its hinting, which the subset leaves out (below). NULL for a font with neither CFF nor
 // TrueType outlines, or when the subset cannot be made.
-cairo_font_face_t *galley_cairo_open_subset_face(const char *path, long index, const uint32_t *unicodes, unsigned count) {
+// A CFF table that says "CID-keyed" and holds nothing: a header, a Name INDEX of one name, a
+// Top DICT with ROS (Adobe, Identity, 0) and CharStrings at the table's end, a String INDEX of
+// the two registry strings and an empty Global Subr INDEX. Its length in `length`.
+static const unsigned char *galley_cid_marker(unsigned *length) {
+    static const unsigned char table[] = {
+        1, 0, 4, 1,                         // header: version 1.0, 4 bytes, 1-byte offsets
+        0, 1, 1, 1, 2, 'G',                 // Name INDEX: "G"
+        0, 1, 1, 1, 12,                     // Top DICT INDEX: one dict of 11 bytes
+        248, 27, 248, 28, 139, 12, 30,      //   391 392 0 ROS
+        28, 0, 47, 17,                      //   47 CharStrings: the table's end
+        0, 2, 1, 1, 6, 14,                  // String INDEX: "Adobe", "Identity"
+        'A', 'd', 'o', 'b', 'e', 'I', 'd', 'e', 'n', 't', 'i', 't', 'y',
+        0, 0,                               // Global Subr INDEX: empty
+    };
+    _Static_assert(sizeof table == 47, "CharStrings point at the table's end");
+    *length = sizeof table;
+    return table;
+}
+
+// `face` (a TrueType font) with the CID marker above as its CFF table, and its sfnt version
+// kept TrueType's (HarfBuzz's face builder writes OTTO for a font with a CFF table, which
+// FreeType would read as a CFF font). NULL when it cannot be made.
+//
+// Why: cairo 1.16 (cairo-scaled-font-subsets.c) puts each glyph whose text is one WinAnsi
+// character into a "latin" subset of the font, embedded as a simple TrueType font, and every
+// other glyph (the fi and fl ligatures, the hyphen of a broken word beside the hyphen-minus,
+// a no-break space, Greek) into a second, CID-keyed subset: two copies of the font's tables,
+// descriptors, widths and ToUnicode maps, about 0.9 KB compressed each, 15% of a one-page
+// article. cairo has no way to turn the latin subset off, but it never makes one for a font
+// whose CFF table is CID-keyed (`_cairo_cff_scaled_font_is_cid_cff`). This marker is one; the
+// outlines stay TrueType: cairo's CFF subsetter stops at the marker's empty CharStrings
+// (CAIRO_INT_STATUS_UNSUPPORTED) and embeds the glyf outlines as a CIDFontType2 font, and
+// FreeType, which opens the face as TrueType, never reads the table. A PDF reader never sees
+// it: cairo copies the glyph tables only.
+static hb_blob_t *galley_marked_cid(hb_face_t *face) {
+    hb_face_t *builder = hb_face_builder_create();
+    hb_tag_t tags[64];
+    unsigned count = 64;
+    hb_face_get_table_tags(face, 0, &count, tags);
+    for (unsigned i = 0; i < count; i++) {
+        hb_blob_t *table = hb_face_reference_table(face, tags[i]);
+        hb_face_builder_add_table(builder, tags[i], table);
+        hb_blob_destroy(table);
+    }
+    unsigned length = 0;
+    const unsigned char *marker = galley_cid_marker(&length);
+    hb_blob_t *cff = hb_blob_create((const char *)marker, length, HB_MEMORY_MODE_READONLY, NULL, NULL);
+    hb_face_builder_add_table(builder, HB_TAG('C', 'F', 'F', ' '), cff);
+    hb_blob_destroy(cff);
+    hb_blob_t *built = hb_face_reference_blob(builder);
+    hb_face_destroy(builder);
+    unsigned size = 0;
+    const char *data = hb_blob_get_data(built, &size);
+    char *bytes = size > 4 && count < 64 ? malloc(size) : NULL;
+    if (bytes == NULL) { hb_blob_destroy(built); return NULL; }
+    memcpy(bytes, data, size);
+    hb_blob_destroy(built);
+    bytes[0] = 0; bytes[1] = 1; bytes[2] = 0; bytes[3] = 0;
+    return hb_blob_create(bytes, size, HB_MEMORY_MODE_WRITABLE, bytes, free);
+}
+
+cairo_font_face_t *galley_cairo_open_subset_face(const char *path, long index, const uint32_t *unicodes, unsigned count, int one_subset) {
     hb_blob_t *file = hb_blob_create_from_file_or_fail(path);
     if (!file) return NULL;
     hb_face_t *source = hb_face_create(file, (unsigned)index);
@@ -81,6 +143,7 @@ cairo_font_face_t *galley_cairo_open_subset_face(const char *path, long index, c
     hb_blob_t *cff = hb_face_reference_table(source, HB_TAG('C', 'F', 'F', ' '));
     hb_blob_t *glyf = hb_face_reference_table(source, HB_TAG('g', 'l', 'y', 'f'));
     unsigned outlines = hb_blob_get_length(cff) + hb_blob_get_length(glyf);
+    int truetype = hb_blob_get_length(cff) == 0 && hb_blob_get_length(glyf) > 0;
     hb_blob_destroy(cff);
     hb_blob_destroy(glyf);
     hb_subset_input_t *input = outlines > 0 ? hb_subset_input_create_or_fail() : NULL;
@@ -102,6 +165,16 @@ cairo_font_face_t *galley_cairo_open_subset_face(const char *path, long index, c
     if (subset) {
         subset->plan = plan;
         subset->blob = hb_face_reference_blob(subsetted);
+        if (one_subset && truetype) {
+            // The subset's tables, read back from its bytes (a builder face lists none).
+            hb_face_t *built = hb_face_create(subset->blob, 0);
+            hb_blob_t *marked = galley_marked_cid(built);
+            hb_face_destroy(built);
+            if (marked) {
+                hb_blob_destroy(subset->blob);
+                subset->blob = marked;
+            }
+        }
     } else if (plan) {
         hb_subset_plan_destroy(plan);
     }

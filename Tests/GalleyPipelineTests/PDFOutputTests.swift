@@ -527,6 +527,48 @@ struct PDFOutputTests {
         }
     }
 
+    /// A short article's TrueType fonts go in once each, as one CID-keyed subset per face, not
+    /// as cairo's WinAnsi subset beside a second subset of the glyphs WinAnsi has no code for
+    /// (here the fi and fl ligatures, a Greek word and the hyphen of a broken word): pdffonts
+    /// lists each face once, embedded and subset with its ToUnicode map, the text reads back
+    /// with the ligatures' letters, and the marker that asks cairo for it is not in the fonts
+    /// embedded. (On the old code each face was listed twice: TrueType WinAnsi and CID TrueType.)
+    @Test func eachFontOfAShortArticleIsEmbeddedAsOneSubset() throws {
+        let folder = try ScratchFolder("pdf-one-subset")
+        let html = """
+            <html lang="en"><body><h1>Official fluff</h1><p>The office's first flight, <i>filed in the final file</i>, and
+            <b>fifty fluffy affidavits</b> say λόγος in Greek. Incomprehensibilities and internationalization break in a
+            narrow column.</p></body></html>
+            """
+        let path = try Self.typesetPDF(html, named: "subsets", in: folder)
+        let rows = try PeerTools.run("pdffonts", [path]).stdout.split(separator: "\n").dropFirst(2)
+        let names = rows.compactMap { $0.split(separator: " ").first.map { String($0.dropFirst(7)) } }
+        #expect(names.count >= 3 && Set(names).count == names.count, "\(rows.joined(separator: "\n"))")
+        for row in rows {
+            #expect(row.contains("CID TrueType") && row.split(separator: " ").suffix(5).prefix(3).elementsEqual(["yes", "yes", "yes"]), "\(row)")
+        }
+        let text = try PeerTools.run("pdftotext", [path, "-"]).stdout
+        for phrase in ["Official fluff", "office's first flight", "filed in the final file", "fifty fluffy affidavits", "λόγος"] {
+            #expect(text.split(whereSeparator: \.isWhitespace).joined(separator: " ").contains(phrase), "\(phrase): \(text)")
+        }
+        let objects = try PeerTools.run("mutool", ["show", path, "grep"]).stdout
+        let programs = objects.split(separator: "\n").compactMap { line -> String? in
+            line.range(of: "/FontFile2 ").flatMap { line[$0.upperBound...].split(separator: " ").first.map(String.init) }
+        }
+        #expect(programs.count == names.count)
+        for number in programs {
+            let file = folder.path("font-\(number).ttf")
+            #expect(try PeerTools.run("mutool", ["show", "-b", "-o", file.path, path, number]).status == 0)
+            let font = try [UInt8](Data(contentsOf: file))
+            let count = font.count > 6 ? Int(font[4]) << 8 | Int(font[5]) : 0
+            let tags = (0..<count).compactMap { index -> String? in
+                let at = 12 + index * 16
+                return at + 4 <= font.count ? String(decoding: font[at..<at + 4], as: UTF8.self) : nil
+            }
+            #expect(tags.contains("glyf") && !tags.contains("CFF "), "\(number): \(tags)")
+        }
+    }
+
     /// MuPDF's drawing of each PDF page at the page images' 96 dpi against Galley's own page
     /// image. Two rasterizers differ at glyph edges, and Galley snaps baselines to whole pixels
     /// where MuPDF does not, so both are compared as grey means of 4 × 4 pixel blocks, each of

@@ -142,6 +142,67 @@ import Testing
         }
     }
 
+    /// `number` (1 to 39) in lower-case roman numerals.
+    static func lowerRoman(_ number: Int) -> String {
+        String(repeating: "x", count: number / 10) + ["", "i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix"][number % 10]
+    }
+
+    /// The folio of each page, as printed.
+    func folios(_ pages: [TypesetPage]) -> [String] {
+        pages.map { page in page.marginBoxes.first { $0.position == .bottomCenter }?.text ?? "" }
+    }
+
+    /// `@page chapter:first { counter-reset: page }` restarts the page numbers on each
+    /// chapter's opening page, and the numbers go on from there on its other pages and on the
+    /// unnamed pages after it. (Before, the reset was ignored and every folio was the page's
+    /// place in the article.)
+    @Test func namedPageCounterResetRestartsTheFolioOnEachChapter() throws {
+        let style = "@page { margin: 20mm; @bottom-center { content: counter(page) } } @page chapter:first { counter-reset: page }"
+            + " section { page: chapter }"
+        let body = "<p>Title page.</p><section>" + String(repeating: Self.paragraph, count: 12) + "</section><section>"
+            + String(repeating: Self.paragraph, count: 12) + "</section><p>Colophon.</p>"
+        let pages = try typeset(article(style: style, body: body))
+        // The sections share one run of pages of their name (no break between them), so the
+        // counter is reset once: on the first page of the run.
+        #expect(pages.count >= 4)
+        #expect(folios(pages) == ["1"] + (1..<pages.count).map(String.init), "\(folios(pages))")
+        #expect(pages.map(\.label) == folios(pages))
+    }
+
+    /// An element's `counter-reset: page 1` makes the page it begins show 1, and a reset in the
+    /// middle of a page shows on the next page, counted on from the reset value (as Prince
+    /// numbers a book's front matter and body). Before, both were ignored.
+    @Test func elementCounterResetSetsThePageNumber() throws {
+        let style = "@page { margin: 20mm; @bottom-center { content: counter(page, lower-roman) } }"
+            + " .main { break-before: page; counter-reset: page 1 } .late { counter-reset: page 10 }"
+        let body = String(repeating: Self.paragraph, count: 14) + "<div class=main><p>Main begins.</p>" + String(repeating: Self.paragraph, count: 14)
+            + "<p class=late>Late reset.</p>" + String(repeating: Self.paragraph, count: 14) + "</div>"
+        let article = MarkupParser(base: BaseStyle()).parse(html: Array(article(style: style, body: body).utf8), baseURL: nil)
+        let typesetter = try ArticleTypesetter(text: article.text, layout: ArticleLayout(name: "paged"), fonts: sharedFonts)
+        var pages: [TypesetPage] = []
+        while let page = try typesetter.nextPage(), pages.count < 50 { pages.append(page) }
+        let text = String(String.UnicodeScalarView(article.text.scalars))
+        func page(holding marker: String) throws -> Int {
+            let offset = text.unicodeScalars.distance(from: text.unicodeScalars.startIndex, to: try #require(text.range(of: marker)).lowerBound)
+            return try #require(pages.firstIndex { $0.columns.flatMap(\.lines).contains { $0.range.contains(offset) } })
+        }
+        let (main, late) = (try page(holding: "Main begins."), try page(holding: "Late reset."))
+        #expect(main >= 1 && late > main && late + 1 < pages.count, "main on \(main), late on \(late) of \(pages.count)")
+        let expected = (0..<pages.count).map { index in
+            index < main ? index + 1 : index <= late ? index - main + 1 : 10 + index - late
+        }
+        #expect(folios(pages) == expected.map(Self.lowerRoman), "\(folios(pages))")
+        #expect(pages.map(\.label) == folios(pages))
+    }
+
+    /// `@page { counter-increment: page 2 }` counts the pages in twos.
+    @Test func pageCounterIncrementInThePageContext() throws {
+        let style = "@page { margin: 20mm; counter-increment: page 2; @bottom-center { content: counter(page) } }"
+        let pages = try typeset(article(style: style, body: String(repeating: Self.paragraph, count: 30)))
+        #expect(pages.count >= 3)
+        #expect(folios(pages) == pages.indices.map { String(2 * ($0 + 1)) })
+    }
+
     @Test func stringSetRunningHeadShowsTheHeadingCurrentOnEachPage() throws {
         let chapters = ["Rivers of the North", "Mountains and Passes", "The Southern Coast"]
         let style = "@page { margin: 20mm; @top-center { content: string(chapter) } } h1 { string-set: chapter content() }"
@@ -279,6 +340,23 @@ import Testing
         // The wide pages' lines use their wider text area.
         let widest = pages[1].columns.flatMap(\.lines).map(\.rect.width).max() ?? 0
         #expect(widest > a5Width - 40 * mm + 1, "\(widest)")
+    }
+
+    /// `page` in a table cell or on a float names no page: only boxes at the flow's class A
+    /// break points do (CSS Paged Media 3 §4.4.2), so the article stays on one body page.
+    /// Before, the cell's and the float's paragraphs broke the page and put the table and the
+    /// text after them on a page of that name.
+    @Test func aNamedElementInACellOrAFloatNamesNoPage() throws {
+        for body in ["<p>Before.</p><table><tr><td><section>In a cell.</section></td><td>Other cell.</td></tr></table><p>After.</p>",
+                     "<p>Before.</p><section style='float: left; width: 40%'>Floated.</section><p>After.</p>",
+                     "<p>Before.</p><div style='float: left; width: 40%'><section>In a float.</section></div><p>After.</p>"] {
+            let (pages, _) = try typeset(body)
+            #expect(pages.count == 1 && pages[0].size.width < pages[0].size.height, "\(body): \(pages.map(\.size))")
+            #expect(pages.map { page in page.marginBoxes.map(\.text) } == [["body 1"]], "\(body)")
+        }
+        // A table in the flow names its pages.
+        let (pages, _) = try typeset("<p>Before.</p><table style='page: wide'><tr><td>A cell.</td></tr></table><p>After.</p>")
+        #expect(pages.map { $0.size.width > $0.size.height } == [false, true, false])
     }
 
     /// A blank page left before a named element's right-hand page is a page of that name (its

@@ -11,10 +11,12 @@
 // opened.
 cairo_font_face_t *galley_cairo_open_ft_face(const char *path, long index);
 
-// A cairo font face over a HarfBuzz subset of the CFF-flavoured font at `path`, `index`: the
-// glyphs of `unicodes` and what shaping them gives, numbered afresh; NULL for a font without
-// CFF outlines or when it cannot be made.
-cairo_font_face_t *galley_cairo_open_subset_face(const char *path, long index, const uint32_t *unicodes, unsigned count);
+// A cairo font face over a HarfBuzz subset of the font at `path`, `index`: the glyphs of
+// `unicodes` and what shaping them gives, numbered afresh; with `one_subset`, a TrueType font
+// is marked so that cairo embeds it as one CID font rather than a WinAnsi font and a CID font
+// (cairo_ft.c says how). NULL for a font without CFF or TrueType outlines or when it cannot be
+// made.
+cairo_font_face_t *galley_cairo_open_subset_face(const char *path, long index, const uint32_t *unicodes, unsigned count, int one_subset);
 
 // The subset's glyph id of the font's glyph `glyph` (a face from galley_cairo_open_subset_face);
 // -1 when the subset does not hold it.

@@ -13,6 +13,9 @@ public struct PagedMedia: Sendable, Hashable {
     var rules: [PageRule] = []
     /// Values of `string-set`, in text order.
     var strings: [NamedString] = []
+    /// Elements' resets of the page counter (`counter-reset: page 1` on a chapter), in text
+    /// order.
+    var pageCounterResets: [PageCounterReset] = []
     /// What in the `@page` rules Galley does not support, for the article's warnings.
     var unsupported: [String] = []
 
@@ -28,6 +31,14 @@ struct NamedString: Sendable, Hashable {
     var offset: Int
     var name: String
     var value: String
+}
+
+/// An element's `counter-reset` of the `page` counter: from the element's first character
+/// on, the page counter holds `value` (the page the element begins shows `value` when the
+/// element begins it; else the next page shows `value + 1`).
+struct PageCounterReset: Sendable, Hashable {
+    var offset: Int
+    var value: Int
 }
 
 /// The side a forced break makes the next page start on (`break-before: left | right`).
@@ -120,6 +131,10 @@ struct PageRule: Sendable, Hashable {
     var declarations: [CSSDeclaration] = []
     /// Margin boxes' declarations.
     var boxes: [MarginBoxPosition: [CSSDeclaration]] = [:]
+    /// The page counter's `counter-reset` (`@page chapter:first { counter-reset: page }`) and
+    /// `counter-increment` in the page context; nil where the rule gives none.
+    var pageCounterReset: Int?
+    var pageCounterIncrement: Int?
 
     /// CSS Paged Media specificity: a page name weighs more than `:first` and `:blank`,
     /// which weigh more than `:left`, `:right`.
@@ -227,6 +242,10 @@ extension PagedMedia {
                     continue
                 }
                 rule.margins[String(declaration.property.dropFirst("margin-".count))] = length
+            case "counter-reset":
+                if let reset = Self.pageCounterValue(value, implied: 0) { rule.pageCounterReset = reset }
+            case "counter-increment":
+                if let increment = Self.pageCounterValue(value, implied: 1) { rule.pageCounterIncrement = increment }
             default:
                 rule.declarations.append(declaration)
             }
@@ -235,6 +254,15 @@ extension PagedMedia {
             unsupported.append("size in @page :\(rule.selectors.map(\.rawValue).joined(separator: ":")) (only @page without a selector, or of a page name, sets it)")
         }
         rules.append(rule)
+    }
+
+    /// The `page` counter's value in a `counter-reset` or `counter-increment` value (`page`,
+    /// `page 3`, `chapter page -1`): its integer, else `implied` (0 for a reset, 1 for an
+    /// increment); nil when the value does not name the page counter.
+    static func pageCounterValue(_ value: String, implied: Int) -> Int? {
+        let words = value.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).map { $0.lowercased() }
+        guard let at = words.firstIndex(of: "page") else { return nil }
+        return at + 1 < words.count ? Int(words[at + 1]) ?? implied : implied
     }
 
     /// A `size` value: `auto`, a page size name, `portrait`/`landscape`, or one or two lengths.

@@ -60,6 +60,7 @@ public struct AttributedTextBuilder: Sendable {
     public var pageSidePending: PageSide?
     /// `string-set` values (`PagedMedia.strings`).
     private var namedStrings: [NamedString] = []
+    private var pageCounterResets: [PageCounterReset] = []
     /// `string-set` of the elements still open (`depth`: the walker's), each with where its
     /// text begins: the value is made from its text when it closes.
     private var openStringSets: [(depth: Int, offset: Int, value: String)] = []
@@ -117,6 +118,12 @@ public struct AttributedTextBuilder: Sendable {
     /// An element with `string-set` (`value`, as written) opens, `depth` elements deep.
     mutating func openStringSet(_ value: String, depth: Int) {
         openStringSets.append((depth, nextContentOffset, value))
+    }
+
+    /// An element that resets the page counter (`counter-reset: page 1`) opens: the counter
+    /// holds `value` from where its content begins.
+    mutating func resetPageCounter(to value: Int) {
+        pageCounterResets.append(PageCounterReset(offset: nextContentOffset, value: value))
     }
 
     /// An element with an `id` opens: a link to `#name` points where its content begins. The
@@ -448,6 +455,7 @@ public struct AttributedTextBuilder: Sendable {
                                   tables: tables, boxes: boxes, floats: floats, boxTree: boxTree)
         closeStringSets(depth: 0)
         text.pagedMedia.strings = namedStrings
+        text.pagedMedia.pageCounterResets = pageCounterResets
         text.anchors = anchors
         self = AttributedTextBuilder()
         return text

@@ -617,6 +617,18 @@ struct HTMLWalker {
             style.endIndent = 0
             style.inTableCell = true
         }
+        // `page` applies to the boxes at the flow's class A break points (CSS Paged Media 3
+        // §4.4.2, `page`: "applies to boxes that create class A break points"): a table in the
+        // flow starts its named page, but not a row, a cell or what a cell holds (the table
+        // breaks between its rows without changing page name), nor a float or a positioned
+        // block, which are out of the flow, nor what they hold. These keep the page of the box
+        // around them, as WeasyPrint's pages do; their own name is not a page break either.
+        if style.pageName != parent.style.pageName,
+           (tableRole != nil && tableRole != .table) || openTable != nil || openFloat != nil || style.float != nil || style.outOfFlow {
+            style.pageName = parent.style.pageName
+            // Its children inherit the page from it: not one memo for both.
+            styleID = newStyleID()
+        }
         var paragraph = parent.paragraph
         // A floated block: the outermost one outside tables and spanning blocks (a float in a
         // float or a cell stays in its flow, as does one in a block across the columns).
@@ -673,6 +685,7 @@ struct HTMLWalker {
         }
         if let tableRole { beginTablePart(tableRole, element, style: style, header: tablePart == "thead") }
         if let value = style.stringSet { builder.openStringSet(value, depth: frames.count) }
+        if let reset = style.counterReset.flatMap({ PagedMedia.pageCounterValue($0.lowercased(), implied: 0) }) { builder.resetPageCounter(to: reset) }
         if let anchor = attribute(element, "id") ?? (name == "a" ? attribute(element, "name") : nil) {
             builder.addAnchor(anchor.trimmingASCIIWhitespace())
         }

@@ -71,6 +71,10 @@ final class PageDresser {
     private var lastName: String??
     /// Boxes already set, by what they hold (a running head repeats page after page).
     private var setBoxes: [BoxKey: SetBox] = [:]
+    /// The page counter (`counter(page)`) as of the last page dressed, and the elements'
+    /// resets of it not yet applied, in text order.
+    private var pageCounter = 0
+    private var pendingCounterResets: ArraySlice<PageCounterReset>
 
     private struct BoxKey: Hashable {
         var text: String
@@ -105,7 +109,10 @@ final class PageDresser {
             }
         }
         if !own.boxes.isEmpty { rules.insert(own, at: 0) }
-        guard !rules.isEmpty || text.paragraphs.contains(where: { $0.value.pageSide != nil }) else { return nil }
+        guard !rules.isEmpty || !text.pagedMedia.pageCounterResets.isEmpty || text.paragraphs.contains(where: { $0.value.pageSide != nil }) else {
+            return nil
+        }
+        pendingCounterResets = text.pagedMedia.pageCounterResets.sorted { $0.offset < $1.offset }[...]
         // The more specific rules after the others, each kind in source order.
         self.rules = rules.enumerated().sorted { ($0.element.specificity, $0.offset) < ($1.element.specificity, $1.offset) }.map(\.element)
         self.strings = Dictionary(grouping: strings.sorted { $0.offset < $1.offset }, by: \.name)
@@ -164,6 +171,7 @@ final class PageDresser {
     /// The page with its margin boxes set and its label.
     private func dress(_ page: TypesetPage, range: Range<Int>, context: PageContext) -> TypesetPage {
         let matching = rules.filter { $0.matches(context) }
+        let number = advancePageCounter(matching: matching, range: range, isBlank: page.isBlank)
         let inherited = matching.flatMap(\.declarations)
         var boxes: [MarginBoxPosition: [CSSDeclaration]] = [:]
         for rule in matching {
@@ -175,7 +183,7 @@ final class PageDresser {
         var runs = page.glyphRuns
         var rects = page.rects
         var frames: [MarginBoxFrame] = []
-        var label = String(page.number)
+        var label = String(number)
         let margins = geometry(of: context).insets
         var keys: [MarginBoxPosition: BoxKey] = [:]
         for (position, declarations) in boxes {
@@ -184,9 +192,9 @@ final class PageDresser {
             if case .function("counter", let arguments)? = tokens.first(where: {
                 if case .function("counter", let arguments) = $0 { arguments.first?.lowercased() == "page" } else { false }
             }) {
-                label = Self.counter(page.number, style: arguments.dropFirst().first)
+                label = Self.counter(number, style: arguments.dropFirst().first)
             }
-            let text = self.text(of: tokens, page: page.number, range: range)
+            let text = self.text(of: tokens, page: number, range: range)
             guard !text.allSatisfy(\.isWhitespace) else { continue }
             let (rect, defaultAlign, defaultAcross) = position.placement(width: page.size.width, height: page.size.height, margins: margins)
             let own = inherited + declarations.filter { $0.property != "content" }
@@ -209,6 +217,28 @@ final class PageDresser {
         dressed.label = label
         dressed.isBlank = page.isBlank
         return dressed
+    }
+
+    /// The page counter's value on the page holding `range` (CSS Paged Media 3 §4.5): the
+    /// resets of elements begun on earlier pages, then the page context's `counter-reset` and
+    /// `counter-increment` of the most specific rules that give one (an increment of 1 when
+    /// none does), then the resets of the elements that begin the page, so that a chapter with
+    /// `counter-reset: page 1` opens on page 1. A blank page counts as a page; the elements
+    /// after it begin the page after it.
+    private func advancePageCounter(matching: [PageRule], range: Range<Int>, isBlank: Bool) -> Int {
+        while let reset = pendingCounterResets.first, reset.offset < range.lowerBound {
+            pageCounter = reset.value
+            pendingCounterResets.removeFirst()
+        }
+        if let reset = matching.last(where: { $0.pageCounterReset != nil })?.pageCounterReset { pageCounter = reset }
+        pageCounter += matching.last(where: { $0.pageCounterIncrement != nil })?.pageCounterIncrement ?? 1
+        if !isBlank {
+            while let reset = pendingCounterResets.first, reset.offset == range.lowerBound {
+                pageCounter = reset.value
+                pendingCounterResets.removeFirst()
+            }
+        }
+        return pageCounter
     }
 
     /// Shares the width of the top row, and of the bottom row, between its boxes so that their
