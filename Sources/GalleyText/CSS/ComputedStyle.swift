@@ -187,6 +187,11 @@ struct ComputedStyle: Sendable {
     var borderCollapse = false
     var borderSpacing: Double?
     var borderRowSpacing: Double?
+    /// `caption-side: bottom` (inherited): a caption is drawn below its table.
+    var captionSideBottom = false
+    /// `empty-cells: hide` (inherited): a cell with no content draws no border or background
+    /// (separated borders).
+    var emptyCellsHide = false
 
     /// What a table element or a block declares of its box; nil where it declares nothing.
     struct Box: Sendable {
@@ -609,6 +614,10 @@ struct ComputedStyle: Sendable {
         case "text-transform":
             guard let transform = TextTransform(rawValue: value) else { return false }
             textTransform = transform
+        case "caption-side":
+            if value == "bottom" { captionSideBottom = true } else if value == "top" { captionSideBottom = false } else { return false }
+        case "empty-cells":
+            if value == "hide" { emptyCellsHide = true } else if value == "show" { emptyCellsHide = false } else { return false }
         case "white-space":
             switch value {
             case "normal", "nowrap": whiteSpace = .collapse

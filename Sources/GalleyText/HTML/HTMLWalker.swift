@@ -101,6 +101,11 @@ struct HTMLWalker {
         /// The paragraph the table's content starts at: where the margin above the table
         /// goes back to when it is set as paragraphs after all.
         var firstParagraph = 0
+        /// The caption being read: its first paragraph, its box, and whether it is drawn below.
+        var captionStart: Int?
+        var caption = TextTable.Caption(paragraphs: 0..<0, style: TextTable.CellStyle(), bottom: false)
+        /// `empty-cells: hide` on the cell being read.
+        var cellHidesWhenEmpty = false
     }
 
     /// Numbering of an open `ul` or `ol`.
@@ -611,7 +616,7 @@ struct HTMLWalker {
         // inside it (CSS 2.1 §9.2.1.1: the block breaks the inline box in two).
         if style.isBlockLevel { style.text.background = nil }
         if style.isBlockLevel { takeInlineOffsets(&style) }
-        if tableRole == .cell {
+        if tableRole == .cell || tableRole == .caption {
             // A cell's content is indented from the cell's padding box, not the column.
             style.startIndent = 0
             style.endIndent = 0
@@ -668,6 +673,7 @@ struct HTMLWalker {
             setListMarker(element, style: style)
         }
         if let tableRole { beginTablePart(tableRole, element, style: style, header: tablePart == "thead") }
+        let arrangesChildren = tableRole == .table
         if let value = style.stringSet { builder.openStringSet(value, depth: frames.count) }
         if let anchor = attribute(element, "id") ?? (name == "a" ? attribute(element, "name") : nil) {
             builder.addAnchor(anchor.trimmingASCIIWhitespace())
@@ -683,6 +689,7 @@ struct HTMLWalker {
                             element: structural ? selected : nil, tableRole: tableRole, boxIndex: boxIndex, node: node, floats: floats,
                             tag: element.tag, opensInlineBlock: opensInlineBlock))
         if list != nil { listFrames.append(frames.count - 1) }
+        if arrangesChildren { arrangeTableChildren(frames.count - 1) }
         if element.tag == GUMBO_TAG_BODY && bodyFrame == nil { bodyFrame = frames.count - 1 }
     }
 
@@ -1141,7 +1148,9 @@ struct HTMLWalker {
                 openTable?.anonymousRow = true
             }
             return openTable?.row != nil && openTable?.cellStart == nil ? .cell : nil
-        case "caption": return .caption
+        case "caption":
+            // A caption in a cell (`display: table-caption`) is a block of the cell's.
+            return openTable?.cellStart == nil && openTable?.row == nil ? .caption : nil
         case "col": return openTable?.row == nil && openTable?.table.rows.isEmpty == true ? .column : nil
         case "colgroup": return openTable?.row == nil && openTable?.table.rows.isEmpty == true && openTable?.columnGroup == nil ? .columnGroup : nil
         default: return nil
@@ -1290,13 +1299,90 @@ struct HTMLWalker {
             cellStyle.widthFraction = cellStyle.width == nil ? box.widthFraction : nil
             cellStyle.height = style.height ?? Self.htmlLength(attribute(element, "height"))
             cell.style = cellStyle
+            open.cellHidesWhenEmpty = style.emptyCellsHide && !open.table.style.collapse
             // Cells of one style share it: the cell before, in this row or the one above.
             if let previous = open.row?.last ?? open.table.rows.last?.cells.last { cell = cell.sharingStyle(of: previous) }
             open.cell = cell
             openTable = open
-        case .caption, .nestedTable:
+        case .caption:
+            // A box as wide as the table (CSS 2.1 §17.4), its content set as a cell's.
+            builder.discardPendingMargins()
+            let box = style.box
+            var captionStyle = TextTable.CellStyle()
+            captionStyle.padding.top = box.padding.top ?? 0
+            captionStyle.padding.right = box.padding.right ?? 0
+            captionStyle.padding.bottom = box.padding.bottom ?? 0
+            captionStyle.padding.left = box.padding.left ?? 0
+            captionStyle.border.top = box.drawn(box.border.top, color: style.text.color)
+            captionStyle.border.right = box.drawn(box.border.right, color: style.text.color)
+            captionStyle.border.bottom = box.drawn(box.border.bottom, color: style.text.color)
+            captionStyle.border.left = box.drawn(box.border.left, color: style.text.color)
+            captionStyle.background = box.background
+            openTable?.caption = TextTable.Caption(paragraphs: 0..<0, style: captionStyle, bottom: style.captionSideBottom)
+            openTable?.captionStart = builder.paragraphCount
+        case .nestedTable:
             break
         }
+    }
+
+    /// Puts the children of the table element of frame `index` in the order CSS 2.1 draws
+    /// them, so that the table's text runs in that order too: the captions drawn above
+    /// (`caption-side: top`) first, the first header group before the rows, the first footer
+    /// group after them (§17.2: later ones are ordinary row groups), the captions drawn below
+    /// last. Gumbo's vector of children is permuted in place; an element's part is its tag's
+    /// (`thead`), else its `display`'s, for which its style is computed ahead.
+    private mutating func arrangeTableChildren(_ index: Int) {
+        let children = frames[index].children
+        let count = Int(children.length)
+        guard count > 1 else { return }
+        enum Part: Equatable { case other, rows, header, footer, captionAbove, captionBelow }
+        var parts: [Part] = []
+        parts.reserveCapacity(count)
+        // Computed again when the child is entered: counted once.
+        let ignored = ignoredProperties
+        defer { ignoredProperties = ignored }
+        let structural = sheet.hasStructuralSelectors
+        var elementChildren = 0
+        for child in 0..<count {
+            guard let node = children.data[child]?.assumingMemoryBound(to: GumboNode.self), node.pointee.type == GUMBO_NODE_ELEMENT,
+                  node.pointee.v.element.tag_namespace == GUMBO_NAMESPACE_HTML else {
+                parts.append(.other)
+                continue
+            }
+            let element = node.pointee.v.element
+            let tag = self.tag(element)
+            elementChildren += 1
+            var part: String? = Self.tableParts.contains(tag.name) ? tag.name : nil
+            var below = false
+            if !tag.isSkipped && (part == nil || part == "caption") {
+                let selected = sheet.isEmpty ? nil : cssElement(element, tag: tag.name, isFirstChild: elementChildren == 1)
+                let style = computedStyle(element, tag: tag, nestedList: false, parent: frames[index].style, selected: selected,
+                                          ancestors: structural ? frames.compactMap(\.element) : [])
+                part = style.displayNone ? nil : part ?? style.tablePart
+                below = style.captionSideBottom
+            }
+            switch part {
+            case "caption": parts.append(below ? .captionBelow : .captionAbove)
+            case "thead": parts.append(.header)
+            case "tfoot": parts.append(.footer)
+            case "tbody", "tr", "td", "th": parts.append(.rows)
+            default: parts.append(.other)
+            }
+        }
+        let grouped: Set<Part> = [.rows, .header, .footer]
+        var middle = (0..<count).filter { parts[$0] != .captionAbove && parts[$0] != .captionBelow }
+        if let header = parts.firstIndex(of: .header), let first = middle.firstIndex(where: { grouped.contains(parts[$0]) }), middle[first] != header {
+            middle.removeAll { $0 == header }
+            middle.insert(header, at: first)
+        }
+        if let footer = parts.firstIndex(of: .footer), let last = middle.lastIndex(where: { grouped.contains(parts[$0]) }), middle[last] != footer {
+            middle.removeAll { $0 == footer }
+            middle.insert(footer, at: middle.lastIndex(where: { grouped.contains(parts[$0]) }).map { $0 + 1 } ?? middle.count)
+        }
+        let order = (0..<count).filter { parts[$0] == .captionAbove } + middle + (0..<count).filter { parts[$0] == .captionBelow }
+        guard order != Array(0..<count) else { return }
+        let pointers = order.map { children.data[$0] }
+        for (position, pointer) in pointers.enumerated() { children.data[position] = pointer }
     }
 
     /// `text`: the element's text style, for the spacer a table of empty cells holds.
@@ -1326,9 +1412,16 @@ struct HTMLWalker {
         case .nestedTable:
             nestedTableDepth -= 1
         case .caption:
-            // Kept with the table below it; text after the first cell cannot be a caption.
-            if openTable?.firstCell == false { openTable?.broken = true }
-            builder.addBreakAfter(.avoid)
+            guard var open = openTable.take() else { return }
+            if let start = open.captionStart, start < builder.paragraphCount {
+                open.caption.paragraphs = start..<builder.paragraphCount
+                open.table.captions.append(open.caption)
+                // A caption drawn above is set before the cells (`arrangeTableChildren`).
+                if !open.caption.bottom && !open.firstCell { open.broken = true }
+            }
+            open.captionStart = nil
+            openTable = open
+            builder.discardPendingMargins()
         case .rowGroup:
             if openTable?.anonymousRow == true { endTablePart(.row) }
             openTable?.inHeader = false
@@ -1340,6 +1433,7 @@ struct HTMLWalker {
                 return
             }
             open.cell.paragraphs = start..<builder.paragraphCount
+            if open.cellHidesWhenEmpty && open.cell.paragraphs.isEmpty { open.cell.style.hidden = true }
             open.row?.append(open.cell)
             open.cellStart = nil
             openTable = open
@@ -1399,6 +1493,10 @@ struct HTMLWalker {
             }
             let end = builder.paragraphCount
             if !open.firstCell { table.paragraphs = table.paragraphs.lowerBound..<end }
+            // The captions drawn above start the table's text.
+            if !open.firstCell, let caption = table.captions.first(where: { !$0.bottom }), caption.paragraphs.lowerBound < table.paragraphs.lowerBound {
+                table.paragraphs = caption.paragraphs.lowerBound..<end
+            }
             for rowIndex in table.rows.indices {
                 for cellIndex in table.rows[rowIndex].cells.indices {
                     let span = table.rows[rowIndex].cells[cellIndex].rowSpan
@@ -1410,17 +1508,17 @@ struct HTMLWalker {
             // Every paragraph of the table must be in a cell, in order; otherwise (text that
             // was not in a cell) the table stays paragraphs.
             var next = table.paragraphs.lowerBound
-            for cell in table.rows.lazy.flatMap(\.cells) {
-                if cell.paragraphs.lowerBound != next { open.broken = true }
-                next = cell.paragraphs.upperBound
+            for run in table.textRuns {
+                if run.lowerBound != next { open.broken = true }
+                next = run.upperBound
             }
             if next != table.paragraphs.upperBound { open.broken = true }
             if table.paragraphs.isEmpty || open.broken {
                 // Set as paragraphs (a caption, text outside cells): they keep the margin above.
                 builder.restoreMargin(table.style.spaceBefore, paragraph: open.firstParagraph)
             } else if table.paragraphs.lowerBound > open.firstParagraph {
-                // A caption, set above the table: the table's margin goes above it, as CSS puts
-                // the caption inside the table's wrapper box.
+                // Text before the first cell, set above the table: the table's margin goes
+                // above it.
                 builder.restoreMargin(table.style.spaceBefore, paragraph: open.firstParagraph)
                 table.style.spaceBefore = 0
             }
