@@ -68,4 +68,17 @@ import Testing
         #expect(shownGreen.x < 10 && hiddenGreen.x > 40, "only the second cell's border: \(shownGreen) \(hiddenGreen)")
         #expect(abs(hiddenBlue.y - shownBlue.y) <= 1, "the empty cell keeps its room: \(hiddenBlue) \(shownBlue)")
     }
+
+    @Test func anInlineTableIsSetInItsLineOnItsFirstRowsBaseline() throws {
+        // The table (blue) between two words of a line (green), its first row's text (red) on
+        // the line's baseline; the second row hangs below.
+        let bitmap = try Boxes.drawn("<p style='color: green; margin: 0'>Before <span style='display: inline-table; background: blue; border-spacing: 0'>"
+            + "<span style='display: table-row'><span style='display: table-cell; color: red'>Xx</span></span>"
+            + "<span style='display: table-row'><span style='display: table-cell; color: white'>second row</span></span></span> after</p>")
+        let blue = try #require(Boxes.area(of: Boxes.blue, in: bitmap).box), green = try #require(Boxes.area(of: Boxes.green, in: bitmap).box)
+        let red = try #require(Boxes.area(of: Self.red, in: bitmap).box)
+        #expect(green.x < blue.x && green.x + green.width > blue.x + blue.width, "words before and after the table: \(green) \(blue)")
+        #expect(abs(red.y + red.height - (green.y + green.height)) <= 2, "the first row's baseline on the line's: \(red) \(green)")
+        #expect(blue.y + blue.height > green.y + green.height + 5, "the second row below the line's baseline: \(blue) \(green)")
+    }
 }

@@ -111,6 +111,8 @@ struct ComputedStyle: Sendable {
     /// set as a block, but given no size, since CSS sizes such boxes by table rules Galley
     /// does not apply to them.
     var tableDisplay = false
+    /// `display: inline-table`: the table is set in its line, as an inline-block holding it.
+    var inlineTable = false
     /// The table part a `display: table` (`inline-table`), `table-caption`,
     /// `table-row-group` (`-header-`, `-footer-group`), `table-row` or `table-cell` makes an
     /// element, as the HTML element of that part (`table`, `caption`, `tbody`, `thead`,
@@ -278,6 +280,7 @@ struct ComputedStyle: Sendable {
         style.justifiable = true
         style.displayNone = false
         style.tableDisplay = false
+        style.inlineTable = false
         style.tablePart = nil
         style.outOfFlow = false
         style.position = .static
@@ -413,6 +416,7 @@ struct ComputedStyle: Sendable {
                     let inline = (value.hasPrefix("inline") && value != "inline-table") || value == "ruby"
                     (display, displayNone) = (inline ? .inline : .block, false)
                     tableDisplay = value.hasPrefix("table") || value.hasPrefix("inline-table")
+                    inlineTable = value == "inline-table"
                 }
             default:
                 break

@@ -608,6 +608,9 @@ struct HTMLWalker {
         }
 
         if style.display == .inlineBlock && !setsInlineBlock(name) { style.display = .inline }
+        // An inline table is set in its line as an inline-block holding the table (outside
+        // tables; in one, or in vertical text, it is set between blocks as a table).
+        if style.inlineTable && openTable == nil && nestedTableDepth == 0 && setsInlineBlock("div") { style.display = .inlineBlock }
         // A table's part made inline (`td { display: inline }`) is inline text, not a cell
         // (`col`, which the user-agent sheet leaves inline, still sizes its columns).
         let tableRole = style.display == .inline && Self.tableParts.contains(name) && name != "col" && name != "colgroup"
@@ -814,6 +817,13 @@ struct HTMLWalker {
         if let depth = anonymousTableDepth, frames.count < depth { closeAnonymousTable() }
         if frame.list != nil, listFrames.last == frames.count { listFrames.removeLast() }
         if frame.style.display == .listItem { builder.flushListMarker() }
+        // An inline table ends inside its inline-block, in the inline-block's own box tree.
+        let inlineTable = frame.opensInlineBlock && frame.tableRole == .table
+        if inlineTable {
+            frames.append(frame)
+            endTablePart(.table, text: frame.style.text)
+            frames.removeLast()
+        }
         if frame.opensInlineBlock { closeInlineBlock(frame) }
         if frame.style.isBlockLevel {
             builder.breakParagraph()
@@ -847,7 +857,7 @@ struct HTMLWalker {
             }
             if let parent = frames.last { builder.paragraphStyle = parent.paragraph }
         }
-        if let role = frame.tableRole { endTablePart(role, text: frame.style.text) }
+        if let role = frame.tableRole, !inlineTable { endTablePart(role, text: frame.style.text) }
         builder.closeStringSets(depth: frames.count)
         generated.leave(scope: frames.count)
     }
@@ -1009,6 +1019,11 @@ struct HTMLWalker {
         block.border.bottom = box.drawnBox(box.border.bottom, color: style.text.color)
         block.border.left = box.drawnBox(box.border.left, color: style.text.color)
         block.background = box.background
+        if frame.tableRole == .table {
+            // An inline table: the table draws its own border and background, inside its width.
+            (block.padding, block.border, block.background) = (TextTable.Sides(0.0), TextTable.Sides(TextBox.Border()), nil)
+            block.baselineIsFirstLine = true
+        }
         let rtl = style.direction == .rtl
         (block.margin.left, block.margin.right) = rtl ? (box.margins.end, box.margins.start) : (box.margins.start, box.margins.end)
         (block.margin.top, block.margin.bottom) = (style.marginTop, style.marginBottom)
@@ -1342,26 +1357,42 @@ struct HTMLWalker {
         let ignored = ignoredProperties
         defer { ignoredProperties = ignored }
         let structural = sheet.hasStructuralSelectors
+        /// The table part of an element (and whether it is a caption drawn below): its tag's,
+        /// else its `display`'s; an inline element around one table part and white space
+        /// (`display: contents`, which Galley sets inline) stands for that part, two levels deep.
+        func part(of node: UnsafeMutablePointer<GumboNode>, parent: ComputedStyle, ancestors: [CSSElement], isFirstChild: Bool,
+                  depth: Int) -> (name: String?, below: Bool) {
+            guard node.pointee.type == GUMBO_NODE_ELEMENT, node.pointee.v.element.tag_namespace == GUMBO_NAMESPACE_HTML else { return (nil, false) }
+            let element = node.pointee.v.element
+            let tag = self.tag(element)
+            let name: String? = Self.tableParts.contains(tag.name) ? tag.name : nil
+            guard !tag.isSkipped, name == nil || name == "caption" else { return (name, false) }
+            let selected = sheet.isEmpty ? nil : cssElement(element, tag: tag.name, isFirstChild: isFirstChild)
+            let style = computedStyle(element, tag: tag, nestedList: false, parent: parent, selected: selected, ancestors: ancestors)
+            if style.displayNone { return (nil, false) }
+            if let found = name ?? style.tablePart { return (found, style.captionSideBottom) }
+            guard style.display == .inline, depth < 2 else { return (nil, false) }
+            var inner: UnsafeMutablePointer<GumboNode>?
+            for index in 0..<Int(element.children.length) {
+                guard let child = element.children.data[index]?.assumingMemoryBound(to: GumboNode.self) else { continue }
+                if child.pointee.type == GUMBO_NODE_WHITESPACE || child.pointee.type == GUMBO_NODE_COMMENT { continue }
+                guard inner == nil, child.pointee.type == GUMBO_NODE_ELEMENT else { return (nil, false) }
+                inner = child
+            }
+            guard let inner else { return (nil, false) }
+            return part(of: inner, parent: style, ancestors: structural ? ancestors + [selected].compactMap { $0 } : [], isFirstChild: true,
+                        depth: depth + 1)
+        }
         var elementChildren = 0
+        let ancestors = structural ? frames.compactMap(\.element) : []
         for child in 0..<count {
-            guard let node = children.data[child]?.assumingMemoryBound(to: GumboNode.self), node.pointee.type == GUMBO_NODE_ELEMENT,
-                  node.pointee.v.element.tag_namespace == GUMBO_NAMESPACE_HTML else {
+            guard let node = children.data[child]?.assumingMemoryBound(to: GumboNode.self) else {
                 parts.append(.other)
                 continue
             }
-            let element = node.pointee.v.element
-            let tag = self.tag(element)
-            elementChildren += 1
-            var part: String? = Self.tableParts.contains(tag.name) ? tag.name : nil
-            var below = false
-            if !tag.isSkipped && (part == nil || part == "caption") {
-                let selected = sheet.isEmpty ? nil : cssElement(element, tag: tag.name, isFirstChild: elementChildren == 1)
-                let style = computedStyle(element, tag: tag, nestedList: false, parent: frames[index].style, selected: selected,
-                                          ancestors: structural ? frames.compactMap(\.element) : [])
-                part = style.displayNone ? nil : part ?? style.tablePart
-                below = style.captionSideBottom
-            }
-            switch part {
+            if node.pointee.type == GUMBO_NODE_ELEMENT { elementChildren += 1 }
+            let (name, below) = part(of: node, parent: frames[index].style, ancestors: ancestors, isFirstChild: elementChildren == 1, depth: 0)
+            switch name {
             case "caption": parts.append(below ? .captionBelow : .captionAbove)
             case "thead": parts.append(.header)
             case "tfoot": parts.append(.footer)
