@@ -115,10 +115,11 @@ import Testing
         #expect(table.rows[2].cells[1].style.verticalAlignment == .bottom && table.rows[2].cells[1].style.background == RGBColor(r: 255, g: 255, b: 0))
         #expect(table.rows[0].cells[0].style.padding.left == 6 * 0.75 && table.rows[0].cells[0].style.border.top.width > 0)
         #expect(table.style.spacing == 0 && table.style.widthFraction == 0.5)
-        // The caption and the text around are ordinary paragraphs, outside the table.
+        // The caption is the table's, its text before the cells'; the text around is outside.
         let inTable = table.paragraphs.map { text.string(text.paragraphs[$0].range) }.joined()
-        #expect(inTable == "One\nTwo\nThree\nTall\ncell\nWide\nLast\n")
-        #expect(text.paragraphs[table.paragraphs.lowerBound - 1].value.breakAfter == .avoid, "the caption is kept with its table")
+        #expect(inTable == "A caption\nOne\nTwo\nThree\nTall\ncell\nWide\nLast\n")
+        #expect(table.captions.count == 1 && table.captions[0].paragraphs == table.paragraphs.lowerBound..<(table.paragraphs.lowerBound + 1))
+        #expect(table.captions[0].bottom == false)
     }
 
     /// Row and row-group backgrounds show under cells that have none of their own, as CSS
@@ -154,14 +155,14 @@ import Testing
         #expect(cells[0].rect.width < 170, "not wider than the col asks: a, b and c want little")
     }
 
-    @Test func aFooterBeforeTheBodyStaysWhereTheMarkupPutsIt() throws {
-        // HTML 4 allowed <tfoot> before <tbody>; CSS sets footer rows last, but moving them
-        // would break text order, so they stay where they are (the README says so).
+    @Test func aFooterBeforeTheBodyIsSetAfterIt() throws {
+        // HTML 4 allowed <tfoot> before <tbody>; CSS sets footer rows last, and so does the
+        // walker, text and all (CSS 2.1 §17.2).
         let article = parse("<table><tfoot><tr><td>foot</td></tr></tfoot><tbody><tr><td>body</td></tr></tbody></table>")
         let table = try #require(article.text.tables.first)
         let text = article.text
         #expect(table.rows.map { $0.cells.map { text.string(text.paragraphs[$0.paragraphs.lowerBound].range).trimmingCharacters(in: .newlines) } }
-                    == [["foot"], ["body"]])
+                    == [["body"], ["foot"]])
         #expect(article.text.validate() == [])
     }
 

@@ -113,6 +113,8 @@ struct ComputedStyle: Sendable {
     /// set as a block, but given no size, since CSS sizes such boxes by table rules Galley
     /// does not apply to them.
     var tableDisplay = false
+    /// `display: inline-table`: the table is set in its line, as an inline-block holding it.
+    var inlineTable = false
     /// The table part a `display: table` (`inline-table`), `table-caption`,
     /// `table-row-group` (`-header-`, `-footer-group`), `table-row` or `table-cell` makes an
     /// element, as the HTML element of that part (`table`, `caption`, `tbody`, `thead`,
@@ -189,6 +191,11 @@ struct ComputedStyle: Sendable {
     var borderCollapse = false
     var borderSpacing: Double?
     var borderRowSpacing: Double?
+    /// `caption-side: bottom` (inherited): a caption is drawn below its table.
+    var captionSideBottom = false
+    /// `empty-cells: hide` (inherited): a cell with no content draws no border or background
+    /// (separated borders).
+    var emptyCellsHide = false
 
     /// What a table element or a block declares of its box; nil where it declares nothing.
     struct Box: Sendable {
@@ -300,6 +307,7 @@ struct ComputedStyle: Sendable {
         style.justifiable = true
         style.displayNone = false
         style.tableDisplay = false
+        style.inlineTable = false
         style.tablePart = nil
         style.outOfFlow = false
         style.position = .static
@@ -436,6 +444,7 @@ struct ComputedStyle: Sendable {
                     let inline = (value.hasPrefix("inline") && value != "inline-table") || value == "ruby"
                     (display, displayNone) = (inline ? .inline : .block, false)
                     tableDisplay = value.hasPrefix("table") || value.hasPrefix("inline-table")
+                    inlineTable = value == "inline-table"
                 }
             default:
                 break
@@ -692,6 +701,10 @@ struct ComputedStyle: Sendable {
         case "text-transform":
             guard let transform = TextTransform(rawValue: value) else { return false }
             textTransform = transform
+        case "caption-side":
+            if value == "bottom" { captionSideBottom = true } else if value == "top" { captionSideBottom = false } else { return false }
+        case "empty-cells":
+            if value == "hide" { emptyCellsHide = true } else if value == "show" { emptyCellsHide = false } else { return false }
         case "white-space":
             switch value {
             case "normal", "nowrap": whiteSpace = .collapse

@@ -101,6 +101,11 @@ struct HTMLWalker {
         /// The paragraph the table's content starts at: where the margin above the table
         /// goes back to when it is set as paragraphs after all.
         var firstParagraph = 0
+        /// The caption being read: its first paragraph, its box, and whether it is drawn below.
+        var captionStart: Int?
+        var caption = TextTable.Caption(paragraphs: 0..<0, style: TextTable.CellStyle(), bottom: false)
+        /// `empty-cells: hide` on the cell being read.
+        var cellHidesWhenEmpty = false
     }
 
     /// Numbering of an open `ul` or `ol`.
@@ -603,6 +608,9 @@ struct HTMLWalker {
         }
 
         if style.display == .inlineBlock && !setsInlineBlock(name) { style.display = .inline }
+        // An inline table is set in its line as an inline-block holding the table (outside
+        // tables; in one, or in vertical text, it is set between blocks as a table).
+        if style.inlineTable && openTable == nil && nestedTableDepth == 0 && setsInlineBlock("div") { style.display = .inlineBlock }
         // A table's part made inline (`td { display: inline }`) is inline text, not a cell
         // (`col`, which the user-agent sheet leaves inline, still sizes its columns).
         let tableRole = style.display == .inline && Self.tableParts.contains(name) && name != "col" && name != "colgroup"
@@ -611,7 +619,7 @@ struct HTMLWalker {
         // inside it (CSS 2.1 §9.2.1.1: the block breaks the inline box in two).
         if style.isBlockLevel { style.text.background = nil }
         if style.isBlockLevel { takeInlineOffsets(&style) }
-        if tableRole == .cell {
+        if tableRole == .cell || tableRole == .caption {
             // A cell's content is indented from the cell's padding box, not the column.
             style.startIndent = 0
             style.endIndent = 0
@@ -684,6 +692,7 @@ struct HTMLWalker {
             setListMarker(element, style: style)
         }
         if let tableRole { beginTablePart(tableRole, element, style: style, header: tablePart == "thead") }
+        let arrangesChildren = tableRole == .table
         if let value = style.stringSet { builder.openStringSet(value, depth: frames.count) }
         if let reset = style.counterReset.flatMap({ PagedMedia.pageCounterValue($0.lowercased(), implied: 0) }) { builder.resetPageCounter(to: reset) }
         if let anchor = attribute(element, "id") ?? (name == "a" ? attribute(element, "name") : nil) {
@@ -702,6 +711,7 @@ struct HTMLWalker {
                             element: structural ? selected : nil, tableRole: tableRole, boxIndex: boxIndex, node: node, floats: floats,
                             tag: element.tag, opensInlineBlock: opensInlineBlock))
         if list != nil { listFrames.append(frames.count - 1) }
+        if arrangesChildren { arrangeTableChildren(frames.count - 1) }
         if element.tag == GUMBO_TAG_BODY && bodyFrame == nil { bodyFrame = frames.count - 1 }
     }
 
@@ -827,6 +837,13 @@ struct HTMLWalker {
         if let depth = anonymousTableDepth, frames.count < depth { closeAnonymousTable() }
         if frame.list != nil, listFrames.last == frames.count { listFrames.removeLast() }
         if frame.style.display == .listItem { builder.flushListMarker() }
+        // An inline table ends inside its inline-block, in the inline-block's own box tree.
+        let inlineTable = frame.opensInlineBlock && frame.tableRole == .table
+        if inlineTable {
+            frames.append(frame)
+            endTablePart(.table, text: frame.style.text)
+            frames.removeLast()
+        }
         if frame.opensInlineBlock { closeInlineBlock(frame) }
         if frame.style.isBlockLevel {
             builder.breakParagraph()
@@ -860,7 +877,7 @@ struct HTMLWalker {
             }
             if let parent = frames.last { builder.paragraphStyle = parent.paragraph }
         }
-        if let role = frame.tableRole { endTablePart(role, text: frame.style.text) }
+        if let role = frame.tableRole, !inlineTable { endTablePart(role, text: frame.style.text) }
         builder.closeStringSets(depth: frames.count)
         generated.leave(scope: frames.count)
     }
@@ -1040,6 +1057,11 @@ struct HTMLWalker {
         block.border.bottom = box.drawnBox(box.border.bottom, color: style.text.color)
         block.border.left = box.drawnBox(box.border.left, color: style.text.color)
         block.background = box.background
+        if frame.tableRole == .table {
+            // An inline table: the table draws its own border and background, inside its width.
+            (block.padding, block.border, block.background) = (TextTable.Sides(0.0), TextTable.Sides(TextBox.Border()), nil)
+            block.baselineIsFirstLine = true
+        }
         let rtl = style.direction == .rtl
         (block.margin.left, block.margin.right) = rtl ? (box.margins.end, box.margins.start) : (box.margins.start, box.margins.end)
         (block.margin.top, block.margin.bottom) = (style.marginTop, style.marginBottom)
@@ -1180,7 +1202,9 @@ struct HTMLWalker {
                 openTable?.anonymousRow = true
             }
             return openTable?.row != nil && openTable?.cellStart == nil ? .cell : nil
-        case "caption": return .caption
+        case "caption":
+            // A caption in a cell (`display: table-caption`) is a block of the cell's.
+            return openTable?.cellStart == nil && openTable?.row == nil ? .caption : nil
         case "col": return openTable?.row == nil && openTable?.table.rows.isEmpty == true ? .column : nil
         case "colgroup": return openTable?.row == nil && openTable?.table.rows.isEmpty == true && openTable?.columnGroup == nil ? .columnGroup : nil
         default: return nil
@@ -1329,13 +1353,106 @@ struct HTMLWalker {
             cellStyle.widthFraction = cellStyle.width == nil ? box.widthFraction : nil
             cellStyle.height = style.height ?? Self.htmlLength(attribute(element, "height"))
             cell.style = cellStyle
+            open.cellHidesWhenEmpty = style.emptyCellsHide && !open.table.style.collapse
             // Cells of one style share it: the cell before, in this row or the one above.
             if let previous = open.row?.last ?? open.table.rows.last?.cells.last { cell = cell.sharingStyle(of: previous) }
             open.cell = cell
             openTable = open
-        case .caption, .nestedTable:
+        case .caption:
+            // A box as wide as the table (CSS 2.1 §17.4), its content set as a cell's.
+            builder.discardPendingMargins()
+            let box = style.box
+            var captionStyle = TextTable.CellStyle()
+            captionStyle.padding.top = box.padding.top ?? 0
+            captionStyle.padding.right = box.padding.right ?? 0
+            captionStyle.padding.bottom = box.padding.bottom ?? 0
+            captionStyle.padding.left = box.padding.left ?? 0
+            captionStyle.border.top = box.drawn(box.border.top, color: style.text.color)
+            captionStyle.border.right = box.drawn(box.border.right, color: style.text.color)
+            captionStyle.border.bottom = box.drawn(box.border.bottom, color: style.text.color)
+            captionStyle.border.left = box.drawn(box.border.left, color: style.text.color)
+            captionStyle.background = box.background
+            openTable?.caption = TextTable.Caption(paragraphs: 0..<0, style: captionStyle, bottom: style.captionSideBottom)
+            openTable?.captionStart = builder.paragraphCount
+        case .nestedTable:
             break
         }
+    }
+
+    /// Puts the children of the table element of frame `index` in the order CSS 2.1 draws
+    /// them, so that the table's text runs in that order too: the captions drawn above
+    /// (`caption-side: top`) first, the first header group before the rows, the first footer
+    /// group after them (§17.2: later ones are ordinary row groups), the captions drawn below
+    /// last. Gumbo's vector of children is permuted in place; an element's part is its tag's
+    /// (`thead`), else its `display`'s, for which its style is computed ahead.
+    private mutating func arrangeTableChildren(_ index: Int) {
+        let children = frames[index].children
+        let count = Int(children.length)
+        guard count > 1 else { return }
+        enum Part: Equatable { case other, rows, header, footer, captionAbove, captionBelow }
+        var parts: [Part] = []
+        parts.reserveCapacity(count)
+        // Computed again when the child is entered: counted once.
+        let ignored = ignoredProperties
+        defer { ignoredProperties = ignored }
+        let structural = sheet.hasStructuralSelectors
+        /// The table part of an element (and whether it is a caption drawn below): its tag's,
+        /// else its `display`'s; an inline element around one table part and white space
+        /// (`display: contents`, which Galley sets inline) stands for that part, two levels deep.
+        func part(of node: UnsafeMutablePointer<GumboNode>, parent: ComputedStyle, ancestors: [CSSElement], isFirstChild: Bool,
+                  depth: Int) -> (name: String?, below: Bool) {
+            guard node.pointee.type == GUMBO_NODE_ELEMENT, node.pointee.v.element.tag_namespace == GUMBO_NAMESPACE_HTML else { return (nil, false) }
+            let element = node.pointee.v.element
+            let tag = self.tag(element)
+            let name: String? = Self.tableParts.contains(tag.name) ? tag.name : nil
+            guard !tag.isSkipped, name == nil || name == "caption" else { return (name, false) }
+            let selected = sheet.isEmpty ? nil : cssElement(element, tag: tag.name, isFirstChild: isFirstChild)
+            let style = computedStyle(element, tag: tag, nestedList: false, parent: parent, selected: selected, ancestors: ancestors)
+            if style.displayNone { return (nil, false) }
+            if let found = name ?? style.tablePart { return (found, style.captionSideBottom) }
+            guard style.display == .inline, depth < 2 else { return (nil, false) }
+            var inner: UnsafeMutablePointer<GumboNode>?
+            for index in 0..<Int(element.children.length) {
+                guard let child = element.children.data[index]?.assumingMemoryBound(to: GumboNode.self) else { continue }
+                if child.pointee.type == GUMBO_NODE_WHITESPACE || child.pointee.type == GUMBO_NODE_COMMENT { continue }
+                guard inner == nil, child.pointee.type == GUMBO_NODE_ELEMENT else { return (nil, false) }
+                inner = child
+            }
+            guard let inner else { return (nil, false) }
+            return part(of: inner, parent: style, ancestors: structural ? ancestors + [selected].compactMap { $0 } : [], isFirstChild: true,
+                        depth: depth + 1)
+        }
+        var elementChildren = 0
+        let ancestors = structural ? frames.compactMap(\.element) : []
+        for child in 0..<count {
+            guard let node = children.data[child]?.assumingMemoryBound(to: GumboNode.self) else {
+                parts.append(.other)
+                continue
+            }
+            if node.pointee.type == GUMBO_NODE_ELEMENT { elementChildren += 1 }
+            let (name, below) = part(of: node, parent: frames[index].style, ancestors: ancestors, isFirstChild: elementChildren == 1, depth: 0)
+            switch name {
+            case "caption": parts.append(below ? .captionBelow : .captionAbove)
+            case "thead": parts.append(.header)
+            case "tfoot": parts.append(.footer)
+            case "tbody", "tr", "td", "th": parts.append(.rows)
+            default: parts.append(.other)
+            }
+        }
+        let grouped: Set<Part> = [.rows, .header, .footer]
+        var middle = (0..<count).filter { parts[$0] != .captionAbove && parts[$0] != .captionBelow }
+        if let header = parts.firstIndex(of: .header), let first = middle.firstIndex(where: { grouped.contains(parts[$0]) }), middle[first] != header {
+            middle.removeAll { $0 == header }
+            middle.insert(header, at: first)
+        }
+        if let footer = parts.firstIndex(of: .footer), let last = middle.lastIndex(where: { grouped.contains(parts[$0]) }), middle[last] != footer {
+            middle.removeAll { $0 == footer }
+            middle.insert(footer, at: middle.lastIndex(where: { grouped.contains(parts[$0]) }).map { $0 + 1 } ?? middle.count)
+        }
+        let order = (0..<count).filter { parts[$0] == .captionAbove } + middle + (0..<count).filter { parts[$0] == .captionBelow }
+        guard order != Array(0..<count) else { return }
+        let pointers = order.map { children.data[$0] }
+        for (position, pointer) in pointers.enumerated() { children.data[position] = pointer }
     }
 
     /// `text`: the element's text style, for the spacer a table of empty cells holds.
@@ -1365,9 +1482,16 @@ struct HTMLWalker {
         case .nestedTable:
             nestedTableDepth -= 1
         case .caption:
-            // Kept with the table below it; text after the first cell cannot be a caption.
-            if openTable?.firstCell == false { openTable?.broken = true }
-            builder.addBreakAfter(.avoid)
+            guard var open = openTable.take() else { return }
+            if let start = open.captionStart, start < builder.paragraphCount {
+                open.caption.paragraphs = start..<builder.paragraphCount
+                open.table.captions.append(open.caption)
+                // A caption drawn above is set before the cells (`arrangeTableChildren`).
+                if !open.caption.bottom && !open.firstCell { open.broken = true }
+            }
+            open.captionStart = nil
+            openTable = open
+            builder.discardPendingMargins()
         case .rowGroup:
             if openTable?.anonymousRow == true { endTablePart(.row) }
             openTable?.inHeader = false
@@ -1379,6 +1503,7 @@ struct HTMLWalker {
                 return
             }
             open.cell.paragraphs = start..<builder.paragraphCount
+            if open.cellHidesWhenEmpty && open.cell.paragraphs.isEmpty { open.cell.style.hidden = true }
             open.row?.append(open.cell)
             open.cellStart = nil
             openTable = open
@@ -1438,6 +1563,10 @@ struct HTMLWalker {
             }
             let end = builder.paragraphCount
             if !open.firstCell { table.paragraphs = table.paragraphs.lowerBound..<end }
+            // The captions drawn above start the table's text.
+            if !open.firstCell, let caption = table.captions.first(where: { !$0.bottom }), caption.paragraphs.lowerBound < table.paragraphs.lowerBound {
+                table.paragraphs = caption.paragraphs.lowerBound..<end
+            }
             for rowIndex in table.rows.indices {
                 for cellIndex in table.rows[rowIndex].cells.indices {
                     let span = table.rows[rowIndex].cells[cellIndex].rowSpan
@@ -1449,17 +1578,17 @@ struct HTMLWalker {
             // Every paragraph of the table must be in a cell, in order; otherwise (text that
             // was not in a cell) the table stays paragraphs.
             var next = table.paragraphs.lowerBound
-            for cell in table.rows.lazy.flatMap(\.cells) {
-                if cell.paragraphs.lowerBound != next { open.broken = true }
-                next = cell.paragraphs.upperBound
+            for run in table.textRuns {
+                if run.lowerBound != next { open.broken = true }
+                next = run.upperBound
             }
             if next != table.paragraphs.upperBound { open.broken = true }
             if table.paragraphs.isEmpty || open.broken {
                 // Set as paragraphs (a caption, text outside cells): they keep the margin above.
                 builder.restoreMargin(table.style.spaceBefore, paragraph: open.firstParagraph)
             } else if table.paragraphs.lowerBound > open.firstParagraph {
-                // A caption, set above the table: the table's margin goes above it, as CSS puts
-                // the caption inside the table's wrapper box.
+                // Text before the first cell, set above the table: the table's margin goes
+                // above it.
                 builder.restoreMargin(table.style.spaceBefore, paragraph: open.firstParagraph)
                 table.style.spaceBefore = 0
             }

@@ -51,6 +51,9 @@ public struct InlineBlock: Hashable, Sendable {
     public var isHidden = false
     /// Set by the layouter: its baseline's distance below the top of its margin box.
     public var baseline = 0.0
+    /// An inline table's: its baseline is its first line's (its first row's, CSS 2.1 §17.4),
+    /// not its last's.
+    public var baselineIsFirstLine = false
 
     public init(content: AttributedText) {
         self.content = content
@@ -61,7 +64,7 @@ public struct InlineBlock: Hashable, Sendable {
             && lhs.background == rhs.background && lhs.margin == rhs.margin && lhs.alignment == rhs.alignment
             && lhs.marginFraction == rhs.marginFraction && lhs.paddingFraction == rhs.paddingFraction
             && lhs.baselineShift == rhs.baselineShift && lhs.clipsOverflow == rhs.clipsOverflow && lhs.isHidden == rhs.isHidden
-            && lhs.baseline == rhs.baseline
+            && lhs.baseline == rhs.baseline && lhs.baselineIsFirstLine == rhs.baselineIsFirstLine
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -244,7 +247,7 @@ struct InlineBlockLayouter {
         let marginHeight = borderBox.height + margins.vertical
         // Its last line's baseline (CSS 2.1 §10.8.1), or its bottom margin edge when it has no
         // line or clips what overflows.
-        if let last = extent?.lastBaseline, !block.clipsOverflow {
+        if let last = block.baselineIsFirstLine ? extent?.firstBaseline : extent?.lastBaseline, !block.clipsOverflow {
             block.baseline = contentOrigin.y + last
         } else {
             block.baseline = marginHeight
@@ -286,9 +289,10 @@ struct InlineBlockLayouter {
     /// boxes, tables, pictures), and its last line's baseline. Widths are what the content
     /// needs, not where it stands: a centred or right-aligned line measures its glyphs and its
     /// paragraph's indents, wherever the column put it.
-    private static func contentExtent(of page: TypesetPage, in text: AttributedText) -> (width: Double, height: Double, lastBaseline: Double?) {
+    private static func contentExtent(of page: TypesetPage, in text: AttributedText)
+        -> (width: Double, height: Double, firstBaseline: Double?, lastBaseline: Double?) {
         var (width, height) = (0.0, 0.0)
-        var lastBaseline: Double?
+        var (firstBaseline, lastBaseline): (Double?, Double?) = (nil, nil)
         for column in page.columns {
             for line in column.lines {
                 let paragraph = text.paragraphs[text.paragraphIndex(at: line.range.lowerBound)]
@@ -296,6 +300,7 @@ struct InlineBlockLayouter {
                 width = max(width, line.rect.width + max(0, paragraph.value.startIndent + indent) + max(0, paragraph.value.endIndent))
                 height = max(height, line.rect.maxY)
                 lastBaseline = line.baseline
+                firstBaseline = firstBaseline ?? line.baseline
             }
             for box in column.boxes {
                 // A box of `auto` width spans whatever it is given: only its height counts.
@@ -307,6 +312,6 @@ struct InlineBlockLayouter {
         }
         for attachment in page.attachments { (width, height) = (max(width, attachment.rect.width), max(height, attachment.rect.maxY)) }
         if let last = text.paragraphs.last, page.range.upperBound >= text.count { height += last.value.spaceAfter }
-        return (width, height, lastBaseline)
+        return (width, height, firstBaseline, lastBaseline)
     }
 }

@@ -87,6 +87,9 @@ final class TableLayouter {
     /// Rows cut from the rows their rowspans joined them with, because the group was taller
     /// than a column: set one by one, each spanning cell confined to its first row.
     private var unjoinedUntil = 0
+    /// Whether the captions drawn below the table (`caption-side: bottom`) are placed: after
+    /// the last row, or in the next column when they do not fit under it.
+    private var captionsBelowPlaced = false
 
     /// Where placing stood when a fragment ended, by the (global) offset it ended at, and at
     /// the start: a nested table's cell is filled speculatively, so the next fill resumes from
@@ -97,12 +100,19 @@ final class TableLayouter {
         var nextRow: Int
         var progress: [Int]?
         var unjoinedUntil: Int
+        var captionsBelowPlaced: Bool
     }
     private var resumePoints: [Int: Progress] = [:]
 
     private var currentProgress: Progress {
-        get { Progress(position: position, bottom: bottom, nextRow: nextRow, progress: progress, unjoinedUntil: unjoinedUntil) }
-        set { (position, bottom, nextRow, progress, unjoinedUntil) = (newValue.position, newValue.bottom, newValue.nextRow, newValue.progress, newValue.unjoinedUntil) }
+        get {
+            Progress(position: position, bottom: bottom, nextRow: nextRow, progress: progress, unjoinedUntil: unjoinedUntil,
+                     captionsBelowPlaced: captionsBelowPlaced)
+        }
+        set {
+            (position, bottom, nextRow, progress, unjoinedUntil) = (newValue.position, newValue.bottom, newValue.nextRow, newValue.progress, newValue.unjoinedUntil)
+            captionsBelowPlaced = newValue.captionsBelowPlaced
+        }
     }
 
     /// Goes back (or on) to where a fragment ended at `offset`, or to the start; false when no
@@ -113,7 +123,8 @@ final class TableLayouter {
         return true
     }
 
-    var isFinished: Bool { nextRow >= table.rows.count }
+    var isFinished: Bool { rowsFinished && (captionsBelowPlaced || !table.captions.contains(where: \.bottom)) }
+    private var rowsFinished: Bool { nextRow >= table.rows.count }
 
     var uncoveredCharacters: [Unicode.Scalar: Int] { cells.uncoveredCharacters }
     /// What the tables nested in the cells warned about (`warnings` are this table's own).
@@ -150,6 +161,7 @@ final class TableLayouter {
         nextRow = other.nextRow
         progress = other.progress
         unjoinedUntil = other.unjoinedUntil
+        captionsBelowPlaced = other.captionsBelowPlaced
     }
 
     /// - Parameter resolving: false to only measure the table (`contentWidths(ofTable:in:)`).
@@ -417,7 +429,9 @@ final class TableLayouter {
             if scale < 1 {
                 warnings.append("a table of \(table.columnCount) columns was set at \(percent)% of its font size to fit a column \(Self.points(available)) wide")
             }
-            let target = min(available, max(minimumTotal, asked ?? min(available, maximumTotal)))
+            // A caption's widest unbreakable piece widens the table (its box is the table's width).
+            let captions = try captionMinimumWidth()
+            let target = min(available, max(minimumTotal, captions, asked ?? min(available, max(maximumTotal, captions))))
             if target >= maximumTotal {
                 // Room beyond the maximum widths: shared in proportion to them.
                 let total = widths.maximum.reduce(0, +)
@@ -440,6 +454,19 @@ final class TableLayouter {
         let totalWants = wants.reduce(0, +)
         columnWidths = zip(widths.cluster, wants).map { $0 + (available - clusterTotal) * (totalWants > 0 ? $1 / totalWants : 0) }
         warnings.append("a table of \(table.columnCount) columns is wider than its column (\(Self.points(available))) even at \(percent)% of its font size; its cells' text was wrapped inside words")
+    }
+
+    /// The widest of the captions' minimum widths, their padding and borders included.
+    private func captionMinimumWidth() throws(TypesetError) -> Double {
+        var widest = 0.0
+        for caption in table.captions {
+            var cell = TextTable.Cell(paragraphs: caption.paragraphs, column: 0)
+            cell.style = caption.style
+            let style = caption.style
+            widest = max(widest, try contentWidths(of: cell).minimum + style.padding.left + style.padding.right
+                + style.border.left.width + style.border.right.width)
+        }
+        return widest
     }
 
     /// The slots' widths of a `table-layout: fixed` table `tableWidth` wide, gaps and borders
@@ -616,10 +643,24 @@ final class TableLayouter {
         let saved = (nextRow, progress, unjoinedUntil)
         let collapse = table.style.collapse
         let rowCount = table.rows.count
+        if rowsFinished {
+            // Only the captions drawn below are left: they did not fit under the last row.
+            let captions = try setCaptions(below: true)
+            let height = captions.reduce(0) { $0 + captionHeight($1) }
+            guard columnIsEmpty || cutHere || rect.y + top + height <= rect.maxY + LineFiller.tolerance else { return false }
+            bottom = drawCaptions(captions, x: rect.x + indent, top: rect.y + top, into: &frame) - rect.y
+            captionsBelowPlaced = true
+            position = end
+            resumePoints[position] = currentProgress
+            return true
+        }
+        // The captions drawn above go with the table's first rows (in its first fragment).
+        let captionsAbove = nextRow == 0 && progress == nil ? try setCaptions(below: false) : []
+        let captionsHeight = captionsAbove.reduce(0) { $0 + captionHeight($1) }
         /// Below the last row placed: spacing and the table's border, or the collapsed border.
         func gapBelow(_ row: Int) -> Double { collapse ? max(rowGaps[row], table.style.border.bottom.width) : rowGaps[rowCount] }
         let topGap = collapse ? max(rowGaps[0], rowGaps[nextRow]) : rowGaps[0]
-        let fragmentTop = rect.y + top
+        let fragmentTop = rect.y + top + captionsHeight
         var y = fragmentTop + topGap
         var placed: [PlacedRows] = []
         var headerHeight = 0.0
@@ -636,7 +677,7 @@ final class TableLayouter {
             }
         }
         // What a fresh column holds: a group taller than that is cut.
-        let fullRoom = rect.height - topGap - gapBelow(rowCount) - headerHeight
+        let fullRoom = rect.height - captionsHeight - topGap - gapBelow(rowCount) - headerHeight
         var rowsPlaced = false
         while nextRow < rowCount {
             let rows = group(from: nextRow)
@@ -702,13 +743,22 @@ final class TableLayouter {
             break
         }
         // Nothing here, or only the leading header rows: the table starts in the next column.
-        let onlyHeader = nextRow <= table.headerRowCount && progress == nil && !isFinished
+        let onlyHeader = nextRow <= table.headerRowCount && progress == nil && !rowsFinished
         if !columnIsEmpty && (!rowsPlaced || onlyHeader) {
             (nextRow, progress, unjoinedUntil) = saved
             return false
         }
         y += gapBelow(placed.last(where: { !$0.repeated })?.rows.upperBound ?? nextRow)
+        // Lines in text order: the captions above, the rows, the captions below.
+        _ = drawCaptions(captionsAbove, x: rect.x + indent, top: rect.y + top, into: &frame)
         draw(placed, x: rect.x + indent, top: fragmentTop, bottom: y, into: &frame)
+        if rowsFinished && progress == nil && table.captions.contains(where: \.bottom) {
+            let captions = try setCaptions(below: true)
+            if y + captions.reduce(0, { $0 + captionHeight($1) }) <= rect.maxY + LineFiller.tolerance {
+                y = drawCaptions(captions, x: rect.x + indent, top: y, into: &frame)
+                captionsBelowPlaced = true
+            }
+        }
         bottom = y - rect.y
         if let progress {
             position = start + cutPosition(progress)
@@ -726,7 +776,60 @@ final class TableLayouter {
             if let cell = table.rows[row].cells.first { return offset(ofParagraph: cell.paragraphs.lowerBound) }
             row += 1
         }
-        return end - start
+        // After the rows: the captions drawn below, if any.
+        return table.captions.first(where: \.bottom).map { offset(ofParagraph: $0.paragraphs.lowerBound) } ?? end - start
+    }
+
+    // MARK: - Captions
+
+    /// The captions drawn above the table, or below it, set in its width (CSS 2.1 §17.4:
+    /// a caption's box is as wide as the table's), each whole.
+    private func setCaptions(below: Bool) throws(TypesetError) -> [SetCell] {
+        var result: [SetCell] = []
+        for caption in table.captions where caption.bottom == below {
+            var cell = TextTable.Cell(paragraphs: caption.paragraphs, column: 0)
+            cell.style = caption.style
+            let from = offset(ofParagraph: caption.paragraphs.lowerBound), to = offset(ofParagraph: caption.paragraphs.upperBound)
+            var set = SetCell(row: 0, cell: cell, rowSpan: 1, from: from, to: from, lines: [], contentHeight: 0, complete: true)
+            let style = caption.style
+            let width = max(1, tableWidth - style.padding.left - style.padding.right - style.border.left.width - style.border.right.width)
+            if from < to {
+                let frame = try cells.fill(Rect(x: 0, y: 0, width: width, height: Self.unlimited), from: from, end: to)
+                set.lines = frame.lines
+                set.to = frame.range.upperBound
+                set.contentHeight = frame.lines.map { $0.top + $0.height }.max() ?? 0
+            }
+            result.append(set)
+        }
+        return result
+    }
+
+    private func captionHeight(_ caption: SetCell) -> Double {
+        let style = caption.cell.style
+        return caption.contentHeight + style.padding.top + style.padding.bottom + style.border.top.width + style.border.bottom.width
+    }
+
+    /// Draws captions one under another from `top`, as wide as the table; returns their foot.
+    private func drawCaptions(_ captions: [SetCell], x: Double, top: Double, into frame: inout Framesetter.Frame) -> Double {
+        var y = top
+        for caption in captions {
+            let style = caption.cell.style
+            let box = Rect(x: x, y: y, width: tableWidth, height: captionHeight(caption))
+            if let background = style.background { frame.tableRects.append(FilledRect(rect: box, color: background, snapsToPixels: true)) }
+            frame.tableRects += Self.borderRects(box, style.border)
+            let contentX = x + style.padding.left + style.border.left.width
+            let contentY = y + style.padding.top + style.border.top.width
+            for placedLine in caption.lines {
+                var placedLine = placedLine
+                placedLine.line.shift(by: start, attachments: attachmentBase)
+                placedLine.origin += contentX
+                placedLine.top += contentY
+                placedLine.baseline += contentY
+                frame.lines.append(placedLine)
+            }
+            y = box.maxY
+        }
+        return y
     }
 
     /// Where the text of a row being split stands: the first of its cells not yet complete.
@@ -778,7 +881,8 @@ final class TableLayouter {
                 // backgrounds are the cells' already, and are drawn over a column's in CSS).
                 let column = cell.cell.column
                 let columnBackground = column < table.columnBackgrounds.count ? table.columnBackgrounds[column] : nil
-                if let background = cellStyle.background ?? columnBackground {
+                // `empty-cells: hide`: an empty cell draws nothing (CSS 2.1 §17.6.1.1).
+                if !cellStyle.hidden, let background = cellStyle.background ?? columnBackground {
                     // On whole pixels, as blocks' backgrounds are: no seam between two cells, and
                     // a table and a block of the same size and place cover the same pixels.
                     backgrounds.append(FilledRect(rect: slot, color: background, snapsToPixels: true))
@@ -792,7 +896,7 @@ final class TableLayouter {
                     box = Rect(x: slot.x - left / 2, y: slot.y - above / 2, width: slot.width + (left + right) / 2,
                                height: slot.height + (above + below) / 2)
                 }
-                borders += Self.borderRects(box, cellStyle.border, centred: style.collapse)
+                if !cellStyle.hidden { borders += Self.borderRects(box, cellStyle.border, centred: style.collapse) }
                 let content = Rect(x: slot.x + cellStyle.padding.left + (style.collapse ? 0 : cellStyle.border.left.width),
                                    y: slot.y + cellStyle.padding.top + (style.collapse ? 0 : cellStyle.border.top.width),
                                    width: 0, height: slot.height - verticalExtra(cell.cell))

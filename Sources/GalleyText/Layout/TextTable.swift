@@ -3,8 +3,9 @@
 /// The cells' text stays in the article's text stream, in document order, each cell a run of
 /// whole paragraphs (empty for an empty cell), so that text ranges still tile the text: a
 /// cell's paragraphs follow those of the cell before it, row after row. The framesetter hands
-/// the table to `TableLayouter` when it reaches the table's first paragraph. A caption is set
-/// as ordinary paragraphs before the table, kept with it.
+/// the table to `TableLayouter` when it reaches the table's first paragraph. Captions are part
+/// of the table's text too: those drawn above it (`caption-side: top`) before the cells, those
+/// below after them, as the walker puts its children in the order CSS draws them.
 public struct TextTable: Sendable, Equatable {
     /// Indices in `AttributedText.paragraphs` of the cells' paragraphs: the cells' runs tile it.
     public var paragraphs: Range<Int>
@@ -28,6 +29,20 @@ public struct TextTable: Sendable, Equatable {
     /// The cell's framesetter lays them out as its own tables (`TableLayouter`), so a cell
     /// holds a table as it holds any other block.
     public var nested: [TextTable] = []
+    /// Captions (CSS 2.1 §17.4), in text order: the top ones' paragraphs come before the
+    /// cells', the bottom ones' after them. Each is a box as wide as the table.
+    public var captions: [Caption] = []
+
+    public struct Caption: Sendable, Equatable {
+        public var paragraphs: Range<Int>
+        /// Padding, borders and background of the caption's box (alignment is its text's).
+        public var style: CellStyle
+        /// `caption-side: bottom`: drawn below the table.
+        public var bottom: Bool
+        public init(paragraphs: Range<Int>, style: CellStyle, bottom: Bool) {
+            (self.paragraphs, self.style, self.bottom) = (paragraphs, style, bottom)
+        }
+    }
 
     public struct Row: Sendable, Equatable {
         public var cells: [Cell]
@@ -107,6 +122,9 @@ public struct TextTable: Sendable, Equatable {
         /// CSS `height` in points, its padding and borders included (as browsers read a cell's
         /// `height`): the row is at least that tall.
         public var height: Double?
+        /// `empty-cells: hide` on a cell with no content in the separated borders model: no
+        /// border or background is drawn (CSS 2.1 §17.6.1.1).
+        public var hidden = false
         public init() {}
     }
 
@@ -144,6 +162,13 @@ public struct TextTable: Sendable, Equatable {
         self.rows = rows
     }
 
+    /// The runs of paragraphs that tile the table's text, in text order: the captions drawn
+    /// above it, the cells row after row, the captions drawn below.
+    var textRuns: [Range<Int>] {
+        captions.filter { !$0.bottom }.map(\.paragraphs) + rows.flatMap(\.cells).map(\.paragraphs)
+            + captions.filter(\.bottom).map(\.paragraphs)
+    }
+
     /// This table and the tables nested in it, at any depth.
     var tableCount: Int { nested.reduce(1) { $0 + $1.tableCount } }
 
@@ -157,6 +182,10 @@ public struct TextTable: Sendable, Equatable {
                 let range = table.rows[row].cells[cell].paragraphs
                 table.rows[row].cells[cell].paragraphs = (range.lowerBound + delta)..<(range.upperBound + delta)
             }
+        }
+        for caption in table.captions.indices {
+            let range = table.captions[caption].paragraphs
+            table.captions[caption].paragraphs = (range.lowerBound + delta)..<(range.upperBound + delta)
         }
         table.nested = nested.map { $0.shifted(by: delta) }
         return table

@@ -60,9 +60,9 @@ public struct AttributedText: Sendable, Equatable {
                 problems.append("\(label) is not inside one cell of its table, after the tables before it")
             }
             var next = inner.paragraphs.lowerBound
-            for cell in inner.rows.flatMap(\.cells) {
-                if cell.paragraphs.lowerBound != next { problems.append("\(label): a cell starts at paragraph \(cell.paragraphs.lowerBound), expected \(next)") }
-                next = cell.paragraphs.upperBound
+            for run in inner.textRuns {
+                if run.lowerBound != next { problems.append("\(label): a cell starts at paragraph \(run.lowerBound), expected \(next)") }
+                next = run.upperBound
             }
             if next != inner.paragraphs.upperBound { problems.append("\(label) does not cover paragraphs \(inner.paragraphs) with its cells") }
             after = inner.paragraphs.upperBound
@@ -160,9 +160,9 @@ public struct AttributedText: Sendable, Equatable {
         var afterTable = 0
         for (i, table) in tables.enumerated() {
             var next = table.paragraphs.lowerBound
-            for cell in table.rows.flatMap(\.cells) {
-                if cell.paragraphs.lowerBound != next { problems.append("table \(i): a cell starts at paragraph \(cell.paragraphs.lowerBound), expected \(next)") }
-                next = cell.paragraphs.upperBound
+            for run in table.textRuns {
+                if run.lowerBound != next { problems.append("table \(i): a cell starts at paragraph \(run.lowerBound), expected \(next)") }
+                next = run.upperBound
             }
             if next != table.paragraphs.upperBound || table.paragraphs.isEmpty || table.paragraphs.upperBound > paragraphs.count
                 || table.paragraphs.lowerBound < afterTable {
