@@ -20,7 +20,9 @@ fills with Debian's manuals), then measures wall time, peak RSS and PNG bytes of
 With --per-document, instead: each PDF on its own, galley against mutool draw (its pages split
 over the cores) in alternating rounds, for page images and for thumbnails (128 and 256 boxes,
 mutool drawing each box), and for both in one galley run (against the sum of mutool's two), with
-the ratio per document and in total; --scans adds a generated
+the ratio per document and in total, in wall seconds and in CPU seconds (user + system of every
+process, the figure to compare on a loaded machine); --only thumbnails (or images, both)
+measures just that; --scans adds a generated
 scanned document (six letter pages of 300 dpi noisy scans, one holding a 9,000 x 9,000 colour
 image), and the real corpus's CJK manuals are picked up from --corpus like any other PDF.
 
@@ -74,29 +76,33 @@ def page_count(pdf):
 
 def timed(commands, outdir, parallel=1):
     """Runs commands, `parallel` at a time in the given order; returns (seconds, peak RSS of one
-    process in MiB, bytes of PNGs)."""
+    process in MiB, bytes of PNGs, CPU seconds: user + system of every command, added up)."""
     shutil.rmtree(outdir, ignore_errors=True)
     os.makedirs(outdir)
     peak = 0
+    cpu = 0.0
     running = []
 
     def reap(process, command):
+        nonlocal cpu
         _, stderr = process.communicate()
         if process.returncode != 0:
             raise SystemExit("failed: %s\n%s" % (" ".join(command), stderr[-2000:]))
-        return int(stderr.strip().splitlines()[-1])
+        user, system, rss = stderr.strip().splitlines()[-1].split()
+        cpu += float(user) + float(system)
+        return int(rss)
 
     start = time.perf_counter()
     for command in commands:
         if len(running) == parallel:
             peak = max(peak, reap(*running.pop(0)))
-        running.append((subprocess.Popen(["/usr/bin/time", "-f", "%M"] + command, stdout=subprocess.DEVNULL,
+        running.append((subprocess.Popen(["/usr/bin/time", "-f", "%U %S %M"] + command, stdout=subprocess.DEVNULL,
                                          stderr=subprocess.PIPE, text=True), command))
     for process, command in running:
         peak = max(peak, reap(process, command))
     seconds = time.perf_counter() - start
     size = sum(os.path.getsize(p) for p in glob.glob(os.path.join(outdir, "**", "*.png"), recursive=True))
-    return seconds, peak / 1024, size
+    return seconds, peak / 1024, size, cpu
 
 
 def split(count, parts):
@@ -173,14 +179,28 @@ def make_scans(path):
             os.remove(os.path.join(folder, name))
 
 
-def per_document(files, dpi, cores, rounds):
+def per_document(files, dpi, cores, rounds, kinds=("images", "thumbnails", "both")):
     """Each file alone: galley against mutool draw split per core, page images at `dpi` and
-    thumbnails of 128 and 256, in alternating rounds (medians); one Markdown row per file."""
+    thumbnails of 128 and 256, in alternating rounds (medians); one Markdown row per file, with
+    wall seconds and CPU seconds (user + system of every process: the figure to compare on a
+    loaded machine, where wall time follows the load)."""
     boxes = (128, 256)
-    totals = {"gi": 0, "mi": 0, "gt": 0, "mt": 0, "gb": 0}
-    print("| document | pages | page images: galley (s) | mutool (s) | ratio | thumbnails: galley (s) | mutool (s) | ratio "
-          "| both: galley (s) | mutool (s) | ratio |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    pairs = {"images": ("gi", "mi"), "thumbnails": ("gt", "mt"), "both": ("gb", "mb")}
+    pairs = [(kind, pairs[kind]) for kind in kinds]
+    totals = {}
+    header = "| document | pages |"
+    for kind, _ in pairs:
+        header += " %s: galley (s) | mutool (s) | ratio | galley CPU (s) | mutool CPU (s) | CPU ratio |" % kind
+    print(header)
+    print("| --- | ---: |" + " ---: |" * 6 * len(pairs))
+
+    def row(name, count, t):
+        line = "| %s | %s |" % (name, count)
+        for _, (g, m) in pairs:
+            line += " %.2f | %.2f | %.2fx | %.2f | %.2f | %.2fx |" % (
+                t[g][0], t[m][0], t[m][0] / t[g][0], t[g][1], t[m][1], t[m][1] / t[g][1])
+        print(line, flush=True)
+
     for f in files:
         count = page_count(f)
         alone = os.path.join(WORK, "alone", os.path.basename(f))
@@ -201,23 +221,25 @@ def per_document(files, dpi, cores, rounds):
                 lambda o, box=box: ["-w", str(box), "-h", str(box), "-o", os.path.join(o, "t%d-%%d.png" % box)], out("mt"))],
                 out("mt"), cores),
         }
-        samples = {k: [] for k in runs}
+        wanted = {k for _, pair in pairs for k in pair if k != "mb"}
+        if "mb" in [m for _, (_, m) in pairs]:
+            wanted |= {"mi", "mt"}
+        samples = {k: [] for k in runs if k in wanted}
         for _ in range(rounds):
-            for key, make in runs.items():
-                commands, outdir, parallel = make()
-                samples[key].append(timed(commands, outdir, parallel)[0])
-        t = {k: statistics.median(v) for k, v in samples.items()}
-        for k in totals:
-            totals[k] += t[k]
-        both = t["mi"] + t["mt"]
-        print("| %s | %d | %.2f | %.2f | %.2fx | %.2f | %.2f | %.2fx | %.2f | %.2f | %.2fx |" % (
-            os.path.basename(f), count, t["gi"], t["mi"], t["mi"] / t["gi"], t["gt"], t["mt"], t["mt"] / t["gt"],
-            t["gb"], both, both / t["gb"]))
-    both = totals["mi"] + totals["mt"]
-    print("| **all** | | %.2f | %.2f | %.2fx | %.2f | %.2f | %.2fx | %.2f | %.2f | %.2fx |" % (
-        totals["gi"], totals["mi"], totals["mi"] / totals["gi"], totals["gt"], totals["mt"], totals["mt"] / totals["gt"],
-        totals["gb"], both, both / totals["gb"]))
+            for key in samples:
+                commands, outdir, parallel = runs[key]()
+                result = timed(commands, outdir, parallel)
+                samples[key].append((result[0], result[3]))
+        t = {k: (statistics.median(s[0] for s in v), statistics.median(s[1] for s in v)) for k, v in samples.items()}
+        if "mi" in t and "mt" in t:
+            t["mb"] = (t["mi"][0] + t["mt"][0], t["mi"][1] + t["mt"][1])
+        for k, (wall, cpu) in t.items():
+            total = totals.get(k, (0, 0))
+            totals[k] = (total[0] + wall, total[1] + cpu)
+        row(os.path.basename(f), count, t)
+    row("**all**", "", totals)
     print("\nRatios are mutool's time over galley's: above 1, galley is faster. Both on %d cores; medians of %d round(s). "
+          "CPU: user + system seconds of every process. "
           "\"both\": one galley run making page images and thumbnails (a default run), against mutool's two runs." % (cores, rounds))
 
 
@@ -232,6 +254,8 @@ def main():
     parser.add_argument("--skip-thumbnails", action="store_true")
     parser.add_argument("--per-document", action="store_true", help="each PDF alone against mutool (see above)")
     parser.add_argument("--scans", action="store_true", help="with --per-document: add a generated scanned document")
+    parser.add_argument("--only", choices=("images", "thumbnails", "both"), action="append",
+                        help="with --per-document: measure only these (repeatable; default all three)")
     args = parser.parse_args()
     if not os.access(GALLEY, os.X_OK):
         sys.exit("benchmark: build first: bash scripts/build-release.sh")
@@ -257,7 +281,7 @@ def main():
                 os.makedirs(os.path.dirname(scans), exist_ok=True)
                 make_scans(scans)
             files = files + [scans]
-        per_document(files, args.dpi, os.cpu_count(), args.rounds)
+        per_document(files, args.dpi, os.cpu_count(), args.rounds, tuple(args.only or ("images", "thumbnails", "both")))
         return
     counts = {f: page_count(f) for f in files}
     pages = sum(counts.values())
@@ -297,7 +321,7 @@ def main():
     sizes = {}
     for _ in range(args.rounds):
         for label, commands, outdir, parallel in contenders:
-            seconds, _, size = timed(commands(), outdir, parallel)
+            seconds, _, size, _ = timed(commands(), outdir, parallel)
             samples[label].append(seconds)
             sizes[label] = size
     for label, _, outdir, _ in contenders:
@@ -365,8 +389,8 @@ def main():
         for i in range(10):
             for f in files:
                 os.link(f, os.path.join(big, "%d-%s" % (i, os.path.basename(f))))
-        _, small_rss, _ = timed(galley(corpus, out("mem-small"), dpi, cores), out("mem-small"))
-        _, big_rss, _ = timed(galley(big, out("mem-big"), dpi, cores), out("mem-big"))
+        _, small_rss, _, _ = timed(galley(corpus, out("mem-small"), dpi, cores), out("mem-small"))
+        _, big_rss, _, _ = timed(galley(big, out("mem-big"), dpi, cores), out("mem-big"))
         print("- peak RSS: %d pages %.0f MiB, %d pages %.0f MiB (ratio %.2f)"
               % (pages, small_rss, pages * 10, big_rss, big_rss / small_rss))
 
