@@ -48,10 +48,10 @@ int gm_page_record(fz_context *ctx, fz_document *doc, int number, int drop_cache
            content stream and resource dictionaries) would otherwise stay cached in the xref
            until the document closes, about 1.5 KB a page: a 3,000-page file kept 4.5 MB of
            them. Objects something else still holds (fonts, images in the store) stay. Only when
-           the caller says (every 32nd page it records from this document): the shared objects
+           the caller says (every 256th page it records from this document, PDFDocument.cacheDropInterval): the shared objects
            dropped with them (the page tree's nodes, whose /Kids may list thousands of pages)
            are parsed again by the next page. A count of the caller's, not the page number:
-           a page lane records every nth page, and `number % 32` would never come round for
+           a page lane records every nth page, and `number % 256` would never come round for
            some lanes. */
         pdf_document *pdf = pdf_specifics(ctx, doc);
         if (pdf && drop_cached)
@@ -70,6 +70,37 @@ int gm_page_record(fz_context *ctx, fz_document *doc, int number, int drop_cache
     }
     *out = list;
     return 0;
+}
+
+int gm_page_load(fz_context *ctx, fz_document *doc, int number, int drop_cached, fz_page **out,
+                 gm_page_info *info, gm_error *error)
+{
+    fz_page *page = NULL;
+    fz_var(page);
+    *out = NULL;
+    fz_try(ctx)
+    {
+        /* As gm_page_record's, before loading rather than after: the page loaded here is
+           held until it is drawn, and the previous one is already dropped. */
+        pdf_document *pdf = pdf_specifics(ctx, doc);
+        if (pdf && drop_cached)
+            pdf_clear_xref(ctx, pdf);
+        page = fz_load_page(ctx, doc, number);
+        gm_page_bounds(ctx, page, info);
+    }
+    fz_catch(ctx)
+    {
+        fz_drop_page(ctx, page);
+        gm_record_error(ctx, error);
+        return -1;
+    }
+    *out = page;
+    return 0;
+}
+
+void gm_page_free(fz_context *ctx, fz_page *page)
+{
+    fz_drop_page(ctx, page);
 }
 
 void gm_display_list_free(fz_context *ctx, fz_display_list *list)

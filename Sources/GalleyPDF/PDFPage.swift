@@ -38,13 +38,7 @@ public final class PDFPage: PageSource, @unchecked Sendable {
     /// The same rounding as MuPDF's `fz_round_rect` on the scaled bounds, in single precision,
     /// so page images have exactly the pixel size `mutool draw -r` gives.
     public func pixelBounds(scale: Double) -> PixelRect {
-        let zoom = Float(scale)
-        let epsilon: Float = 0.001
-        let x0 = Int((bounds.x0 * zoom + epsilon).rounded(.down))
-        let y0 = Int((bounds.y0 * zoom + epsilon).rounded(.down))
-        let x1 = Int((bounds.x1 * zoom - epsilon).rounded(.up))
-        let y1 = Int((bounds.y1 * zoom - epsilon).rounded(.up))
-        return PixelRect(x: x0, y: y0, width: max(x1 - x0, 1), height: max(y1 - y0, 1))
+        mupdfPixelBounds(bounds, scale: scale)
     }
 
     public func draw(into bitmap: Bitmap, rect: PixelRect, scale: Double, cancellation: Cancellation) throws {
@@ -63,6 +57,19 @@ public final class PDFPage: PageSource, @unchecked Sendable {
             }
         }
     }
+}
+
+/// The pixels MuPDF draws page `bounds` (points, MuPDF's page space) into at `scale`: the same
+/// rounding as its `fz_round_rect` on the scaled bounds, in single precision, so page images
+/// have exactly the pixel size `mutool draw -r` gives.
+func mupdfPixelBounds(_ bounds: (x0: Float, y0: Float, x1: Float, y1: Float), scale: Double) -> PixelRect {
+    let zoom = Float(scale)
+    let epsilon: Float = 0.001
+    let x0 = Int((bounds.x0 * zoom + epsilon).rounded(.down))
+    let y0 = Int((bounds.y0 * zoom + epsilon).rounded(.down))
+    let x1 = Int((bounds.x1 * zoom - epsilon).rounded(.up))
+    let y1 = Int((bounds.y1 * zoom - epsilon).rounded(.up))
+    return PixelRect(x: x0, y: y0, width: max(x1 - x0, 1), height: max(y1 - y0, 1))
 }
 
 /// A MuPDF cookie that another thread may abort.

@@ -3,6 +3,7 @@ import GalleyBase
 import GalleyPDF
 import GalleyRaster
 import GalleyTestSupport
+import Synchronization
 import Testing
 
 @Suite struct PDFDocumentTests {
@@ -55,17 +56,22 @@ import Testing
         #expect(released == nil, "freed with its last document and page")
     }
 
-    /// A page lane records every nth page of a long document, and every 32nd page it records
-    /// drops the document's parsed objects that nothing holds (memory of long documents). Two
-    /// lanes (even and odd pages) each pass that point twice and still draw every page as a
-    /// document recording all pages in order does, text in the shared font included.
+    /// A page lane records every nth page of a long document, and every `cacheDropInterval`th
+    /// page it records drops the document's parsed objects that nothing holds (memory of long
+    /// documents). With drops every 32 pages, two lanes (even and odd pages) each pass that point
+    /// twice and still draw every page as a document recording all pages in order does, text in
+    /// the shared font included.
     @Test func pagesRecordedAfterCachedObjectsAreDroppedDrawTheSame() throws {
         let folder = try ScratchFolder("dropped-objects")
         let url = folder.path("long.pdf")
         let pages = (0..<140).map { "BT /F1 \(10 + $0 % 9) Tf 10 \(190 - 2 * ($0 % 50)) Td (Page \($0 + 1) of a long run.) Tj ET\n0 0 1 rg \($0 % 16 * 10) 20 40 40 re f" }
         try TestPDF.write(pages: pages, width: 200, height: 200, font: true, to: url)
         let inOrder = try PDFDocument(path: url.path, password: nil, engine: engine)
-        let lanes = try (0..<2).map { _ in try PDFDocument(path: url.path, password: nil, engine: engine) }
+        let lanes = try (0..<2).map { _ in
+            let lane = try PDFDocument(path: url.path, password: nil, engine: engine)
+            lane.cacheDropInterval = 32
+            return lane
+        }
         for index in 0..<pages.count {
             let one = try inOrder.recordPage(index).render(scale: 1, cancellation: Cancellation())
             let lane = try lanes[index % 2].recordPage(index).render(scale: 1, cancellation: Cancellation())
@@ -159,6 +165,35 @@ import Testing
         #expect(p.b > 200 && p.r < 50)
         let clean = try PDFDocument(path: Fixtures.pdf("article.pdf").path, password: nil, engine: engine).recordPage(0)
         #expect(clean.readErrors == 0)
+    }
+
+    /// A page loaded and run straight into the drawing (a run without page images) draws what
+    /// the recorded page draws, at thumbnail sizes, on every good fixture page; on the damaged
+    /// one it says what reading it met, once drawn.
+    @Test func aPageDrawnStraightFromItsDocumentIsTheRecordedPage() throws {
+        for name in Fixtures.goodPDFs {
+            let document = try PDFDocument(path: Fixtures.pdf(name).path, password: nil, engine: engine)
+            for index in 0..<document.pageCount {
+                let recorded = try document.recordPage(index)
+                let loaded = try document.loadPage(index) { _ in }
+                #expect(loaded.size == recorded.size && loaded.rotation == recorded.rotation, "\(name) page \(index + 1)")
+                for box in [128, 256] {
+                    let scale = recorded.thumbnailScale(box: box)
+                    #expect(loaded.pixelBounds(scale: scale) == recorded.pixelBounds(scale: scale))
+                    let straight = try loaded.render(scale: scale, cancellation: Cancellation())
+                    let played = try recorded.render(scale: scale, cancellation: Cancellation())
+                    #expect(Array(straight.pixels) == Array(played.pixels), "\(name) page \(index + 1) box \(box)")
+                }
+            }
+        }
+        let damaged = try PDFDocument(path: Fixtures.pdf("damaged-content.pdf").path, password: nil, engine: engine)
+        let counted = Mutex<[Int]>([])
+        let page = try damaged.loadPage(0) { errors in counted.withLock { $0.append(errors) } }
+        #expect(counted.withLock { $0 }.isEmpty, "nothing is known before the page is drawn")
+        let image = try page.render(scale: 1, cancellation: Cancellation())
+        #expect(counted.withLock { $0 } == [try damaged.recordPage(0).readErrors] && counted.withLock { $0 } != [0])
+        let p = image.pixel(x: 30, y: 170)  // the blue square drawn before the missing image
+        #expect(p.b > 200 && p.r < 50)
     }
 
     @Test func missingFileIsUnreadable() throws {

@@ -210,6 +210,21 @@ import Testing
         #expect(try ManifestSchema.violations(of: summary.outputFolder.appendingPathComponent("manifest.json")) == [])
     }
 
+    /// Without page images a PDF's pages are drawn straight from the document, not recorded
+    /// first (`LoadedPDFPage`): what reading a page met is only known once it is drawn, and is
+    /// still reported, as a run with page images reports it; the thumbnails are the same size.
+    @Test func aThumbnailsOnlyRunWarnsOfADamagedPageAsAFullRunDoes() throws {
+        let files = [Fixtures.pdf("damaged-content.pdf"), Fixtures.pdf("rotated.pdf")]
+        let full = try run(files, in: try ScratchFolder(), thumbnails: [96])
+        let only = try run(files, in: try ScratchFolder(), thumbnails: [96]) { $0.pageImages = false }
+        let documents = { (summary: RunSummary) in (summary.manifest?.documents ?? []).sorted { $0.source < $1.source } }
+        #expect(documents(only).map(\.source) == ["damaged-content.pdf", "rotated.pdf"])
+        #expect(documents(only).map(\.warnings) == documents(full).map(\.warnings))
+        #expect(documents(only).first?.warnings.contains { $0.hasPrefix("page 1: MuPDF skipped") } == true)
+        let sizes = { (summary: RunSummary) in documents(summary).flatMap(\.pages).flatMap(\.thumbnails).map { [$0.width, $0.height] } }
+        #expect(sizes(only) == sizes(full))
+    }
+
     @Test func rerunRemovesPagesTheDocumentNoLongerHas() throws {
         let folder = try ScratchFolder()
         _ = try run([Fixtures.pdf("article.pdf")], in: folder)

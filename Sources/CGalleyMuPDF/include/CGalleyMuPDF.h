@@ -19,6 +19,7 @@ extern "C" {
 typedef struct fz_context fz_context;
 typedef struct fz_document fz_document;
 typedef struct fz_display_list fz_display_list;
+typedef struct fz_page fz_page;
 
 /// MuPDF's error code (FZ_ERROR_*) and message for a failed call.
 typedef struct gm_error {
@@ -96,6 +97,14 @@ int gm_page_record(fz_context *ctx, fz_document *doc, int number, int drop_cache
                    gm_page_info *info, gm_cookie *cookie, gm_error *error);
 void gm_display_list_free(fz_context *ctx, fz_display_list *list);
 
+/// Loads page `number` (0-based) and reports its bounds, without running its contents: a page
+/// drawn once (thumbnails only) is run straight into the drawing (gm_page_render_rgb) with no
+/// display list in between. The page belongs to `doc` and is used, and freed, only on the
+/// context that loaded it. `drop_cached` as gm_page_record's.
+int gm_page_load(fz_context *ctx, fz_document *doc, int number, int drop_cached, fz_page **out,
+                 gm_page_info *info, gm_error *error);
+void gm_page_free(fz_context *ctx, fz_page *page);
+
 gm_cookie *gm_cookie_new(void);
 void gm_cookie_free(gm_cookie *cookie);
 void gm_cookie_abort(gm_cookie *cookie);
@@ -106,6 +115,13 @@ void gm_cookie_abort(gm_cookie *cookie);
 int gm_render_rgb(fz_context *ctx, fz_display_list *list, float zoom,
                   int x, int y, int width, int height, unsigned char *samples,
                   gm_cookie *cookie, gm_error *error);
+
+/// Runs `page` (gm_page_load) into the buffer as gm_render_rgb draws a display list: the same
+/// pixels but where MuPDF's list culls differently (a few bytes on some pages). The errors MuPDF
+/// met and skipped reading the page's contents are set in `*errors`.
+int gm_page_render_rgb(fz_context *ctx, fz_page *page, float zoom,
+                       int x, int y, int width, int height, unsigned char *samples,
+                       gm_cookie *cookie, int *errors, gm_error *error);
 
 /// Test hook: from now on, counts how many times drawings decode an image of `width` x `height`
 /// pixels (its size in the file), from zero; gm_counted_image_decodes says how many so far.

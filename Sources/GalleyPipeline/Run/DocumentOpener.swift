@@ -32,7 +32,8 @@ struct OpenedDocument {
 ///   lane `k` of `n` opens the document in a MuPDF engine of its own (`LaneEngines`) and, on
 ///   the render queue, records its share of the pages (every `n`th) as display lists and draws
 ///   each page's image and thumbnails, one page after another; only the encoding goes to
-///   another stage. `mutool draw` on both cores is the same split: one process per half of the
+///   another stage. A run without page images draws each page once, so its lanes load pages
+///   and draw them straight from the document, with no display list (`LoadedPDFPage`). `mutool draw` on both cores is the same split: one process per half of the
 ///   pages, nothing shared.
 ///
 /// Why lanes: MuPDF guards its allocator and the reference counts of every shared object
@@ -52,9 +53,18 @@ final class DocumentOpener: Sendable {
     private let laneCount: Int
     private let laneEngines: LaneEngines
 
+    /// Whether a PDF lane's pages are drawn at most once each, in the lane, before the next is
+    /// made (`PDFPages`' `drawsOnce`): a run that makes no page images draws only the largest
+    /// thumbnail box of each page. Not the single-file commands, which draw pages on threads of
+    /// their own.
+    private let drawsOnce: Bool
+
     /// `lanes`: how many lanes a PDF is drawn in at most; by default one per render worker.
-    init(configuration: Configuration, engine: MuPDFEngine, fonts: LazyFonts, documentFiles: DocumentFiles?, lanes: Int? = nil) {
+    /// `drawsOnce`: a run's opener whose lanes draw each page once (see above).
+    init(configuration: Configuration, engine: MuPDFEngine, fonts: LazyFonts, documentFiles: DocumentFiles?, lanes: Int? = nil,
+         drawsOnce: Bool = false) {
         self.configuration = configuration
+        self.drawsOnce = drawsOnce
         self.engine = engine
         self.fonts = fonts
         self.documentFiles = documentFiles
@@ -141,7 +151,7 @@ final class DocumentOpener: Sendable {
         let engine = try laneEngines.take()
         do {
             return try PDFPages(document: document, configuration: configuration, engine: engine, limiter: limiter,
-                                lane: lane, of: laneCount, bytes: bytes, engines: laneEngines)
+                                lane: lane, of: laneCount, bytes: bytes, engines: laneEngines, drawsOnce: drawsOnce)
         } catch {
             laneEngines.give(engine)
             throw error

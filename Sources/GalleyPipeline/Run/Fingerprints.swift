@@ -23,6 +23,9 @@ struct Fingerprints: Sendable {
             if let master = ThumbnailSet(configuration)?.master, master > box { parts.append("reduced from box \(master)") }
             // With page images, reduced from the page image's drawing (`ThumbnailSet.pageImageScale`).
             if configuration.pageImages { parts.append("reduced from page images at dpi \(configuration.dpi)") }
+            // Without, a PDF page is run straight into the drawing, with no display list
+            // (`LoadedPDFPage`), which on a few pages puts a few pixels otherwise.
+            else { parts.append("drawn straight from the page") }
         }
         if let layout { parts.append(layoutKey(layout)) }
         return ContentHash.sha256(Array(parts.joined(separator: "\n").utf8))

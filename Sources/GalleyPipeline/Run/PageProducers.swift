@@ -5,6 +5,7 @@ import GalleyManifest
 import GalleyPDF
 import GalleyRaster
 import GalleyText
+import Synchronization
 
 /// The pages of one open document (or of one of its lanes, `DocumentOpener`), made one at a
 /// time as page slots free up. Used by one operation at a time (see `DocumentCursor`).
@@ -114,12 +115,23 @@ final class PDFPages: PageProducer {
     private var nextIndex = 0
     /// How many pages the whole selection has (every lane's).
     let selectedCount: Int
+    /// Whether pages are loaded and drawn straight from the document (`LoadedPDFPage`), each
+    /// drawn at most once in the lane that made it, rather than recorded as display lists.
+    private let drawsOnce: Bool
+    /// Warnings of pages drawn straight from the document, whose skipped errors are known
+    /// only once drawn: reported at the next page or at the end.
+    private let drawnWarnings = DrawnPageWarnings()
 
     /// `bytes`: the file, read by the open stage, which every lane's document reads.
     /// `engines`: the pool `engine` was taken from, to which `finish` gives it back.
+    /// `drawsOnce`: each page is drawn at most once, in the operation that made it, before the
+    /// next page is asked for (a run's lane that makes no page images): pages are then loaded,
+    /// not recorded, and drawn straight from the document.
     init(document: SourceDocument, configuration: Configuration, engine: MuPDFEngine,
-         limiter: TimeLimiter, lane: Int = 0, of lanes: Int = 1, bytes: FileBytes? = nil, engines: LaneEngines? = nil) throws {
+         limiter: TimeLimiter, lane: Int = 0, of lanes: Int = 1, bytes: FileBytes? = nil, engines: LaneEngines? = nil,
+         drawsOnce: Bool = false) throws {
         precondition(lanes >= 1 && (0..<lanes).contains(lane), "lane \(lane) of \(lanes)")
+        self.drawsOnce = drawsOnce
         pdf = try configuration.openPDF(document, engine: engine, bytes: bytes)
         lease = engines.map { (engine, $0) }
         self.folder = document.name
@@ -155,21 +167,26 @@ final class PDFPages: PageProducer {
     /// still recorded and drawn (a damaged file is drawn as far as it can be). Only a
     /// cancellation stops the document.
     func next() throws -> (page: any PageSource, facts: PageFacts)? {
+        takeDrawnWarnings()
         while nextIndex < selected.count {
             let pageIndex = selected[nextIndex]
             nextIndex += 1
-            let page: PDFPage
+            let page: any PageSource & PDFPageFacts
             do {
-                page = try limiter.run(page: pageIndex + 1, doing: "record") { limit in
-                    try pdf.recordPage(pageIndex, cancellation: limit)
+                if drawsOnce {
+                    let warnings = drawnWarnings
+                    page = try pdf.loadPage(pageIndex) { errors in warnings.add(page: pageIndex + 1, errors: errors) }
+                } else {
+                    let recorded = try limiter.run(page: pageIndex + 1, doing: "record") { limit in
+                        try pdf.recordPage(pageIndex, cancellation: limit)
+                    }
+                    if recorded.readErrors > 0 { events.append(.warning(Self.readWarning(page: pageIndex + 1, errors: recorded.readErrors))) }
+                    page = recorded
                 }
             } catch {
                 if limiter.cancellation.isCancelled { throw Failure(error, page: pageIndex + 1) }
                 events.append(.failed(Failure(error, page: pageIndex + 1)))
                 continue
-            }
-            if page.readErrors > 0 {
-                events.append(.warning("page \(pageIndex + 1): MuPDF skipped \(page.readErrors) error(s) reading the page; it may be incomplete"))
             }
             let facts = PageFacts(index: pageIndex, number: pageIndex + 1, folder: folder,
                                   widthPt: manifestPoints(page.size.width), heightPt: manifestPoints(page.size.height),
@@ -179,8 +196,19 @@ final class PDFPages: PageProducer {
         return nil
     }
 
+    /// The warning of a page MuPDF met `errors` errors reading.
+    static func readWarning(page: Int, errors: Int) -> String {
+        "page \(page): MuPDF skipped \(errors) error(s) reading the page; it may be incomplete"
+    }
+
+    /// The warnings of pages drawn since last asked, into the events.
+    private func takeDrawnWarnings() {
+        events += drawnWarnings.take().map { .warning(Self.readWarning(page: $0.page, errors: $0.errors)) }
+    }
+
     /// Gives a lane's engine back to its pool: the lane draws no more with it.
     func finish() {
+        takeDrawnWarnings()
         if let lease { lease.pool.give(lease.engine) }
         lease = nil
     }
@@ -188,6 +216,33 @@ final class PDFPages: PageProducer {
     func takeEvents() -> [ProducerEvent] {
         defer { events = [] }
         return events
+    }
+}
+
+/// What a PDF page tells its page's facts (both kinds of `PDFPages`' pages).
+protocol PDFPageFacts {
+    var rotation: Int { get }
+}
+
+extension PDFPage: PDFPageFacts {}
+extension LoadedPDFPage: PDFPageFacts {}
+
+/// Pages drawn straight from their document whose reading met errors, as they are drawn
+/// (`LoadedPDFPage` tells each drawing's count): only the lane's own thread adds and takes, but
+/// the page's report is a Sendable closure.
+final class DrawnPageWarnings: Sendable {
+    private let pages = Mutex<[(page: Int, errors: Int)]>([])
+
+    func add(page: Int, errors: Int) {
+        guard errors > 0 else { return }
+        pages.withLock { $0.append((page, errors)) }
+    }
+
+    func take() -> [(page: Int, errors: Int)] {
+        pages.withLock { pages in
+            defer { pages = [] }
+            return pages
+        }
     }
 }
 

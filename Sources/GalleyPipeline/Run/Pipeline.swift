@@ -185,8 +185,13 @@ public final class Pipeline: Sendable {
             }
         }
         let fonts = LazyFonts(configuration: configuration)
+        // Without page images each page is drawn once, at the largest thumbnail box, in its lane.
+        // Not in `galley thumbs` with page images configured: its thumbnails are reduced from the
+        // page drawn at their dpi as in `galley run`, whose pages are recorded, and must be the
+        // same bytes (their fingerprints are).
         let opener = DocumentOpener(configuration: configuration, engine: engine, fonts: fonts,
-                                    documentFiles: DocumentFiles(configuration: configuration, store: store, scanned: scanned))
+                                    documentFiles: DocumentFiles(configuration: configuration, store: store, scanned: scanned),
+                                    drawsOnce: !configuration.pageImages)
         let stages = Stages(configuration: configuration, documents: documents, opener: opener,
                             store: store, slots: slots, recorder: recorder, catalog: runCatalog, drawImages: !options.thumbnailsOnly,
                             cancellation: cancellation, logger: logger)
