@@ -3,7 +3,6 @@ import GalleyBase
 import GalleyPDF
 import GalleyRaster
 import GalleyTestSupport
-import Synchronization
 import Testing
 
 @Suite struct PDFDocumentTests {

@@ -5,7 +5,6 @@ import GalleyManifest
 import GalleyPDF
 import GalleyRaster
 import GalleyText
-import Synchronization
 
 /// The pages of one open document (or of one of its lanes, `DocumentOpener`), made one at a
 /// time as page slots free up. Used by one operation at a time (see `DocumentCursor`).
