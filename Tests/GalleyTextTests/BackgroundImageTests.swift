@@ -40,4 +40,13 @@ import Testing
         #expect(SizedBoxTests.area(of: (0, 128, 0), in: bitmap).count == 2)
         #expect(SizedBoxTests.area(of: (255, 0, 0), in: bitmap).count == 100 * 50 - 4)
     }
+
+    @Test func aSmallPictureOverALargeBoxIsTiledWithoutSeams() throws {
+        // 790 x 400 px of a 2 px picture: drawn from larger copies of it, which must line up
+        // as the single copies would, every other column blue.
+        let (_, bitmap) = try Self.drawn("<div style='width: 790px; height: 400px; background: url(t.png)'></div>",
+                                         images: ["t.png": Self.tile])
+        let blue = SizedBoxTests.area(of: (0, 0, 255), in: bitmap), green = SizedBoxTests.area(of: (0, 128, 0), in: bitmap)
+        #expect(blue.count == 395 * 400 && green.count == 395 * 400, "\(blue) \(green)")
+    }
 }

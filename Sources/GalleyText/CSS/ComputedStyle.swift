@@ -256,6 +256,22 @@ struct ComputedStyle: Sendable {
             return TextTable.Border(width: ComputedStyle.clamped(side.width ?? 3 * CSSLength.pointsPerPixel, 0), color: side.color ?? color)
         }
 
+        /// The four paddings, `missing` where none is declared (a cell's default).
+        func paddings(missing: Double = 0) -> TextTable.Sides<Double> {
+            var sides = TextTable.Sides(missing)
+            (sides.top, sides.right) = (padding.top ?? missing, padding.right ?? missing)
+            (sides.bottom, sides.left) = (padding.bottom ?? missing, padding.left ?? missing)
+            return sides
+        }
+
+        /// The four border sides as drawn (`drawn`), for a caption's or a cell's box.
+        func drawnBorders(color: RGBColor) -> TextTable.Sides<TextTable.Border> {
+            var sides = TextTable.Sides(TextTable.Border())
+            (sides.top, sides.right) = (drawn(border.top, color: color), drawn(border.right, color: color))
+            (sides.bottom, sides.left) = (drawn(border.bottom, color: color), drawn(border.left, color: color))
+            return sides
+        }
+
         /// A block's border side as drawn, with its style.
         func drawnBox(_ side: Side, color: RGBColor) -> TextBox.Border {
             let border = drawn(side, color: color)

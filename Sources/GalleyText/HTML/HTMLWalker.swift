@@ -1119,11 +1119,7 @@ struct HTMLWalker {
         (block.marginTop, block.marginBottom) = (style.marginTop, style.marginBottom)
         (block.marginStart, block.marginEnd) = style.box.margins
         let declared = style.box
-        block.padding = TextTable.Sides(0.0)
-        block.padding.top = declared.padding.top ?? 0
-        block.padding.right = declared.padding.right ?? 0
-        block.padding.bottom = declared.padding.bottom ?? 0
-        block.padding.left = declared.padding.left ?? 0
+        block.padding = declared.paddings()
         block.border.top = declared.drawnBox(declared.border.top, color: style.text.color)
         block.border.right = declared.drawnBox(declared.border.right, color: style.text.color)
         block.border.bottom = declared.drawnBox(declared.border.bottom, color: style.text.color)
@@ -1335,10 +1331,7 @@ struct HTMLWalker {
             let box = style.box
             let padding = isHTML ? open.cellPadding ?? CSSLength.pointsPerPixel : 0
             var cellStyle = TextTable.CellStyle()
-            cellStyle.padding.top = box.padding.top ?? padding
-            cellStyle.padding.right = box.padding.right ?? padding
-            cellStyle.padding.bottom = box.padding.bottom ?? padding
-            cellStyle.padding.left = box.padding.left ?? padding
+            cellStyle.padding = box.paddings(missing: padding)
             let attributeBorder = TextTable.Border(width: open.cellBorders ? CSSLength.pointsPerPixel : 0, color: Self.attributeBorderColor)
             func cellBorder(_ side: ComputedStyle.Box.Side) -> TextTable.Border {
                 side.visible ? box.drawn(side, color: style.text.color) : attributeBorder
@@ -1363,14 +1356,8 @@ struct HTMLWalker {
             builder.discardPendingMargins()
             let box = style.box
             var captionStyle = TextTable.CellStyle()
-            captionStyle.padding.top = box.padding.top ?? 0
-            captionStyle.padding.right = box.padding.right ?? 0
-            captionStyle.padding.bottom = box.padding.bottom ?? 0
-            captionStyle.padding.left = box.padding.left ?? 0
-            captionStyle.border.top = box.drawn(box.border.top, color: style.text.color)
-            captionStyle.border.right = box.drawn(box.border.right, color: style.text.color)
-            captionStyle.border.bottom = box.drawn(box.border.bottom, color: style.text.color)
-            captionStyle.border.left = box.drawn(box.border.left, color: style.text.color)
+            captionStyle.padding = box.paddings()
+            captionStyle.border = box.drawnBorders(color: style.text.color)
             captionStyle.background = box.background
             openTable?.caption = TextTable.Caption(paragraphs: 0..<0, style: captionStyle, bottom: style.captionSideBottom)
             openTable?.captionStart = builder.paragraphCount

@@ -29,12 +29,14 @@ struct BoxPiece: Sendable {
                                        height: image.intrinsicHeight * CSSLength.pointsPerPixel,
                                        repeatsAcross: background.repeatsAcross, repeatsDown: background.repeatsDown)
             // A tiny picture (a 1 px swatch) over a large box would be thousands of copies:
-            // drawn from a copy of it repeated into a larger one instead.
+            // drawn from a copy of it repeated into a larger one instead, at most
+            // `largerTileSide` pixels a side, so a box's tile stays small whatever the box.
             let across = tile.repeatsAcross ? Int((rect.width / tile.width).rounded(.up)) : 1
             let down = tile.repeatsDown ? Int((rect.height / tile.height).rounded(.up)) : 1
-            if across * down > Self.maximumTiles, let larger = image.repeated(across: min(across, 64), down: min(down, 64)) {
+            let (wider, taller) = (min(across, max(1, Self.largerTileSide / image.width)), min(down, max(1, Self.largerTileSide / image.height)))
+            if across * down > Self.maximumTiles, wider * taller > 1, let larger = image.repeated(across: wider, down: taller) {
                 tile.image = larger
-                (tile.width, tile.height) = (tile.width * Double(min(across, 64)), tile.height * Double(min(down, 64)))
+                (tile.width, tile.height) = (tile.width * Double(wider), tile.height * Double(taller))
             }
             var fill = FilledRect(rect: Rect(x: origin.x, y: origin.y, width: rect.maxX - origin.x, height: rect.maxY - origin.y),
                                   color: box.background ?? .white)
@@ -47,6 +49,7 @@ struct BoxPiece: Sendable {
     /// The most copies of a background picture drawn over one box before it is drawn from a
     /// larger copy of itself.
     static let maximumTiles = 256
+    static let largerTileSide = 256
 
     private func unsnappedRects(of box: TextBox) -> [FilledRect] {
         let top = opensHere ? box.border.top.width : 0
